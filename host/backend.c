@@ -1,0 +1,132 @@
+/* backend.c - the registry of backends and the checks they share. */
+#include "backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const cxl_backend_ops cxl_backend_csim_ops;
+#ifdef CXLSIM_HAVE_VERILATOR
+extern const cxl_backend_ops cxl_backend_verilator_ops;
+#endif
+#ifdef CXLSIM_HAVE_XRT
+extern const cxl_backend_ops cxl_backend_xrt_ops;
+#endif
+
+static const cxl_backend_ops *const built[] = {
+    &cxl_backend_csim_ops,
+#ifdef CXLSIM_HAVE_VERILATOR
+    &cxl_backend_verilator_ops,
+#endif
+#ifdef CXLSIM_HAVE_XRT
+    &cxl_backend_xrt_ops,
+#endif
+};
+
+/* Every backend the project has, with the package its dependency comes from. */
+static const struct {
+    const char *name, *package, *why;
+} known[] = {
+    { "csim", "", "" },
+    { "verilator", "verilator", "the RTL model simulated by Verilator" },
+    { "xrt", "libxrt-dev", "an FPGA card through XRT" },
+};
+
+static const char *const names[] = { "csim", "verilator", "xrt", NULL };
+
+const char *const *cxl_backend_names(void) { return names; }
+
+static const cxl_backend_ops *find(const char *name)
+{
+    for (size_t i = 0; i < sizeof built / sizeof built[0]; i++)
+        if (!strcmp(built[i]->name, name))
+            return built[i];
+    return NULL;
+}
+
+int cxl_backend_available(const char *name) { return find(name) != NULL; }
+
+int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, cxl_err *err)
+{
+    *out = NULL;
+    const cxl_backend_ops *ops = find(name);
+    if (!ops) {
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if (!strcmp(known[i].name, name))
+                return cxl_errf(err, CXL_EBACKEND,
+                                "backend '%s' (%s) is not built into this cxlsim: install the Debian package '%s' "
+                                "and rebuild (scripts/setup.sh does both)",
+                                name, known[i].why, known[i].package);
+        return cxl_errf(err, CXL_EUSAGE, "unknown backend '%s'; valid: csim, verilator, xrt", name);
+    }
+    cxl_backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return cxl_errf(err, CXL_ENOMEM, "out of memory opening backend '%s'", name);
+    b->ops = ops;
+    b->params = *p;
+    int rc = ops->open(b, p, err);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    *out = b;
+    return 0;
+}
+
+int cxl_desc_check(const cxl_params *p, const cxl_desc *d, cxl_err *err)
+{
+    unsigned long long id = (unsigned long long)d->id;
+    if (d->requester >= p->requesters)
+        return cxl_errf(err, CXL_ELIMIT, "descriptor %llu: requester %u does not exist (device has %u)", id,
+                        d->requester, p->requesters);
+    if (d->bytes == 0 || d->bytes % CXL_LINE_BYTES)
+        return cxl_errf(err, CXL_ELIMIT, "descriptor %llu: %llu bytes is not a positive multiple of 64", id,
+                        (unsigned long long)d->bytes);
+    if (d->base % CXL_LINE_BYTES)
+        return cxl_errf(err, CXL_ELIMIT, "descriptor %llu: base 0x%llx is not 64 B aligned", id,
+                        (unsigned long long)d->base);
+    if (d->max_outstanding == 0 || d->max_outstanding > p->tags)
+        return cxl_errf(err, CXL_ELIMIT, "descriptor %llu: max_outstanding %u outside 1..%u (tags per requester)", id,
+                        d->max_outstanding, p->tags);
+    if (d->pattern > CXL_PAT_STRIDE)
+        return cxl_errf(err, CXL_ELIMIT, "descriptor %llu: unknown pattern %u", id, d->pattern);
+    if (d->footprint % CXL_LINE_BYTES || (d->footprint / CXL_LINE_BYTES) >> 32)
+        return cxl_errf(err, CXL_ELIMIT, "descriptor %llu: footprint %llu must be a multiple of 64 below 256 TiB", id,
+                        (unsigned long long)d->footprint);
+    if (d->pattern == CXL_PAT_STRIDE && (d->stride == 0 || d->stride % CXL_LINE_BYTES))
+        return cxl_errf(err, CXL_ELIMIT, "descriptor %llu: stride %u must be a positive multiple of 64", id, d->stride);
+    if (d->pattern == CXL_PAT_STRIDE && d->stride >= (d->footprint ? d->footprint : d->bytes))
+        return cxl_errf(err, CXL_ELIMIT, "descriptor %llu: stride %u must be below the footprint", id, d->stride);
+    return 0;
+}
+
+int cxl_backend_submit(cxl_backend *b, const cxl_desc *d, size_t n, cxl_err *err)
+{
+    uint32_t need[CXL_MAX_REQ] = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        int rc = cxl_desc_check(&b->params, &d[i], err);
+        if (rc)
+            return rc;
+        need[d[i].requester]++;
+    }
+    for (uint32_t r = 0; r < b->params.requesters; r++)
+        if (need[r] > b->ops->space(b, r))
+            return cxl_errf(err, CXL_ELIMIT, "requester %u: %u descriptors submitted, room for %u; advance first", r,
+                            need[r], b->ops->space(b, r));
+    return b->ops->submit(b, d, n, err);
+}
+
+uint32_t cxl_backend_space(cxl_backend *b, uint32_t requester) { return b->ops->space(b, requester); }
+int cxl_backend_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err) { return b->ops->advance(b, until, stop, err); }
+uint64_t cxl_backend_now(cxl_backend *b) { return b->ops->now(b); }
+size_t cxl_backend_poll(cxl_backend *b, cxl_completion *out, size_t max) { return b->ops->poll(b, out, max); }
+int cxl_backend_stats(cxl_backend *b, cxl_stats *out, cxl_err *err) { return b->ops->stats(b, out, err); }
+int cxl_backend_idle(cxl_backend *b) { return b->ops->idle(b); }
+const char *cxl_backend_name(const cxl_backend *b) { return b->ops->name; }
+
+void cxl_backend_close(cxl_backend *b)
+{
+    if (!b)
+        return;
+    b->ops->close(b);
+    free(b);
+}

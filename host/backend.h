@@ -1,0 +1,71 @@
+/* backend.h - one interface for every cycle-level CXL.mem backend (C model, Verilator, FPGA via XRT).
+ *
+ * Shaped after Redis ae.h: a small public API over private implementations chosen by name at run time,
+ * each compiled in only when its dependency is present. A backend holds one model instance whose state
+ * persists across calls: callers submit descriptors from many requesters (batched), advance simulated
+ * time, and collect completions and statistics. All times are model cycles (cxl_params.clk_khz).
+ *
+ * Flow control: each requester queues at most CXL_DESCQ descriptors; cxl_backend_space() tells how many
+ * more a requester takes, and submit fails with CXL_ELIMIT rather than blocking. Completions are
+ * buffered inside the backend; advance() returns early when its buffer fills, so callers loop:
+ *     while (cxl_backend_now(b) < t) { cxl_backend_advance(b, t, 0, err); drain with cxl_backend_poll }
+ *
+ * Error handling: every call returns 0 or a negative CXL_E* code with err filled; nothing prints or
+ * aborts. Same inputs give identical completions and statistics on every backend.
+ */
+#ifndef CXLSIM_BACKEND_H
+#define CXLSIM_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../hw/hls/cxl_types.h"
+#include "err.h"
+
+typedef struct cxl_backend cxl_backend;
+
+typedef struct cxl_backend_ops {
+    const char *name;
+    const char *package;  /* Debian package that provides its dependency, for "not built" errors */
+    int (*open)(cxl_backend *b, const cxl_params *p, cxl_err *err);
+    int (*submit)(cxl_backend *b, const cxl_desc *d, size_t n, cxl_err *err);
+    uint32_t (*space)(cxl_backend *b, uint32_t requester);
+    int (*advance)(cxl_backend *b, uint64_t until, int stop_on_completion, cxl_err *err);
+    uint64_t (*now)(cxl_backend *b);
+    size_t (*poll)(cxl_backend *b, cxl_completion *out, size_t max);
+    int (*stats)(cxl_backend *b, cxl_stats *out, cxl_err *err);
+    int (*idle)(cxl_backend *b);
+    void (*close)(cxl_backend *b);
+} cxl_backend_ops;
+
+struct cxl_backend {
+    const cxl_backend_ops *ops;
+    cxl_params params;
+    void *impl;
+};
+
+/* Names of all backends this build knows, built or not (NULL-terminated). */
+const char *const *cxl_backend_names(void);
+/* 1 if the named backend is compiled in. */
+int cxl_backend_available(const char *name);
+
+int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, cxl_err *err);
+/* Validate then queue n descriptors (all or none). */
+int cxl_backend_submit(cxl_backend *b, const cxl_desc *d, size_t n, cxl_err *err);
+uint32_t cxl_backend_space(cxl_backend *b, uint32_t requester);
+/* Advance to cycle `until`; stops early when a completion is buffered (stop_on_completion) or the
+ * completion buffer is full. */
+int cxl_backend_advance(cxl_backend *b, uint64_t until, int stop_on_completion, cxl_err *err);
+uint64_t cxl_backend_now(cxl_backend *b);
+size_t cxl_backend_poll(cxl_backend *b, cxl_completion *out, size_t max);
+int cxl_backend_stats(cxl_backend *b, cxl_stats *out, cxl_err *err);
+/* Nothing queued or in flight. */
+int cxl_backend_idle(cxl_backend *b);
+void cxl_backend_close(cxl_backend *b);
+const char *cxl_backend_name(const cxl_backend *b);
+
+/* Checks shared by every backend: requester in range, bytes a positive multiple of 64, aligned base,
+ * outstanding within tags, pattern known, stride and footprint sensible. */
+int cxl_desc_check(const cxl_params *p, const cxl_desc *d, cxl_err *err);
+
+#endif

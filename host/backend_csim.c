@@ -1,0 +1,114 @@
+/* backend_csim.c - the C-model backend: hw/hls compiled with gcc, driven only through the kernel top
+ * function cxl_kernel() (the code path an FPGA runs), with the model state in host memory.
+ * Descriptors submitted between advances are handed to the kernel as one batch. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../hw/hls/cxl_kernel.h"
+#include "backend.h"
+
+#define CSIM_BATCH (CXL_MAX_REQ * CXL_DESCQ)
+#define CSIM_COMPS 1024u
+
+typedef struct csim {
+    cxl_model m;
+    int initialised;
+    cxl_desc batch[CSIM_BATCH];
+    uint32_t nbatch;
+    uint32_t pending[CXL_MAX_REQ];   /* per requester, in the batch not yet handed over */
+    cxl_completion comp[CSIM_COMPS];
+    uint32_t comp_head, comp_count;
+} csim;
+
+static int csim_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
+{
+    csim *c = calloc(1, sizeof *c);
+    if (!c)
+        return cxl_errf(err, CXL_ENOMEM, "out of memory for the C model (%zu bytes)", sizeof *c);
+    b->impl = c;
+    uint32_t n = 0;
+    cxl_kernel(p, &c->m, 1, NULL, 0, 0, 0, c->comp, 0, &n, NULL, 0);
+    c->initialised = 1;
+    return 0;
+}
+
+static int csim_submit(cxl_backend *b, const cxl_desc *d, size_t n, cxl_err *err)
+{
+    csim *c = b->impl;
+    if (c->nbatch + n > CSIM_BATCH)
+        return cxl_errf(err, CXL_ELIMIT, "too many descriptors between advances");
+    for (size_t i = 0; i < n; i++) {
+        c->batch[c->nbatch++] = d[i];
+        c->pending[d[i].requester]++;
+    }
+    return 0;
+}
+
+static uint32_t csim_space(cxl_backend *b, uint32_t r)
+{
+    csim *c = b->impl;
+    if (r >= CXL_MAX_REQ)
+        return 0;
+    uint32_t s = requester_space(&c->m.req[r]);
+    return s > c->pending[r] ? s - c->pending[r] : 0;
+}
+
+static int csim_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err)
+{
+    csim *c = b->impl;
+    if (c->comp_count) {
+        if (stop)
+            return 0;
+        if (c->comp_count >= CSIM_COMPS)
+            return 0;
+    }
+    uint32_t room = CSIM_COMPS - c->comp_count;
+    uint32_t tail = (c->comp_head + c->comp_count) % CSIM_COMPS;
+    if (tail + room > CSIM_COMPS)
+        room = CSIM_COMPS - tail; /* keep the written range contiguous */
+    uint32_t n = 0;
+    uint32_t st = cxl_kernel(&b->params, &c->m, 0, c->batch, c->nbatch, until, (uint32_t)stop, &c->comp[tail],
+                             room, &n, NULL, 0);
+    c->nbatch = 0;
+    memset(c->pending, 0, sizeof c->pending);
+    c->comp_count += n;
+    if (st == CXL_KST_DESC_REFUSED)
+        return cxl_errf(err, CXL_EINTERNAL, "C model refused a descriptor (queue full)");
+    if (st == CXL_KST_MODEL_ERROR)
+        return cxl_errf(err, CXL_EINTERNAL, "C model internal bound exceeded (code %u) at cycle %llu",
+                        c->m.model_error, (unsigned long long)c->m.now);
+    return 0;
+}
+
+static uint64_t csim_now(cxl_backend *b) { return ((csim *)b->impl)->m.now; }
+
+static size_t csim_poll(cxl_backend *b, cxl_completion *out, size_t max)
+{
+    csim *c = b->impl;
+    size_t n = 0;
+    while (n < max && c->comp_count) {
+        out[n++] = c->comp[c->comp_head];
+        c->comp_head = (c->comp_head + 1) % CSIM_COMPS;
+        c->comp_count--;
+    }
+    return n;
+}
+
+static int csim_stats(cxl_backend *b, cxl_stats *out, cxl_err *err)
+{
+    (void)err;
+    memcpy(out, &((csim *)b->impl)->m.st, sizeof *out);
+    return 0;
+}
+
+static int csim_idle(cxl_backend *b)
+{
+    csim *c = b->impl;
+    return c->nbatch == 0 && cxl_model_idle(&c->m);
+}
+
+static void csim_close(cxl_backend *b) { free(b->impl); }
+
+const cxl_backend_ops cxl_backend_csim_ops = {
+    "csim", "", csim_open, csim_submit, csim_space, csim_advance, csim_now, csim_poll, csim_stats, csim_idle, csim_close,
+};

@@ -1,0 +1,552 @@
+/* devcfg.c - device descriptions: schema tables, built-in timing bins, checks, conversion to cycles. */
+#include "devcfg.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "presets.h"
+
+static const char *const path_names[] = { "cxl", "local", NULL };
+static const char *const std_names[] = { "DDR4", "DDR5", NULL };
+static const char *const sched_names[] = { "frfcfs", "fcfs", NULL };
+static const char *const policy_names[] = { "open", "closed", NULL };
+static const char *const arb_names[] = { "round-robin", "oldest-first", NULL };
+static const char *const hash_names[] = { "none", "xor", NULL };
+static const char *const refresh_names[] = { "off", "all-bank", "same-bank", NULL };
+
+/* Timing parameter names, in devcfg.dram.t[] order. */
+enum { T_RCD, T_CL, T_RP, T_RAS, T_RC, T_CWL, T_WR, T_RTP, T_BL, T_CCD_S, T_CCD_L, T_CCD_S_WR, T_CCD_L_WR,
+       T_RRD_S, T_RRD_L, T_FAW, T_WTR_S, T_WTR_L, T_RTW, T_REFI, T_RFC, T_RFCSB, T_N };
+static const char *const tnames[T_N] = { "tRCD", "tCL", "tRP", "tRAS", "tRC", "tCWL", "tWR", "tRTP", "tBL",
+                                         "tCCD_S", "tCCD_L", "tCCD_S_WR", "tCCD_L_WR", "tRRD_S", "tRRD_L",
+                                         "tFAW", "tWTR_S", "tWTR_L", "tRTW", "tREFI", "tRFC", "tRFCsb" };
+
+/* JEDEC speed bins we carry (cycles). Sources: ../shared/reference/cxl-model-facts.md --
+ * DDR5-4800: JEDEC 4800AN as used by Ramulator 2 (tREFI 3.9 us, tRFC1 by die density below);
+ * DDR4-3200: DRAMsim3 preset DDR4_8Gb_x8_3200 (tCWL 16, tRTP 12 from the same file).
+ * tRTW = tCL + tBL + 2 - tCWL (read-to-write bus turnaround, Ramulator 2's rule). */
+typedef struct speed_bin {
+    int standard;
+    uint64_t mts;
+    uint32_t t[T_N];
+    uint32_t bankgroups, banks, rows, row_bytes, subchannels;
+} speed_bin;
+
+static const speed_bin bins[] = {
+    { CXL_DDR5, 4800,
+      { 34, 34, 34, 77, 111, 32, 72, 18, 8, 8, 12, 8, 48, 8, 12, 48, 6, 24, 34 + 8 + 2 - 32, 9360, 0, 0 },
+      8, 4, 65536, 4096, 2 },
+    { CXL_DDR4, 3200,
+      { 22, 22, 22, 52, 74, 16, 24, 12, 4, 4, 8, 4, 8, 4, 8, 34, 4, 12, 22 + 4 + 2 - 16, 12480, 560, 0 },
+      4, 4, 65536, 8192, 1 },
+};
+
+static const speed_bin *find_bin(int standard, uint64_t mts)
+{
+    for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++)
+        if (bins[i].standard == standard && bins[i].mts == mts)
+            return &bins[i];
+    return NULL;
+}
+
+#define F(T, f) offsetof(devcfg, f)
+
+static const cfg_field host_fields[] = {
+    { "requesters", CFG_T_U64, offsetof(devcfg, host.requesters), 0, 1, CXL_MAX_REQ, NULL, NULL, 0, NULL,
+      "requester ports issuing 64 B requests (1-16)" },
+    { "tags", CFG_T_U64, offsetof(devcfg, host.tags), 0, 1, CXL_MAX_TAGS, NULL, NULL, 0, NULL,
+      "outstanding requests per requester (1-256)" },
+    { "core_latency", CFG_T_TIME, offsetof(devcfg, host.core_latency_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "requester to the uncore agent (root port or memory controller), one way, e.g. 45ns" },
+    { "port_latency", CFG_T_TIME, offsetof(devcfg, host.port_latency_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "CXL root port including protocol conversion, one way, e.g. 62ns" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static const cfg_field credit_fields[] = {
+    { "req", CFG_T_U64, offsetof(devcfg, link.req_credits), 0, 1, 255, NULL, NULL, 0, NULL, "M2S Req credits (ReqCrd)" },
+    { "data", CFG_T_U64, offsetof(devcfg, link.data_credits), 0, 1, 255, NULL, NULL, 0, NULL, "M2S RwD credits (DataCrd)" },
+    { "drs", CFG_T_U64, offsetof(devcfg, link.drs_credits), 0, 1, 255, NULL, NULL, 0, NULL, "S2M DRS credits (DataCrd)" },
+    { "ndr", CFG_T_U64, offsetof(devcfg, link.ndr_credits), 0, 1, 255, NULL, NULL, 0, NULL, "S2M NDR credits (RspCrd)" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static const cfg_field link_fields[] = {
+    { "rate", CFG_T_RATE, offsetof(devcfg, link.rate_mts), 0, 2500, 64000, NULL, NULL, 0, NULL,
+      "lane rate, e.g. 32GT/s (Gen5)" },
+    { "width", CFG_T_U64, offsetof(devcfg, link.width), 0, 1, 16, NULL, NULL, 0, NULL, "lanes: 1, 2, 4, 8 or 16" },
+    { "flit", CFG_T_SIZE, offsetof(devcfg, link.flit_bytes), 0, 68, 256, NULL, NULL, 0, NULL,
+      "flit mode: 68B (256B flits are not modelled yet)" },
+    { "phy_latency", CFG_T_TIME, offsetof(devcfg, link.phy_latency_ps), 0, 0, 1e6, NULL, NULL, 0, NULL,
+      "PHY + retimer latency, one direction, e.g. 0ns" },
+    { "credit_return", CFG_T_TIME, offsetof(devcfg, link.credit_return_ps), 0, 0, 1e6, NULL, NULL, 0, NULL,
+      "buffer freed to credit visible at the sender, e.g. 10ns" },
+    { "credits", CFG_T_MAP, 0, 0, 1, 0, NULL, credit_fields, 0, NULL, "credit pools: req, data, drs, ndr" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static const cfg_field switch_fields[] = {
+    { "hop_latency", CFG_T_TIME, offsetof(devcfg, sw.hop_latency_ps), 0, 0, 1e7, NULL, NULL, 0, NULL,
+      "one traversal of the switch, e.g. 90ns" },
+    { "port_queue", CFG_T_U64, offsetof(devcfg, sw.port_queue), 0, 1, CXL_MAX_FIFO, NULL, NULL, 0, NULL,
+      "entries per port and direction" },
+    { "arbitration", CFG_T_ENUM, offsetof(devcfg, sw.arbitration), 0, 1, 0, arb_names, NULL, 0, NULL,
+      "round-robin or oldest-first" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static const cfg_field devload_fields[] = {
+    { "optimal", CFG_T_DOUBLE, offsetof(devcfg, ctrl.devload_optimal), 0, 0, 1, NULL, NULL, 0, NULL,
+      "ingress occupancy (fraction) from which DevLoad reports optimal" },
+    { "moderate", CFG_T_DOUBLE, offsetof(devcfg, ctrl.devload_moderate), 0, 0, 1, NULL, NULL, 0, NULL,
+      "... moderate overload" },
+    { "severe", CFG_T_DOUBLE, offsetof(devcfg, ctrl.devload_severe), 0, 0, 1, NULL, NULL, 0, NULL,
+      "... severe overload" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static const cfg_field ctrl_fields[] = {
+    { "request_latency", CFG_T_TIME, offsetof(devcfg, ctrl.request_latency_ps), 0, 0, 1e7, NULL, NULL, 0, NULL,
+      "CXL.mem processing, ingress to DRAM queue, e.g. 15ns" },
+    { "response_latency", CFG_T_TIME, offsetof(devcfg, ctrl.response_latency_ps), 0, 0, 1e7, NULL, NULL, 0, NULL,
+      "CXL.mem processing, DRAM to S2M queue, e.g. 15ns" },
+    { "ingress_depth", CFG_T_U64, offsetof(devcfg, ctrl.ingress_depth), 0, 1, CXL_MAX_INGRESS, NULL, NULL, 0, NULL,
+      "entries per request class (Req, RwD)" },
+    { "response_depth", CFG_T_U64, offsetof(devcfg, ctrl.response_depth), 0, 1, CXL_MAX_RSPQ, NULL, NULL, 0, NULL,
+      "response queue entries" },
+    { "devload", CFG_T_MAP, 0, 0, 1, 0, NULL, devload_fields, 0, NULL, "DevLoad thresholds" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static int bind_timing(const cfg_node *n, void *dst, cxl_err *err);
+
+static const cfg_field dram_fields[] = {
+    { "standard", CFG_T_ENUM, offsetof(devcfg, dram.standard), 0, 1, 0, std_names, NULL, 0, NULL, "DDR4 or DDR5" },
+    { "speed", CFG_T_RATE, offsetof(devcfg, dram.speed_mts), 0, 1, 20000, NULL, NULL, 0, NULL,
+      "data rate of the speed bin, e.g. 4800MT/s" },
+    { "channels", CFG_T_U64, offsetof(devcfg, dram.channels), 0, 1, CXL_MAX_CH, NULL, NULL, 0, NULL,
+      "DIMM channels (a DDR5 channel is two independent 32-bit subchannels)" },
+    { "ranks", CFG_T_U64, offsetof(devcfg, dram.ranks), 0, 1, CXL_MAX_RANKS, NULL, NULL, 0, NULL, "ranks per channel" },
+    { "bankgroups", CFG_T_U64, offsetof(devcfg, dram.bankgroups), 0, 1, 16, NULL, NULL, 0, NULL, "bank groups per rank" },
+    { "banks_per_group", CFG_T_U64, offsetof(devcfg, dram.banks_per_group), 0, 1, 16, NULL, NULL, 0, NULL, "banks per bank group" },
+    { "rows", CFG_T_U64, offsetof(devcfg, dram.rows), 0, 1, 1u << 20, NULL, NULL, 0, NULL, "rows per bank" },
+    { "row_size", CFG_T_SIZE, offsetof(devcfg, dram.row_bytes), 0, 64, 65536, NULL, NULL, 0, NULL,
+      "row buffer per (sub)channel, e.g. 4KiB" },
+    { "die_density", CFG_T_U64, offsetof(devcfg, dram.die_gbit), 0, 8, 32, NULL, NULL, 0, NULL,
+      "DDR5 die density in Gb (8, 16, 32): selects tRFC1" },
+    { "address_mapping", CFG_T_STRING, offsetof(devcfg, dram.mapping), 0, 1, 0, NULL, NULL, 128, NULL,
+      "fields from most to least significant, e.g. row-rank-bank-column-bankgroup-channel" },
+    { "bank_hash", CFG_T_ENUM, offsetof(devcfg, dram.bank_hash), 0, 1, 0, hash_names, NULL, 0, NULL,
+      "none, or xor: fold the row into the bank bits (permutation-based interleaving)" },
+    { "scheduler", CFG_T_ENUM, offsetof(devcfg, dram.scheduler), 0, 1, 0, sched_names, NULL, 0, NULL, "frfcfs or fcfs" },
+    { "row_policy", CFG_T_ENUM, offsetof(devcfg, dram.row_policy), 0, 1, 0, policy_names, NULL, 0, NULL, "open or closed" },
+    { "refresh", CFG_T_ENUM, offsetof(devcfg, dram.refresh), 0, 1, 0, refresh_names, NULL, 0, NULL,
+      "off, all-bank (REFab every tREFI) or same-bank (DDR5 REFsb)" },
+    { "read_queue", CFG_T_U64, offsetof(devcfg, dram.read_queue), 0, 1, CXL_MAX_DRAMQ, NULL, NULL, 0, NULL,
+      "read queue entries per channel" },
+    { "write_queue", CFG_T_U64, offsetof(devcfg, dram.write_queue), 0, 1, CXL_MAX_DRAMQ, NULL, NULL, 0, NULL,
+      "write queue entries per channel" },
+    { "write_drain_high", CFG_T_U64, offsetof(devcfg, dram.drain_high), 0, 1, CXL_MAX_DRAMQ, NULL, NULL, 0, NULL,
+      "write queue level that starts a write drain" },
+    { "write_drain_low", CFG_T_U64, offsetof(devcfg, dram.drain_low), 0, 0, CXL_MAX_DRAMQ, NULL, NULL, 0, NULL,
+      "write queue level that ends a write drain while reads wait" },
+    { "timing", CFG_T_CUSTOM, offsetof(devcfg, dram.t), 0, 1, 0, NULL, NULL, 0, bind_timing,
+      "overrides in clock cycles: tRCD, tCL, tRP, tRAS, ..." },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static int bind_switch(const cfg_node *n, void *dst, cxl_err *err);
+
+static const cfg_field top_fields[] = {
+    { "name", CFG_T_STRING, offsetof(devcfg, name), 1, 1, 0, NULL, NULL, 64, NULL, "preset or device name" },
+    { "description", CFG_T_STRING, offsetof(devcfg, description), 0, 1, 0, NULL, NULL, 256, NULL, "one line" },
+    { "path", CFG_T_ENUM, offsetof(devcfg, path), 0, 1, 0, path_names, NULL, 0, NULL,
+      "cxl (through a CXL link) or local (the local-DDR reference path)" },
+    { "host", CFG_T_MAP, 0, 0, 1, 0, NULL, host_fields, 0, NULL, "host side" },
+    { "link", CFG_T_MAP, 0, 0, 1, 0, NULL, link_fields, 0, NULL, "the CXL link" },
+    { "switch", CFG_T_CUSTOM, 0, 0, 1, 0, NULL, NULL, 0, bind_switch, "optional CXL switch" },
+    { "controller", CFG_T_MAP, 0, 0, 1, 0, NULL, ctrl_fields, 0, NULL, "device controller" },
+    { "dram", CFG_T_MAP, 0, 0, 1, 0, NULL, dram_fields, 0, NULL, "the device's DRAM" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static int bind_switch(const cfg_node *n, void *dst, cxl_err *err)
+{
+    devcfg *c = dst;
+    const char *s = cfg_scalar(n);
+    if (s && (!strcmp(s, "none") || !strcmp(s, "false"))) {
+        c->sw.present = 0;
+        return 0;
+    }
+    if (cfg_kind(n) != CFG_MAP)
+        return cfg_errf(err, n, "switch: expected a mapping (hop_latency, port_queue, arbitration) or 'none'");
+    int rc = cfg_bind(n, NULL, "switch", switch_fields, c, NULL, err);
+    if (rc)
+        return rc;
+    c->sw.present = 1;
+    return 0;
+}
+
+static int bind_timing(const cfg_node *n, void *dst, cxl_err *err)
+{
+    uint64_t *t = dst;
+    if (cfg_kind(n) != CFG_MAP)
+        return cfg_errf(err, n, "dram.timing: expected a mapping of timing names to clock cycles");
+    for (size_t i = 0; i < cfg_map_size(n); i++) {
+        const char *k = cfg_map_key(n, i);
+        size_t j;
+        for (j = 0; j < T_N; j++)
+            if (!strcmp(k, tnames[j]))
+                break;
+        if (j == T_N) {
+            char valid[512] = "";
+            for (size_t q = 0; q < T_N; q++) {
+                strncat(valid, tnames[q], sizeof valid - strlen(valid) - 1);
+                if (q + 1 < T_N)
+                    strncat(valid, ", ", sizeof valid - strlen(valid) - 1);
+            }
+            return cfg_errf(err, cfg_map_key_node(n, i), "dram.timing: unknown timing '%s'; valid: %s", k, valid);
+        }
+        const cfg_node *v = cfg_map_value(n, i);
+        const char *s = cfg_scalar(v);
+        char why[256];
+        uint64_t x;
+        if (!s)
+            return cfg_errf(err, v, "dram.timing.%s: expected a number of clock cycles", k);
+        if (cfg_parse_u64(s, &x, why, sizeof why))
+            return cfg_errf(err, v, "dram.timing.%s: '%s' %s (clock cycles, e.g. 34)", k, s, why);
+        if (x == 0 || x > 1000000)
+            return cfg_errf(err, v, "dram.timing.%s: %llu out of range (1 to 1000000 cycles)", k,
+                            (unsigned long long)x);
+        t[j] = x;
+    }
+    return 0;
+}
+
+/* ---- presets ---- */
+
+const char *const *devcfg_preset_names(void) { return presets_device_names(); }
+const char *devcfg_preset_text(const char *name) { return presets_device_text(name); }
+
+static int resolve(void *ctx, const char *name, const char **text, const char **display)
+{
+    (void)ctx;
+    const char *t = presets_device_text(name);
+    if (!t)
+        return -1;
+    *text = t;
+    *display = presets_device_display(name);
+    return 0;
+}
+
+static void defaults(devcfg *c)
+{
+    memset(c, 0, sizeof *c);
+    /* A value absent from the file and its parents stays at these neutral defaults; every shipped
+     * preset sets every value with its source. */
+    c->path = DEVCFG_PATH_CXL;
+    c->host.requesters = 16;
+    c->host.tags = 64;
+    c->link.rate_mts = 32000;
+    c->link.width = 8;
+    c->link.flit_bytes = 68;
+    c->link.req_credits = c->link.data_credits = 48;
+    c->link.drs_credits = c->link.ndr_credits = 64;
+    c->ctrl.ingress_depth = c->ctrl.response_depth = 48;
+    c->ctrl.devload_optimal = 0.25;
+    c->ctrl.devload_moderate = 0.5;
+    c->ctrl.devload_severe = 0.75;
+    c->dram.standard = CXL_DDR5;
+    c->dram.speed_mts = 4800;
+    c->dram.channels = 1;
+    c->dram.ranks = 1;
+    c->dram.die_gbit = 16;
+    snprintf(c->dram.mapping, sizeof c->dram.mapping, "row-rank-bank-column-bankgroup-channel");
+    c->dram.refresh = CXL_REF_ALL_BANK;
+    c->dram.bank_hash = 1;
+    c->dram.read_queue = c->dram.write_queue = 32;
+    c->dram.drain_high = 24;
+    c->dram.drain_low = 8;
+    c->sw.port_queue = 64;
+}
+
+static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+static int check(const devcfg *c, const cfg_node *root, cxl_err *err)
+{
+    const cfg_node *d = cfg_map_get(root, "dram");
+    const cfg_node *at = d ? d : root;
+    const speed_bin *b = find_bin(c->dram.standard, c->dram.speed_mts);
+    if (!b)
+        return cfg_errf(err, cfg_map_get(d, "speed") ? cfg_map_get(d, "speed") : at,
+                        "dram.speed: no built-in %s timing bin at %llu MT/s; built in: DDR5 4800MT/s, DDR4 3200MT/s",
+                        std_names[c->dram.standard], (unsigned long long)c->dram.speed_mts);
+    if (!is_pow2(c->link.width) || c->link.width > 16)
+        return cfg_errf(err, cfg_map_get(cfg_map_get(root, "link"), "width") ? cfg_map_get(cfg_map_get(root, "link"), "width") : root,
+                        "link.width: %llu is not a CXL link width; valid: 1, 2, 4, 8, 16", (unsigned long long)c->link.width);
+    if (c->link.flit_bytes != 68) {
+        const cfg_node *f = cfg_map_get(cfg_map_get(root, "link"), "flit");
+        return cfg_errf(err, f ? f : root, "link.flit: %llu B flits are not modelled yet; valid: 68B",
+                        (unsigned long long)c->link.flit_bytes);
+    }
+    const char *pow2_names[] = { "bankgroups", "banks_per_group", "rows", "row_size", "ranks", "channels" };
+    const uint64_t pow2_vals[] = { c->dram.bankgroups, c->dram.banks_per_group, c->dram.rows, c->dram.row_bytes,
+                                   c->dram.ranks, c->dram.channels };
+    for (size_t i = 0; i < 6; i++)
+        if (pow2_vals[i] && !is_pow2(pow2_vals[i])) {
+            const cfg_node *n = cfg_map_get(d, pow2_names[i]);
+            return cfg_errf(err, n ? n : at, "dram.%s: %llu must be a power of two", pow2_names[i],
+                            (unsigned long long)pow2_vals[i]);
+        }
+    if (c->dram.refresh == CXL_REF_SAME_BANK && c->dram.standard != CXL_DDR5) {
+        const cfg_node *n = cfg_map_get(d, "refresh");
+        return cfg_errf(err, n ? n : at, "dram.refresh: same-bank refresh is a DDR5 command; %s supports: off, all-bank",
+                        std_names[c->dram.standard]);
+    }
+    if (c->dram.refresh == CXL_REF_SAME_BANK && c->dram.die_gbit > 16 && !c->dram.t[T_RFCSB]) {
+        const cfg_node *n = cfg_map_get(d, "refresh");
+        return cfg_errf(err, n ? n : at,
+                        "dram.refresh: no public tRFCsb for %llu Gb dies; give dram.timing.tRFCsb (cycles) or use all-bank",
+                        (unsigned long long)c->dram.die_gbit);
+    }
+    if (c->dram.drain_low >= c->dram.drain_high || c->dram.drain_high > c->dram.write_queue) {
+        const cfg_node *n = cfg_map_get(d, "write_drain_high");
+        return cfg_errf(err, n ? n : at, "dram: need write_drain_low (%llu) < write_drain_high (%llu) <= write_queue (%llu)",
+                        (unsigned long long)c->dram.drain_low, (unsigned long long)c->dram.drain_high,
+                        (unsigned long long)c->dram.write_queue);
+    }
+    if (!(c->ctrl.devload_optimal <= c->ctrl.devload_moderate && c->ctrl.devload_moderate <= c->ctrl.devload_severe)) {
+        const cfg_node *n = cfg_map_get(cfg_map_get(root, "controller"), "devload");
+        return cfg_errf(err, n ? n : root, "controller.devload: need optimal <= moderate <= severe");
+    }
+    if (c->sw.present) {
+        const cfg_node *n = cfg_map_get(root, "switch");
+        return cfg_errf(err, n ? n : root,
+            "switch: a CXL switch between host and device is not in the cycle model yet (docs/cxl-model.md, "
+            "'Switch'); remove the section or set 'switch: none'");
+    }
+    return 0;
+}
+
+/* Parse "row-rank-bank-column-bankgroup-channel" (most significant first) into LSB-first field ids. */
+static int parse_mapping(const char *s, uint8_t map[CXL_MAP_NFIELDS], char *why, size_t whysz)
+{
+    static const char *const names[CXL_MAP_NFIELDS] = { "channel", "rank", "bankgroup", "bank", "row", "column" };
+    uint8_t msb[CXL_MAP_NFIELDS];
+    int seen[CXL_MAP_NFIELDS] = { 0 };
+    size_t n = 0;
+    const char *p = s;
+    while (*p) {
+        const char *e = strchr(p, '-');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        size_t f;
+        for (f = 0; f < CXL_MAP_NFIELDS; f++)
+            if (strlen(names[f]) == len && !strncmp(p, names[f], len))
+                break;
+        if (f == CXL_MAP_NFIELDS || n >= CXL_MAP_NFIELDS) {
+            snprintf(why, whysz, "unknown or extra field '%.*s'; fields: row, rank, bank, column, bankgroup, channel", (int)len, p);
+            return -1;
+        }
+        if (seen[f]++) {
+            snprintf(why, whysz, "field '%s' appears twice", names[f]);
+            return -1;
+        }
+        msb[n++] = (uint8_t)f;
+        p = e ? e + 1 : p + len;
+    }
+    if (n != CXL_MAP_NFIELDS) {
+        snprintf(why, whysz, "must name all six fields: row, rank, bank, column, bankgroup, channel");
+        return -1;
+    }
+    for (size_t i = 0; i < CXL_MAP_NFIELDS; i++)
+        map[i] = msb[CXL_MAP_NFIELDS - 1 - i];
+    return 0;
+}
+
+int devcfg_load(const char *path_or_preset, devcfg *out, cxl_err *err)
+{
+    cfg_doc *doc = NULL;
+    int rc;
+    const char *text = presets_device_text(path_or_preset);
+    if (text && !strchr(path_or_preset, '/') && !strstr(path_or_preset, ".yaml"))
+        rc = cfg_load_text(presets_device_display(path_or_preset), text, resolve, NULL, &doc, err);
+    else
+        rc = cfg_load_file(path_or_preset, resolve, NULL, &doc, err);
+    if (rc)
+        return rc;
+    devcfg c;
+    defaults(&c);
+    const cfg_node *root = cfg_root(doc);
+    /* Timing overrides first default to the bin (0 = use the bin). */
+    rc = cfg_bind(root, NULL, "", top_fields, &c, NULL, err);
+    if (!rc)
+        rc = check(&c, root, err);
+    if (!rc) {
+        char why[256];
+        const cfg_node *d = cfg_map_get(root, "dram");
+        const cfg_node *mn = cfg_map_get(d, "address_mapping");
+        uint8_t map[CXL_MAP_NFIELDS];
+        if (parse_mapping(c.dram.mapping, map, why, sizeof why))
+            rc = cfg_errf(err, mn ? mn : root, "dram.address_mapping: '%s': %s", c.dram.mapping, why);
+    }
+    if (!rc) {
+        const char *f;
+        int l, col;
+        cfg_mark(root, &f, &l, &col);
+        snprintf(c.source, sizeof c.source, "%s", f);
+        *out = c;
+    }
+    cfg_free(doc);
+    return rc;
+}
+
+static uint32_t ps_to_cycles(uint64_t ps, uint64_t clk_khz)
+{
+    /* ceil(ps * f): a latency never gets shorter by conversion */
+    uint64_t num = ps * clk_khz;
+    return (uint32_t)((num + 999999999ull) / 1000000000ull);
+}
+
+static uint32_t log2u(uint64_t x)
+{
+    uint32_t b = 0;
+    while ((1ull << b) < x)
+        b++;
+    return b;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err)
+{
+    memset(p, 0, sizeof *p);
+    const speed_bin *b = find_bin(c->dram.standard, c->dram.speed_mts);
+    if (!b)
+        return cxl_errf(err, CXL_ECONFIG, "%s: no timing bin", c->name);
+    cxl_dram_params *d = &p->dram;
+    p->clk_khz = (uint32_t)(c->dram.speed_mts * 1000 / 2); /* DDR: two transfers per clock */
+    d->std = (uint32_t)c->dram.standard;
+    d->channels = (uint32_t)(c->dram.channels * b->subchannels);
+    if (d->channels > CXL_MAX_CH)
+        return cxl_errf(err, CXL_ELIMIT, "%s: %u DRAM channels (subchannels counted) exceed the model's %u", c->name,
+                        d->channels, CXL_MAX_CH);
+    d->ranks = (uint32_t)c->dram.ranks;
+    d->bankgroups = (uint32_t)(c->dram.bankgroups ? c->dram.bankgroups : b->bankgroups);
+    d->banks = (uint32_t)(c->dram.banks_per_group ? c->dram.banks_per_group : b->banks);
+    d->rows = (uint32_t)(c->dram.rows ? c->dram.rows : b->rows);
+    d->columns = (uint32_t)((c->dram.row_bytes ? c->dram.row_bytes : b->row_bytes) / CXL_LINE_BYTES);
+    if (d->ranks * d->bankgroups * d->banks > CXL_MAX_BANKS)
+        return cxl_errf(err, CXL_ELIMIT, "%s: %u banks per channel exceed the model's %u", c->name,
+                        d->ranks * d->bankgroups * d->banks, CXL_MAX_BANKS);
+    uint8_t map[CXL_MAP_NFIELDS];
+    char why[256];
+    if (parse_mapping(c->dram.mapping, map, why, sizeof why))
+        return cxl_errf(err, CXL_ECONFIG, "dram.address_mapping: %s", why);
+    memcpy(d->map, map, sizeof map);
+    d->bits[CXL_MAP_CH] = log2u(d->channels);
+    d->bits[CXL_MAP_RANK] = log2u(d->ranks);
+    d->bits[CXL_MAP_BG] = log2u(d->bankgroups);
+    d->bits[CXL_MAP_BANK] = log2u(d->banks);
+    d->bits[CXL_MAP_ROW] = log2u(d->rows);
+    d->bits[CXL_MAP_COL] = log2u(d->columns);
+    uint32_t t[T_N];
+    for (int i = 0; i < T_N; i++)
+        t[i] = c->dram.t[i] ? (uint32_t)c->dram.t[i] : b->t[i];
+    if (c->dram.standard == CXL_DDR5 && !c->dram.t[T_RFC]) {
+        /* tRFC1 (REFab): 195 / 295 / 410 ns for 8 / 16 / 32 Gb dies (JESD79-5; facts file) */
+        uint64_t ns = c->dram.die_gbit <= 8 ? 195 : c->dram.die_gbit <= 16 ? 295 : 410;
+        t[T_RFC] = ps_to_cycles(ns * 1000, p->clk_khz);
+    }
+    if (c->dram.standard == CXL_DDR5 && !c->dram.t[T_RFCSB] && c->dram.die_gbit <= 16) {
+        /* tRFCsb (REFsb): 115 / 130 ns for 8 / 16 Gb dies (JESD79-5 Table 282) */
+        t[T_RFCSB] = ps_to_cycles((c->dram.die_gbit <= 8 ? 115 : 130) * 1000ull, p->clk_khz);
+    }
+    d->tRCD = t[T_RCD]; d->tCL = t[T_CL]; d->tRP = t[T_RP]; d->tRAS = t[T_RAS]; d->tRC = t[T_RC];
+    d->tCWL = t[T_CWL]; d->tWR = t[T_WR]; d->tRTP = t[T_RTP]; d->tBL = t[T_BL];
+    d->tCCD_S = t[T_CCD_S]; d->tCCD_L = t[T_CCD_L]; d->tCCD_S_WR = t[T_CCD_S_WR]; d->tCCD_L_WR = t[T_CCD_L_WR];
+    d->tRRD_S = t[T_RRD_S]; d->tRRD_L = t[T_RRD_L]; d->tFAW = t[T_FAW];
+    d->tWTR_S = t[T_WTR_S]; d->tWTR_L = t[T_WTR_L]; d->tRTW = t[T_RTW];
+    d->tREFI = t[T_REFI];
+    d->tRFC = t[T_RFC];
+    d->tRFCsb = t[T_RFCSB];
+    d->refresh = (uint32_t)c->dram.refresh;
+    d->read_queue = (uint32_t)c->dram.read_queue;
+    d->write_queue = (uint32_t)c->dram.write_queue;
+    d->wdrain_high = (uint32_t)c->dram.drain_high;
+    d->wdrain_low = (uint32_t)c->dram.drain_low;
+    d->row_policy = (uint32_t)c->dram.row_policy;
+    d->scheduler = (uint32_t)c->dram.scheduler;
+    d->bank_hash = (uint32_t)c->dram.bank_hash;
+
+    p->link_present = c->path == DEVCFG_PATH_CXL;
+    p->hosts = 1;
+    p->devices = 1;
+    p->requesters = (uint32_t)c->host.requesters;
+    p->tags = (uint32_t)c->host.tags;
+    uint64_t host_ps = c->host.core_latency_ps + (p->link_present ? c->host.port_latency_ps : 0);
+    p->host_req_cycles = ps_to_cycles(host_ps, p->clk_khz);
+    p->host_rsp_cycles = p->host_req_cycles;
+
+    if (p->link_present) {
+        cxl_link_params *l = &p->link;
+        l->flit_bytes = (uint32_t)c->link.flit_bytes;
+        /* 68 B flits at rate R MT/s on W lanes with 128b/130b encoding (Gen3-5 PHY):
+         * flit time = 68*8*130 / (128 * W * R*1e6) s; in model cycles at clk kHz:
+         * cost/inc with cost = 68*8*130*clk_khz, inc = 128*W*R*1000. Reduced by their gcd. */
+        uint64_t cost = (uint64_t)l->flit_bytes * 8 * 130 * p->clk_khz;
+        uint64_t inc = 128ull * c->link.width * c->link.rate_mts * 1000ull;
+        uint64_t g = gcd64(cost, inc);
+        l->flit_cost = cost / g;
+        l->flit_inc = inc / g;
+        l->ser_cycles = (uint32_t)((l->flit_cost + l->flit_inc - 1) / l->flit_inc);
+        l->phy_cycles = ps_to_cycles(c->link.phy_latency_ps, p->clk_khz);
+        l->credit_return_cycles = ps_to_cycles(c->link.credit_return_ps, p->clk_khz);
+        l->m2s_req_credits = (uint32_t)c->ctrl.ingress_depth;
+        l->m2s_data_credits = (uint32_t)c->ctrl.ingress_depth;
+        if (c->link.req_credits < c->ctrl.ingress_depth)
+            l->m2s_req_credits = (uint32_t)c->link.req_credits;
+        if (c->link.data_credits < c->ctrl.ingress_depth)
+            l->m2s_data_credits = (uint32_t)c->link.data_credits;
+        l->s2m_data_credits = (uint32_t)c->link.drs_credits;
+        l->s2m_rsp_credits = (uint32_t)c->link.ndr_credits;
+        uint64_t inflight = (uint64_t)(l->ser_cycles + l->phy_cycles) * l->flit_inc / l->flit_cost + 2;
+        if (inflight > CXL_MAX_FLIGHT)
+            return cxl_errf(err, CXL_ELIMIT, "%s: link.phy_latency too long: %llu flits in flight exceed the model's %u",
+                            c->name, (unsigned long long)inflight, CXL_MAX_FLIGHT);
+        if (l->credit_return_cycles >= CXL_MAX_DELAY)
+            return cxl_errf(err, CXL_ELIMIT, "%s: link.credit_return exceeds %u cycles", c->name, CXL_MAX_DELAY);
+        p->ctrl.req_latency_cycles = ps_to_cycles(c->ctrl.request_latency_ps, p->clk_khz);
+        p->ctrl.rsp_latency_cycles = ps_to_cycles(c->ctrl.response_latency_ps, p->clk_khz);
+        p->ctrl.ingress_depth = (uint32_t)c->ctrl.ingress_depth;
+        p->ctrl.response_depth = (uint32_t)c->ctrl.response_depth;
+    } else {
+        /* Local path: the host's memory controller queues requests directly. */
+        p->ctrl.req_latency_cycles = 0;
+        p->ctrl.rsp_latency_cycles = 0;
+        p->ctrl.ingress_depth = (uint32_t)c->ctrl.ingress_depth;
+        p->ctrl.response_depth = (uint32_t)c->ctrl.response_depth;
+    }
+    uint32_t in = 2 * p->ctrl.ingress_depth;
+    p->ctrl.devload_optimal = (uint32_t)ceil(c->ctrl.devload_optimal * in);
+    p->ctrl.devload_moderate = (uint32_t)ceil(c->ctrl.devload_moderate * in);
+    p->ctrl.devload_severe = (uint32_t)ceil(c->ctrl.devload_severe * in);
+    if (p->host_req_cycles + 8 > CXL_MAX_FIFO * 4)
+        return cxl_errf(err, CXL_ELIMIT, "%s: host latency too long for the model's pipes", c->name);
+    return 0;
+}
+
+double devcfg_cycles_to_ns(const cxl_params *p, uint64_t cycles)
+{
+    return (double)cycles * 1e6 / (double)p->clk_khz;
+}

@@ -1,0 +1,318 @@
+/* main.c - the cxlsim command line. Only this file prints to the user or chooses exit codes
+ * (see err.h and README "Exit codes"). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "devcfg.h"
+#include "err.h"
+#include "json.h"
+#include "outfile.h"
+#include "probe.h"
+
+#ifndef CXLSIM_VERSION
+#define CXLSIM_VERSION "0.1.0"
+#endif
+
+static const char usage_text[] =
+    "usage: cxlsim COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  probe [DEVICE]     latency and bandwidth of a CXL memory device (default: the 'asic' preset)\n"
+    "      --backend NAME     cycle-level backend: csim (built in), verilator, xrt\n"
+    "      --reference DEV    local-DDR reference path for ratios (default: local-ddr5)\n"
+    "      --json FILE        write results as JSON\n"
+    "      --csv FILE         write the loaded-latency curve as CSV\n"
+    "      --curve-mix R:W    read:write mix of the loaded-latency curve (default 1:0)\n"
+    "      --quick            shorter windows and fewer samples (for smoke tests)\n"
+    "  presets            list the built-in device presets\n"
+    "  presets show NAME  print a preset's YAML (the same text as configs/devices/NAME.yaml)\n"
+    "  check DEVICE       load and validate a device description, print what the model will use\n"
+    "  backends           list backends and whether each is built in\n"
+    "  version            print the version\n"
+    "  help               this text\n"
+    "\n"
+    "DEVICE is a YAML file or a preset name. Exit codes: 0 ok, 1 internal error, 2 usage, 3 configuration,\n"
+    "4 backend unavailable, 5 file I/O, 6 out of memory, 7 request beyond the model's limits.\n";
+
+static int fail(const cxl_err *e)
+{
+    char buf[2048];
+    cxl_err_format(e, buf, sizeof buf);
+    fprintf(stderr, "cxlsim: %s\n", buf);
+    return cxl_exit_code(e->code);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "cxlsim: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(run 'cxlsim help' for usage)\n");
+    return 2;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmd_presets(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "show")) {
+        if (argc != 3)
+            return usage_error("presets show: expected one preset name%s", "");
+        const char *t = devcfg_preset_text(argv[2]);
+        if (!t)
+            return usage_error("unknown preset '%s' (run 'cxlsim presets')", argv[2]);
+        fputs(t, stdout);
+        return 0;
+    }
+    if (argc != 1)
+        return usage_error("presets: unexpected argument '%s'", argv[1]);
+    for (const char *const *n = devcfg_preset_names(); *n; n++) {
+        devcfg c;
+        cxl_err e;
+        cxl_err_clear(&e);
+        if (devcfg_load(*n, &c, &e))
+            return fail(&e);
+        printf("%-12s %s\n", *n, c.description);
+    }
+    return 0;
+}
+
+static int cmd_backends(void)
+{
+    for (const char *const *n = cxl_backend_names(); *n; n++)
+        printf("%-10s %s\n", *n, cxl_backend_available(*n) ? "built in" : "not built (dependency missing)");
+    return 0;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    if (argc != 2)
+        return usage_error("check: expected one DEVICE%s", "");
+    devcfg c;
+    cxl_params p;
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (devcfg_load(argv[1], &c, &e) || devcfg_to_params(&c, &p, &e))
+        return fail(&e);
+    printf("%s: %s\n", c.name, c.description);
+    printf("  model clock        %.3f MHz (DRAM command clock)\n", p.clk_khz / 1000.0);
+    printf("  path               %s\n", p.link_present ? "CXL link" : "local DDR (no link)");
+    printf("  requesters x tags  %u x %u\n", p.requesters, p.tags);
+    printf("  host path          %u cycles each way\n", p.host_req_cycles);
+    if (p.link_present) {
+        printf("  flit time          %llu/%llu cycles (serialization %u, PHY %u)\n",
+               (unsigned long long)p.link.flit_cost, (unsigned long long)p.link.flit_inc, p.link.ser_cycles,
+               p.link.phy_cycles);
+        printf("  credits            req %u, data %u, drs %u, ndr %u (return %u cycles)\n", p.link.m2s_req_credits,
+               p.link.m2s_data_credits, p.link.s2m_data_credits, p.link.s2m_rsp_credits,
+               p.link.credit_return_cycles);
+        printf("  controller         %u + %u cycles, ingress %u, response %u\n", p.ctrl.req_latency_cycles,
+               p.ctrl.rsp_latency_cycles, p.ctrl.ingress_depth, p.ctrl.response_depth);
+    }
+    const cxl_dram_params *d = &p.dram;
+    printf("  DRAM               %s, %u channels, %u ranks x %u bank groups x %u banks, %u rows x %u lines\n",
+           d->std == CXL_DDR5 ? "DDR5" : "DDR4", d->channels, d->ranks, d->bankgroups, d->banks, d->rows,
+           d->columns);
+    printf("  timing (cycles)    tRCD %u tCL %u tRP %u tRAS %u tRC %u tCWL %u tWR %u tRTP %u tBL %u\n", d->tRCD,
+           d->tCL, d->tRP, d->tRAS, d->tRC, d->tCWL, d->tWR, d->tRTP, d->tBL);
+    printf("                     tCCD_S/L %u/%u tCCD_L_WR %u tRRD_S/L %u/%u tFAW %u tWTR_S/L %u/%u tRTW %u\n",
+           d->tCCD_S, d->tCCD_L, d->tCCD_L_WR, d->tRRD_S, d->tRRD_L, d->tFAW, d->tWTR_S, d->tWTR_L, d->tRTW);
+    printf("                     tREFI %u tRFC %u\n", d->tREFI, d->tRFC);
+    return 0;
+}
+
+static int parse_mix(const char *s, uint32_t *rd, uint32_t *wr)
+{
+    unsigned a, b;
+    char tail;
+    if (sscanf(s, "%u:%u%c", &a, &b, &tail) != 2 || a > 255 || b > 255 || (a == 0 && b == 0))
+        return -1;
+    *rd = a;
+    *wr = b;
+    return 0;
+}
+
+static int cmd_probe(int argc, char **argv)
+{
+    const char *device = "asic", *reference = "local-ddr5", *json_path = NULL, *csv_path = NULL;
+    probe_opts o;
+    probe_default_opts(&o);
+    int have_device = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *const with_val[] = { "--backend", "--reference", "--json", "--csv", "--curve-mix" };
+        int needs = 0;
+        for (size_t k = 0; k < 5; k++)
+            if (!strcmp(a, with_val[k]))
+                needs = 1;
+        if (needs && i + 1 >= argc)
+            return usage_error("%s needs a value", a);
+        if (!strcmp(a, "--backend"))
+            o.backend = argv[++i];
+        else if (!strcmp(a, "--reference"))
+            reference = argv[++i];
+        else if (!strcmp(a, "--json"))
+            json_path = argv[++i];
+        else if (!strcmp(a, "--csv"))
+            csv_path = argv[++i];
+        else if (!strcmp(a, "--curve-mix")) {
+            if (parse_mix(argv[++i], &o.curve_rd, &o.curve_wr))
+                return usage_error("--curve-mix: '%s' is not R:W (e.g. 2:1, each 0-255, not both 0)", argv[i]);
+        } else if (!strcmp(a, "--quick")) {
+            o.idle_samples = 200;
+            o.warmup_us = 5;
+            o.window_us = 10;
+            o.curve_points = 6;
+        } else if (a[0] == '-')
+            return usage_error("probe: unknown option '%s'", a);
+        else if (have_device)
+            return usage_error("probe: only one DEVICE may be given ('%s')", a);
+        else {
+            device = a;
+            have_device = 1;
+        }
+    }
+    cxl_err e;
+    cxl_err_clear(&e);
+    /* fail fast on anything that would make the run's results unwritable or impossible */
+    int found = 0;
+    for (const char *const *n = cxl_backend_names(); *n; n++)
+        if (!strcmp(*n, o.backend))
+            found = 1;
+    if (!found)
+        return usage_error("unknown backend '%s'; valid: csim, verilator, xrt", o.backend);
+    if ((json_path && outfile_check(json_path, &e)) || (csv_path && outfile_check(csv_path, &e)))
+        return fail(&e);
+    devcfg dev, ref;
+    if (devcfg_load(device, &dev, &e) || devcfg_load(reference, &ref, &e))
+        return fail(&e);
+    if (ref.path != DEVCFG_PATH_LOCAL) {
+        fprintf(stderr, "cxlsim: --reference %s: not a local-DDR path (needs 'path: local')\n", reference);
+        return 3;
+    }
+    {
+        cxl_params p;
+        cxl_backend *b;
+        if (devcfg_to_params(&dev, &p, &e) || cxl_backend_open(o.backend, &p, &b, &e))
+            return fail(&e);
+        cxl_backend_close(b);
+    }
+    double t0 = now_s();
+    probe_result *r = malloc(sizeof *r);
+    if (!r) {
+        cxl_errf(&e, CXL_ENOMEM, "out of memory");
+        return fail(&e);
+    }
+    int rc = probe_run(&dev, &ref, &o, r, &e);
+    if (rc) {
+        free(r);
+        return fail(&e);
+    }
+    double wall = now_s() - t0;
+
+    printf("cxlsim probe: %s (%s), backend %s\n", dev.name, dev.description, o.backend);
+    printf("  idle load-to-use latency   %8.1f ns   (random dependent 64 B reads, 1 GiB)\n", r->idle_read_latency_ns);
+    printf("  local DDR reference        %8.1f ns   (%s)\n", r->local_idle_read_latency_ns, ref.name);
+    printf("  CXL / local                %8.2f x\n", r->idle_read_latency_ns / r->local_idle_read_latency_ns);
+    printf("  bandwidth, all requesters streaming:\n");
+    const char *mixes[4] = { "100:0 (reads)", "2:1", "1:1", "0:100 (writes)" };
+    for (int i = 0; i < 4; i++)
+        printf("    %-16s         %8.2f GB/s\n", mixes[i], r->bw_gbps[i]);
+    printf("  loaded latency, random %u:%u:\n", o.curve_rd, o.curve_wr);
+    printf("    %12s %12s %12s %12s\n", "offered GB/s", "achieved", "mean ns", "p99 ns");
+    for (uint32_t i = 0; i < r->npoints; i++)
+        printf("    %12.2f %12.2f %12.1f %12.1f\n", r->curve[i].offered_gbps, r->curve[i].achieved_gbps,
+               r->curve[i].mean_latency_ns, r->curve[i].p99_latency_ns);
+    printf("  simulated cycles %llu in %.2f s\n", (unsigned long long)r->simulated_cycles, wall);
+
+    if (json_path) {
+        json_w w;
+        json_init(&w);
+        json_obj_begin(&w, NULL);
+        json_str(&w, "backend", o.backend);
+        json_str(&w, "device", dev.name);
+        json_str(&w, "device_source", dev.source);
+        json_str(&w, "reference", ref.name);
+        json_num(&w, "idle_read_latency_ns", r->idle_read_latency_ns);
+        json_num(&w, "local_ddr_idle_read_latency_ns", r->local_idle_read_latency_ns);
+        json_num(&w, "latency_ratio", r->idle_read_latency_ns / r->local_idle_read_latency_ns);
+        json_obj_begin(&w, "bandwidth_gbps");
+        json_num(&w, "read_only", r->bw_gbps[0]);
+        json_num(&w, "rw_2_1", r->bw_gbps[1]);
+        json_num(&w, "rw_1_1", r->bw_gbps[2]);
+        json_num(&w, "write_only", r->bw_gbps[3]);
+        json_obj_end(&w);
+        json_obj_begin(&w, "curve_mix");
+        json_u64(&w, "read", o.curve_rd);
+        json_u64(&w, "write", o.curve_wr);
+        json_obj_end(&w);
+        json_arr_begin(&w, "curve");
+        for (uint32_t i = 0; i < r->npoints; i++) {
+            json_obj_begin(&w, NULL);
+            json_num(&w, "offered_gbps", r->curve[i].offered_gbps);
+            json_num(&w, "achieved_gbps", r->curve[i].achieved_gbps);
+            json_num(&w, "mean_latency_ns", r->curve[i].mean_latency_ns);
+            json_num(&w, "p99_latency_ns", r->curve[i].p99_latency_ns);
+            json_obj_end(&w);
+        }
+        json_arr_end(&w);
+        json_u64(&w, "simulated_cycles", r->simulated_cycles);
+        json_num(&w, "wall_seconds", wall);
+        json_obj_end(&w);
+        if (w.oom)
+            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON");
+        else
+            rc = outfile_write(json_path, w.buf, w.len, &e);
+        json_free(&w);
+    }
+    if (!rc && csv_path) {
+        char *buf = malloc(64 + (size_t)r->npoints * 96);
+        if (!buf) {
+            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory");
+        } else {
+            size_t len = (size_t)sprintf(buf, "offered_gbps,achieved_gbps,mean_latency_ns,p99_latency_ns\n");
+            for (uint32_t i = 0; i < r->npoints; i++)
+                len += (size_t)sprintf(buf + len, "%.6f,%.6f,%.3f,%.3f\n", r->curve[i].offered_gbps,
+                                       r->curve[i].achieved_gbps, r->curve[i].mean_latency_ns,
+                                       r->curve[i].p99_latency_ns);
+            rc = outfile_write(csv_path, buf, len, &e);
+            free(buf);
+        }
+    }
+    free(r);
+    return rc ? fail(&e) : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("cxlsim %s\n", CXLSIM_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "probe"))
+        return cmd_probe(argc - 1, argv + 1);
+    if (!strcmp(cmd, "presets"))
+        return cmd_presets(argc - 1, argv + 1);
+    if (!strcmp(cmd, "check"))
+        return cmd_check(argc - 1, argv + 1);
+    if (!strcmp(cmd, "backends"))
+        return cmd_backends();
+    return usage_error("unknown command '%s'", cmd);
+}

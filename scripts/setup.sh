@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# setup.sh - install the Debian packages cxlsim uses (only those missing), then configure and build.
+#
+#   scripts/setup.sh [BUILD_DIR]        default build folder: build/
+#
+# Packages (see README "Dependencies"): cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev
+# verilator libxrt-dev python3. Runs apt-get as root, or through sudo when not root.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-"$root/build"}
+
+packages=(cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev verilator libxrt-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else
+    echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1
+  fi
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  # verilator and libxrt-dev are optional: a failure to get them leaves their backends out, not the build
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev python3
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    verilator libxrt-dev || echo "setup: verilator/libxrt-dev unavailable; those backends will not be built"
+fi
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j"$(nproc)"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# test.sh - set up (packages, build) and run the whole test suite with ctest.
+#   CXLSIM_SANITIZE=1 scripts/test.sh   runs it under ASan/UBSan in build-asan/
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${CXLSIM_SANITIZE:-0}" = 1 ]; then
+  "$root/scripts/setup.sh" "$root/build-asan"
+  cmake -S "$root" -B "$root/build-asan" -DCXLSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+  cmake --build "$root/build-asan" -j"$(nproc)"
+  cd "$root/build-asan"
+else
+  "$root/scripts/setup.sh" "$root/build"
+  cd "$root/build"
+fi
+ctest --output-on-failure -j"$(nproc)"

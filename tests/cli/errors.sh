@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Command-line errors: each exits with its documented code, says what is wrong, writes nothing.
+# usage: errors.sh CXLSIM SOURCE_DIR
+set -u
+bin=$1; src=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+expect() { # expect CODE PATTERN -- command...
+  local code=$1 pat=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ "$rc" != "$code" ] || ! grep -qE -- "$pat" "$tmp/err" "$tmp/out"; then
+    echo "FAIL: $* -> exit $rc (want $code), output:"; cat "$tmp/err" "$tmp/out" | head -5
+    fails=$((fails + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+expect 2 "usage" -- "$bin"
+expect 2 "unknown command 'frobnicate'" -- "$bin" frobnicate
+expect 2 "unknown option '--nope'" -- "$bin" probe --nope
+expect 2 "--json needs a value" -- "$bin" probe --json
+expect 2 "unknown backend 'nope'; valid: csim, verilator, xrt" -- "$bin" probe --backend nope
+expect 2 "not R:W" -- "$bin" probe --curve-mix 3-1
+expect 2 "only one DEVICE" -- "$bin" probe asic fpga
+expect 2 "unknown preset" -- "$bin" presets show nope
+expect 0 "asic" -- "$bin" presets
+expect 0 "tRCD 34" -- "$bin" check asic
+expect 0 "csim" -- "$bin" backends
+expect 0 "cxlsim [0-9]" -- "$bin" version
+
+# a backend that is not built names its package (only checkable where it is not built)
+if ! "$bin" backends | grep -q "^verilator *built in"; then
+  expect 4 "install the Debian package 'verilator'" -- "$bin" probe --backend verilator
+fi
+if ! "$bin" backends | grep -q "^xrt *built in"; then
+  expect 4 "install the Debian package 'libxrt-dev'" -- "$bin" probe --backend xrt
+fi
+
+# configuration errors: exit 3 with file:line:column, nothing written
+printf 'name: bad\nextends: asic\nlink:\n  width: 12\n' > "$tmp/bad.yaml"
+expect 3 "bad.yaml:4:10: link.width: 12" -- "$bin" probe "$tmp/bad.yaml" --json "$tmp/o.json" --csv "$tmp/o.csv"
+[ ! -e "$tmp/o.json" ] && [ ! -e "$tmp/o.csv" ] || { echo "FAIL: output left after config error"; fails=$((fails + 1)); }
+printf 'name: bad\nextends: asic\ndram:\n  speed: 4800ns\n' > "$tmp/unit.yaml"
+expect 3 "unit.yaml:4:10: .*dram.speed" -- "$bin" check "$tmp/unit.yaml"
+printf 'name: bad\nextends: asic\ncontroller:\n  latency: 5ns\n' > "$tmp/key.yaml"
+expect 3 "key.yaml:4:3: .*controller.latency.*request_latency" -- "$bin" check "$tmp/key.yaml"
+printf 'name: bad\nextends: nothing-like-this\n' > "$tmp/ext.yaml"
+expect 3 "ext.yaml:2:10: .*nothing-like-this" -- "$bin" check "$tmp/ext.yaml"
+printf 'name: bad\nextends: asic\ndram:\n  speed: 5600MT/s\n' > "$tmp/bin.yaml"
+expect 3 "bin.yaml:4:10: dram.speed: no built-in DDR5 timing bin" -- "$bin" check "$tmp/bin.yaml"
+printf 'name: bad\nextends: asic\nswitch:\n  hop_latency: 90ns\n' > "$tmp/sw.yaml"
+expect 3 "sw.yaml:4:3: switch: a CXL switch" -- "$bin" check "$tmp/sw.yaml"
+expect 5 "no-such-file.yaml" -- "$bin" check "$tmp/no-such-file.yaml"
+
+# unwritable outputs are refused before any simulation, and leave nothing behind
+expect 5 "cannot write '$tmp/none/o.json'" -- "$bin" probe --quick --json "$tmp/none/o.json"
+[ ! -e "$tmp/none" ] || { echo "FAIL: created a folder"; fails=$((fails + 1)); }
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
