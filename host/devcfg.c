@@ -16,6 +16,7 @@ static const char *const policy_names[] = { "open", "closed", NULL };
 static const char *const arb_names[] = { "round-robin", "oldest-first", NULL };
 static const char *const hash_names[] = { "none", "xor", NULL };
 static const char *const refresh_names[] = { "off", "all-bank", "same-bank", NULL };
+static const char *const pooling_names[] = { "shared", "partitioned", NULL };
 
 /* Timing parameter names, in devcfg.dram.t[] order. */
 enum { T_RCD, T_CL, T_RP, T_RAS, T_RC, T_CWL, T_WR, T_RTP, T_BL, T_CCD_S, T_CCD_L, T_CCD_S_WR, T_CCD_L_WR,
@@ -91,10 +92,18 @@ static const cfg_field link_fields[] = {
 static const cfg_field switch_fields[] = {
     { "hop_latency", CFG_T_TIME, offsetof(devcfg, sw.hop_latency_ps), 0, 0, 1e7, NULL, NULL, 0, NULL,
       "one traversal of the switch, e.g. 90ns" },
-    { "port_queue", CFG_T_U64, offsetof(devcfg, sw.port_queue), 0, 1, CXL_MAX_FIFO, NULL, NULL, 0, NULL,
-      "entries per port and direction" },
+    { "port_queue", CFG_T_U64, offsetof(devcfg, sw.port_queue), 0, 1, CXL_MAX_FIFO / 2, NULL, NULL, 0, NULL,
+      "credits per class at each switch ingress port, and egress queue entries (1-128)" },
     { "arbitration", CFG_T_ENUM, offsetof(devcfg, sw.arbitration), 0, 1, 0, arb_names, NULL, 0, NULL,
       "round-robin or oldest-first" },
+    { "hosts", CFG_T_U64, offsetof(devcfg, sw.hosts), 0, 1, CXL_MAX_HOSTS, NULL, NULL, 0, NULL,
+      "host ports (upstream), each with its own link; requester r belongs to host r mod hosts (1-4)" },
+    { "devices", CFG_T_U64, offsetof(devcfg, sw.devices), 0, 1, CXL_MAX_DEVS, NULL, NULL, 0, NULL,
+      "identical devices behind the switch, each with its own link: 1, 2 or 4" },
+    { "interleave", CFG_T_SIZE, offsetof(devcfg, sw.interleave_bytes), 0, 64, 1ull << 40, NULL, NULL, 0, NULL,
+      "address interleave granularity across devices (power of two, e.g. 4KiB)" },
+    { "pooling", CFG_T_ENUM, offsetof(devcfg, sw.pooling), 0, 1, 0, pooling_names, NULL, 0, NULL,
+      "shared (all hosts address the same memory) or partitioned (one logical device, LD-ID, per host)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -271,6 +280,9 @@ static void defaults(devcfg *c)
     c->dram.drain_high = 24;
     c->dram.drain_low = 8;
     c->sw.port_queue = 64;
+    c->sw.hosts = 1;
+    c->sw.devices = 1;
+    c->sw.interleave_bytes = 4096;
 }
 
 static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
@@ -323,10 +335,24 @@ static int check(const devcfg *c, const cfg_node *root, cxl_err *err)
         return cfg_errf(err, n ? n : root, "controller.devload: need optimal <= moderate <= severe");
     }
     if (c->sw.present) {
-        const cfg_node *n = cfg_map_get(root, "switch");
-        return cfg_errf(err, n ? n : root,
-            "switch: a CXL switch between host and device is not in the cycle model yet (docs/cxl-model.md, "
-            "'Switch'); remove the section or set 'switch: none'");
+        const cfg_node *sn = cfg_map_get(root, "switch");
+        if (c->path == DEVCFG_PATH_LOCAL)
+            return cfg_errf(err, sn ? sn : root, "switch: the local-DDR path has no CXL link; remove the switch or use path: cxl");
+        if (!is_pow2(c->sw.devices)) {
+            const cfg_node *n = cfg_map_get(sn, "devices");
+            return cfg_errf(err, n ? n : sn, "switch.devices: %llu; valid: 1, 2, 4 (interleaving needs a power of two)",
+                            (unsigned long long)c->sw.devices);
+        }
+        if (!is_pow2(c->sw.interleave_bytes)) {
+            const cfg_node *n = cfg_map_get(sn, "interleave");
+            return cfg_errf(err, n ? n : sn, "switch.interleave: %llu B must be a power of two of at least 64B",
+                            (unsigned long long)c->sw.interleave_bytes);
+        }
+        if (c->sw.hosts > c->host.requesters) {
+            const cfg_node *n = cfg_map_get(sn, "hosts");
+            return cfg_errf(err, n ? n : sn, "switch.hosts: %llu host ports but only %llu requesters (host.requesters)",
+                            (unsigned long long)c->sw.hosts, (unsigned long long)c->host.requesters);
+        }
     }
     return 0;
 }
@@ -490,9 +516,26 @@ int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err)
     d->bank_hash = (uint32_t)c->dram.bank_hash;
 
     p->link_present = c->path == DEVCFG_PATH_CXL;
-    p->hosts = 1;
-    p->devices = 1;
+    p->hosts = c->sw.present ? (uint32_t)c->sw.hosts : 1;
+    p->devices = c->sw.present ? (uint32_t)c->sw.devices : 1;
     p->requesters = (uint32_t)c->host.requesters;
+    for (uint32_t r = 0; r < p->requesters; r++)
+        p->req_host[r] = r % p->hosts;
+    if (c->sw.present) {
+        cxl_switch_params *s = &p->sw;
+        s->present = 1;
+        s->hop_cycles = ps_to_cycles(c->sw.hop_latency_ps, p->clk_khz);
+        s->port_queue = (uint32_t)c->sw.port_queue;
+        s->arbitration = (uint32_t)c->sw.arbitration;
+        s->interleave_shift = log2u(c->sw.interleave_bytes);
+        s->dev_bits = log2u(p->devices);
+        if (c->sw.pooling == 1) {
+            /* one partition per host: the LD-ID goes above the partition's own address bits */
+            uint32_t cap_bits = 6 + d->bits[CXL_MAP_CH] + d->bits[CXL_MAP_RANK] + d->bits[CXL_MAP_BG] +
+                                d->bits[CXL_MAP_BANK] + d->bits[CXL_MAP_ROW] + d->bits[CXL_MAP_COL];
+            s->ld_shift = cap_bits - log2u(p->hosts);
+        }
+    }
     p->tags = (uint32_t)c->host.tags;
     uint64_t host_ps = c->host.core_latency_ps + (p->link_present ? c->host.port_latency_ps : 0);
     p->host_req_cycles = ps_to_cycles(host_ps, p->clk_khz);

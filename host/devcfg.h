@@ -31,8 +31,8 @@ typedef struct devcfg {
     } link;
     struct {
         int present;
-        uint64_t hop_latency_ps, port_queue;
-        int arbitration;
+        uint64_t hop_latency_ps, port_queue, hosts, devices, interleave_bytes;
+        int arbitration, pooling;     /* pooling: 0 shared, 1 partitioned (one LD per host) */
     } sw;
     struct {
         uint64_t request_latency_ps, response_latency_ps, ingress_depth, response_depth;

@@ -95,7 +95,7 @@ static void test_local_read_latency(void **state)
     assert_int_equal(m->st.read_bytes, 64);
     assert_int_equal(m->st.dev[0].reads, 1);
     assert_int_equal(m->st.dev[0].acts, 1);
-    const cxl_dram_chan *ch = &m->dev.dram.ch[0];
+    const cxl_dram_chan *ch = &m->dev[0].dram.ch[0];
     assert_int_equal(ch->trace[0].cycle, 100);
     assert_int_equal(ch->trace[1].cycle, 134);
     assert_int_equal(m->st.link[0].flits[0] + m->st.link[0].flits[1], 0);
@@ -138,7 +138,7 @@ static void test_cxl_read_latency(void **state)
     cxl_completion c = single(&p, 0, 0, &m);
     assert_int_equal(c.end_cycle, 377);
     assert_int_equal(m->st.read_lat.linear[377], 1);
-    assert_int_equal(m->dev.dram.ch[0].trace[0].cycle, 142);
+    assert_int_equal(m->dev[0].dram.ch[0].trace[0].cycle, 142);
     assert_int_equal(m->st.link[0].flits[CXL_DIR_M2S], 1);
     assert_int_equal(m->st.link[0].flits[CXL_DIR_S2M], 2);
     assert_int_equal(m->st.link[0].msgs[CXL_M2S_REQ], 1);
@@ -162,7 +162,7 @@ static void test_cxl_write_latency(void **state)
     cxl_completion c = single(&p, 1, 0, &m);
     assert_int_equal(c.end_cycle, 301);
     assert_int_equal(m->st.write_lat.linear[301], 1);
-    assert_int_equal(m->dev.dram.ch[0].trace[0].cycle, 147);
+    assert_int_equal(m->dev[0].dram.ch[0].trace[0].cycle, 147);
     assert_int_equal(m->st.link[0].flits[CXL_DIR_M2S], 2);
     assert_int_equal(m->st.link[0].flits[CXL_DIR_S2M], 1);
     assert_int_equal(m->st.link[0].msgs[CXL_S2M_NDR], 1);
@@ -271,17 +271,17 @@ static void check_bounds(const cxl_model *m)
 {
     const cxl_params *p = &m->p;
     assert_int_equal(m->model_error, 0);
-    assert_true(pipe_count(&m->dev.ing_req) <= p->ctrl.ingress_depth);
-    assert_true(pipe_count(&m->dev.ing_rwd) <= p->ctrl.ingress_depth);
-    assert_true(m->dev.rsp_reserved <= p->ctrl.response_depth);
+    assert_true(pipe_count(&m->dev[0].ing_req) <= p->ctrl.ingress_depth);
+    assert_true(pipe_count(&m->dev[0].ing_rwd) <= p->ctrl.ingress_depth);
+    assert_true(m->dev[0].rsp_reserved <= p->ctrl.response_depth);
     for (uint32_t c = 0; c < p->dram.channels; c++) {
-        const cxl_dram_chan *ch = &m->dev.dram.ch[c];
+        const cxl_dram_chan *ch = &m->dev[0].dram.ch[c];
         assert_true(ch->nr <= p->dram.read_queue);
         assert_true(ch->nw <= p->dram.write_queue);
         assert_true(ch->rd_count <= CXL_RD_INFLIGHT);
     }
     if (p->link_present) {
-        const cxl_link_dir *l[2] = { &m->m2s, &m->s2m };
+        const cxl_link_dir *l[2] = { &m->up_m2s[0], &m->up_s2m[0] };
         for (uint32_t i = 0; i < 2; i++) {
             for (uint32_t k = 0; k < CXL_NCLASS; k++)
                 assert_true(l[i]->cr.avail[k] + l[i]->cr.count[k] <= l[i]->cr.pool[k]);

@@ -12,13 +12,26 @@ model_init_req:
         requester_init(&m->req[r], p->tags);
         pipe_init(&m->host_req[r], CXL_MAX_FIFO);
     }
-    pipe_init(&m->host_rsp, CXL_MAX_FIFO);
     m->local_rr = 0;
-    uint32_t m2s_cr[CXL_NCLASS] = { p->link.m2s_req_credits, p->link.m2s_data_credits, 0, 0 };
-    uint32_t s2m_cr[CXL_NCLASS] = { 0, 0, p->link.s2m_data_credits, p->link.s2m_rsp_credits };
-    link_init(&m->m2s, CXL_DIR_M2S, &p->link, m2s_cr);
-    link_init(&m->s2m, CXL_DIR_S2M, &p->link, s2m_cr);
-    devctrl_init(&m->dev, p);
+    /* Credits each receiver advertises: a device its ingress depth, the switch port_queue per class,
+     * a host its response buffers. */
+    uint32_t dev_cr[CXL_NCLASS] = { p->link.m2s_req_credits, p->link.m2s_data_credits, 0, 0 };
+    uint32_t host_cr[CXL_NCLASS] = { 0, 0, p->link.s2m_data_credits, p->link.s2m_rsp_credits };
+    uint32_t q = p->sw.port_queue;
+    uint32_t sw_m2s_cr[CXL_NCLASS] = { q, q, 0, 0 };
+    uint32_t sw_s2m_cr[CXL_NCLASS] = { 0, 0, q, q };
+model_init_links:
+    for (uint32_t h = 0; h < CXL_MAX_HOSTS; h++) {
+        pipe_init(&m->host_rsp[h], CXL_MAX_FIFO);
+        link_init(&m->up_m2s[h], CXL_DIR_M2S, &p->link, p->sw.present ? sw_m2s_cr : dev_cr);
+        link_init(&m->up_s2m[h], CXL_DIR_S2M, &p->link, host_cr);
+    }
+    for (uint32_t d = 0; d < CXL_MAX_DEVS; d++) {
+        link_init(&m->dn_m2s[d], CXL_DIR_M2S, &p->link, dev_cr);
+        link_init(&m->dn_s2m[d], CXL_DIR_S2M, &p->link, sw_s2m_cr);
+        devctrl_init(&m->dev[d], p);
+    }
+    switch_init(&m->sw, p);
     m->comp_head = m->comp_count = 0;
     m->model_error = 0;
 }
@@ -28,46 +41,88 @@ int cxl_model_submit(cxl_model *m, const cxl_desc *d)
     return requester_submit(&m->req[d->requester], d);
 }
 
+/* The link that carries M2S into device d and S2M out of it. */
+static cxl_link_dir *dev_m2s(cxl_model *m, uint32_t d) { return m->p.sw.present ? &m->dn_m2s[d] : &m->up_m2s[0]; }
+static cxl_link_dir *dev_s2m(cxl_model *m, uint32_t d) { return m->p.sw.present ? &m->dn_s2m[d] : &m->up_s2m[0]; }
+
+static void to_ingress(cxl_model *m, uint32_t d, const cxl_msg *msg, uint64_t now)
+{
+    cxl_devctrl *c = &m->dev[d];
+    if (pipe_push(msg->cls == CXL_M2S_RWD ? &c->ing_rwd : &c->ing_req, msg, now))
+        m->model_error = 1;
+}
+
 static void model_cycle(cxl_model *m)
 {
     const cxl_params *p = &m->p;
     uint64_t now = m->now;
     cxl_msg in[CXL_FLIT_MAXDONE];
+    const uint32_t H = p->hosts, D = p->devices, sw = p->sw.present;
 
     if (p->link_present) {
-        credit_tick(&m->m2s.cr, now);
-        credit_tick(&m->s2m.cr, now);
-        /* 2. M2S arrivals into device ingress */
-        uint32_t n = link_rx(&m->m2s, now, in);
-    rx_m2s:
-        for (uint32_t i = 0; i < n; i++)
-            if (pipe_push(in[i].cls == CXL_M2S_RWD ? &m->dev.ing_rwd : &m->dev.ing_req, &in[i], now))
-                m->model_error = 1;
-        /* 3. S2M arrivals into the host response path */
-        n = link_rx(&m->s2m, now, in);
-    rx_s2m:
-        for (uint32_t i = 0; i < n; i++) {
-            if (pipe_push(&m->host_rsp, &in[i], now + p->host_rsp_cycles))
-                m->model_error = 2;
-            credit_return(&m->s2m.cr, in[i].cls, now);
+        /* 1. credits */
+    cr_tick:
+        for (uint32_t h = 0; h < H; h++) {
+            credit_tick(&m->up_m2s[h].cr, now);
+            credit_tick(&m->up_s2m[h].cr, now);
         }
-    }
-    /* 4. responses reach their requesters */
-host_complete:
-    for (;;) {
-        const cxl_msg *r = pipe_ready(&m->host_rsp, now);
-        if (!r)
-            break;
-        cxl_completion c;
-        if (requester_complete(&m->req[r->req], r->tag, now, &m->st, &c)) {
-            if (m->comp_count < CXL_COMPQ) {
-                m->comp[(m->comp_head + m->comp_count) % CXL_COMPQ] = c;
-                m->comp_count++;
-            } else {
-                m->model_error = 3;
+        if (sw)
+            for (uint32_t d = 0; d < D; d++) {
+                credit_tick(&m->dn_m2s[d].cr, now);
+                credit_tick(&m->dn_s2m[d].cr, now);
+            }
+        /* 2. M2S into devices */
+    rx_dev:
+        for (uint32_t d = 0; d < D; d++) {
+            uint32_t n = link_rx(dev_m2s(m, d), now, in);
+            for (uint32_t i = 0; i < n; i++)
+                to_ingress(m, d, &in[i], now);
+        }
+        /* 3. S2M into hosts */
+    rx_host:
+        for (uint32_t h = 0; h < H; h++) {
+            uint32_t n = link_rx(&m->up_s2m[h], now, in);
+            for (uint32_t i = 0; i < n; i++) {
+                if (pipe_push(&m->host_rsp[h], &in[i], now + p->host_rsp_cycles))
+                    m->model_error = 2;
+                credit_return(&m->up_s2m[h].cr, in[i].cls, now);
             }
         }
-        pipe_pop(&m->host_rsp);
+        /* 4. into the switch */
+        if (sw) {
+        rx_sw:
+            for (uint32_t h = 0; h < H; h++) {
+                uint32_t n = link_rx(&m->up_m2s[h], now, in);
+                for (uint32_t i = 0; i < n; i++)
+                    if (switch_ingress_m2s(&m->sw, p, h, in[i], now))
+                        m->model_error = 1;
+            }
+            for (uint32_t d = 0; d < D; d++) {
+                uint32_t n = link_rx(&m->dn_s2m[d], now, in);
+                for (uint32_t i = 0; i < n; i++)
+                    if (switch_ingress_s2m(&m->sw, p, d, &in[i], now))
+                        m->model_error = 1;
+            }
+        }
+    }
+    /* 5. responses reach their requesters */
+host_complete:
+    for (uint32_t h = 0; h < H; h++) {
+        for (;;) {
+            const cxl_msg *r = pipe_ready(&m->host_rsp[h], now);
+            if (!r)
+                break;
+            cxl_completion c;
+            if (requester_complete(&m->req[r->req], r->tag, now, &m->st, &c)) {
+                if (m->comp_count < CXL_COMPQ) {
+                    m->comp[(m->comp_head + m->comp_count) % CXL_COMPQ] = c;
+                    m->comp_count++;
+                } else {
+                    m->model_error = 3;
+                }
+            }
+            pipe_pop(&m->host_rsp[h]);
+        }
     }
     /* local path: host request path straight into the controller's ingress */
     if (!p->link_present) {
@@ -77,7 +132,7 @@ host_complete:
             const cxl_msg *q = pipe_ready(&m->host_req[r], now);
             if (!q)
                 continue;
-            cxl_pipe *dst = q->cls == CXL_M2S_RWD ? &m->dev.ing_rwd : &m->dev.ing_req;
+            cxl_pipe *dst = q->cls == CXL_M2S_RWD ? &m->dev[0].ing_rwd : &m->dev[0].ing_req;
             if (!pipe_space(dst))
                 continue;
             pipe_push(dst, q, now);
@@ -85,30 +140,45 @@ host_complete:
             m->local_rr = (r + 1) % p->requesters;
         }
     }
-    /* 5. device */
-    devctrl_tick(&m->dev, p, now, p->link_present ? &m->m2s.cr : 0, &m->st.dev[0]);
-    /* 6. S2M transmit (local path: responses go straight to the host response path) */
+    /* 6. devices */
+dev_tick:
+    for (uint32_t d = 0; d < D; d++)
+        devctrl_tick(&m->dev[d], p, now, p->link_present ? &dev_m2s(m, d)->cr : 0, &m->st.dev[d]);
+    /* 7. S2M transmit out of the devices (local path: straight to the host response path) */
     if (p->link_present) {
-        cxl_pipe *src[2] = { &m->dev.rsp_drs, &m->dev.rsp_ndr };
-        uint32_t before = pipe_count(src[0]) + pipe_count(src[1]);
-        link_tx(&m->s2m, now, src, 2, &m->st.link[0]);
-        devctrl_sent(&m->dev, before - pipe_count(src[0]) - pipe_count(src[1]));
+    tx_dev:
+        for (uint32_t d = 0; d < D; d++) {
+            cxl_pipe *src[2] = { &m->dev[d].rsp_drs, &m->dev[d].rsp_ndr };
+            uint32_t before = pipe_count(src[0]) + pipe_count(src[1]);
+            link_tx(dev_s2m(m, d), now, src, 2, &m->st.link[sw ? H + d : 0]);
+            devctrl_sent(&m->dev[d], before - pipe_count(src[0]) - pipe_count(src[1]));
+        }
     } else {
     local_out:
         for (uint32_t k = 0; k < 2; k++) {
-            cxl_pipe *src = k ? &m->dev.rsp_ndr : &m->dev.rsp_drs;
+            cxl_pipe *src = k ? &m->dev[0].rsp_ndr : &m->dev[0].rsp_drs;
             for (;;) {
                 const cxl_msg *r = pipe_ready(src, now);
                 if (!r)
                     break;
-                if (pipe_push(&m->host_rsp, r, now + p->host_rsp_cycles))
+                if (pipe_push(&m->host_rsp[0], r, now + p->host_rsp_cycles))
                     m->model_error = 2;
                 pipe_pop(src);
-                devctrl_sent(&m->dev, 1);
+                devctrl_sent(&m->dev[0], 1);
             }
         }
     }
-    /* 7. requesters issue */
+    /* 8. switch forwarding, then S2M transmit towards the hosts */
+    if (sw) {
+        /* credits go back to the links the messages came in on */
+        switch_tick(&m->sw, p, now, m->up_m2s, m->dn_s2m, &m->st);
+    tx_up:
+        for (uint32_t h = 0; h < H; h++) {
+            cxl_pipe *src[1] = { &m->sw.up_out[h] };
+            link_tx(&m->up_s2m[h], now, src, 1, &m->st.link[h]);
+        }
+    }
+    /* 9. requesters issue */
 req_issue:
     for (uint32_t r = 0; r < p->requesters; r++) {
         cxl_msg q;
@@ -117,19 +187,31 @@ req_issue:
         if (requester_issue(&m->req[r], r, p->req_host[r], now, &q))
             pipe_push(&m->host_req[r], &q, now + p->host_req_cycles);
     }
-    /* 8. M2S transmit */
+    /* 10. M2S transmit from the hosts, then (switch) towards the devices */
     if (p->link_present) {
-        cxl_pipe *src[CXL_MAX_REQ];
-        for (uint32_t r = 0; r < p->requesters; r++)
-            src[r] = &m->host_req[r];
-        link_tx(&m->m2s, now, src, p->requesters, &m->st.link[0]);
+    tx_host:
+        for (uint32_t h = 0; h < H; h++) {
+            cxl_pipe *src[CXL_MAX_REQ];
+            uint32_t n = 0;
+            for (uint32_t r = 0; r < p->requesters; r++)
+                if (p->req_host[r] == h)
+                    src[n++] = &m->host_req[r];
+            link_tx(&m->up_m2s[h], now, src, n, &m->st.link[h]);
+        }
+        if (sw) {
+        tx_sw:
+            for (uint32_t d = 0; d < D; d++) {
+                cxl_pipe *src[1] = { &m->sw.dn_out[d] };
+                link_tx(&m->dn_m2s[d], now, src, 1, &m->st.link[H + d]);
+            }
+        }
     }
     m->now = now + 1;
     m->st.cycles++;
 }
 
 /* With nothing in flight anywhere, the first cycle at which something can happen: a descriptor's
- * not_before or a DRAM refresh deadline (credit returns and the link accumulators only saturate, which
+ * next issue or a DRAM refresh deadline (credit returns and the link accumulators only saturate, which
  * the skip reproduces). Returns m->now when something is in flight. */
 static uint64_t quiet_until(const cxl_model *m)
 {
@@ -142,16 +224,27 @@ static uint64_t quiet_until(const cxl_model *m)
         if (q < t)
             t = q;
     }
-    if (pipe_count(&m->host_rsp))
-        return m->now;
-    if (p->link_present && (!link_idle(&m->m2s) || !link_idle(&m->s2m)))
-        return m->now;
-    if (!devctrl_idle(&m->dev, p))
-        return m->now;
-    for (uint32_t c = 0; c < p->dram.channels; c++)
-        for (uint32_t r = 0; r < p->dram.ranks; r++)
-            if (m->dev.dram.ch[c].ref_due[r] < t)
-                t = m->dev.dram.ch[c].ref_due[r];
+    for (uint32_t h = 0; h < p->hosts; h++) {
+        if (pipe_count(&m->host_rsp[h]))
+            return m->now;
+        if (p->link_present && (!link_idle(&m->up_m2s[h]) || !link_idle(&m->up_s2m[h])))
+            return m->now;
+    }
+    if (p->sw.present) {
+        if (!switch_idle(&m->sw, p))
+            return m->now;
+        for (uint32_t d = 0; d < p->devices; d++)
+            if (!link_idle(&m->dn_m2s[d]) || !link_idle(&m->dn_s2m[d]))
+                return m->now;
+    }
+    for (uint32_t d = 0; d < p->devices; d++) {
+        if (!devctrl_idle(&m->dev[d], p))
+            return m->now;
+        for (uint32_t c = 0; c < p->dram.channels; c++)
+            for (uint32_t r = 0; r < p->dram.ranks; r++)
+                if (m->dev[d].dram.ch[c].ref_due[r] < t)
+                    t = m->dev[d].dram.ch[c].ref_due[r];
+    }
     return t;
 }
 
@@ -186,8 +279,14 @@ model_run:
             if (t > until)
                 t = until;
             uint64_t k = t - m->now;
-            m->m2s.acc = sat_add(m->m2s.acc, m->m2s.inc, k);
-            m->s2m.acc = sat_add(m->s2m.acc, m->s2m.inc, k);
+            for (uint32_t h = 0; h < CXL_MAX_HOSTS; h++) {
+                m->up_m2s[h].acc = sat_add(m->up_m2s[h].acc, m->up_m2s[h].inc, k);
+                m->up_s2m[h].acc = sat_add(m->up_s2m[h].acc, m->up_s2m[h].inc, k);
+            }
+            for (uint32_t d = 0; d < CXL_MAX_DEVS; d++) {
+                m->dn_m2s[d].acc = sat_add(m->dn_m2s[d].acc, m->dn_m2s[d].inc, k);
+                m->dn_s2m[d].acc = sat_add(m->dn_s2m[d].acc, m->dn_s2m[d].inc, k);
+            }
             m->st.cycles += k;
             m->now = t;
             continue;

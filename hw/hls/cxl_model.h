@@ -1,22 +1,28 @@
-/* cxl_model.h - the whole cycle-level CXL.mem model: requesters, host path, link, device controller,
- * DRAM; its state, and the one function that advances it.
+/* cxl_model.h - the whole cycle-level CXL.mem model: requesters, host paths, links, an optional
+ * switch, device controllers, DRAM; its state, and the one function that advances it.
  *
- * Topology now: one host port, one link, one Type-3 device (or, with link_present = 0, the local-DDR
- * reference path: requesters, host path and the DRAM controller, no link and no CXL controller). The
- * state arrays are sized for CXL_MAX_HOSTS / CXL_MAX_DEVS so a switch slots in without reshaping them.
+ * Topologies:
+ *   - direct: one host port, link 0 (host <-> device 0), one Type-3 device;
+ *   - switch: H host ports, each with its link to the switch (up links 0..H-1), D devices, each with its
+ *     link from the switch (down links 0..D-1); requester r belongs to host port req_host[r];
+ *   - local (link_present = 0): the local-DDR reference path: requesters, host path and the memory
+ *     controller of device 0, with its CXL processing latencies set to 0 by the host; no link.
  *
  * One model cycle, in this order (docs/cxl-model.md gives the full semantics):
- *   1. credit returns due this cycle become visible to both link transmitters
- *   2. the M2S receiver delivers the flit arriving now into the device's ingress queues
- *   3. the S2M receiver delivers into the host response path (credits return at once: the host
- *      consumes responses at line rate) which holds them host_rsp_cycles
- *   4. responses leaving the host response path complete at their requesters (completions emitted)
- *   5. the device controller ticks (accept, processing, DRAM)
- *   6. the S2M transmitter may send one flit
- *   7. requesters 0..n-1 each may issue one request into their host request path (host_req_cycles)
- *   8. the M2S transmitter may send one flit
- * Local path: step 8 is replaced by moving ready host-path heads (requesters in round-robin order from
- * the one after the last moved) into the controller's ingress, before step 5 of the next cycle.
+ *   1. credit returns due this cycle become visible to every link transmitter
+ *   2. down links (direct: link 0) deliver M2S flits into device ingress queues
+ *   3. up links deliver S2M flits into their host's response path (credits return at once: hosts
+ *      consume responses at line rate), which holds them host_rsp_cycles
+ *   4. switch: up links deliver M2S into the switch, down links deliver S2M into the switch
+ *   5. responses leaving the host response paths complete at their requesters (hosts 0..H-1)
+ *   6. devices 0..D-1 tick (accept, processing, DRAM)
+ *   7. S2M transmit of the device links (direct: link 0)
+ *   8. switch: forward (switch.h), then S2M transmit of the up links
+ *   9. requesters 0..n-1 each may issue one request into their host request path (host_req_cycles)
+ *  10. M2S transmit of the up links (direct: link 0), sources: the host request paths of the host's
+ *      requesters; switch: then M2S transmit of the down links from the switch egress queues
+ * Local path: step 10 is replaced by moving ready host-path heads (requesters in round-robin order from
+ * the one after the last moved) into the controller's ingress, before step 6 of the next cycle.
  */
 #ifndef CXL_MODEL_H
 #define CXL_MODEL_H
@@ -27,6 +33,7 @@
 #include "devctrl.h"
 #include "link.h"
 #include "requester.h"
+#include "switch.h"
 
 #define CXL_COMPQ 1024u /* completions buffered inside the model between drains */
 
@@ -35,17 +42,19 @@ typedef struct cxl_model {
     uint64_t now;
     cxl_requester req[CXL_MAX_REQ];
     cxl_pipe host_req[CXL_MAX_REQ];
-    cxl_pipe host_rsp;
+    cxl_pipe host_rsp[CXL_MAX_HOSTS];
     uint32_t local_rr;
-    cxl_link_dir m2s, s2m;
-    cxl_devctrl dev;
+    cxl_link_dir up_m2s[CXL_MAX_HOSTS], up_s2m[CXL_MAX_HOSTS]; /* host side (direct: the only link) */
+    cxl_link_dir dn_m2s[CXL_MAX_DEVS], dn_s2m[CXL_MAX_DEVS];   /* switch to device */
+    cxl_switch sw;
+    cxl_devctrl dev[CXL_MAX_DEVS];
     cxl_stats st;
     cxl_completion comp[CXL_COMPQ];
     uint32_t comp_head, comp_count;
-    uint32_t model_error;       /* nonzero: an internal bound was exceeded (see cxl_model_error_str) */
+    uint32_t model_error;       /* nonzero: an internal bound was exceeded (1-3: which queue; a model bug) */
 } cxl_model;
 
-/* Reset to cycle 0 with parameters p (validated by the caller: host/devparams.c). */
+/* Reset to cycle 0 with parameters p (validated by the caller: host/devcfg.c). */
 void cxl_model_init(cxl_model *m, const cxl_params *p);
 /* Queue a descriptor; -1 when that requester's queue is full. */
 int cxl_model_submit(cxl_model *m, const cxl_desc *d);
@@ -57,6 +66,5 @@ void cxl_model_run(cxl_model *m, uint64_t until, int stop_on_completion);
 uint32_t cxl_model_drain(cxl_model *m, cxl_completion *out, uint32_t max);
 /* Nothing queued or in flight anywhere. */
 int cxl_model_idle(const cxl_model *m);
-/* Cycles the model actually stepped (not skipped as idle). */
 
 #endif

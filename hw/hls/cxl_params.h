@@ -76,9 +76,11 @@ typedef struct cxl_ctrl_params {
 typedef struct cxl_switch_params {
     uint32_t present;
     uint32_t hop_cycles;           /* one traversal, either direction */
-    uint32_t port_queue;           /* per-port queue entries per direction */
+    uint32_t port_queue;           /* credits per class at each switch ingress; egress queue entries */
     uint32_t arbitration;          /* enum cxl_arb */
-    uint32_t interleave_shift;     /* devices interleaved on address bits [shift, shift+log2(devs)) */
+    uint32_t interleave_shift;     /* devices interleaved on address bits [shift, shift + dev_bits) */
+    uint32_t dev_bits;             /* log2(devices) */
+    uint32_t ld_shift;             /* partitioned pool: LD-ID placed at this device address bit; 0 = shared */
 } cxl_switch_params;
 
 typedef struct cxl_params {

@@ -48,8 +48,10 @@ printf 'name: bad\nextends: nothing-like-this\n' > "$tmp/ext.yaml"
 expect 3 "ext.yaml:2:10: .*nothing-like-this" -- "$bin" check "$tmp/ext.yaml"
 printf 'name: bad\nextends: asic\ndram:\n  speed: 5600MT/s\n' > "$tmp/bin.yaml"
 expect 3 "bin.yaml:4:10: dram.speed: no built-in DDR5 timing bin" -- "$bin" check "$tmp/bin.yaml"
-printf 'name: bad\nextends: asic\nswitch:\n  hop_latency: 90ns\n' > "$tmp/sw.yaml"
-expect 3 "sw.yaml:4:3: switch: a CXL switch" -- "$bin" check "$tmp/sw.yaml"
+printf 'name: bad\nextends: asic-switch\nswitch:\n  devices: 3\n' > "$tmp/sw.yaml"
+expect 3 "sw.yaml:4:12: switch.devices: 3; valid: 1, 2, 4" -- "$bin" check "$tmp/sw.yaml"
+printf 'name: bad\nextends: local-ddr5\nswitch:\n  hosts: 1\n' > "$tmp/sw2.yaml"
+expect 3 "sw2.yaml:4:3: switch: the local-DDR path has no CXL link" -- "$bin" check "$tmp/sw2.yaml"
 expect 5 "no-such-file.yaml" -- "$bin" check "$tmp/no-such-file.yaml"
 
 # unwritable outputs are refused before any simulation, and leave nothing behind
