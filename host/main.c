@@ -129,6 +129,59 @@ static int cmd_check(int argc, char **argv)
     return 0;
 }
 
+static void json_lat(json_w *w, const char *key, const double v[4])
+{
+    json_obj_begin(w, key);
+    json_num(w, "mean", v[0]);
+    json_num(w, "p50", v[1]);
+    json_num(w, "p99", v[2]);
+    json_num(w, "max", v[3]);
+    json_obj_end(w);
+}
+
+static void json_window_stats(json_w *w, const char *key, const window_stats *s)
+{
+    static const char *const cls[CXL_NCLASS] = { "req", "rwd", "drs", "ndr" };
+    static const char *const dl[4] = { "light", "optimal", "moderate", "severe" };
+    json_obj_begin(w, key);
+    json_num(w, "read_gbps", s->read_gbps);
+    json_num(w, "write_gbps", s->write_gbps);
+    json_lat(w, "read_latency_ns", s->read_lat_ns);
+    json_lat(w, "write_latency_ns", s->write_lat_ns);
+    json_u64(w, "reads", s->reads);
+    json_u64(w, "writes", s->writes);
+    json_obj_begin(w, "flits");
+    json_u64(w, "m2s", s->flits[0]);
+    json_u64(w, "s2m", s->flits[1]);
+    json_u64(w, "m2s_all_data", s->data_flits[0]);
+    json_u64(w, "s2m_all_data", s->data_flits[1]);
+    json_obj_end(w);
+    json_obj_begin(w, "link_utilisation");
+    json_num(w, "m2s", s->link_utilisation[0]);
+    json_num(w, "s2m", s->link_utilisation[1]);
+    json_obj_end(w);
+    json_obj_begin(w, "slot_utilisation");
+    json_num(w, "m2s", s->slot_utilisation[0]);
+    json_num(w, "s2m", s->slot_utilisation[1]);
+    json_obj_end(w);
+    json_obj_begin(w, "credit_stalls");
+    for (int c = 0; c < CXL_NCLASS; c++)
+        json_u64(w, cls[c], s->credit_stalls[c]);
+    json_obj_end(w);
+    json_num(w, "row_buffer_hit_rate", s->row_hit_rate);
+    json_u64(w, "row_conflicts", s->row_conflicts);
+    json_u64(w, "refreshes", s->refreshes);
+    json_num(w, "ingress_occupancy_mean", s->ingress_mean);
+    json_u64(w, "ingress_occupancy_max", s->ingress_max);
+    json_num(w, "dram_queue_occupancy_mean", s->dram_queue_mean);
+    json_obj_begin(w, "devload");
+    for (int k = 0; k < 4; k++)
+        json_num(w, dl[k], s->devload[k]);
+    json_obj_end(w);
+    json_u64(w, "switch_stalls", s->switch_stalls);
+    json_obj_end(w);
+}
+
 static int parse_mix(const char *s, uint32_t *rd, uint32_t *wr)
 {
     unsigned a, b;
@@ -224,8 +277,13 @@ static int cmd_probe(int argc, char **argv)
     printf("  CXL / local                %8.2f x\n", r->idle_read_latency_ns / r->local_idle_read_latency_ns);
     printf("  bandwidth, all requesters streaming:\n");
     const char *mixes[4] = { "100:0 (reads)", "2:1", "1:1", "0:100 (writes)" };
-    for (int i = 0; i < 4; i++)
-        printf("    %-16s         %8.2f GB/s\n", mixes[i], r->bw_gbps[i]);
+    printf("    %-16s %10s %12s %12s %9s %9s %9s\n", "mix", "GB/s", "read mean ns", "read p99 ns", "M2S util",
+           "S2M util", "row hits");
+    for (int i = 0; i < 4; i++) {
+        const window_stats *w = &r->bw_stats[i];
+        printf("    %-16s %10.2f %12.1f %12.1f %8.1f%% %8.1f%% %8.1f%%\n", mixes[i], r->bw_gbps[i], w->read_lat_ns[0],
+               w->read_lat_ns[2], 100 * w->link_utilisation[0], 100 * w->link_utilisation[1], 100 * w->row_hit_rate);
+    }
     printf("  loaded latency, random %u:%u:\n", o.curve_rd, o.curve_wr);
     printf("    %12s %12s %12s %12s\n", "offered GB/s", "achieved", "mean ns", "p99 ns");
     for (uint32_t i = 0; i < r->npoints; i++)
@@ -249,6 +307,11 @@ static int cmd_probe(int argc, char **argv)
         json_num(&w, "rw_2_1", r->bw_gbps[1]);
         json_num(&w, "rw_1_1", r->bw_gbps[2]);
         json_num(&w, "write_only", r->bw_gbps[3]);
+        json_obj_end(&w);
+        const char *keys[4] = { "read_only", "rw_2_1", "rw_1_1", "write_only" };
+        json_obj_begin(&w, "bandwidth_stats");
+        for (int i = 0; i < 4; i++)
+            json_window_stats(&w, keys[i], &r->bw_stats[i]);
         json_obj_end(&w);
         json_obj_begin(&w, "curve_mix");
         json_u64(&w, "read", o.curve_rd);

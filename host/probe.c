@@ -166,7 +166,7 @@ static double window_gbps(const session *s)
 }
 
 int probe_bandwidth(const devcfg *dev, const probe_opts *o, uint32_t rd, uint32_t wr, uint32_t pattern,
-                    double *gbps, uint64_t *cycles, cxl_err *err)
+                    double *gbps, uint64_t *cycles, window_stats *ws, cxl_err *err)
 {
     session *sp;
     int rc = session_open(&sp, dev, o, err);
@@ -176,6 +176,14 @@ int probe_bandwidth(const devcfg *dev, const probe_opts *o, uint32_t rd, uint32_
     if (!rc) {
         *gbps = window_gbps(sp);
         *cycles = sp->s1.cycles;
+        if (ws) {
+            cxl_hist *h = malloc(sizeof *h);
+            if (!h)
+                rc = cxl_errf(err, CXL_ENOMEM, "out of memory");
+            else
+                window_stats_compute(ws, &sp->s1, &sp->s0, &sp->p, h);
+            free(h);
+        }
     }
     session_close(sp);
     return rc;
@@ -223,13 +231,13 @@ int probe_run(const devcfg *dev, const devcfg *ref, const probe_opts *o, probe_r
     r->simulated_cycles += cyc;
     static const uint32_t mix[4][2] = { { 1, 0 }, { 2, 1 }, { 1, 1 }, { 0, 1 } };
     for (int i = 0; i < 4; i++) {
-        rc = probe_bandwidth(dev, o, mix[i][0], mix[i][1], CXL_PAT_SEQ, &r->bw_gbps[i], &cyc, err);
+        rc = probe_bandwidth(dev, o, mix[i][0], mix[i][1], CXL_PAT_SEQ, &r->bw_gbps[i], &cyc, &r->bw_stats[i], err);
         if (rc)
             return rc;
         r->simulated_cycles += cyc;
     }
     double sat;
-    rc = probe_bandwidth(dev, o, o->curve_rd, o->curve_wr, CXL_PAT_RANDOM, &sat, &cyc, err);
+    rc = probe_bandwidth(dev, o, o->curve_rd, o->curve_wr, CXL_PAT_RANDOM, &sat, &cyc, NULL, err);
     if (rc)
         return rc;
     r->simulated_cycles += cyc;

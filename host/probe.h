@@ -18,6 +18,7 @@
 
 #include "devcfg.h"
 #include "err.h"
+#include "stats_report.h"
 
 #define PROBE_MAX_POINTS 32
 
@@ -37,11 +38,10 @@ typedef struct probe_point {
 typedef struct probe_result {
     double idle_read_latency_ns, local_idle_read_latency_ns;
     double bw_gbps[4];          /* read_only, rw_2_1, rw_1_1, write_only */
+    window_stats bw_stats[4];   /* what the model did during each bandwidth window */
     uint32_t npoints;
     probe_point curve[PROBE_MAX_POINTS];
     uint64_t simulated_cycles;
-    double row_hit_rate_bw;     /* DRAM row-buffer hit rate during the read-only bandwidth run */
-    double credit_stall_frac;   /* flit opportunities stalled on credits, read-only run */
 } probe_result;
 
 void probe_default_opts(probe_opts *o);
@@ -49,7 +49,7 @@ void probe_default_opts(probe_opts *o);
 int probe_idle_latency(const devcfg *dev, const probe_opts *o, double *ns, uint64_t *cycles, cxl_err *err);
 /* Bandwidth of a mix with all requesters streaming (pattern: CXL_PAT_SEQ or CXL_PAT_RANDOM). */
 int probe_bandwidth(const devcfg *dev, const probe_opts *o, uint32_t rd, uint32_t wr, uint32_t pattern,
-                    double *gbps, uint64_t *cycles, cxl_err *err);
+                    double *gbps, uint64_t *cycles, window_stats *ws, cxl_err *err);
 /* Everything: dev is the device, ref the local-DDR reference path. */
 int probe_run(const devcfg *dev, const devcfg *ref, const probe_opts *o, probe_result *r, cxl_err *err);
 

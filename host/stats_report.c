@@ -1,5 +1,7 @@
 #include "stats_report.h"
 
+#include <string.h>
+
 uint64_t hist_percentile(const cxl_hist *h, double q)
 {
     if (!h->count)
@@ -44,4 +46,71 @@ void hist_delta(cxl_hist *d, const cxl_hist *a, const cxl_hist *b)
                 d->max = i;
                 break;
             }
+}
+
+void window_stats_compute(window_stats *w, const cxl_stats *a, const cxl_stats *b, const cxl_params *p,
+                          cxl_hist *scratch)
+{
+    memset(w, 0, sizeof *w);
+    uint64_t cycles = a->cycles - b->cycles;
+    double ns_per_cycle = 1e6 / (double)p->clk_khz;
+    w->seconds = (double)cycles * ns_per_cycle * 1e-9;
+    if (w->seconds > 0) {
+        w->read_gbps = (double)(a->read_bytes - b->read_bytes) / w->seconds / 1e9;
+        w->write_gbps = (double)(a->write_bytes - b->write_bytes) / w->seconds / 1e9;
+    }
+    for (int k = 0; k < 2; k++) {
+        hist_delta(scratch, k ? &a->write_lat : &a->read_lat, k ? &b->write_lat : &b->read_lat);
+        double *o = k ? w->write_lat_ns : w->read_lat_ns;
+        o[0] = hist_mean(scratch) * ns_per_cycle;
+        o[1] = (double)hist_percentile(scratch, 0.50) * ns_per_cycle;
+        o[2] = (double)hist_percentile(scratch, 0.99) * ns_per_cycle;
+        o[3] = (double)scratch->max * ns_per_cycle;
+        if (k)
+            w->writes = scratch->count;
+        else
+            w->reads = scratch->count;
+    }
+    uint64_t slots[2] = { 0, 0 };
+    for (uint32_t h = 0; h < p->hosts && p->link_present; h++) {
+        const cxl_link_stats *la = &a->link[h], *lb = &b->link[h];
+        for (int d = 0; d < 2; d++) {
+            w->flits[d] += la->flits[d] - lb->flits[d];
+            w->data_flits[d] += la->data_flits[d] - lb->data_flits[d];
+            slots[d] += la->slots_used[d] - lb->slots_used[d];
+        }
+        for (int c = 0; c < CXL_NCLASS; c++)
+            w->credit_stalls[c] += la->credit_stall[c] - lb->credit_stall[c];
+    }
+    if (p->link_present && cycles) {
+        double cap = (double)cycles * (double)p->link.flit_inc / (double)p->link.flit_cost * p->hosts;
+        for (int d = 0; d < 2; d++) {
+            w->link_utilisation[d] = (double)w->flits[d] / cap;
+            w->slot_utilisation[d] = w->flits[d] ? (double)slots[d] / (4.0 * (double)w->flits[d]) : 0.0;
+        }
+    }
+    uint64_t col = 0, acts = 0, dl = 0, occ = 0, dq = 0;
+    for (uint32_t d = 0; d < p->devices; d++) {
+        const cxl_dev_stats *da = &a->dev[d], *db = &b->dev[d];
+        col += (da->reads - db->reads) + (da->writes - db->writes);
+        acts += da->acts - db->acts;
+        w->row_conflicts += da->row_conflicts - db->row_conflicts;
+        w->refreshes += da->refs - db->refs;
+        occ += da->ingress_occ_sum - db->ingress_occ_sum;
+        dq += da->dramq_occ_sum - db->dramq_occ_sum;
+        if (da->ingress_occ_max > w->ingress_max)
+            w->ingress_max = da->ingress_occ_max;
+        for (int k = 0; k < 4; k++) {
+            w->devload[k] += (double)(da->devload[k] - db->devload[k]);
+            dl += da->devload[k] - db->devload[k];
+        }
+    }
+    w->row_hit_rate = col ? 1.0 - (double)(acts < col ? acts : col) / (double)col : 0.0;
+    if (cycles) {
+        w->ingress_mean = (double)occ / (double)cycles;
+        w->dram_queue_mean = (double)dq / (double)cycles;
+    }
+    for (int k = 0; k < 4; k++)
+        w->devload[k] = dl ? w->devload[k] / (double)dl : 0.0;
+    w->switch_stalls = a->switch_stall - b->switch_stall;
 }

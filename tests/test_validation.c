@@ -58,7 +58,7 @@ static double bandwidth(const char *name, uint32_t rd, uint32_t wr)
     uint64_t cyc;
     cxl_err e;
     cxl_err_clear(&e);
-    if (probe_bandwidth(&c, &o, rd, wr, CXL_PAT_SEQ, &gbps, &cyc, &e))
+    if (probe_bandwidth(&c, &o, rd, wr, CXL_PAT_SEQ, &gbps, &cyc, NULL, &e))
         fail_msg("%s", e.msg);
     return gbps;
 }

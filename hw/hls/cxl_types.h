@@ -66,8 +66,10 @@ typedef struct cxl_link_stats {
 } cxl_link_stats;
 
 typedef struct cxl_dev_stats {
-    uint64_t reads, writes;
-    uint64_t acts, pres, refs, row_hits, row_misses, row_conflicts;
+    uint64_t reads, writes;      /* RD / WR commands issued */
+    uint64_t acts, pres, refs;   /* commands issued (refs: REFab or REFsb) */
+    uint64_t row_conflicts;      /* PREs issued to open a different row for a queued request */
+    /* row-buffer hit rate = 1 - acts / (reads + writes): every column command not preceded by its own ACT */
     uint64_t ingress_occ_sum;  /* sum over cycles of Req+RwD ingress occupancy */
     uint64_t ingress_occ_max;
     uint64_t dramq_occ_sum;    /* sum over cycles of DRAM read+write queue occupancy */
