@@ -127,8 +127,8 @@ host_complete:
     /* local path: host request path straight into the controller's ingress */
     if (!p->link_present) {
     local_in:
-        for (uint32_t k = 0; k < p->requesters; k++) {
-            uint32_t r = (m->local_rr + k) % p->requesters;
+        for (uint32_t k = 0, start = m->local_rr; k < p->requesters; k++) {
+            uint32_t r = (start + k) % p->requesters;
             const cxl_msg *q = pipe_ready(&m->host_req[r], now);
             if (!q)
                 continue;

@@ -12,7 +12,8 @@
  *   1. credit returns due this cycle become visible to every link transmitter
  *   2. down links (direct: link 0) deliver M2S flits into device ingress queues
  *   3. up links deliver S2M flits into their host's response path (credits return at once: hosts
- *      consume responses at line rate), which holds them host_rsp_cycles
+ *      consume responses at line rate: the credit is returned on arrival and the device sees it
+ *      credit_return_cycles later), which holds them host_rsp_cycles
  *   4. switch: up links deliver M2S into the switch, down links deliver S2M into the switch
  *   5. responses leaving the host response paths complete at their requesters (hosts 0..H-1)
  *   6. devices 0..D-1 tick (accept, processing, DRAM)
@@ -21,8 +22,10 @@
  *   9. requesters 0..n-1 each may issue one request into their host request path (host_req_cycles)
  *  10. M2S transmit of the up links (direct: link 0), sources: the host request paths of the host's
  *      requesters; switch: then M2S transmit of the down links from the switch egress queues
- * Local path: step 10 is replaced by moving ready host-path heads (requesters in round-robin order from
- * the one after the last moved) into the controller's ingress, before step 6 of the next cycle.
+ * Local path: steps 7 and 10 are replaced: ready host-path heads move into the controller's ingress just
+ * before step 6 (requesters visited once each, in order from the one after the last that moved in the
+ * previous cycle), and ready responses move from the response queues (DRS, then NDR) into the host
+ * response path just after it.
  */
 #ifndef CXL_MODEL_H
 #define CXL_MODEL_H

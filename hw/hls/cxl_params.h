@@ -1,6 +1,6 @@
 /* cxl_params.h - everything the cycle-level CXL.mem model is told, in model cycles and integers.
  *
- * The host converts a device description (physical units) into this struct once (host/devparams.c);
+ * The host converts a device description (physical units) into this struct once (host/devcfg.c);
  * the model never sees a nanosecond. One model cycle is one DRAM command-clock cycle (tCK) of the
  * device's DRAM; every other unit runs on that clock, with rates kept exact by integer accumulators
  * (see docs/cxl-model.md, "Clock domains"). Sizes are bounded by the CXL_MAX_* constants so the model
@@ -25,7 +25,7 @@
 #define CXL_MAX_RSPQ 128u      /* device response queue entries */
 #define CXL_MAX_FIFO 256u      /* fixed-latency pipe entries */
 #define CXL_MAX_FLIGHT 64u     /* flits in flight per link direction */
-#define CXL_MAX_DELAY 4096u    /* credit-return delay line length (cycles) */
+#define CXL_MAX_DELAY 4096u    /* largest credit_return_cycles accepted */
 #define CXL_HIST_LINEAR 16384u /* latency histogram: one bin per cycle below this */
 #define CXL_HIST_LOG 16u       /* then power-of-two bins */
 
@@ -56,7 +56,7 @@ typedef struct cxl_dram_params {
 
 typedef struct cxl_link_params {
     uint32_t flit_bytes;           /* 68 (256 reserved for 256 B flit mode) */
-    uint64_t flit_cost, flit_inc;  /* a flit may start when the accumulator (+= flit_inc per cycle) >= flit_cost */
+    uint64_t flit_cost, flit_inc;  /* a flit takes flit_cost / flit_inc cycles on the wire (link.h) */
     uint32_t ser_cycles;           /* ceil(flit_cost / flit_inc): serialization of one flit */
     uint32_t phy_cycles;           /* PHY + retimer + link-layer latency, one direction */
     uint32_t credit_return_cycles; /* from the receiver freeing a buffer to the sender seeing the credit */
@@ -68,7 +68,7 @@ typedef struct cxl_link_params {
 typedef struct cxl_ctrl_params {
     uint32_t req_latency_cycles;   /* CXL.mem processing from ingress to DRAM queue */
     uint32_t rsp_latency_cycles;   /* from DRAM completion to the S2M transmit queue */
-    uint32_t ingress_depth;        /* per class (Req, RwD); equals the credits advertised */
+    uint32_t ingress_depth;        /* per class (Req, RwD); the credits advertised are at most this */
     uint32_t response_depth;
     uint32_t devload_optimal, devload_moderate, devload_severe; /* ingress occupancy thresholds, entries */
 } cxl_ctrl_params;

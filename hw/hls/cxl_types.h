@@ -17,7 +17,7 @@ typedef struct cxl_desc {
     uint64_t id;              /* caller's id, returned in the completion */
     uint64_t base;            /* byte address of the first line (64 B aligned) */
     uint64_t bytes;           /* bytes to move (multiple of 64, > 0) */
-    uint64_t footprint;       /* RANDOM / STRIDE: addresses wrap within [base, base+footprint); 0 = bytes */
+    uint64_t footprint;       /* addresses wrap within [base, base+footprint) (all patterns); 0 = bytes */
     uint64_t not_before;      /* the requester starts it no earlier than this cycle */
     uint32_t stride;          /* STRIDE: bytes between consecutive lines (multiple of 64) */
     uint32_t seed;            /* RANDOM: stream seed (with id) */
@@ -53,7 +53,8 @@ typedef struct cxl_msg {
 
 typedef struct cxl_hist {
     uint32_t linear[CXL_HIST_LINEAR]; /* bin i: latency == i cycles */
-    uint32_t log[CXL_HIST_LOG];       /* bin k: [LINEAR << k, LINEAR << (k+1)) */
+    uint32_t log[CXL_HIST_LOG];       /* bin k: [LINEAR << k, LINEAR << (k+1)); the last bin also
+                                         takes every larger latency */
     uint64_t count, sum, max;
 } cxl_hist;
 
@@ -73,7 +74,7 @@ typedef struct cxl_dev_stats {
     uint64_t ingress_occ_sum;  /* sum over cycles of Req+RwD ingress occupancy */
     uint64_t ingress_occ_max;
     uint64_t dramq_occ_sum;    /* sum over cycles of DRAM read+write queue occupancy */
-    uint64_t devload[4];       /* S2M messages sent with each DevLoad value */
+    uint64_t devload[4];       /* S2M messages produced with each DevLoad value */
 } cxl_dev_stats;
 
 typedef struct cxl_stats {
@@ -82,7 +83,7 @@ typedef struct cxl_stats {
     cxl_hist read_lat, write_lat;     /* requester issue to response, cycles */
     cxl_link_stats link[CXL_MAX_HOSTS + CXL_MAX_DEVS]; /* host links, then switch-to-device links */
     cxl_dev_stats dev[CXL_MAX_DEVS];
-    uint64_t switch_stall;     /* cycles a switch port head waited for a full output queue */
+    uint64_t switch_stall;     /* per egress port and cycle: its arbitration winner waited for a full queue */
 } cxl_stats;
 
 #endif

@@ -4,7 +4,8 @@
  * depth is the ReqCrd / DataCrd pool the device advertises, so they never overflow (back-pressure is by
  * credits). Each cycle (devctrl_tick):
  *  1. accept: at most one message leaves ingress, the older of the two queue heads (equal ages: Req
- *     first), when its DRAM channel queue has room (counting those in processing); it enters the
+ *     first), when its DRAM channel queue has room (counting those in processing) and the processing
+ *     pipe has room; if the chosen head cannot move, the other queue's head is not tried. It enters the
  *     processing pipe (req_latency_cycles) and its credit goes back.
  *  2. the processing pipe's ready head enters the DRAM controller; a write is then complete for CXL
  *     (posted at the controller) and its NDR Cmp enters the response path. A write waits in the pipe

@@ -6,8 +6,9 @@
  *  1. Reads whose data burst ended (RD + tCL + tBL <= now) leave, oldest first, as completions.
  *  2. At most one command issues, chosen in this order:
  *     a. refresh. All-bank (REFab): a rank whose deadline has passed takes no new ACT/RD/WR; its open
- *        banks are precharged (lowest bank index first, when tRAS/tRTP/tWR allow), then REF issues once
- *        every bank of the rank may be activated again; the next deadline is the previous one + tREFI.
+ *        banks are precharged (the lowest-numbered open bank whose PRE is allowed now), then REF issues
+ *        once every bank of the rank may be activated again (including the rank's tRRD_S/tFAW/tRFC
+ *        window); while a refresh is due the scheduler issues nothing else to those banks; the next deadline is the previous one + tREFI.
  *        Same-bank (DDR5 REFsb): deadlines come every tREFI / banks-per-group, each for the next bank
  *        index in round-robin order (0, 1, ...); only that bank index, in every bank group of the rank,
  *        is blocked, precharged and refreshed (tRFCsb); the other banks keep serving. Deadlines are

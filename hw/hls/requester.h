@@ -1,10 +1,11 @@
 /* requester.h - a requester port: expands descriptors into 64 B MemRd / MemWr and tracks their tags.
  *
- * Each cycle (requester_issue) a requester may issue one request: from the oldest descriptor that still
- * has lines to issue, is past its not_before cycle and gap_cycles after its previous issue, is below its max_outstanding, when a tag is free and
+ * Each cycle (requester_issue) a requester may issue one request, only ever from the oldest descriptor
+ * that still has lines to issue (if that one is blocked, nothing issues): when it is past its not_before
+ * cycle and gap_cycles after its previous issue, below its max_outstanding, a tag is free and
  * the host path has room. Descriptors start in submission order; a descriptor may start while earlier
- * ones still wait for responses. Address of line i: SEQ base + 64 i; STRIDE base + (i * stride mod
- * footprint); RANDOM base + 64 * floor(x_i / 2^32 * lines) with x_i the high half of an xorshift64 stream
+ * ones still wait for responses. Address of line i (every pattern wraps within the footprint):
+ * SEQ base + (64 i mod footprint); STRIDE base + (i * stride mod footprint); RANDOM base + 64 * floor(x_i / 2^32 * lines) with x_i the high half of an xorshift64 stream
  * seeded by (seed, id). Line i is a write when floor((i+1) w / (r+w)) > floor(i w / (r+w)).
  * A response (requester_complete) frees the tag and records the latency; the descriptor completes when
  * its last line's response arrives.
