@@ -17,6 +17,8 @@
 typedef struct cxl_credits {
     uint32_t avail[CXL_NCLASS];
     uint32_t pool[CXL_NCLASS];
+    uint64_t next_due;      /* the earliest due cycle among the classes' oldest pending returns (UINT64_MAX:
+                             * none pending): credit_tick has nothing to do before it */
     uint64_t due[CXL_NCLASS][CXL_CREDIT_RING];
     uint32_t head[CXL_NCLASS], count[CXL_NCLASS];
     uint32_t delay;

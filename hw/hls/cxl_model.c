@@ -13,6 +13,12 @@ model_init_req:
         pipe_init(&m->host_req[r], CXL_MAX_FIFO);
     }
     m->local_rr = 0;
+    for (uint32_t h = 0; h < CXL_MAX_HOSTS; h++)
+        m->host_nreq[h] = 0;
+    for (uint32_t r = 0; r < p->requesters; r++) {
+        uint32_t h = p->req_host[r];
+        m->host_reqs[h][m->host_nreq[h]++] = (uint8_t)r;
+    }
     /* Credits each receiver advertises: a device its ingress depth, the switch port_queue per class,
      * a host its response buffers. */
     uint32_t dev_cr[CXL_NCLASS] = { p->link.m2s_req_credits, p->link.m2s_data_credits, 0, 0 };
@@ -182,7 +188,7 @@ dev_tick:
 req_issue:
     for (uint32_t r = 0; r < p->requesters; r++) {
         cxl_msg q;
-        if (!pipe_space(&m->host_req[r]))
+        if (!requester_may_issue(&m->req[r]) || !pipe_space(&m->host_req[r]))
             continue;
         if (requester_issue(&m->req[r], r, p->req_host[r], now, &q))
             pipe_push(&m->host_req[r], &q, now + p->host_req_cycles);
@@ -192,10 +198,9 @@ req_issue:
     tx_host:
         for (uint32_t h = 0; h < H; h++) {
             cxl_pipe *src[CXL_MAX_REQ];
-            uint32_t n = 0;
-            for (uint32_t r = 0; r < p->requesters; r++)
-                if (p->req_host[r] == h)
-                    src[n++] = &m->host_req[r];
+            uint32_t n = m->host_nreq[h];
+            for (uint32_t k = 0; k < n; k++)
+                src[k] = &m->host_req[m->host_reqs[h][k]];
             link_tx(&m->up_m2s[h], now, src, n, &m->st.link[h]);
         }
         if (sw) {

@@ -47,6 +47,8 @@ typedef struct cxl_model {
     cxl_pipe host_req[CXL_MAX_REQ];
     cxl_pipe host_rsp[CXL_MAX_HOSTS];
     uint32_t local_rr;
+    uint8_t host_reqs[CXL_MAX_HOSTS][CXL_MAX_REQ]; /* the requesters of each host port, in order */
+    uint32_t host_nreq[CXL_MAX_HOSTS];
     cxl_link_dir up_m2s[CXL_MAX_HOSTS], up_s2m[CXL_MAX_HOSTS]; /* host side (direct: the only link) */
     cxl_link_dir dn_m2s[CXL_MAX_DEVS], dn_s2m[CXL_MAX_DEVS];   /* switch to device */
     cxl_switch sw;

@@ -1,6 +1,7 @@
 #include "dram.h"
 
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* Cycles between refresh commands of one rank (0: refresh off). */
 static uint64_t ref_interval(const cxl_dram_params *p)
@@ -35,11 +36,25 @@ dram_init_ch:
     }
 }
 
+/* The channel field of dram_map(addr) without the rest: bank hashing never changes it, and it is the
+ * line address shifted past the fields mapped below it (a field listed twice counts where it is listed
+ * last, as in dram_map). */
 uint32_t dram_channel_of(const cxl_dram_params *p, uint64_t addr)
 {
-    cxl_dram_addr a;
-    dram_map(p, addr, &a);
-    return a.ch;
+    uint32_t b = p->bits[CXL_MAP_CH];
+    if (b == 0)
+        return 0; /* one channel: the field is empty */
+    uint32_t at = 0, sh = 0;
+chan_fields:
+    for (uint32_t i = 0; i < CXL_MAP_NFIELDS; i++) {
+        uint32_t f = p->map[i];
+        if (f == CXL_MAP_CH)
+            at = sh;
+        sh += p->bits[f];
+    }
+    if (at >= 64)
+        return 0;
+    return (uint32_t)((addr / CXL_LINE_BYTES >> at) & ((1ull << b) - 1));
 }
 
 uint32_t dram_space(const cxl_dram *d, const cxl_dram_params *p, uint32_t ch, int is_write)
@@ -162,6 +177,39 @@ ref_banks:
     return 0;
 }
 
+/* What the scan in schedule() needs of the channel, the mode's queue and its timing. */
+typedef struct scan_args {
+    const cxl_dram_entry *q;
+    const cxl_dram_timing *tm;
+    const uint64_t *col_bg, *col_rank; /* RD or WR readiness of the bank groups and ranks */
+    const uint16_t *hits;
+    uint32_t nbg;
+    uint64_t col_off;  /* ORed into column times: UINT64_MAX while no response-queue entry is free */
+    uint64_t hold_off; /* ORed into a PRE's time while its open row has hits queued (0 under FCFS) */
+} scan_args;
+
+/* The time from which entry i's next command may issue; UINT64_MAX: it is no candidate now: a hit while
+ * no response entry is free, a PRE held back for hits (FR-FCFS: the open row still has hits queued, they
+ * go first; not under FCFS: it never looks past the oldest entry, so holding its PRE back for younger
+ * hits would stall the channel for good), a row command once an older one is chosen (row_chosen). All
+ * three command times are computed and the entry's one selected by masks: whether its bank is open, and
+ * on its row, is what a random stream makes unpredictable. This is dram_ready() (dram_timing.c) written
+ * out for the entry's bank, bank group and rank. */
+static inline uint64_t entry_time(const scan_args *a, uint32_t i, int row_chosen)
+{
+    const cxl_dram_entry *e = &a->q[i];
+    uint32_t bi = e->bidx, r = e->rank, gi = r * a->nbg + e->bg;
+    const cxl_bank *b = &a->tm->bank[bi];
+    int32_t open = b->open_row;
+    uint64_t t_col = max64(b->next_col, max64(a->col_bg[gi], a->col_rank[r])) | a->col_off;
+    uint64_t t_act = max64(b->next_act, max64(a->tm->bg_act[gi], a->tm->rank_act[r]));
+    uint64_t t_pre = b->next_pre | (((uint64_t)0 - (uint64_t)(a->hits[bi] != 0)) & a->hold_off);
+    uint64_t closed = (uint64_t)0 - (uint64_t)(open < 0);            /* all ones: bank precharged */
+    uint64_t t_row = ((t_act & closed) | (t_pre & ~closed)) | ((uint64_t)0 - (uint64_t)row_chosen);
+    uint64_t hit = (uint64_t)0 - (uint64_t)(open == (int32_t)e->row); /* all ones: a row hit */
+    return (t_col & hit) | (t_row & ~hit);
+}
+
 /* One scheduling decision for a channel. Returns 1 if a command issued; otherwise *next is a lower
  * bound on the cycle at which one could (as long as no request arrives). */
 static int schedule(cxl_dram_chan *ch, const cxl_dram_params *p, uint64_t now, cxl_dev_stats *st,
@@ -199,20 +247,60 @@ sched_ref:
      * when the link takes a response, which is outside this unit: no wake-up bound is given). */
     int col_ok = w || *rsp_room > 0;
 
-    /* First ready: the oldest row hit whose column command may issue now. */
-sched_hits:
-    for (uint32_t i = 0; i < n; i++) {
-        cxl_dram_entry *e = &q[i];
-        if ((refmask >> e->rank & 1) && (!sb || e->bank == ch->ref_bank[e->rank]))
-            continue;
-        cxl_bank *b = &ch->t.bank[e->bidx];
-        if (b->open_row != (int32_t)e->row || !col_ok)
-            continue;
-        uint64_t t = dram_ready(&ch->t, p, colcmd, e->rank, e->bg, e->bank);
-        if (t > now) {
-            *next = min64(*next, t);
-            continue;
+    /* FR-FCFS in one pass over the queue, in age order. It finds the oldest row hit whose column command
+     * may issue now (which issues at once: hits go first), and otherwise the oldest entry whose row
+     * command (ACT to a closed bank, PRE to a bank open on another row with no hits queued) may issue
+     * now. Nothing changes state before the decision, so this is exactly "first the hits, then the row
+     * commands"; when nothing issues, *next is the minimum over the same candidates as two passes would
+     * see. Readiness is dram_ready() (dram_timing.c) written out for the entry's bank, bank group and rank. */
+    const cxl_dram_timing *tm = &ch->t;
+    uint64_t nx = *next;
+    uint32_t row_i = n; /* the oldest entry with a ready row command; n: none yet */
+    uint32_t hit_i = n; /* the oldest ready hit */
+    scan_args a;
+    a.q = q;
+    a.tm = tm;
+    a.col_bg = w ? tm->bg_wr : tm->bg_rd;
+    a.col_rank = w ? tm->rank_wr : tm->rank_rd;
+    a.hits = hits;
+    a.nbg = p->bankgroups;
+    a.col_off = col_ok ? 0 : UINT64_MAX;
+    a.hold_off = p->scheduler == CXL_SCHED_FCFS ? 0 : UINT64_MAX;
+    if (refmask) {
+        /* a refresh is pending: the entries of its banks are no candidates (the rare case: scan them
+         * with the time of every blocked entry forced to UINT64_MAX) */
+    sched_blocked:
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t r = q[i].rank;
+            int blocked = (refmask >> r & 1) && (!sb || q[i].bank == ch->ref_bank[r]);
+            uint64_t t = blocked ? UINT64_MAX : entry_time(&a, i, row_i != n);
+            if (t <= now) {
+                if ((int32_t)q[i].row == tm->bank[q[i].bidx].open_row) {
+                    hit_i = i;
+                    break;
+                }
+                row_i = i;
+                continue;
+            }
+            nx = min64(nx, t);
         }
+    } else {
+    sched_scan:
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t t = entry_time(&a, i, row_i != n);
+            if (t <= now) {
+                if ((int32_t)q[i].row == tm->bank[q[i].bidx].open_row) {
+                    hit_i = i; /* the first ready hit issues */
+                    break;
+                }
+                row_i = i; /* keep looking for a ready hit */
+                continue;
+            }
+            nx = min64(nx, t);
+        }
+    }
+    if (hit_i < n) {
+        const cxl_dram_entry *e = &q[hit_i];
         chan_issue(ch, p, colcmd, e->rank, e->bg, e->bank, e->row, closed, now);
         if (w) {
             st->writes++;
@@ -224,59 +312,44 @@ sched_hits:
             ch->rd_done[k] = now + p->tCL + p->tBL;
             ch->rd_count++;
         }
-        hits[e->bidx]--;
+        uint32_t bi = e->bidx;
+        hits[bi]--;
         if (closed) {
-            ch->hits_r[e->bidx] = ch->hits_w[e->bidx] = 0;
+            ch->hits_r[bi] = ch->hits_w[bi] = 0;
         }
-        remove_entry(q, w ? &ch->nw : &ch->nr, i);
+        remove_entry(q, w ? &ch->nw : &ch->nr, hit_i);
         return 1;
     }
-    /* First come: the oldest entry whose row command may issue now. */
-sched_rows:
-    for (uint32_t i = 0; i < n; i++) {
-        cxl_dram_entry *e = &q[i];
-        if ((refmask >> e->rank & 1) && (!sb || e->bank == ch->ref_bank[e->rank]))
-            continue;
-        cxl_bank *b = &ch->t.bank[e->bidx];
-        if (b->open_row == (int32_t)e->row)
-            continue;
-        if (b->open_row < 0) {
-            uint64_t t = dram_ready(&ch->t, p, DRAM_ACT, e->rank, e->bg, e->bank);
-            if (t > now) {
-                *next = min64(*next, t);
-                continue;
-            }
+    if (row_i == n) {
+        *next = nx;
+        return 0;
+    }
+    {
+        const cxl_dram_entry *e = &q[row_i];
+        if (tm->bank[e->bidx].open_row < 0) {
             chan_issue(ch, p, DRAM_ACT, e->rank, e->bg, e->bank, e->row, 0, now);
             st->acts++;
             recount_hits(ch, e->bidx);
-            return 1;
+        } else {
+            chan_issue(ch, p, DRAM_PRE, e->rank, e->bg, e->bank, 0, 0, now);
+            st->pres++;
+            st->row_conflicts++;
+            ch->hits_r[e->bidx] = ch->hits_w[e->bidx] = 0;
         }
-        /* FR-FCFS: the open row still has hits queued, they go first. Not under FCFS: it never looks past
-         * the oldest entry, so holding its PRE back for younger hits would stall the channel for good. */
-        if (hits[e->bidx] && p->scheduler != CXL_SCHED_FCFS)
-            continue;
-        uint64_t t = dram_ready(&ch->t, p, DRAM_PRE, e->rank, e->bg, e->bank);
-        if (t > now) {
-            *next = min64(*next, t);
-            continue;
-        }
-        chan_issue(ch, p, DRAM_PRE, e->rank, e->bg, e->bank, 0, 0, now);
-        st->pres++;
-        st->row_conflicts++;
-        ch->hits_r[e->bidx] = ch->hits_w[e->bidx] = 0;
-        return 1;
     }
-    return 0;
+    return 1;
 }
 
 uint32_t dram_tick(cxl_dram *d, const cxl_dram_params *p, uint64_t now, cxl_msg *out, cxl_dev_stats *st,
                    uint32_t *rsp_room)
 {
     uint32_t n = 0;
+    uint32_t nch = p->channels;
+    /* rotate which channel goes first: they share the response-queue entries reads need; the k-th is
+     * channel (now + k) mod channels */
+    uint32_t c = nch > 1 ? (uint32_t)(now % nch) : 0;
 dram_channels:
-    for (uint32_t k = 0; k < p->channels; k++) {
-        /* rotate which channel goes first: they share the response-queue entries reads need */
-        uint32_t c = (uint32_t)((now + k) % p->channels);
+    for (uint32_t k = 0; k < nch; k++, c = c + 1 == nch ? 0 : c + 1) {
         cxl_dram_chan *ch = &d->ch[c];
         if (ch->rd_count && ch->rd_done[ch->rd_head] <= now) {
             out[n++] = ch->rd_msg[ch->rd_head];

@@ -42,6 +42,8 @@ void requester_init(cxl_requester *r, uint32_t tags);
 static inline uint32_t requester_space(const cxl_requester *r) { return CXL_DESCQ - r->count; }
 /* Queue a descriptor (already validated by the caller). Returns -1 when the queue is full. */
 int requester_submit(cxl_requester *r, const cxl_desc *d);
+/* Cheap pre-check: with no free tag or no descriptor left to issue, requester_issue does nothing. */
+static inline int requester_may_issue(const cxl_requester *r) { return r->nfree && r->issue_pos < r->count; }
 /* Try to issue one request at `now` into *out. Returns 1 if a request was produced. */
 int requester_issue(cxl_requester *r, uint32_t idx, uint32_t host, uint64_t now, cxl_msg *out);
 /* A response for tag arrived at `now`. Writes a completion into *c and returns 1 when its descriptor
