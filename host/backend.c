@@ -23,12 +23,27 @@ static const cxl_backend_ops *const built[] = {
 };
 
 /* Every backend the project has, with the package its dependency comes from. */
+#ifdef CXLSIM_DEP_VERILATOR
+#define VERILATOR_DEP 1
+#else
+#define VERILATOR_DEP 0
+#endif
+#ifdef CXLSIM_DEP_XRT
+#define XRT_DEP 1
+#else
+#define XRT_DEP 0
+#endif
+
+/* Every backend the project knows, the package its dependency comes from, and whether the build found
+ * that dependency (a backend can be missing because its dependency is, or because this version of
+ * cxlsim does not have it yet). */
 static const struct {
     const char *name, *package, *why;
+    int dep_found;
 } known[] = {
-    { "csim", "", "" },
-    { "verilator", "verilator", "the RTL model simulated by Verilator" },
-    { "xrt", "libxrt-dev", "an FPGA card through XRT" },
+    { "csim", "", "", 1 },
+    { "verilator", "verilator", "the RTL model simulated by Verilator", VERILATOR_DEP },
+    { "xrt", "libxrt-dev", "an FPGA card through XRT", XRT_DEP },
 };
 
 static const char *const names[] = { "csim", "verilator", "xrt", NULL };
@@ -45,17 +60,35 @@ static const cxl_backend_ops *find(const char *name)
 
 int cxl_backend_available(const char *name) { return find(name) != NULL; }
 
+const char *cxl_backend_status(const char *name)
+{
+    if (find(name))
+        return "built in";
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(known[i].name, name))
+            return known[i].dep_found ? "not in this version yet (dependency installed)"
+                                      : "not built (dependency missing)";
+    return "unknown";
+}
+
 int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, cxl_err *err)
 {
     *out = NULL;
     const cxl_backend_ops *ops = find(name);
     if (!ops) {
-        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-            if (!strcmp(known[i].name, name))
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+            if (strcmp(known[i].name, name))
+                continue;
+            if (!known[i].dep_found)
                 return cxl_errf(err, CXL_EBACKEND,
                                 "backend '%s' (%s) is not built into this cxlsim: install the Debian package '%s' "
                                 "and rebuild (scripts/setup.sh does both)",
                                 name, known[i].why, known[i].package);
+            return cxl_errf(err, CXL_EBACKEND,
+                            "backend '%s' (%s) is not part of this version of cxlsim yet (its dependency, %s, is "
+                            "installed); use --backend csim",
+                            name, known[i].why, known[i].package);
+        }
         return cxl_errf(err, CXL_EUSAGE, "unknown backend '%s'; valid: csim, verilator, xrt", name);
     }
     cxl_backend *b = calloc(1, sizeof *b);

@@ -48,6 +48,8 @@ struct cxl_backend {
 const char *const *cxl_backend_names(void);
 /* 1 if the named backend is compiled in. */
 int cxl_backend_available(const char *name);
+/* "built in", "not built (dependency missing)" or "not in this version yet (dependency installed)". */
+const char *cxl_backend_status(const char *name);
 
 int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, cxl_err *err);
 /* Validate then queue n descriptors (all or none). */

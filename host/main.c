@@ -88,7 +88,7 @@ static int cmd_presets(int argc, char **argv)
 static int cmd_backends(void)
 {
     for (const char *const *n = cxl_backend_names(); *n; n++)
-        printf("%-10s %s\n", *n, cxl_backend_available(*n) ? "built in" : "not built (dependency missing)");
+        printf("%-10s %s\n", *n, cxl_backend_status(*n));
     return 0;
 }
 
