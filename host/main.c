@@ -139,6 +139,15 @@ static void json_lat(json_w *w, const char *key, const double v[4])
     json_obj_end(w);
 }
 
+/* {"m2s": v[0], "s2m": v[1]} */
+static void json_dirs(json_w *w, const char *key, const double v[2])
+{
+    json_obj_begin(w, key);
+    json_num(w, "m2s", v[0]);
+    json_num(w, "s2m", v[1]);
+    json_obj_end(w);
+}
+
 static void json_window_stats(json_w *w, const char *key, const window_stats *s)
 {
     static const char *const cls[CXL_NCLASS] = { "req", "rwd", "drs", "ndr" };
@@ -156,14 +165,8 @@ static void json_window_stats(json_w *w, const char *key, const window_stats *s)
     json_u64(w, "m2s_all_data", s->data_flits[0]);
     json_u64(w, "s2m_all_data", s->data_flits[1]);
     json_obj_end(w);
-    json_obj_begin(w, "link_utilisation");
-    json_num(w, "m2s", s->link_utilisation[0]);
-    json_num(w, "s2m", s->link_utilisation[1]);
-    json_obj_end(w);
-    json_obj_begin(w, "slot_utilisation");
-    json_num(w, "m2s", s->slot_utilisation[0]);
-    json_num(w, "s2m", s->slot_utilisation[1]);
-    json_obj_end(w);
+    json_dirs(w, "link_utilisation", s->link_utilisation);
+    json_dirs(w, "slot_utilisation", s->slot_utilisation);
     json_obj_begin(w, "credit_stalls");
     for (int c = 0; c < CXL_NCLASS; c++)
         json_u64(w, cls[c], s->credit_stalls[c]);
