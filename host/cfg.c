@@ -913,7 +913,9 @@ static const struct cfg_unit size_units[] = {
     {"KiB", 10, 0}, {"MiB", 20, 0}, {"GiB", 30, 0}, {"TiB", 40, 0}, {NULL, 0, 0}};
 static const struct cfg_unit bw_units[] = {
     {"B/s", 0, 0},    {"KB/s", 3, 3},    {"MB/s", 6, 6},    {"GB/s", 9, 9},    {"TB/s", 12, 12},
-    {"KiB/s", 10, 0}, {"MiB/s", 20, 0}, {"GiB/s", 30, 0}, {"TiB/s", 40, 0}, {NULL, 0, 0}};
+    {"KiB/s", 10, 0}, {"MiB/s", 20, 0}, {"GiB/s", 30, 0}, {"TiB/s", 40, 0},
+    /* bit rates (network links): 1 b/s = 2^-3 B/s */
+    {"Kb/s", 0, 3},   {"Mb/s", 3, 6},   {"Gb/s", 6, 9},   {"Tb/s", 9, 12},  {NULL, 0, 0}};
 
 static const struct cfg_unit_kind time_kind = {time_units, "ps", "90ns"};
 static const struct cfg_unit_kind rate_kind = {rate_units, "MT/s", "32GT/s"};
@@ -1149,7 +1151,7 @@ static const char *type_desc(enum cfg_type t)
     case CFG_T_RATE: return "a transfer rate (MT/s, GT/s), e.g. 32GT/s";
     case CFG_T_FREQ: return "a frequency (Hz, kHz, MHz, GHz), e.g. 1.5GHz";
     case CFG_T_SIZE: return "a size (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), e.g. 64KiB";
-    case CFG_T_BW: return "a bandwidth (B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s), e.g. 25.6GB/s";
+    case CFG_T_BW: return "a bandwidth (B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, or bits: Kb/s, Mb/s, Gb/s, Tb/s), e.g. 25.6GB/s or 200Gb/s";
     case CFG_T_DOUBLE: return "a number, e.g. 0.75";
     case CFG_T_BOOL: return "true or false";
     case CFG_T_ENUM: return "one of the choices";

@@ -9,8 +9,11 @@
 #include "backend.h"
 #include "devcfg.h"
 #include "err.h"
+#include "expcfg.h"
+#include "gpumem.h"
 #include "json.h"
 #include "outfile.h"
+#include "presets.h"
 #include "probe.h"
 
 #ifndef CXLSIM_VERSION
@@ -28,8 +31,11 @@ static const char usage_text[] =
     "      --csv FILE         write the loaded-latency curve as CSV\n"
     "      --curve-mix R:W    read:write mix of the loaded-latency curve (default 1:0)\n"
     "      --quick            shorter windows and fewer samples (for smoke tests)\n"
-    "  presets            list the built-in device presets\n"
-    "  presets show NAME  print a preset's YAML (the same text as configs/devices/NAME.yaml)\n"
+    "  memory [EXPERIMENT] per-GPU memory of a training experiment (weights, gradients, optimizer,\n"
+    "                     activations) and whether it fits (default: llama2-7b-2x8-h100)\n"
+    "      --json FILE        write the figures as JSON\n"
+    "  presets [KIND]     list the built-in presets: devices (default), models, gpus, clusters, experiments\n"
+    "  presets show [KIND] NAME  print a preset's YAML (the same text as configs/KIND/NAME.yaml)\n"
     "  check DEVICE       load and validate a device description, print what the model will use\n"
     "  backends           list backends and whether each is built in\n"
     "  version            print the version\n"
@@ -61,19 +67,44 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static const char *const preset_kinds[] = { "devices", "models", "gpus", "clusters", "experiments", NULL };
+
+static int is_kind(const char *k)
+{
+    for (const char *const *p = preset_kinds; *p; p++)
+        if (!strcmp(*p, k))
+            return 1;
+    return 0;
+}
+
 static int cmd_presets(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "show")) {
-        if (argc != 3)
-            return usage_error("presets show: expected one preset name%s", "");
-        const char *t = devcfg_preset_text(argv[2]);
+        const char *kind = "devices", *name;
+        if (argc == 4 && is_kind(argv[2])) {
+            kind = argv[2];
+            name = argv[3];
+        } else if (argc == 3) {
+            name = argv[2];
+        } else {
+            return usage_error("presets show: expected [KIND] NAME%s", "");
+        }
+        const char *t = presets_text(kind, name);
         if (!t)
-            return usage_error("unknown preset '%s' (run 'cxlsim presets')", argv[2]);
+            return usage_error("unknown preset '%s' (run 'cxlsim presets KIND')", name);
         fputs(t, stdout);
         return 0;
     }
-    if (argc != 1)
-        return usage_error("presets: unexpected argument '%s'", argv[1]);
+    const char *kind = "devices";
+    if (argc == 2 && is_kind(argv[1]))
+        kind = argv[1];
+    else if (argc != 1)
+        return usage_error("presets: unknown kind '%s'; valid: devices, models, gpus, clusters, experiments", argv[1]);
+    if (strcmp(kind, "devices")) {
+        for (const char *const *n = presets_names(kind); *n; n++)
+            printf("%s\n", *n);
+        return 0;
+    }
     for (const char *const *n = devcfg_preset_names(); *n; n++) {
         devcfg c;
         cxl_err e;
@@ -83,6 +114,79 @@ static int cmd_presets(int argc, char **argv)
         printf("%-12s %s\n", *n, c.description);
     }
     return 0;
+}
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static int cmd_memory(int argc, char **argv)
+{
+    const char *exp = EXPCFG_DEFAULT, *json_path = NULL;
+    int have = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", "--json");
+            json_path = argv[++i];
+        } else if (argv[i][0] == '-') {
+            return usage_error("memory: unknown option '%s'", argv[i]);
+        } else if (have) {
+            return usage_error("memory: only one EXPERIMENT may be given ('%s')", argv[i]);
+        } else {
+            exp = argv[i];
+            have = 1;
+        }
+    }
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (json_path && outfile_check(json_path, &e))
+        return fail(&e);
+    expcfg *x = malloc(sizeof *x);
+    if (!x) {
+        cxl_errf(&e, CXL_ENOMEM, "out of memory");
+        return fail(&e);
+    }
+    if (expcfg_load(exp, x, &e)) {
+        free(x);
+        return fail(&e);
+    }
+    gpumem m;
+    gpumem_estimate(&x->model, &x->train, &m);
+    const traincfg *t = &x->train;
+    printf("%s: %s\n", x->name, x->description);
+    printf("  model       %s, %.2f B parameters\n", x->model.name, (double)modelcfg_total_params(&x->model) / 1e9);
+    printf("  cluster     %llu x %llu %s (%s)\n", (unsigned long long)x->cluster.nodes,
+           (unsigned long long)x->cluster.gpus_per_node, x->gpu.name, x->cluster.name);
+    printf("  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu, recompute %s\n",
+           (unsigned long long)t->tp, (unsigned long long)t->pp, (unsigned long long)t->dp, t->sp ? "on" : "off",
+           (unsigned long long)t->virtual_stages, (unsigned long long)t->zero,
+           traincfg_recompute_names[t->recompute]);
+    printf("  memory per GPU (pipeline stage %llu, the largest), GiB:\n", (unsigned long long)m.stage);
+    printf("    weights      %8.2f\n    gradients    %8.2f\n    optimizer    %8.2f\n    activations  %8.2f\n"
+           "    total        %8.2f   of %.2f GiB HBM\n",
+           m.weights_bytes / GIB, m.gradients_bytes / GIB, m.optimizer_bytes / GIB, m.activations_bytes / GIB,
+           m.total_bytes / GIB, (double)x->gpu.hbm_bytes / GIB);
+    int rc = gpumem_check(&m, &x->gpu, &x->root, &e);
+    if (!rc && json_path) {
+        json_w w;
+        json_init(&w);
+        json_obj_begin(&w, NULL);
+        json_str(&w, "experiment", x->name);
+        json_u64(&w, "parameters", modelcfg_total_params(&x->model));
+        json_u64(&w, "stage", m.stage);
+        json_obj_begin(&w, "memory_per_gpu_gib");
+        json_num(&w, "weights", m.weights_bytes / GIB);
+        json_num(&w, "gradients", m.gradients_bytes / GIB);
+        json_num(&w, "optimizer", m.optimizer_bytes / GIB);
+        json_num(&w, "activations", m.activations_bytes / GIB);
+        json_num(&w, "total", m.total_bytes / GIB);
+        json_obj_end(&w);
+        json_num(&w, "hbm_gib", (double)x->gpu.hbm_bytes / GIB);
+        json_obj_end(&w);
+        rc = w.oom ? cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON") : outfile_write(json_path, w.buf, w.len, &e);
+        json_free(&w);
+    }
+    free(x);
+    return rc ? fail(&e) : 0;
 }
 
 static int cmd_backends(void)
@@ -374,6 +478,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "probe"))
         return cmd_probe(argc - 1, argv + 1);
+    if (!strcmp(cmd, "memory"))
+        return cmd_memory(argc - 1, argv + 1);
     if (!strcmp(cmd, "presets"))
         return cmd_presets(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))

@@ -285,7 +285,11 @@ static void test_parse_bw(void **state)
     ok_parse(cfg_parse_bw_bps, "64 GB/s", 64000000000ULL);
     ok_parse(cfg_parse_bw_bps, "1.5KiB/s", 1536);
     bad_parse(cfg_parse_bw_bps, "25.6GB", "unknown unit 'GB'; accepted units: B/s, KB/s");
-    bad_parse(cfg_parse_bw_bps, "25.6Gb/s", "unknown unit 'Gb/s'");
+    ok_parse(cfg_parse_bw_bps, "200Gb/s", 25000000000ULL); /* bit rates: 1 b/s = 1/8 B/s */
+    ok_parse(cfg_parse_bw_bps, "25.6Gb/s", 3200000000ULL);
+    ok_parse(cfg_parse_bw_bps, "8Kb/s", 1000);
+    bad_parse(cfg_parse_bw_bps, "0.001Kb/s", "not a whole number of B/s");
+    bad_parse(cfg_parse_bw_bps, "25.6gb/s", "unknown unit 'gb/s'");
     bad_parse(cfg_parse_bw_bps, "0.5B/s", "not a whole number of B/s");
     bad_parse(cfg_parse_bw_bps, "25.6", "needs a unit, e.g. 25.6GB/s");
 }

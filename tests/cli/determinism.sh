@@ -21,5 +21,14 @@ for f in "$src"/configs/devices/*.yaml; do
   if "$bin" presets show "$n" | cmp -s - "$f"; then passes=$((passes+1)); else echo "FAIL: preset $n differs from $f"; fails=$((fails+1)); fi
   "$bin" check "$f" >/dev/null || { echo "FAIL: check $f"; fails=$((fails+1)); }
 done
+for kind in models gpus clusters experiments; do
+  for f in "$src"/configs/$kind/*.yaml; do
+    n=$(basename "$f" .yaml)
+    if "$bin" presets show "$kind" "$n" | cmp -s - "$f"; then passes=$((passes+1)); else echo "FAIL: $kind preset $n differs"; fails=$((fails+1)); fi
+  done
+done
+for f in "$src"/configs/validation/korthikanti/*.yaml "$src"/configs/experiments/*.yaml; do
+  (cd "$src" && "$bin" memory "$f" >/dev/null) || { echo "FAIL: memory $f"; fails=$((fails+1)); }
+done
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

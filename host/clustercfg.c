@@ -1,0 +1,54 @@
+/* clustercfg.c - clusters: schema table. */
+#include "clustercfg.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static const char *const intra_names[] = { "nvswitch", "nvlink-ring", NULL };
+static const char *const topo_names[] = { "fat-tree", "rail-optimized", NULL };
+
+#define C(f) offsetof(clustercfg, f)
+/* Order = CLUSTERCFG_F_* */
+static const cfg_field fields[] = {
+    { "name", CFG_T_STRING, C(name), 1, 1, 0, NULL, NULL, 64, NULL, "cluster name" },
+    { "description", CFG_T_STRING, C(description), 0, 1, 0, NULL, NULL, 256, NULL, "one line" },
+    { "nodes", CFG_T_U64, C(nodes), 1, 1, 1 << 20, NULL, NULL, 0, NULL, "nodes, e.g. 2" },
+    { "gpus_per_node", CFG_T_U64, C(gpus_per_node), 1, 1, 64, NULL, NULL, 0, NULL, "GPUs per node, e.g. 8" },
+    { "intra_node", CFG_T_ENUM, C(intra_node), 0, 1, 0, intra_names, NULL, 0, NULL,
+      "nvswitch (all-to-all) or nvlink-ring" },
+    { "nics_per_node", CFG_T_U64, C(nics_per_node), 1, 1, 64, NULL, NULL, 0, NULL,
+      "network adapters for compute traffic per node, e.g. 8" },
+    { "nic_bandwidth", CFG_T_BW, C(nic_bw_bps), 1, 1, 1e13, NULL, NULL, 0, NULL,
+      "per NIC and direction, e.g. 50GB/s for 400 Gb/s" },
+    { "topology", CFG_T_ENUM, C(topology), 0, 1, 0, topo_names, NULL, 0, NULL, "fat-tree or rail-optimized" },
+    { "oversubscription", CFG_T_DOUBLE, C(oversubscription), 0, 1, 64, NULL, NULL, 0, NULL,
+      "leaf switch down-link to up-link bandwidth ratio, 1 = full bisection" },
+    { "nvlink_latency", CFG_T_TIME, C(nvlink_latency_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "per message inside a node, e.g. 1us" },
+    { "nic_latency", CFG_T_TIME, C(nic_latency_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "NIC and host overhead per message, one way, e.g. 2us" },
+    { "switch_latency", CFG_T_TIME, C(switch_latency_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "one network switch hop, e.g. 200ns" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static void defaults(void *obj)
+{
+    clustercfg *c = obj;
+    memset(c, 0, sizeof *c);
+    c->intra_node = CLUSTERCFG_NVSWITCH;
+    c->topology = CLUSTERCFG_FAT_TREE;
+    c->oversubscription = 1;
+}
+
+const compose_kind clustercfg_kind = {
+    "cluster", "clusters", fields, defaults, offsetof(clustercfg, loc), offsetof(clustercfg, ref),
+    offsetof(clustercfg, source), sizeof((clustercfg *)0)->source,
+};
+
+int clustercfg_load(const char *name_or_path, clustercfg *out, cxl_err *err)
+{
+    return compose_load(&clustercfg_kind, name_or_path, out, err);
+}
+
+uint64_t clustercfg_gpus(const clustercfg *c) { return c->nodes * c->gpus_per_node; }

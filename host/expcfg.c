@@ -1,0 +1,93 @@
+/* expcfg.c - experiments: compose model, GPU, cluster and training; run the layout checks. */
+#include "expcfg.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "parallel.h"
+#include "presets.h"
+
+static int bind_model(const cfg_node *n, void *dst, cxl_err *err)
+{
+    int rc = compose_ref(&modelcfg_kind, n, dst, err);
+    return rc ? rc : modelcfg_finish(dst, err);
+}
+
+static int bind_gpu(const cfg_node *n, void *dst, cxl_err *err) { return compose_ref(&gpucfg_kind, n, dst, err); }
+
+static int bind_cluster(const cfg_node *n, void *dst, cxl_err *err)
+{
+    return compose_ref(&clustercfg_kind, n, dst, err);
+}
+
+static int bind_training(const cfg_node *n, void *dst, cxl_err *err)
+{
+    return compose_ref(&traincfg_kind, n, dst, err);
+}
+
+#define X(f) offsetof(expcfg, f)
+static const cfg_field fields[] = {
+    { "name", CFG_T_STRING, X(name), 1, 1, 0, NULL, NULL, 64, NULL, "experiment name" },
+    { "description", CFG_T_STRING, X(description), 0, 1, 0, NULL, NULL, 256, NULL, "one line" },
+    { "model", CFG_T_CUSTOM, X(model), 1, 1, 0, NULL, NULL, 0, bind_model,
+      "a model preset (cxlsim presets models), a file, or { extends: NAME, overrides... }" },
+    { "gpu", CFG_T_CUSTOM, X(gpu), 1, 1, 0, NULL, NULL, 0, bind_gpu, "a GPU preset, a file, or a mapping" },
+    { "cluster", CFG_T_CUSTOM, X(cluster), 1, 1, 0, NULL, NULL, 0, bind_cluster,
+      "a cluster preset, a file, or a mapping" },
+    { "training", CFG_T_CUSTOM, X(train), 1, 1, 0, NULL, NULL, 0, bind_training,
+      "the training setup: global_batch, micro_batch, tp, pp, dp, ..." },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static int resolve(void *ctx, const char *name, const char **text, const char **display)
+{
+    (void)ctx;
+    const char *t = presets_text("experiments", name);
+    if (!t)
+        return -1;
+    *text = t;
+    *display = presets_display("experiments", name);
+    return 0;
+}
+
+static int finish(cfg_doc *doc, int rc, expcfg *x, cxl_err *err)
+{
+    if (!rc) {
+        memset(x, 0, offsetof(expcfg, source));
+        const cfg_node *root = cfg_root(doc);
+        cfgloc_from(&x->root, root);
+        rc = cfg_bind(root, NULL, "", fields, x, NULL, err);
+        cfg_free(doc);
+    }
+    if (!rc)
+        rc = parallel_check(&x->model, &x->gpu, &x->cluster, &x->train, err);
+    return rc;
+}
+
+int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err)
+{
+    cfg_doc *doc = NULL;
+    int rc;
+    cxl_err_clear(err);
+    memset(out, 0, sizeof *out);
+    const char *text = presets_text("experiments", path_or_preset);
+    if (text && !strchr(path_or_preset, '/') && !strstr(path_or_preset, ".yaml")) {
+        snprintf(out->source, sizeof out->source, "%s", presets_display("experiments", path_or_preset));
+        rc = cfg_load_text(out->source, text, resolve, NULL, &doc, err);
+    } else {
+        snprintf(out->source, sizeof out->source, "%s", path_or_preset ? path_or_preset : "");
+        rc = cfg_load_file(path_or_preset ? path_or_preset : "", resolve, NULL, &doc, err);
+    }
+    return finish(doc, rc, out, err);
+}
+
+int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cxl_err *err)
+{
+    cfg_doc *doc = NULL;
+    memset(out, 0, sizeof *out);
+    snprintf(out->source, sizeof out->source, "%s", display_name ? display_name : "<text>");
+    int rc = cfg_load_text(display_name, text, resolve, NULL, &doc, err);
+    return finish(doc, rc, out, err);
+}

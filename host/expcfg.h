@@ -1,0 +1,43 @@
+/* expcfg.h - an experiment: one model, one GPU type, one cluster and one training setup, as written in
+ * configs/experiments/ (and configs/validation/).
+ *
+ *     name: llama2-7b-2x8-h100
+ *     model: llama2-7b                         # preset name or file (compose.h)
+ *     gpu: h100-sxm
+ *     cluster: { extends: dgx-h100, nodes: 2 } # a preset with fields overridden
+ *     training: { global_batch: 1024, tp: 2, ... }
+ *
+ * The experiment file itself may `extends` another experiment (cfg.h). expcfg_load() loads every part,
+ * checks the model's shape and the parallel layout (parallel.h); it does not check memory (gpumem.h),
+ * so that a caller can report the estimate of a layout that does not fit.
+ */
+#ifndef CXLSIM_EXPCFG_H
+#define CXLSIM_EXPCFG_H
+
+#include "clustercfg.h"
+#include "compose.h"
+#include "err.h"
+#include "gpucfg.h"
+#include "modelcfg.h"
+#include "traincfg.h"
+
+/* The built-in default experiment (issue 3): LLaMA-2 7B on 2 nodes of 8 H100. */
+#define EXPCFG_DEFAULT "llama2-7b-2x8-h100"
+
+typedef struct expcfg {
+    char name[64];
+    char description[256];
+    char source[512];           /* a path or "configs/experiments/NAME.yaml" */
+    modelcfg model;
+    gpucfg gpu;
+    clustercfg cluster;
+    traincfg train;
+    cfgloc root;                /* the experiment's top-level mapping */
+} expcfg;
+
+/* Load from a file path or an experiment preset name. */
+int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err);
+/* Load from YAML text (display_name for locations; relative references resolve from the current folder). */
+int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cxl_err *err);
+
+#endif

@@ -1,0 +1,115 @@
+/* parallel.c - checks of the parallel layout (issue 3, section 7). */
+#include "parallel.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef unsigned long long ull;
+
+static const cfgloc *tloc(const traincfg *t, int f) { return t->loc[f].file[0] ? &t->loc[f] : &t->ref; }
+
+/* "1, 2, 4, 8" : the tensor-parallel sizes up to limit that divide every value of v[0..n). */
+static void common_divisors(const uint64_t *v, int n, uint64_t limit, char *buf, size_t sz)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint64_t d = 1; d <= limit && len + 24 < sz; d++) {
+        int ok = 1;
+        for (int i = 0; i < n; i++)
+            ok &= v[i] % d == 0;
+        if (ok)
+            len += (size_t)snprintf(buf + len, sz - len, "%s%llu", len ? ", " : "", (ull)d);
+    }
+}
+
+uint64_t parallel_microbatches(const traincfg *t) { return t->global_batch / (t->micro_batch * t->dp); }
+
+uint64_t parallel_layers_per_stage(const modelcfg *m, const traincfg *t) { return m->layers / t->pp; }
+
+static int check_tp(const modelcfg *m, const clustercfg *c, const traincfg *t, cxl_err *err)
+{
+    char valid[256];
+    const uint64_t div[3] = { m->heads, m->kv_heads, m->ffn };
+    common_divisors(div, 3, m->kv_heads < clustercfg_gpus(c) ? m->kv_heads : clustercfg_gpus(c), valid, sizeof valid);
+    const cfgloc *at = tloc(t, TRAINCFG_F_TP);
+    if (m->heads % t->tp)
+        return cfgloc_errf(err, at, "training.tp: %llu does not divide the %llu attention heads of model '%s'; "
+                           "valid tp: %s", (ull)t->tp, (ull)m->heads, m->name, valid);
+    if (m->kv_heads % t->tp)
+        return cfgloc_errf(err, at, "training.tp: %llu does not divide the %llu KV heads of model '%s' "
+                           "(grouped-query attention); valid tp: %s", (ull)t->tp, (ull)m->kv_heads, m->name, valid);
+    if (m->ffn % t->tp)
+        return cfgloc_errf(err, at, "training.tp: %llu does not divide the FFN size %llu of model '%s'; valid tp: %s",
+                           (ull)t->tp, (ull)m->ffn, m->name, valid);
+    if (t->sp && m->seq_len % t->tp)
+        return cfgloc_errf(err, at, "training.tp: %llu does not divide the sequence length %llu of model '%s', "
+                           "which sequence parallelism splits", (ull)t->tp, (ull)m->seq_len, m->name);
+    return 0;
+}
+
+static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    uint64_t v = t->virtual_stages;
+    if (m->layers % t->pp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PP),
+                           "training.pp: %llu pipeline stages do not divide the %llu layers of model '%s'",
+                           (ull)t->pp, (ull)m->layers, m->name);
+    if (v > 1 && t->pp == 1)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
+                           "training.virtual_stages: %llu, but interleaving needs a pipeline (pp is 1); use 1",
+                           (ull)v);
+    if (m->layers % (t->pp * v))
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
+                           "training.virtual_stages: pp %llu x virtual_stages %llu = %llu model chunks do not "
+                           "divide the %llu layers of model '%s' (%llu layers per stage)",
+                           (ull)t->pp, (ull)v, (ull)(t->pp * v), (ull)m->layers, m->name,
+                           (ull)(m->layers / t->pp));
+    return 0;
+}
+
+int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
+{
+    if (t->sp && t->tp == 1)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_SP),
+                           "training.sp: sequence parallelism splits along tensor-parallel ranks, but tp is 1; "
+                           "set tp > 1 or sp: false");
+    int rc = check_tp(m, c, t, err);
+    if (!rc)
+        rc = check_pp(m, t, err);
+    if (rc)
+        return rc;
+    uint64_t gpus = clustercfg_gpus(c), need = t->tp * t->pp * t->dp;
+    if (gpus != need) {
+        const cfgloc *cl = c->loc[CLUSTERCFG_F_NODES].file[0] ? &c->loc[CLUSTERCFG_F_NODES] : &c->ref;
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_DP),
+                           "training: tp %llu x pp %llu x dp %llu = %llu GPUs, but cluster '%s' has nodes %llu x "
+                           "gpus_per_node %llu = %llu GPUs (nodes set at %s:%d:%d)",
+                           (ull)t->tp, (ull)t->pp, (ull)t->dp, (ull)need, c->name, (ull)c->nodes,
+                           (ull)c->gpus_per_node, (ull)gpus, cl->file, cl->line, cl->col);
+    }
+    uint64_t mbdp = t->micro_batch * t->dp;
+    if (t->global_batch % mbdp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_GLOBAL_BATCH),
+                           "training.global_batch: %llu is not a multiple of micro_batch %llu x dp %llu = %llu",
+                           (ull)t->global_batch, (ull)t->micro_batch, (ull)t->dp, (ull)mbdp);
+    uint64_t n = parallel_microbatches(t);
+    if (t->virtual_stages > 1 && n % t->pp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
+                           "training.virtual_stages: the interleaved schedule needs the %llu micro-batches per "
+                           "iteration (global_batch %llu / (micro_batch %llu x dp %llu)) to be a multiple of pp %llu",
+                           (ull)n, (ull)t->global_batch, (ull)t->micro_batch, (ull)t->dp, (ull)t->pp);
+    if (t->zero >= 2 && t->pp > 1)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_ZERO),
+                           "training.zero: stage %llu shards gradients%s over dp, which pipeline parallelism (pp %llu) "
+                           "cannot combine with its micro-batch gradient accumulation (DeepSpeed rejects it too); "
+                           "use zero 0 or 1, or pp 1", (ull)t->zero, t->zero == 3 ? " and weights" : "", (ull)t->pp);
+    if (g->tflops[t->precision] <= 0)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PRECISION),
+                           "training.precision: GPU '%s' has no %s peak (%s_tflops is 0)", g->name,
+                           gpucfg_dtype_names[t->precision], gpucfg_dtype_names[t->precision]);
+    if (t->main_grads != GPUCFG_BF16 && t->main_grads != GPUCFG_FP32)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_MAIN_GRADS),
+                           "training.main_grads: '%s'; gradients are stored in bf16 or fp32",
+                           gpucfg_dtype_names[t->main_grads]);
+    return 0;
+}

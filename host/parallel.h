@@ -1,0 +1,30 @@
+/* parallel.h - the parallel layout of a training run checked against its model, GPU and cluster, and
+ * the quantities that follow from it (micro-batches per iteration, layers per pipeline stage).
+ *
+ * parallel_check() returns 0 or CXL_ECONFIG with a message that names the numbers involved, located at
+ * the training key that would have to change (or the training section when the key was not written):
+ * sequence parallelism without tensor parallelism; tp not dividing heads, kv_heads, ffn or (with sp)
+ * seq_len; pp not dividing layers, or pp x virtual_stages not dividing them; interleaving without a
+ * pipeline or with micro-batches not a multiple of pp (Megatron's rule); global_batch not a multiple of
+ * micro_batch x dp; tp x pp x dp not equal to the cluster's GPUs; ZeRO 2/3 with pipeline parallelism;
+ * a precision the GPU has no peak for; gradients stored in other than bf16 or fp32.
+ */
+#ifndef CXLSIM_PARALLEL_H
+#define CXLSIM_PARALLEL_H
+
+#include <stdint.h>
+
+#include "clustercfg.h"
+#include "err.h"
+#include "gpucfg.h"
+#include "modelcfg.h"
+#include "traincfg.h"
+
+int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err);
+
+/* global_batch / (micro_batch x dp): micro-batches each pipeline runs per iteration. */
+uint64_t parallel_microbatches(const traincfg *t);
+/* layers / pp */
+uint64_t parallel_layers_per_stage(const modelcfg *m, const traincfg *t);
+
+#endif

@@ -1,0 +1,55 @@
+/* traincfg.c - training setups: schema table and defaults. */
+#include "traincfg.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "gpucfg.h"
+
+const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
+
+#define T(f) offsetof(traincfg, f)
+/* Order = TRAINCFG_F_* */
+static const cfg_field fields[] = {
+    { "global_batch", CFG_T_U64, T(global_batch), 1, 1, 1 << 30, NULL, NULL, 0, NULL,
+      "sequences per iteration, e.g. 1024" },
+    { "micro_batch", CFG_T_U64, T(micro_batch), 0, 1, 1 << 20, NULL, NULL, 0, NULL, "sequences per micro-batch" },
+    { "tp", CFG_T_U64, T(tp), 0, 1, 1 << 16, NULL, NULL, 0, NULL, "tensor-parallel size" },
+    { "pp", CFG_T_U64, T(pp), 0, 1, 1 << 16, NULL, NULL, 0, NULL, "pipeline-parallel size (stages)" },
+    { "dp", CFG_T_U64, T(dp), 0, 1, 1 << 24, NULL, NULL, 0, NULL, "data-parallel size" },
+    { "sp", CFG_T_BOOL, T(sp), 0, 1, 0, NULL, NULL, 0, NULL, "Megatron sequence parallelism (needs tp > 1)" },
+    { "virtual_stages", CFG_T_U64, T(virtual_stages), 0, 1, 1024, NULL, NULL, 0, NULL,
+      "model chunks per pipeline rank (interleaved 1F1B); 1 = plain 1F1B" },
+    { "zero", CFG_T_U64, T(zero), 0, 0, 3, NULL, NULL, 0, NULL,
+      "ZeRO stage: 1 shards optimizer states over dp, 2 also gradients, 3 also weights" },
+    { "recompute", CFG_T_ENUM, T(recompute), 0, 1, 0, traincfg_recompute_names, NULL, 0, NULL,
+      "activation recomputation: none, selective (attention core) or full (whole layers)" },
+    { "precision", CFG_T_ENUM, T(precision), 0, 1, 0, gpucfg_dtype_names, NULL, 0, NULL,
+      "data type of the matrix products (mixed precision with fp32 master weights unless fp32/tf32)" },
+    { "main_grads", CFG_T_ENUM, T(main_grads), 0, 1, 0, gpucfg_dtype_names, NULL, 0, NULL,
+      "gradient storage: bf16 (2 B per parameter) or fp32 (4 B)" },
+    { "grad_bucket", CFG_T_SIZE, T(grad_bucket_bytes), 0, 1, 1e12, NULL, NULL, 0, NULL,
+      "data-parallel gradient bucket, e.g. 40MB" },
+    { "overlap_grad_reduce", CFG_T_BOOL, T(overlap_grad_reduce), 0, 1, 0, NULL, NULL, 0, NULL,
+      "bucket reductions overlap the backward pass" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static void defaults(void *obj)
+{
+    traincfg *t = obj;
+    memset(t, 0, sizeof *t);
+    t->micro_batch = 1;
+    t->tp = t->pp = t->dp = 1;
+    t->virtual_stages = 1;
+    t->recompute = TRAINCFG_RECOMPUTE_NONE;
+    t->precision = GPUCFG_BF16;
+    t->main_grads = GPUCFG_BF16;        /* 2 + 2 + 12 = 16 B per parameter (ZeRO paper's count) */
+    t->grad_bucket_bytes = 25000000;    /* PyTorch DDP's default bucket_cap_mb = 25 */
+    t->overlap_grad_reduce = 1;
+}
+
+const compose_kind traincfg_kind = {
+    "training", NULL, fields, defaults, offsetof(traincfg, loc), offsetof(traincfg, ref),
+    offsetof(traincfg, source), sizeof((traincfg *)0)->source,
+};

@@ -1,0 +1,38 @@
+/* traincfg.h - a training setup (the `training:` section of an experiment): batch sizes, tensor /
+ * pipeline / data / sequence parallelism, interleaved virtual pipeline stages, ZeRO stage,
+ * recomputation, precision, gradient buckets. Loaded through compose.h (inline mapping, file, or
+ * `extends: FILE` with overrides); the cross-checks against a model and a cluster are in parallel.h. */
+#ifndef CXLSIM_TRAINCFG_H
+#define CXLSIM_TRAINCFG_H
+
+#include <stdint.h>
+
+#include "compose.h"
+
+enum traincfg_recompute { TRAINCFG_RECOMPUTE_NONE = 0, TRAINCFG_RECOMPUTE_SELECTIVE = 1, TRAINCFG_RECOMPUTE_FULL = 2 };
+/* precision and main_grads take gpucfg_dtype values (gpucfg.h) */
+
+enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
+       TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
+       TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_NFIELDS };
+
+typedef struct traincfg {
+    char source[512];
+    uint64_t global_batch, micro_batch;     /* sequences */
+    uint64_t tp, pp, dp;
+    int sp;                                 /* sequence parallelism (with tp) */
+    uint64_t virtual_stages;                /* model chunks per pipeline rank (interleaved 1F1B); 1 = plain */
+    uint64_t zero;                          /* 0-3 */
+    int recompute;                          /* enum traincfg_recompute */
+    int precision;                          /* enum gpucfg_dtype: bf16, fp16, fp8, tf32, fp32 */
+    int main_grads;                         /* enum gpucfg_dtype: bf16 or fp32 gradient storage */
+    uint64_t grad_bucket_bytes;
+    int overlap_grad_reduce;
+    cfgloc loc[TRAINCFG_NFIELDS];
+    cfgloc ref;
+} traincfg;
+
+extern const compose_kind traincfg_kind;
+extern const char *const traincfg_recompute_names[];
+
+#endif
