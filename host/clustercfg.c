@@ -19,7 +19,7 @@ static const cfg_field fields[] = {
     { "nics_per_node", CFG_T_U64, C(nics_per_node), 1, 1, 64, NULL, NULL, 0, NULL,
       "network adapters for compute traffic per node, e.g. 8" },
     { "nic_bandwidth", CFG_T_BW, C(nic_bw_bps), 1, 1, 1e13, NULL, NULL, 0, NULL,
-      "per NIC and direction, e.g. 50GB/s for 400 Gb/s" },
+      "per NIC and direction, e.g. 400Gb/s" },
     { "topology", CFG_T_ENUM, C(topology), 0, 1, 0, topo_names, NULL, 0, NULL, "fat-tree or rail-optimized" },
     { "oversubscription", CFG_T_DOUBLE, C(oversubscription), 0, 1, 64, NULL, NULL, 0, NULL,
       "leaf switch down-link to up-link bandwidth ratio, 1 = full bisection" },

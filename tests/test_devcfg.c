@@ -15,33 +15,7 @@
 #include "devcfg.h"
 #include "stats_report.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/cxlsim-devcfg-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", g_dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
+#include "tmpdir_fixture.h"
 
 static void load_ok(const char *name, devcfg *c, cxl_params *p)
 {
@@ -127,7 +101,7 @@ static void variants(void **state)
 
 static void expect_error(const char *file, const char *text, int line, int col, const char *needle)
 {
-    const char *path = write_file(file, text);
+    const char *path = tmpdir_write(file, text);
     devcfg c;
     cxl_err e;
     cxl_err_clear(&e);
@@ -161,7 +135,7 @@ static void device_checks(void **state)
 static void timing_override(void **state)
 {
     (void)state;
-    const char *path = write_file("ovr.yaml", "name: x\nextends: asic\ndram:\n  timing: {tRCD: 40, tRFCsb: 400}\n");
+    const char *path = tmpdir_write("ovr.yaml", "name: x\nextends: asic\ndram:\n  timing: {tRCD: 40, tRFCsb: 400}\n");
     devcfg c;
     cxl_params p;
     load_ok(path, &c, &p);
@@ -198,5 +172,5 @@ int main(void)
         cmocka_unit_test(every_preset_loads), cmocka_unit_test(asic_in_cycles), cmocka_unit_test(variants),
         cmocka_unit_test(device_checks),      cmocka_unit_test(timing_override), cmocka_unit_test(percentiles),
     };
-    return cmocka_run_group_tests_name("devcfg", tests, setup, teardown);
+    return cmocka_run_group_tests_name("devcfg", tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -18,33 +18,7 @@
 #include "parallel.h"
 #include "presets.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/cxlsim-traincfg-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", g_dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
+#include "tmpdir_fixture.h"
 
 static void ok_or_fail(int rc, const cxl_err *e, const char *what)
 {
@@ -246,7 +220,7 @@ static const char *exp_file(const char *name, const char *model, const char *clu
              "cluster: %s\n"
              "training:\n%s",
              model, cluster, training);
-    return write_file(name, text);
+    return tmpdir_write(name, text);
 }
 
 static void expect_err(const char *path, int line, int col, const char *needle1, const char *needle2)
@@ -344,7 +318,7 @@ static void err_precision(void **state)
     char text[512];
     snprintf(text, sizeof text, "name: t\nmodel: llama2-7b\ngpu: a100-80gb\ncluster: { extends: dgx-a100, nodes: 2 }\n"
                                 "training:\n  global_batch: 16\n  dp: 16\n  precision: fp8\n");
-    const char *p = write_file("fp8.yaml", text);
+    const char *p = tmpdir_write("fp8.yaml", text);
     expect_err(p, 8, 14, "GPU 'a100-80gb' has no fp8 peak", NULL);
 }
 
@@ -355,7 +329,7 @@ static void err_unknown_names(void **state)
     expect_err(p, 2, 8, "unknown model 'llama2-8b'", "presets: gpt3-175b, llama2-13b, llama2-70b, llama2-7b");
     char text[256];
     snprintf(text, sizeof text, "name: t\nmodel: llama2-7b\ngpu: h100\ncluster: dgx-h100\ntraining: { global_batch: 16 }\n");
-    p = write_file("ug.yaml", text);
+    p = tmpdir_write("ug.yaml", text);
     expect_err(p, 3, 6, "unknown gpu 'h100'", "presets: a100-80gb, h100-sxm, h200");
     /* the same from outside any file */
     cxl_err e;
@@ -375,7 +349,7 @@ static void overrides_and_files(void **state)
 {
     (void)state;
     /* A model file next to the experiment, extended with an override; a cluster override. */
-    write_file("tiny.yaml", "name: tiny\nlayers: 4\nhidden: 256\nheads: 4\nvocab: 1000\nseq_len: 128\n");
+    tmpdir_write("tiny.yaml", "name: tiny\nlayers: 4\nhidden: 256\nheads: 4\nvocab: 1000\nseq_len: 128\n");
     const char *p = exp_file("ov.yaml", "{ extends: tiny.yaml, layers: 8 }", "{ extends: dgx-a100, nodes: 1 }",
                              "  global_batch: 8\n  tp: 2\n  pp: 2\n  dp: 2\n");
     cxl_err e;
@@ -391,7 +365,7 @@ static void overrides_and_files(void **state)
     /* an experiment extending another one */
     char text[512];
     snprintf(text, sizeof text, "extends: ov.yaml\nname: child\ntraining: { global_batch: 16 }\n");
-    p = write_file("child.yaml", text);
+    p = tmpdir_write("child.yaml", text);
     ok_or_fail(expcfg_load(p, &x, &e), &e, p);
     assert_int_equal(x.train.global_batch, 16);
     assert_int_equal(x.train.tp, 2);
@@ -442,5 +416,5 @@ int main(void)
         cmocka_unit_test(overrides_and_files),
         cmocka_unit_test(out_of_memory),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests_name("traincfg", tests, tmpdir_setup, tmpdir_teardown);
 }
