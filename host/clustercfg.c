@@ -29,6 +29,10 @@ static const cfg_field fields[] = {
       "NIC and host overhead per message, one way, e.g. 2us" },
     { "switch_latency", CFG_T_TIME, C(switch_latency_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
       "one network switch hop, e.g. 200ns" },
+    { "nvlink_efficiency", CFG_T_DOUBLE, C(nvlink_efficiency), 0, 0.01, 1, NULL, NULL, 0, NULL,
+      "fraction of the GPU's NVLink bandwidth per direction that NCCL collectives reach, e.g. 0.77" },
+    { "nic_efficiency", CFG_T_DOUBLE, C(nic_efficiency), 0, 0.01, 1, NULL, NULL, 0, NULL,
+      "fraction of the NIC line rate that NCCL collectives reach, e.g. 0.9" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -39,6 +43,8 @@ static void defaults(void *obj)
     c->intra_node = CLUSTERCFG_NVSWITCH;
     c->topology = CLUSTERCFG_FAT_TREE;
     c->oversubscription = 1;
+    c->nvlink_efficiency = 1;
+    c->nic_efficiency = 1;
 }
 
 const compose_kind clustercfg_kind = {

@@ -25,10 +25,34 @@ static const cfg_field fields[] = {
     { "hbm_bandwidth", CFG_T_BW, G(hbm_bw_bps), 1, 1, 1e15, NULL, NULL, 0, NULL, "HBM bandwidth, e.g. 3.35TB/s" },
     { "nvlink", CFG_T_BW, G(nvlink_bw_bps), 0, 0, 1e15, NULL, NULL, 0, NULL,
       "NVLink bandwidth per GPU, both directions together, e.g. 900GB/s" },
+    { "sms", CFG_T_U64, G(sms), 0, 0, 1024, NULL, NULL, 0, NULL,
+      "streaming multiprocessors, e.g. 132 (0: unknown, no wave quantization)" },
+    { "gemm_efficiency", CFG_T_DOUBLE, G(gemm_efficiency), 0, 0.001, 1, NULL, NULL, 0, NULL,
+      "fraction of the dense peak a large tile-aligned GEMM sustains, e.g. 0.80" },
+    { "memory_efficiency", CFG_T_DOUBLE, G(memory_efficiency), 0, 0.001, 1, NULL, NULL, 0, NULL,
+      "fraction of the HBM bandwidth memory-bound kernels reach, e.g. 0.90" },
+    { "kernel_overhead", CFG_T_TIME, G(kernel_overhead_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "fixed time per kernel (launch gap + tail), e.g. 3us" },
+    { "gemm_tile_m", CFG_T_U64, G(gemm_tile_m), 0, 1, 4096, NULL, NULL, 0, NULL,
+      "rows of the GEMM output tile one SM computes, e.g. 128" },
+    { "gemm_tile_n", CFG_T_U64, G(gemm_tile_n), 0, 1, 4096, NULL, NULL, 0, NULL,
+      "columns of the GEMM output tile one SM computes, e.g. 256" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
-static void defaults(void *obj) { memset(obj, 0, sizeof(gpucfg)); }
+/* Compute-model defaults: the values the presets use (their sources are cited there), so that a GPU
+ * file written before these fields existed still prices operations sensibly. sms 0: wave quantization
+ * off, since no SM count is a safe guess. */
+static void defaults(void *obj)
+{
+    gpucfg *g = obj;
+    memset(g, 0, sizeof *g);
+    g->gemm_efficiency = 0.80;
+    g->memory_efficiency = 0.90;
+    g->kernel_overhead_ps = 3000000;    /* 3 us */
+    g->gemm_tile_m = 128;               /* CUTLASS's default tensor-op threadblock tile, 128 x 256 */
+    g->gemm_tile_n = 256;
+}
 
 const compose_kind gpucfg_kind = {
     "gpu", "gpus", fields, defaults, offsetof(gpucfg, loc), offsetof(gpucfg, ref),

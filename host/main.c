@@ -15,6 +15,11 @@
 #include "outfile.h"
 #include "presets.h"
 #include "probe.h"
+#include "train.h"
+#include "compute.h"
+#include "opgraph.h"
+#include "optimes.h"
+#include <unistd.h>
 
 #ifndef CXLSIM_VERSION
 #define CXLSIM_VERSION "0.1.0"
@@ -34,6 +39,14 @@ static const char usage_text[] =
     "  memory [EXPERIMENT] per-GPU memory of a training experiment (weights, gradients, optimizer,\n"
     "                     activations) and whether it fits (default: llama2-7b-2x8-h100)\n"
     "      --json FILE        write the figures as JSON\n"
+    "  train [EXPERIMENT] simulate one training iteration: time, tokens/s, MFU, breakdown, memory\n"
+    "                     (default: llama2-7b-2x8-h100)\n"
+    "      --json FILE        write the results as JSON\n"
+    "      --trace FILE       write a Chrome trace (open in https://ui.perfetto.dev)\n"
+    "      --op-times FILE    measured kernel times (scripts/profile_ops.py); others from the model\n"
+    "  ops [EXPERIMENT]   list the distinct kernels of an experiment, the input of scripts/profile_ops.py\n"
+    "      --out FILE         write the list there instead of standard output\n"
+    "      --times            include the modelled time of each kernel\n"
     "  presets [KIND]     list the built-in presets: devices (default), models, gpus, clusters, experiments\n"
     "  presets show [KIND] NAME  print a preset's YAML (the same text as configs/KIND/NAME.yaml)\n"
     "  check DEVICE       load and validate a device description, print what the model will use\n"
@@ -185,6 +198,233 @@ static int cmd_memory(int argc, char **argv)
         rc = w.oom ? cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON") : outfile_write(json_path, w.buf, w.len, &e);
         json_free(&w);
     }
+    free(x);
+    return rc ? fail(&e) : 0;
+}
+
+
+/* ---- train ---- */
+
+typedef struct progress_ctx { double t0, last; int shown; } progress_ctx;
+
+static void progress_cb(void *ctx, double frac)
+{
+    progress_ctx *p = ctx;
+    double t = now_s();
+    if (t - p->t0 < 1.0 || t - p->last < 0.2)
+        return;
+    p->last = t;
+    p->shown = 1;
+    fprintf(stderr, "\rcxlsim: simulating... %5.1f%% of pipeline passes", 100.0 * frac);
+    fflush(stderr);
+}
+
+static int load_experiment(const char *exp, expcfg **out, cxl_err *e)
+{
+    expcfg *x = malloc(sizeof *x);
+    if (!x)
+        return cxl_errf(e, CXL_ENOMEM, "out of memory");
+    if (expcfg_load(exp, x, e)) {
+        free(x);
+        return e->code;
+    }
+    *out = x;
+    return 0;
+}
+
+static int cmd_train(int argc, char **argv)
+{
+    const char *exp = EXPCFG_DEFAULT, *json_path = NULL, *trace_path = NULL, *times_path = NULL;
+    int have = 0;
+    for (int i = 1; i < argc; i++) {
+        const char **dst = !strcmp(argv[i], "--json")       ? &json_path
+                           : !strcmp(argv[i], "--trace")    ? &trace_path
+                           : !strcmp(argv[i], "--op-times") ? &times_path
+                                                            : NULL;
+        if (dst) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", argv[i]);
+            *dst = argv[++i];
+        } else if (argv[i][0] == '-') {
+            return usage_error("train: unknown option '%s'", argv[i]);
+        } else if (have) {
+            return usage_error("train: only one EXPERIMENT may be given ('%s')", argv[i]);
+        } else {
+            exp = argv[i];
+            have = 1;
+        }
+    }
+    cxl_err e;
+    cxl_err_clear(&e);
+    if ((json_path && outfile_check(json_path, &e)) || (trace_path && outfile_check(trace_path, &e)))
+        return fail(&e);
+    expcfg *x = NULL;
+    optimes *ot = NULL;
+    if (load_experiment(exp, &x, &e))
+        return fail(&e);
+    if (times_path && optimes_load(times_path, &ot, 1, &e)) {
+        free(x);
+        return fail(&e);
+    }
+    progress_ctx pc = { now_s(), 0, 0 };
+    train_opts o = { ot, trace_path != NULL, isatty(2) ? progress_cb : NULL, &pc };
+    train_result r;
+    double t0 = now_s();
+    int rc = train_run(x, &o, &r, &e);
+    double wall = now_s() - t0;
+    if (pc.shown)
+        fprintf(stderr, "\r%60s\r", "");
+    if (rc) {
+        optimes_free(ot);
+        free(x);
+        return fail(&e);
+    }
+    const traincfg *t = &x->train;
+    printf("%s: %s\n", x->name, x->description);
+    printf("  model       %s, %.2f B parameters, sequence %llu\n", x->model.name,
+           (double)modelcfg_total_params(&x->model) / 1e9, (unsigned long long)x->model.seq_len);
+    printf("  cluster     %llu x %llu %s (%s)\n", (unsigned long long)x->cluster.nodes,
+           (unsigned long long)x->cluster.gpus_per_node, x->gpu.name, x->cluster.name);
+    printf("  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu, recompute %s, "
+           "global batch %llu, micro-batch %llu\n",
+           (unsigned long long)t->tp, (unsigned long long)t->pp, (unsigned long long)t->dp, t->sp ? "on" : "off",
+           (unsigned long long)t->virtual_stages, (unsigned long long)t->zero, traincfg_recompute_names[t->recompute],
+           (unsigned long long)t->global_batch, (unsigned long long)t->micro_batch);
+    if (ot)
+        printf("  kernels     %llu distinct, %llu from %s\n", (unsigned long long)r.kernels,
+               (unsigned long long)r.kernels_measured, times_path);
+    double T = (double)r.iteration_ps / 1e12;
+    printf("\n  iteration time   %.4f s\n  tokens/s         %.0f\n  MFU              %.1f %%\n", T, r.tokens_per_s,
+           100.0 * r.mfu);
+    printf("  breakdown (mean over pipeline stages):\n");
+    static const char *const label[TRAIN_BK_N] = { "compute", "exposed TP comm", "exposed PP comm",
+                                                   "exposed DP comm", "pipeline bubble", "CXL stall" };
+    for (int k = 0; k < TRAIN_BK_N; k++)
+        printf("    %-16s %10.4f s  %5.1f %%\n", label[k], r.breakdown_s[k], T > 0 ? 100.0 * r.breakdown_s[k] / T : 0);
+    printf("  memory per GPU (stage %llu): weights %.2f, gradients %.2f, optimizer %.2f, activations %.2f, "
+           "total %.2f GiB\n",
+           (unsigned long long)r.mem.stage, r.mem.weights_bytes / GIB, r.mem.gradients_bytes / GIB,
+           r.mem.optimizer_bytes / GIB, r.mem.activations_bytes / GIB, r.mem.total_bytes / GIB);
+    printf("  engine           %llu events, %llu flows, %.3f s wall\n", (unsigned long long)r.events,
+           (unsigned long long)r.flows, wall);
+    if (json_path) {
+        json_w w;
+        json_init(&w);
+        json_obj_begin(&w, NULL);
+        json_str(&w, "experiment", x->name);
+        json_num(&w, "iteration_time_s", T);
+        json_u64(&w, "iteration_time_ps", (uint64_t)r.iteration_ps);
+        json_num(&w, "tokens_per_s", r.tokens_per_s);
+        json_num(&w, "mfu", r.mfu);
+        json_num(&w, "model_flops", r.model_flops);
+        json_obj_begin(&w, "breakdown_s");
+        for (int k = 0; k < TRAIN_BK_N; k++)
+            json_num(&w, train_bk_names[k], r.breakdown_s[k]);
+        json_obj_end(&w);
+        json_obj_begin(&w, "memory_per_gpu_gib");
+        json_num(&w, "weights", r.mem.weights_bytes / GIB);
+        json_num(&w, "gradients", r.mem.gradients_bytes / GIB);
+        json_num(&w, "optimizer", r.mem.optimizer_bytes / GIB);
+        json_num(&w, "activations", r.mem.activations_bytes / GIB);
+        json_num(&w, "total", r.mem.total_bytes / GIB);
+        json_u64(&w, "stage", r.mem.stage);
+        json_obj_end(&w);
+        json_arr_begin(&w, "stages");
+        for (uint32_t s = 0; s < r.nstages; s++) {
+            json_obj_begin(&w, NULL);
+            json_u64(&w, "stage", s);
+            json_num(&w, "finish_s", (double)r.stages[s].finish_ps / 1e12);
+            json_obj_begin(&w, "breakdown_s");
+            for (int k = 0; k < TRAIN_BK_N; k++)
+                json_num(&w, train_bk_names[k], (double)r.stages[s].bk_ps[k] / 1e12);
+            json_obj_end(&w);
+            json_obj_end(&w);
+        }
+        json_arr_end(&w);
+        json_u64(&w, "events", r.events);
+        json_u64(&w, "flows", r.flows);
+        json_u64(&w, "kernels", r.kernels);
+        json_u64(&w, "kernels_measured", r.kernels_measured);
+        json_num(&w, "wall_seconds", wall);
+        json_obj_end(&w);
+        rc = w.oom ? cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON") : outfile_write(json_path, w.buf, w.len, &e);
+        json_free(&w);
+    }
+    if (!rc && trace_path)
+        rc = outfile_write(trace_path, r.trace, r.trace_len, &e);
+    train_result_free(&r);
+    optimes_free(ot);
+    free(x);
+    return rc ? fail(&e) : 0;
+}
+
+/* ---- ops ---- */
+
+static int cmd_ops(int argc, char **argv)
+{
+    const char *exp = EXPCFG_DEFAULT, *out_path = NULL;
+    int have = 0, with_times = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--out")) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", argv[i]);
+            out_path = argv[++i];
+        } else if (!strcmp(argv[i], "--times")) {
+            with_times = 1;
+        } else if (argv[i][0] == '-') {
+            return usage_error("ops: unknown option '%s'", argv[i]);
+        } else if (have) {
+            return usage_error("ops: only one EXPERIMENT may be given ('%s')", argv[i]);
+        } else {
+            exp = argv[i];
+            have = 1;
+        }
+    }
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (out_path && outfile_check(out_path, &e))
+        return fail(&e);
+    expcfg *x = NULL;
+    if (load_experiment(exp, &x, &e))
+        return fail(&e);
+    opgraph *g = malloc(sizeof *g);
+    int rc = g ? opgraph_build(&x->model, &x->train, g, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
+    int64_t times[OPGRAPH_MAX_OPS];
+    char *buf = NULL;
+    size_t len = 0;
+    if (!rc) {
+        /* the optimizer kernels of the first and the last stage */
+        gpumem m0, m1;
+        gpumem_stage(&x->model, &x->train, 0, &m0);
+        gpumem_stage(&x->model, &x->train, x->train.pp - 1, &m1);
+        uint64_t dp = x->train.zero >= 1 ? x->train.dp : 1;
+        if ((rc = opgraph_optimizer_op(g, &x->train, (m0.params + dp - 1) / dp, &e)) >= 0)
+            rc = opgraph_optimizer_op(g, &x->train, (m1.params + dp - 1) / dp, &e);
+        rc = rc < 0 ? rc : 0;
+    }
+    if (!rc) {
+        for (uint32_t i = 0; i < g->nops; i++)
+            times[i] = compute_op_ps(&x->gpu, &g->ops[i]);
+        FILE *f = open_memstream(&buf, &len);
+        char src[256];
+        snprintf(src, sizeof src, "cxlsim ops %s%s", x->name, with_times ? " --times (modelled, not measured)" : "");
+        if (!f)
+            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory");
+        else {
+            rc = optimes_write_list(f, g->ops, g->nops, x->gpu.name, src, with_times ? times : NULL);
+            if (rc)
+                cxl_errf(&e, rc, "could not write the kernel list");
+            fclose(f);
+        }
+    }
+    if (!rc) {
+        if (out_path)
+            rc = outfile_write(out_path, buf, len, &e);
+        else
+            fwrite(buf, 1, len, stdout);
+    }
+    free(buf);
+    free(g);
     free(x);
     return rc ? fail(&e) : 0;
 }
@@ -478,6 +718,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "probe"))
         return cmd_probe(argc - 1, argv + 1);
+    if (!strcmp(cmd, "train"))
+        return cmd_train(argc - 1, argv + 1);
+    if (!strcmp(cmd, "ops"))
+        return cmd_ops(argc - 1, argv + 1);
     if (!strcmp(cmd, "memory"))
         return cmd_memory(argc - 1, argv + 1);
     if (!strcmp(cmd, "presets"))

@@ -88,7 +88,7 @@ static int run_to(session *s, uint64_t t, cxl_err *err)
 
 int probe_idle_latency(const devcfg *dev, const probe_opts *o, double *ns, uint64_t *cycles, cxl_err *err)
 {
-    session *sp;
+    session *sp = NULL;
     int rc = session_open(&sp, dev, o, err);
     if (rc)
         return rc;
@@ -168,7 +168,7 @@ static double window_gbps(const session *s)
 int probe_bandwidth(const devcfg *dev, const probe_opts *o, uint32_t rd, uint32_t wr, uint32_t pattern,
                     double *gbps, uint64_t *cycles, window_stats *ws, cxl_err *err)
 {
-    session *sp;
+    session *sp = NULL;
     int rc = session_open(&sp, dev, o, err);
     if (rc)
         return rc;
@@ -192,7 +192,7 @@ int probe_bandwidth(const devcfg *dev, const probe_opts *o, uint32_t rd, uint32_
 static int curve_point(const devcfg *dev, const probe_opts *o, uint32_t gap, probe_point *pt, uint64_t *cycles,
                        cxl_err *err)
 {
-    session *sp;
+    session *sp = NULL;
     int rc = session_open(&sp, dev, o, err);
     if (rc)
         return rc;

@@ -7,6 +7,7 @@
 #include "gpucfg.h"
 
 const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
+const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
 
 #define T(f) offsetof(traincfg, f)
 /* Order = TRAINCFG_F_* */
@@ -32,6 +33,10 @@ static const cfg_field fields[] = {
       "data-parallel gradient bucket, e.g. 40MB" },
     { "overlap_grad_reduce", CFG_T_BOOL, T(overlap_grad_reduce), 0, 1, 0, NULL, NULL, 0, NULL,
       "bucket reductions overlap the backward pass" },
+    { "collectives", CFG_T_ENUM, T(collective_algo), 0, 1, 0, traincfg_collective_names, NULL, 0, NULL,
+      "collective algorithm (NCCL_ALGO): ring, tree, hierarchical, or auto (the fastest without contention)" },
+    { "overlap_p2p_comm", CFG_T_BOOL, T(overlap_p2p_comm), 0, 1, 0, NULL, NULL, 0, NULL,
+      "pipeline sends overlap computation (Megatron's --overlap-p2p-communication); false: the sender waits" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -47,6 +52,7 @@ static void defaults(void *obj)
     t->main_grads = GPUCFG_BF16;        /* 2 + 2 + 12 = 16 B per parameter (ZeRO paper's count) */
     t->grad_bucket_bytes = 25000000;    /* PyTorch DDP's default bucket_cap_mb = 25 */
     t->overlap_grad_reduce = 1;
+    t->collective_algo = 3;             /* auto: NCCL's tuner picks the fastest algorithm per size */
 }
 
 const compose_kind traincfg_kind = {

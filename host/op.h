@@ -1,0 +1,27 @@
+/* op.h - one GPU operation of a training iteration, as the workload (opgraph.h) describes it and the
+ * compute models (compute.h: efficiency curves; optimes.h: measured times) price it.
+ *
+ * An op is either a matrix product (OP_GEMM: `batch` independent products of an m x k by a k x n
+ * matrix, 2 x batch x m x n x k FLOPs) or a memory-bound kernel (OP_MEM: elementwise, normalisation,
+ * softmax, optimizer step: `bytes` of HBM traffic, `flops` of vector work). Shapes are per GPU, after
+ * tensor and sequence parallelism have split them. `name` is a stable identifier ("fc1.fwd",
+ * "attn.score.bwd_data", "adam"): the measured-times file keys on name + shape + dtype, so a name never
+ * changes meaning between versions. Descriptors are plain values; no allocation.
+ */
+#ifndef CXLSIM_OP_H
+#define CXLSIM_OP_H
+
+#include <stdint.h>
+
+enum op_kind { OP_GEMM = 0, OP_MEM = 1 };
+
+typedef struct op_desc {
+    const char *name;       /* static string, stable across versions (see opgraph.c for the list) */
+    int kind;               /* enum op_kind */
+    int dtype;              /* enum gpucfg_dtype of the tensor-core work (OP_GEMM) or of the data (OP_MEM) */
+    uint64_t batch, m, n, k;/* OP_GEMM: batch x (m x k) . (k x n); OP_MEM: batch = 1, m = elements, n = k = 1 */
+    double flops;           /* OP_GEMM: 2 batch m n k; OP_MEM: vector FLOPs (informational) */
+    double bytes;           /* HBM bytes read + written (OP_GEMM: operands and result once each) */
+} op_desc;
+
+#endif

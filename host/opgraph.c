@@ -1,0 +1,270 @@
+/* opgraph.c - per-GPU kernels and tensor-parallel collectives of one layer, embedding, head, optimizer.
+ *
+ * Notation (per micro-batch): s sequence, b micro-batch, h hidden, a heads, kv KV heads, d = h/a head
+ * dimension, f FFN, V vocabulary, t tensor-parallel size; T = s b tokens; E = T h activation elements;
+ * Eh = E / t with sequence parallelism, else E (the part of an elementwise op each GPU runs). Activations
+ * are 16-bit (2 B) unless training in fp32/tf32 (4 B); dropout masks are 1 B (Korthikanti Sec. 4.1).
+ *
+ * Elementwise kernel traffic, bytes per element of Eh (the fused kernels of Megatron-LM 2022):
+ *   norm forward: read x, write y                                      2 + 2 = 4   (x4/2 fp32)
+ *   norm backward: read x, dy and the residual gradient, write dx      2+2+2+2 = 8
+ *   bias-dropout-add forward: read x and the residual, write y and the mask   2+2+2+1 = 7 (no dropout: 6)
+ *   bias-dropout-add backward: read dy, mask, write dx                 2+1+2 = 5 (no dropout: 4)
+ *   scale-mask-softmax forward (per score element): read, write        4; backward read y, dy, write 6
+ *   attention dropout forward: read, write, mask 5; backward read dy, mask, write 5
+ *   GELU (bias fused) forward per element of T f / t: read, write      4; backward read x, dy, write 6
+ *   SwiGLU forward per output element: read gate and up, write         6; backward read 3, write 2: 10
+ *   rotary embedding (q and k elements): read, write 4; backward 4
+ *   vocabulary-parallel cross entropy per logit element: read the 16-bit logits, write fp32 softmax,
+ *     two more fp32 passes (max/sum, loss)                             2 + 4 + 8 = 14; backward read
+ *     the fp32 softmax, write 16-bit gradients                         4 + 2 = 6
+ *   embedding lookup: read a row, write it (per element of E)          4 (+ learned positions: 2 more);
+ *     backward: read the gradient, accumulate into fp32 rows           2 + 8 = 10
+ *   Adam step (Megatron's fused Adam on fp32 main parameters) per parameter: read the gradient (2/4),
+ *     master weight, m, v (12), write master, m, v (12) and the 16-bit model weight (2); grad-norm for
+ *     clipping reads the gradients once more; zeroing the gradient buffer writes it.
+ * These are estimates of the fused kernels' traffic; a user with a GPU replaces them by measured times
+ * (optimes.h). */
+#include "opgraph.h"
+
+#include <string.h>
+
+#include "gpucfg.h"
+
+typedef struct bld {
+    opgraph *g;
+    int dtype;
+    double act; /* bytes per activation element */
+    cxl_err *err;
+    int failed;
+} bld;
+
+static int add_op(bld *B, const op_desc *d)
+{
+    opgraph *g = B->g;
+    for (uint32_t i = 0; i < g->nops; i++) {
+        const op_desc *o = &g->ops[i];
+        if (o->name == d->name || !strcmp(o->name, d->name)) {
+            if (o->kind == d->kind && o->batch == d->batch && o->m == d->m && o->n == d->n && o->k == d->k &&
+                o->bytes == d->bytes && o->dtype == d->dtype)
+                return (int)i;
+        }
+    }
+    if (g->nops >= OPGRAPH_MAX_OPS) {
+        B->failed = cxl_errf(B->err, CXL_ELIMIT, "internal: more than %d distinct kernels", OPGRAPH_MAX_OPS);
+        return 0;
+    }
+    g->ops[g->nops] = *d;
+    return (int)g->nops++;
+}
+
+static void push(bld *B, int tpl, opgraph_entry e)
+{
+    opgraph_tpl *T = &B->g->tpl[tpl];
+    if (T->n >= OPGRAPH_MAX_TPL) {
+        B->failed = cxl_errf(B->err, CXL_ELIMIT, "internal: template %d longer than %d", tpl, OPGRAPH_MAX_TPL);
+        return;
+    }
+    T->e[T->n++] = e;
+}
+
+/* A GEMM of `batch` products (m x k).(k x n), 16-bit operands (or the training precision's). */
+static void gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
+{
+    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0 };
+    d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
+    d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    push(B, tpl, e);
+}
+
+/* A memory-bound kernel over `elems` elements moving bytes_per_elem each (at 16-bit activations; scaled
+ * for fp32 training where the factor applies to activation traffic). */
+static void mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem)
+{
+    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0 };
+    d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
+    d.flops = (double)elems * 4.0;
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    push(B, tpl, e);
+}
+
+static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
+{
+    if (tp <= 1 || bytes == 0)
+        return;
+    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name };
+    push(B, tpl, e);
+}
+
+/* Attention core forward: scores, softmax, dropout, context. */
+static void attn_core_fwd(bld *B, int tpl, uint64_t bah, uint64_t s, uint64_t d, int dropout)
+{
+    gemm(B, tpl, "attn.score.fwd", bah, s, s, d);
+    mem(B, tpl, "attn.softmax.fwd", bah * s * s, 4);
+    if (dropout)
+        mem(B, tpl, "attn.dropout.fwd", bah * s * s, 5);
+    gemm(B, tpl, "attn.ctx.fwd", bah, s, d, s);
+}
+
+int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err)
+{
+    memset(g, 0, sizeof *g);
+    int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
+    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0 };
+    uint64_t tp = t->tp, s = m->seq_len, b = t->micro_batch, h = m->hidden, a = m->heads, kv = m->kv_heads;
+    uint64_t dh = h / a, f = m->ffn, V = m->vocab, T = s * b, E = T * h, Eh = t->sp ? E / tp : E;
+    uint64_t at = a / tp, qkv_n = (a + 2 * kv) * dh / tp, fin = (m->activation == MODELCFG_SWIGLU ? 2 : 1) * f / tp;
+    uint64_t fo = f / tp, bah = b * at, act_bytes = (uint64_t)B.act * E;
+    int sp = t->sp, drop = m->dropout, rope = m->position == MODELCFG_POS_ROPE;
+    int ar = sp ? OPGRAPH_REDUCE_SCATTER : OPGRAPH_ALLREDUCE;
+
+    /* ---- layer forward ---- */
+    int L = OPGRAPH_LAYER_FWD;
+    mem(&B, L, "ln1.fwd", Eh, 4);
+    if (sp)
+        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.attn", tp);
+    gemm(&B, L, "qkv.fwd", 1, T, qkv_n, h);
+    if (rope)
+        mem(&B, L, "rope.fwd", T * (at + 2 * kv / tp) * dh, 4);
+    attn_core_fwd(&B, L, bah, s, dh, drop);
+    gemm(&B, L, "proj.fwd", 1, T, h, h / tp);
+    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", tp);
+    mem(&B, L, "resid1.fwd", Eh, drop ? 7 : 6);
+    mem(&B, L, "ln2.fwd", Eh, 4);
+    if (sp)
+        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.mlp", tp);
+    gemm(&B, L, "fc1.fwd", 1, T, fin, h);
+    if (m->activation == MODELCFG_SWIGLU)
+        mem(&B, L, "swiglu.fwd", T * fo, 6);
+    else
+        mem(&B, L, "gelu.fwd", T * fo, 4);
+    gemm(&B, L, "fc2.fwd", 1, T, h, fo);
+    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.mlp" : "tp.allreduce.mlp", tp);
+    mem(&B, L, "resid2.fwd", Eh, drop ? 7 : 6);
+
+    /* ---- layer backward (reverse order) ---- */
+    L = OPGRAPH_LAYER_BWD;
+    mem(&B, L, "resid2.bwd", Eh, drop ? 5 : 4);
+    if (sp)
+        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.mlp.grad", tp);
+    gemm(&B, L, "fc2.bwd_data", 1, T, fo, h);
+    gemm(&B, L, "fc2.bwd_weight", 1, fo, h, T);
+    if (m->activation == MODELCFG_SWIGLU)
+        mem(&B, L, "swiglu.bwd", T * fo, 10);
+    else
+        mem(&B, L, "gelu.bwd", T * fo, 6);
+    gemm(&B, L, "fc1.bwd_data", 1, T, h, fin);
+    if (sp)
+        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.mlp.wgrad", tp);
+    gemm(&B, L, "fc1.bwd_weight", 1, h, fin, T);
+    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.mlp.grad" : "tp.allreduce.mlp.grad", tp);
+    mem(&B, L, "ln2.bwd", Eh, 8);
+    mem(&B, L, "resid1.bwd", Eh, drop ? 5 : 4);
+    if (sp)
+        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.attn.grad", tp);
+    gemm(&B, L, "proj.bwd_data", 1, T, h / tp, h);
+    gemm(&B, L, "proj.bwd_weight", 1, h / tp, h, T);
+    gemm(&B, L, "attn.ctx.bwd_data", bah, s, s, dh);
+    gemm(&B, L, "attn.ctx.bwd_v", bah, s, dh, s);
+    if (drop)
+        mem(&B, L, "attn.dropout.bwd", bah * s * s, 5);
+    mem(&B, L, "attn.softmax.bwd", bah * s * s, 6);
+    gemm(&B, L, "attn.score.bwd_q", bah, s, dh, s);
+    gemm(&B, L, "attn.score.bwd_k", bah, s, dh, s);
+    if (rope)
+        mem(&B, L, "rope.bwd", T * (at + 2 * kv / tp) * dh, 4);
+    gemm(&B, L, "qkv.bwd_data", 1, T, h, qkv_n);
+    if (sp)
+        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.attn.wgrad", tp);
+    gemm(&B, L, "qkv.bwd_weight", 1, h, qkv_n, T);
+    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.attn.grad" : "tp.allreduce.attn.grad", tp);
+    mem(&B, L, "ln1.bwd", Eh, 8);
+
+    /* ---- recomputation before a layer's backward ---- */
+    if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
+        g->tpl[OPGRAPH_LAYER_RECOMPUTE] = g->tpl[OPGRAPH_LAYER_FWD];
+    else if (t->recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
+        attn_core_fwd(&B, OPGRAPH_LAYER_RECOMPUTE, bah, s, dh, drop);
+
+    /* ---- embedding (first stage): vocabulary-parallel lookup, all-reduce (sp: reduce-scatter) ---- */
+    L = OPGRAPH_EMBED_FWD;
+    mem(&B, L, "embed.fwd", E, m->position == MODELCFG_POS_LEARNED ? 6 : 4);
+    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.embed" : "tp.allreduce.embed", tp);
+    if (drop)
+        mem(&B, L, "embed.dropout.fwd", Eh, 5);
+    L = OPGRAPH_EMBED_BWD;
+    if (drop)
+        mem(&B, L, "embed.dropout.bwd", Eh, 5);
+    if (sp)
+        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.embed.grad", tp);
+    mem(&B, L, "embed.bwd", E, 10);
+
+    /* ---- head (last stage): final norm, column-parallel logits, vocabulary-parallel cross entropy
+     * (three all-reduces of T fp32 values: max, sum of exponentials, target logit) ---- */
+    L = OPGRAPH_HEAD_FWD;
+    mem(&B, L, "lnf.fwd", Eh, 4);
+    if (sp)
+        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.head", tp);
+    gemm(&B, L, "logits.fwd", 1, T, V / tp, h);
+    mem(&B, L, "xent.fwd", T * V / tp, 14);
+    for (int i = 0; i < 3; i++)
+        tpc(&B, L, OPGRAPH_ALLREDUCE, 4 * T, "tp.allreduce.xent", tp);
+    L = OPGRAPH_HEAD_BWD;
+    mem(&B, L, "xent.bwd", T * V / tp, 6);
+    gemm(&B, L, "logits.bwd_data", 1, T, h, V / tp);
+    gemm(&B, L, "logits.bwd_weight", 1, h, V / tp, T);
+    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.head.grad" : "tp.allreduce.head.grad", tp);
+    mem(&B, L, "lnf.bwd", Eh, 8);
+
+    if (B.failed)
+        return B.failed;
+
+    /* ---- pipeline messages: the layer output, split over the tensor-parallel ranks (sp: it already is;
+     * without sp Megatron's scatter-gather sends 1/t and all-gathers on the receiver) ---- */
+    g->pp_bytes = act_bytes / tp;
+    g->pp_gather_bytes = (!sp && tp > 1) ? act_bytes : 0;
+
+    /* ---- parameters and gradients ---- */
+    g->weight_elem_bytes = fp32 ? 4 : 2;
+    g->grad_elem_bytes = (fp32 || t->main_grads == GPUCFG_FP32) ? 4 : 2;
+    g->layer_params = modelcfg_layer_params_tp(m, tp);
+    g->embed_params = modelcfg_embedding_params_tp(m, tp);
+    g->head_params = modelcfg_head_params_tp(m, tp, t->pp);
+    g->layer_grad_bytes = g->layer_params * g->grad_elem_bytes;
+    g->embed_grad_bytes = g->embed_params * g->grad_elem_bytes;
+    g->head_grad_bytes = g->head_params * g->grad_elem_bytes;
+
+    /* ---- FLOPs ---- */
+    for (uint32_t i = 0; i < g->tpl[OPGRAPH_LAYER_FWD].n; i++) {
+        const opgraph_entry *e = &g->tpl[OPGRAPH_LAYER_FWD].e[i];
+        if (e->kind == OPGRAPH_KERNEL && g->ops[e->op].kind == OP_GEMM)
+            g->layer_fwd_flops += g->ops[e->op].flops;
+    }
+    for (uint32_t i = 0; i < g->tpl[OPGRAPH_HEAD_FWD].n; i++) {
+        const opgraph_entry *e = &g->tpl[OPGRAPH_HEAD_FWD].e[i];
+        if (e->kind == OPGRAPH_KERNEL && g->ops[e->op].kind == OP_GEMM)
+            g->head_fwd_flops += g->ops[e->op].flops;
+    }
+    /* all GPUs: tp x (per-GPU flops), micro-batches x dp of them, forward + backward = 3 x forward */
+    double mbs = (double)(t->global_batch / t->micro_batch);
+    g->model_flops_iteration =
+        3.0 * mbs * (double)tp * ((double)m->layers * g->layer_fwd_flops + g->head_fwd_flops);
+    return 0;
+}
+
+int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
+{
+    bld B = { g, t->precision, 2.0, err, 0 };
+    double gb = (double)g->grad_elem_bytes;
+    int fp32 = g->weight_elem_bytes == 4;
+    /* Adam on fp32 master weights (mixed precision): grad + 3 x 4 read, 3 x 4 written, 16-bit weight
+     * written; grad-norm reads the gradients again; the gradient buffer is zeroed (written). In fp32
+     * training the master copy is the weight itself. */
+    double per_param = gb + 12 + 12 + (fp32 ? 0 : 2) + gb + gb;
+    op_desc d = { "optimizer.adam", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0 };
+    d.bytes = (double)params * per_param;
+    d.flops = (double)params * 12.0;
+    int idx = add_op(&B, &d);
+    return B.failed ? B.failed : idx;
+}

@@ -1,0 +1,1001 @@
+/* train.c - the discrete-event engine of one training iteration (see train.h for the model).
+ *
+ * Each representative (one per pipeline stage) executes a program generated on the fly from its
+ * schedule (schedule.h) and the templates (opgraph.h), so memory is O(stages x (schedule + templates))
+ * rather than O(kernels). Events: a kernel's end, a transfer phase's latency elapsing, a flow's end. */
+#include "train.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collalgo.h"
+#include "compute.h"
+#include "evq.h"
+#include "json.h"
+#include "net.h"
+#include "opgraph.h"
+#include "parallel.h"
+#include "schedule.h"
+
+const char *const train_bk_names[] = { "compute", "exposed_tp_comm", "exposed_pp_comm", "exposed_dp_comm",
+                                       "pipeline_bubble", "cxl_stall", NULL };
+
+enum { EV_KERNEL, EV_LATENCY, EV_FLOW };
+enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_DONE };
+enum { XK_TP, XK_PP, XK_DP, XK_EMB };
+enum { L_INTRA_TX, L_INTRA_RX, L_INTER_TX, L_INTER_RX, L_PER_REP };
+enum { FAB_INTRA, FAB_INTER };
+
+/* program position: which part of the current schedule item */
+enum { PC_RECV, PC_GATHER, PC_BODY, PC_SEND, PC_NEXT };
+/* body segments */
+enum { SEG_PRE, SEG_LAYERS, SEG_POST, SEG_END };
+
+typedef struct xfer {
+    uint8_t kind, active;
+    uint32_t rep, dst;          /* XK_PP: receiver; XK_EMB: the other stage */
+    uint32_t key;               /* XK_PP: receiver's arrival slot */
+    collalgo_phase ph[COLLALGO_MAX_PHASES];
+    uint32_t nph, cur, pending;
+    int fabric;                 /* XK_PP / XK_EMB: FAB_INTRA or FAB_INTER */
+    double bytes;               /* XK_PP / XK_EMB */
+    int64_t t_start;
+    const char *name;
+} xfer;
+
+typedef struct dpq_item { int op; uint64_t bytes; const char *name; } dpq_item;
+
+typedef struct rep {
+    uint32_t r;
+    schedule_item *items;
+    size_t nitems, it;
+    int pc;
+    /* body walk */
+    int seg, back;
+    uint32_t layer, entry, sub;     /* sub: within a backward layer: 0 recompute, 1 backward, 2 bucket */
+    const opgraph_tpl *cur_tpl;
+    /* compute stream */
+    int state;
+    int64_t since;
+    int64_t bk[TRAIN_BK_N];
+    uint32_t wait_key;
+    uint32_t send_xid;              /* the blocking send the stream waits for (ST_WAIT_SEND) */
+    /* pipeline arrivals, per (chunk, micro-batch, direction): arrival and send times, -1 = not yet */
+    int64_t *arrived, *sent;
+    /* data parallel */
+    dpq_item *dpq;
+    uint32_t dpq_head, dpq_len, dpq_cap;
+    int dp_running;
+    uint64_t bucket_acc;
+    uint32_t *bwd_done;             /* backward passes done per chunk */
+    int tail;                       /* end-of-iteration step: 0 flush, 1 emb sync, 2 optimizer, 3 gather, 4 end */
+    int emb_waiting;
+    int64_t finish_ps;
+    uint32_t opt_op;
+    uint64_t params;                /* before ZeRO */
+    int first_stage, last_stage;    /* holds the embedding / the head */
+} rep;
+
+typedef struct span { uint32_t pid, tid; const char *name; int64_t t0, t1; } span;
+
+typedef struct eng {
+    const expcfg *x;
+    const traincfg *t;
+    opgraph g;
+    int64_t *dur;                   /* per kernel */
+    evq q;
+    net *n;
+    rep *reps;
+    uint32_t pp, v, m, layers_per_chunk;
+    xfer *xf;
+    uint32_t nxf, capxf, *xfree, nxfree, capxfree;
+    collalgo_fabric fab;
+    collalgo_group tp_group, dp_group;
+    int pp_fabric_next[1];          /* unused */
+    uint8_t *pp_intra;              /* per stage r: the link r -> r+1 (mod pp) stays in the node */
+    int64_t now;
+    cxl_err *err;
+    int rc;
+    uint64_t items_done, items_total;
+    const train_opts *o;
+    /* trace */
+    span *spans;
+    size_t nspans, capspans;
+    int64_t *link_busy_since;
+} eng;
+
+static int oom(eng *E) { return E->rc = cxl_errf(E->err, CXL_ENOMEM, "out of memory (training engine)"); }
+
+static void trace_span(eng *E, uint32_t pid, uint32_t tid, const char *name, int64_t t0, int64_t t1)
+{
+    if (!E->o->trace || t1 <= t0)
+        return;
+    if (E->nspans == E->capspans) {
+        size_t nc = E->capspans ? 2 * E->capspans : 4096;
+        span *ns = realloc(E->spans, nc * sizeof *ns);
+        if (!ns) {
+            oom(E);
+            return;
+        }
+        E->spans = ns;
+        E->capspans = nc;
+    }
+    E->spans[E->nspans++] = (span){ pid, tid, name, t0, t1 };
+}
+
+/* ---- compute-stream accounting ---- */
+
+static void set_state(eng *E, rep *R, int st, int bk)
+{
+    if (bk >= 0)
+        R->bk[bk] += E->now - R->since;
+    R->state = st;
+    R->since = E->now;
+}
+
+/* ---- network ---- */
+
+static uint32_t link_of(uint32_t r, int which) { return r * L_PER_REP + (uint32_t)which; }
+
+static void note_links(eng *E, const uint32_t *links, uint32_t nl)
+{
+    if (!E->o->trace)
+        return;
+    for (uint32_t i = 0; i < nl; i++) {
+        uint32_t l = links[i];
+        uint32_t act = net_link_active(E->n, l);
+        if (act && E->link_busy_since[l] < 0)
+            E->link_busy_since[l] = E->now;
+        else if (!act && E->link_busy_since[l] >= 0) {
+            static const char *const nm[L_PER_REP] = { "nvlink out busy", "nvlink in busy", "nic out busy",
+                                                       "nic in busy" };
+            trace_span(E, 100000 + l / L_PER_REP, l % L_PER_REP, nm[l % L_PER_REP], E->link_busy_since[l], E->now);
+            E->link_busy_since[l] = -1;
+        }
+    }
+}
+
+static void schedule_changed(eng *E)
+{
+    uint32_t ids[64], k;
+    while ((k = net_take_changed(E->n, ids, 64)) > 0) {
+        for (uint32_t i = 0; i < k; i++) {
+            int64_t eta = net_flow_eta(E->n, ids[i]);
+            if (eta == INT64_MAX) {
+                E->rc = cxl_errf(E->err, CXL_ELIMIT, "a network flow would never finish (zero rate)");
+                return;
+            }
+            if (evq_push(&E->q, eta, EV_FLOW, ids[i], net_flow_version(E->n, ids[i]))) {
+                oom(E);
+                return;
+            }
+        }
+        if (k < 64)
+            break;
+    }
+}
+
+static void start_flow(eng *E, uint32_t xid, double bytes, uint32_t l0, uint32_t l1)
+{
+    uint32_t links[2] = { l0, l1 }, fid;
+    if (net_flow_start(E->n, E->now, bytes, links, 2, xid, &fid, E->err)) {
+        E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
+        return;
+    }
+    E->xf[xid].pending++;
+    note_links(E, links, 2);
+    schedule_changed(E);
+}
+
+static uint32_t new_xfer(eng *E)
+{
+    uint32_t id;
+    if (E->nxfree) {
+        id = E->xfree[--E->nxfree];
+    } else {
+        if (E->nxf == E->capxf) {
+            uint32_t nc = E->capxf ? 2 * E->capxf : 256;
+            xfer *nx = realloc(E->xf, nc * sizeof *nx);
+            if (!nx) {
+                oom(E);
+                return UINT32_MAX;
+            }
+            E->xf = nx;
+            E->capxf = nc;
+        }
+        id = E->nxf++;
+    }
+    memset(&E->xf[id], 0, sizeof E->xf[id]);
+    E->xf[id].active = 1;
+    E->xf[id].t_start = E->now;
+    return id;
+}
+
+static void free_xfer(eng *E, uint32_t id)
+{
+    E->xf[id].active = 0;
+    if (E->nxfree == E->capxfree) {
+        uint32_t nc = E->capxfree ? 2 * E->capxfree : 256;
+        uint32_t *nf = realloc(E->xfree, nc * sizeof *nf);
+        if (!nf) {
+            oom(E);
+            return;
+        }
+        E->xfree = nf;
+        E->capxfree = nc;
+    }
+    E->xfree[E->nxfree++] = id;
+}
+
+static int64_t phase_latency(const eng *E, const xfer *X)
+{
+    if (X->kind == XK_PP || X->kind == XK_EMB) {
+        int hops = X->kind == XK_EMB ? 2 : 1;
+        return hops * (X->fabric == FAB_INTRA ? (int64_t)E->fab.intra_latency_ps : (int64_t)E->fab.inter_latency_ps);
+    }
+    const collalgo_phase *p = &X->ph[X->cur];
+    return (int64_t)p->intra_hops * (int64_t)E->fab.intra_latency_ps +
+           (int64_t)p->inter_hops * (int64_t)E->fab.inter_latency_ps;
+}
+
+/* Start phase X->cur: its latency first, then its flows (EV_LATENCY). */
+static void phase_begin(eng *E, uint32_t xid)
+{
+    int64_t lat = phase_latency(E, &E->xf[xid]);
+    if (evq_push(&E->q, E->now + lat, EV_LATENCY, xid, 0))
+        oom(E);
+}
+
+static void xfer_done(eng *E, uint32_t xid);
+
+static void phase_flows(eng *E, uint32_t xid)
+{
+    xfer *X = &E->xf[xid];
+    X->pending = 0;
+    if (X->kind == XK_PP) {
+        int tx = X->fabric == FAB_INTRA ? L_INTRA_TX : L_INTER_TX, rx = X->fabric == FAB_INTRA ? L_INTRA_RX : L_INTER_RX;
+        start_flow(E, xid, X->bytes, link_of(X->rep, tx), link_of(X->dst, rx));
+    } else if (X->kind == XK_EMB) {
+        int tx = X->fabric == FAB_INTRA ? L_INTRA_TX : L_INTER_TX, rx = X->fabric == FAB_INTRA ? L_INTRA_RX : L_INTER_RX;
+        start_flow(E, xid, X->bytes, link_of(X->rep, tx), link_of(X->dst, rx));
+        if (E->rc == 0)
+            start_flow(E, xid, X->bytes, link_of(X->dst, tx), link_of(X->rep, rx));
+    } else {
+        const collalgo_phase *p = &X->ph[X->cur];
+        if (p->intra_bytes)
+            start_flow(E, xid, (double)p->intra_bytes, link_of(X->rep, L_INTRA_TX), link_of(X->rep, L_INTRA_RX));
+        if (p->inter_bytes && E->rc == 0)
+            start_flow(E, xid, (double)p->inter_bytes, link_of(X->rep, L_INTER_TX), link_of(X->rep, L_INTER_RX));
+    }
+    if (E->rc == 0 && E->xf[xid].pending == 0) {
+        /* nothing to move in this phase */
+        X = &E->xf[xid];
+        if (X->kind == XK_TP || X->kind == XK_DP) {
+            if (++X->cur < X->nph) {
+                phase_begin(E, xid);
+                return;
+            }
+        }
+        xfer_done(E, xid);
+    }
+}
+
+static void flow_done(eng *E, uint32_t xid)
+{
+    xfer *X = &E->xf[xid];
+    if (--X->pending)
+        return;
+    if ((X->kind == XK_TP || X->kind == XK_DP) && ++X->cur < X->nph) {
+        phase_begin(E, xid);
+        return;
+    }
+    xfer_done(E, xid);
+}
+
+/* A collective of the tensor- or data-parallel group of representative r. */
+static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name)
+{
+    const collalgo_group *grp = kind == XK_TP ? &E->tp_group : &E->dp_group;
+    uint32_t xid = new_xfer(E);
+    if (xid == UINT32_MAX)
+        return xid;
+    xfer *X = &E->xf[xid];
+    X->kind = (uint8_t)kind;
+    X->rep = r;
+    X->name = name;
+    collalgo_algo chosen;
+    int rc = collalgo_plan((collalgo_op)op, E->x->train.collective_algo, grp, bytes, &E->fab, X->ph, &X->nph, &chosen,
+                           E->err);
+    if (rc) {
+        E->rc = rc;
+        return UINT32_MAX;
+    }
+    if (X->nph == 0) {
+        xfer_done(E, xid);
+        return xid;
+    }
+    phase_begin(E, xid);
+    return xid;
+}
+
+/* ---- data-parallel stream ---- */
+
+static void dp_kick(eng *E, rep *R)
+{
+    if (R->dp_running || R->dpq_len == 0)
+        return;
+    dpq_item it = R->dpq[R->dpq_head];
+    R->dpq_head = (R->dpq_head + 1) % R->dpq_cap;
+    R->dpq_len--;
+    R->dp_running = 1;
+    start_coll(E, XK_DP, R->r, it.op, it.bytes, it.name);
+}
+
+static void dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
+{
+    if (bytes == 0 || E->t->dp <= 1)
+        return;
+    if (R->dpq_len == R->dpq_cap) {
+        uint32_t nc = R->dpq_cap ? 2 * R->dpq_cap : 64;
+        dpq_item *nq = malloc(nc * sizeof *nq);
+        if (!nq) {
+            oom(E);
+            return;
+        }
+        for (uint32_t i = 0; i < R->dpq_len; i++)
+            nq[i] = R->dpq[(R->dpq_head + i) % R->dpq_cap];
+        free(R->dpq);
+        R->dpq = nq;
+        R->dpq_cap = nc;
+        R->dpq_head = 0;
+    }
+    R->dpq[(R->dpq_head + R->dpq_len) % R->dpq_cap] = (dpq_item){ op, bytes, name };
+    R->dpq_len++;
+    dp_kick(E, R);
+}
+
+static int grad_op(const eng *E) { return E->t->zero >= 1 ? COLLALGO_REDUCE_SCATTER : COLLALGO_ALLREDUCE; }
+
+static void bucket_add(eng *E, rep *R, uint64_t bytes, int force)
+{
+    R->bucket_acc += bytes;
+    if (R->bucket_acc && (force || R->bucket_acc >= E->t->grad_bucket_bytes)) {
+        dp_enqueue(E, R, grad_op(E), R->bucket_acc, "dp.grads");
+        R->bucket_acc = 0;
+    }
+}
+
+/* ---- the program ---- */
+
+static void advance(eng *E, rep *R);
+
+static uint32_t key_of(const eng *E, uint32_t chunk, uint32_t mb, int dir) { return ((chunk * E->m) + mb) * 2 + (uint32_t)dir; }
+
+static void xfer_done(eng *E, uint32_t xid)
+{
+    xfer X = E->xf[xid];
+    free_xfer(E, xid);
+    if (X.kind == XK_TP) {
+        rep *R = &E->reps[X.rep];
+        trace_span(E, X.rep, 0, X.name, R->since, E->now);
+        set_state(E, R, ST_RUN, TRAIN_BK_TP);
+        advance(E, R);
+    } else if (X.kind == XK_PP) {
+        rep *D = &E->reps[X.dst], *S = &E->reps[X.rep];
+        trace_span(E, X.rep, 1, X.name, X.t_start, E->now);
+        if (S->state == ST_WAIT_SEND && S->send_xid == xid) {
+            trace_span(E, S->r, 0, "wait pp send", S->since, E->now);
+            set_state(E, S, ST_RUN, TRAIN_BK_PP);
+            advance(E, S);
+        }
+        D->arrived[X.key] = E->now;
+        if (D->state == ST_WAIT_RECV && D->wait_key == X.key) {
+            /* waiting since D->since; the message was on the wire from its send */
+            int64_t start = D->sent[X.key] > D->since ? D->sent[X.key] : D->since;
+            D->bk[TRAIN_BK_BUBBLE] += start - D->since;
+            D->bk[TRAIN_BK_PP] += E->now - start;
+            trace_span(E, X.dst, 0, "wait pp", D->since, E->now);
+            D->since = E->now;
+            D->state = ST_RUN;
+            advance(E, D);
+        }
+    } else if (X.kind == XK_DP) {
+        rep *R = &E->reps[X.rep];
+        trace_span(E, X.rep, 2, X.name, X.t_start, E->now);
+        R->dp_running = 0;
+        dp_kick(E, R);
+        if (R->state == ST_WAIT_DP && !R->dp_running && R->dpq_len == 0 && !R->emb_waiting) {
+            trace_span(E, R->r, 0, "wait dp", R->since, E->now);
+            set_state(E, R, ST_RUN, TRAIN_BK_DP);
+            advance(E, R);
+        }
+    } else if (X.kind == XK_EMB) {
+        uint32_t two[2] = { X.rep, X.dst };
+        for (int i = 0; i < 2; i++) {
+            rep *R = &E->reps[two[i]];
+            R->emb_waiting = 0;
+            trace_span(E, R->r, 0, "embedding grad all-reduce", R->since, E->now);
+            set_state(E, R, ST_RUN, TRAIN_BK_DP);
+            advance(E, R);
+        }
+    }
+}
+
+static void run_kernel(eng *E, rep *R, uint32_t op)
+{
+    set_state(E, R, ST_KERNEL, -1);
+    int64_t end = E->now + E->dur[op];
+    trace_span(E, R->r, 0, E->g.ops[op].name, E->now, end);
+    if (evq_push(&E->q, end, EV_KERNEL, R->r, 0))
+        oom(E);
+}
+
+static void run_tp(eng *E, rep *R, int coll, uint64_t bytes, const char *name)
+{
+    set_state(E, R, ST_TP, -1);
+    start_coll(E, XK_TP, R->r, coll, bytes, name);
+}
+
+/* Executes program steps until the compute stream blocks (kernel, collective, wait) or ends. */
+static void advance(eng *E, rep *R)
+{
+    while (E->rc == 0 && R->state == ST_RUN) {
+        if (R->it >= R->nitems) {
+            /* ---- end of the iteration ---- */
+            if (R->tail == 0) {
+                R->tail = 1;
+                bucket_add(E, R, 0, 1);
+                if (!E->t->overlap_grad_reduce && E->t->dp > 1) {
+                    /* all gradients at once, in buckets, after the backward pass */
+                    uint64_t total = (uint64_t)E->layers_per_chunk * E->v * E->g.layer_grad_bytes +
+                                     (R->first_stage ? E->g.embed_grad_bytes : 0) +
+                                     (R->last_stage ? E->g.head_grad_bytes : 0);
+                    for (uint64_t left = total; left;) {
+                        uint64_t b = left < E->t->grad_bucket_bytes ? left : E->t->grad_bucket_bytes;
+                        dp_enqueue(E, R, grad_op(E), b, "dp.grads");
+                        left -= b;
+                    }
+                }
+                if (R->dp_running || R->dpq_len) {
+                    set_state(E, R, ST_WAIT_DP, -1);
+                    return;
+                }
+                continue;
+            }
+            if (R->tail == 1) {
+                R->tail = 2;
+                /* tied embeddings over pipeline stages: all-reduce of the word-embedding gradients between
+                 * the first and the last stage (Megatron's _allreduce_embedding_grads) */
+                if (E->pp > 1 && E->x->model.tied_embeddings && (R->first_stage || R->last_stage)) {
+                    rep *P = &E->reps[R->first_stage ? E->pp - 1 : 0];
+                    set_state(E, R, ST_WAIT_DP, -1);
+                    R->emb_waiting = 1;
+                    if (P->emb_waiting && P->tail == 2) {
+                        uint32_t xid = new_xfer(E);
+                        if (xid == UINT32_MAX)
+                            return;
+                        xfer *X = &E->xf[xid];
+                        X->kind = XK_EMB;
+                        X->rep = 0;
+                        X->dst = E->pp - 1;
+                        X->fabric = E->pp_intra[E->pp - 1] ? FAB_INTRA : FAB_INTER;
+                        X->bytes = (double)(E->x->model.vocab * E->x->model.hidden / E->t->tp * E->g.grad_elem_bytes);
+                        X->name = "pp.embedding_grads";
+                        phase_begin(E, xid);
+                    }
+                    return;
+                }
+                continue;
+            }
+            if (R->tail == 2) {
+                R->tail = 3;
+                run_kernel(E, R, R->opt_op);
+                return;
+            }
+            if (R->tail == 3) {
+                R->tail = 4;
+                if (E->t->zero >= 1 && E->t->dp > 1) {
+                    /* distributed optimizer: all-gather the updated 16-bit parameters, bucket by bucket */
+                    uint64_t total = R->params * E->g.weight_elem_bytes;
+                    for (uint64_t left = total; left;) {
+                        uint64_t b = left < E->t->grad_bucket_bytes ? left : E->t->grad_bucket_bytes;
+                        dp_enqueue(E, R, COLLALGO_ALLGATHER, b, "dp.params");
+                        left -= b;
+                    }
+                    if (R->dp_running || R->dpq_len) {
+                        set_state(E, R, ST_WAIT_DP, -1);
+                        return;
+                    }
+                }
+                continue;
+            }
+            R->finish_ps = E->now;
+            set_state(E, R, ST_DONE, -1);
+            return;
+        }
+        const schedule_item *I = &R->items[R->it];
+        uint32_t vs = I->chunk * E->pp + R->r, nvs = E->pp * E->v;
+        int first_vs = vs == 0, last_vs = vs == nvs - 1;
+        if (R->pc == PC_RECV) {
+            R->pc = PC_GATHER;
+            int need = I->backward ? !last_vs : !first_vs;
+            if (need) {
+                uint32_t k = key_of(E, I->chunk, I->microbatch, I->backward);
+                if (R->arrived[k] < 0) {
+                    R->wait_key = k;
+                    set_state(E, R, ST_WAIT_RECV, -1);
+                    return;
+                }
+            }
+            continue;
+        }
+        if (R->pc == PC_GATHER) {
+            R->pc = PC_BODY;
+            R->seg = SEG_PRE;
+            R->layer = R->entry = R->sub = 0;
+            R->cur_tpl = NULL;
+            int need = I->backward ? !last_vs : !first_vs;
+            if (need && E->g.pp_gather_bytes) {
+                run_tp(E, R, OPGRAPH_ALLGATHER, E->g.pp_gather_bytes, "tp.allgather.pp");
+                return;
+            }
+            continue;
+        }
+        if (R->pc == PC_BODY) {
+            /* pick the template for the current position */
+            if (!R->cur_tpl) {
+                if (R->seg == SEG_PRE) {
+                    int id = I->backward ? (last_vs ? OPGRAPH_HEAD_BWD : -1) : (first_vs ? OPGRAPH_EMBED_FWD : -1);
+                    if (id < 0) {
+                        R->seg = SEG_LAYERS;
+                        continue;
+                    }
+                    R->cur_tpl = &E->g.tpl[id];
+                } else if (R->seg == SEG_LAYERS) {
+                    if (R->layer >= E->layers_per_chunk) {
+                        R->seg = SEG_POST;
+                        continue;
+                    }
+                    if (!I->backward) {
+                        R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_FWD];
+                    } else if (R->sub == 0) {
+                        R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_RECOMPUTE];
+                    } else if (R->sub == 1) {
+                        R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_BWD];
+                    } else {
+                        /* the layer's gradients are complete after the chunk's last backward */
+                        if (R->bwd_done[I->chunk] + 1 == E->m && E->t->overlap_grad_reduce)
+                            bucket_add(E, R, E->g.layer_grad_bytes, 0);
+                        R->sub = 0;
+                        R->layer++;
+                        continue;
+                    }
+                } else if (R->seg == SEG_POST) {
+                    int id = I->backward ? (first_vs ? OPGRAPH_EMBED_BWD : -1) : (last_vs ? OPGRAPH_HEAD_FWD : -1);
+                    R->seg = SEG_END;
+                    if (id < 0)
+                        continue;
+                    R->cur_tpl = &E->g.tpl[id];
+                } else {
+                    if (I->backward) {
+                        int last_bwd = R->bwd_done[I->chunk] + 1 == E->m;
+                        if (last_bwd && E->t->overlap_grad_reduce) {
+                            if (last_vs)
+                                bucket_add(E, R, E->g.head_grad_bytes, 0);
+                            if (first_vs)
+                                bucket_add(E, R, E->g.embed_grad_bytes, 0);
+                        }
+                        R->bwd_done[I->chunk]++;
+                    }
+                    R->pc = PC_SEND;
+                    continue;
+                }
+                R->entry = 0;
+            }
+            if (R->entry >= R->cur_tpl->n) {
+                R->cur_tpl = NULL;
+                if (R->seg == SEG_PRE)
+                    R->seg = SEG_LAYERS;
+                else if (R->seg == SEG_LAYERS) {
+                    if (I->backward)
+                        R->sub++;
+                    else
+                        R->layer++;
+                }
+                continue;
+            }
+            const opgraph_entry *e = &R->cur_tpl->e[R->entry++];
+            if (e->kind == OPGRAPH_KERNEL) {
+                run_kernel(E, R, e->op);
+            } else {
+                run_tp(E, R, e->coll, e->bytes, e->name);
+            }
+            return;
+        }
+        if (R->pc == PC_SEND) {
+            R->pc = PC_NEXT;
+            int need = I->backward ? !first_vs : !last_vs;
+            if (need) {
+                uint32_t dvs = I->backward ? vs - 1 : vs + 1;
+                uint32_t dst = dvs % E->pp, dchunk = dvs / E->pp;
+                uint32_t k = key_of(E, dchunk, I->microbatch, I->backward);
+                uint32_t xid = new_xfer(E);
+                if (xid == UINT32_MAX)
+                    return;
+                xfer *X = &E->xf[xid];
+                X->kind = XK_PP;
+                X->rep = R->r;
+                X->dst = dst;
+                X->key = k;
+                /* the boundary between stage r and r+1 (or r-1 and r) */
+                uint32_t lo = I->backward ? dst : R->r;
+                if (I->backward ? R->r == 0 : R->r == E->pp - 1)
+                    lo = E->pp - 1; /* wrap-around between chunks */
+                X->fabric = E->pp_intra[lo] ? FAB_INTRA : FAB_INTER;
+                X->bytes = (double)E->g.pp_bytes;
+                X->name = I->backward ? "pp.send.grad" : "pp.send.act";
+                E->reps[dst].sent[k] = E->now;
+                phase_begin(E, xid);
+                if (!E->t->overlap_p2p_comm) {
+                    /* Megatron-LM waits for its point-to-point operations (batch_isend_irecv + wait) */
+                    R->send_xid = xid;
+                    set_state(E, R, ST_WAIT_SEND, -1);
+                    return;
+                }
+            }
+            continue;
+        }
+        /* PC_NEXT */
+        R->it++;
+        R->pc = PC_RECV;
+        E->items_done++;
+        if (E->o->progress && (E->items_done & 1023) == 0)
+            E->o->progress(E->o->progress_ctx, (double)E->items_done / (double)E->items_total);
+    }
+}
+
+/* ---- setup ---- */
+
+static int64_t ceil_ps(double x) { return (int64_t)ceil(x); }
+
+static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res, cxl_err *err)
+{
+    const traincfg *t = &x->train;
+    const clustercfg *c = &x->cluster;
+    E->x = x;
+    E->t = t;
+    E->o = o;
+    E->err = err;
+    E->pp = (uint32_t)t->pp;
+    E->v = (uint32_t)t->virtual_stages;
+    E->m = (uint32_t)parallel_microbatches(t);
+    E->layers_per_chunk = (uint32_t)(x->model.layers / (t->pp * t->virtual_stages));
+    int rc = opgraph_build(&x->model, t, &E->g, err);
+    if (rc)
+        return rc;
+
+    /* fabric */
+    uint64_t gpn = c->gpus_per_node;
+    if (x->gpu.nvlink_bw_bps == 0 && gpn > 1)
+        return cfgloc_errf(err, &x->gpu.ref, "gpu '%s' has no NVLink bandwidth ('nvlink'); the intra-node fabric "
+                           "needs one", x->gpu.name);
+    double intra = (double)x->gpu.nvlink_bw_bps / 2.0 * c->nvlink_efficiency;
+    double inter = (double)c->nic_bw_bps * (double)c->nics_per_node / (double)gpn * c->nic_efficiency;
+    if (c->topology == CLUSTERCFG_FAT_TREE)
+        inter /= c->oversubscription;
+    if (intra < 1)
+        intra = 1;
+    E->fab.intra_Bps = (uint64_t)intra;
+    E->fab.inter_Bps = (uint64_t)inter;
+    E->fab.intra_latency_ps = c->nvlink_latency_ps;
+    /* NIC, then one leaf hop (rail-optimized: peers on the same rail) or leaf-spine-leaf (fat tree) */
+    E->fab.inter_latency_ps = c->nic_latency_ps + (c->topology == CLUSTERCFG_RAIL_OPTIMIZED ? 1 : 3) * c->switch_latency_ps;
+
+    /* groups (Megatron rank order: tensor fastest, then data, then pipeline) */
+    uint64_t tp = t->tp, dp = t->dp;
+    E->tp_group.ranks = (uint32_t)tp;
+    E->tp_group.ranks_per_node = (uint32_t)(tp <= gpn ? tp : gpn);
+    if (tp > gpn && tp % gpn)
+        E->tp_group.ranks_per_node = 1;
+    E->dp_group.ranks = (uint32_t)dp;
+    if (tp * dp <= gpn)
+        E->dp_group.ranks_per_node = (uint32_t)dp;
+    else if (gpn % tp == 0 && dp % (gpn / tp) == 0)
+        E->dp_group.ranks_per_node = (uint32_t)(gpn / tp);
+    else
+        E->dp_group.ranks_per_node = 1;
+
+    /* kernels */
+    uint32_t pp = E->pp;
+    E->reps = calloc(pp, sizeof *E->reps);
+    E->pp_intra = calloc(pp, 1);
+    if (!E->reps || !E->pp_intra)
+        return oom(E);
+    for (uint32_t r = 0; r < pp; r++) {
+        uint64_t a = (uint64_t)r * tp * dp, b = (uint64_t)((r + 1) % pp) * tp * dp;
+        E->pp_intra[r] = (a / gpn == b / gpn);
+        rep *R = &E->reps[r];
+        R->r = r;
+        R->first_stage = r == 0;
+        R->last_stage = r == pp - 1;
+        R->params = (uint64_t)E->layers_per_chunk * E->v * E->g.layer_params + (R->first_stage ? E->g.embed_params : 0) +
+                    (R->last_stage ? E->g.head_params : 0);
+        uint64_t shard = t->zero >= 1 ? (R->params + dp - 1) / dp : R->params;
+        int op = opgraph_optimizer_op(&E->g, t, shard, err);
+        if (op < 0)
+            return op;
+        R->opt_op = (uint32_t)op;
+    }
+    E->dur = calloc(E->g.nops, sizeof *E->dur);
+    if (!E->dur)
+        return oom(E);
+    res->kernels = E->g.nops;
+    for (uint32_t i = 0; i < E->g.nops; i++) {
+        int64_t ps;
+        if (o->measured && optimes_lookup(o->measured, &E->g.ops[i], &ps)) {
+            res->kernels_measured++;
+        } else {
+            ps = compute_op_ps(&x->gpu, &E->g.ops[i]);
+            if (ps < 0)
+                return cxl_errf(err, CXL_ECONFIG, "gpu '%s' cannot run kernel %s in %s (no peak for that data type)",
+                                x->gpu.name, E->g.ops[i].name, gpucfg_dtype_names[E->g.ops[i].dtype]);
+        }
+        E->dur[i] = ps;
+    }
+
+    /* network */
+    rc = net_new(&E->n, err);
+    if (rc)
+        return rc;
+    for (uint32_t r = 0; r < pp; r++) {
+        double bw[L_PER_REP] = { intra, intra, inter, inter };
+        for (int k = 0; k < L_PER_REP; k++) {
+            rc = net_add_link(E->n, bw[k] / 1e12, err);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    if (o->trace) {
+        uint32_t nl = net_link_count(E->n);
+        E->link_busy_since = malloc(nl * sizeof *E->link_busy_since);
+        if (!E->link_busy_since)
+            return oom(E);
+        for (uint32_t i = 0; i < nl; i++)
+            E->link_busy_since[i] = -1;
+    }
+
+    /* programs */
+    size_t slots = (size_t)E->v * E->m * 2;
+    for (uint32_t r = 0; r < pp; r++) {
+        rep *R = &E->reps[r];
+        size_t n = 0;
+        rc = schedule_build(pp, r, E->m, E->v, NULL, 0, &n, err);
+        if (rc && rc != CXL_ELIMIT)
+            return rc;
+        R->items = malloc(n * sizeof *R->items);
+        R->arrived = malloc(slots * sizeof *R->arrived);
+        R->sent = malloc(slots * sizeof *R->sent);
+        R->bwd_done = calloc(E->v, sizeof *R->bwd_done);
+        if (!R->items || !R->arrived || !R->sent || !R->bwd_done)
+            return oom(E);
+        rc = schedule_build(pp, r, E->m, E->v, R->items, n, &R->nitems, err);
+        if (rc)
+            return rc;
+        for (size_t i = 0; i < slots; i++)
+            R->arrived[i] = R->sent[i] = -1;
+        E->items_total += R->nitems;
+    }
+    return 0;
+}
+
+static void teardown(eng *E)
+{
+    if (E->reps)
+        for (uint32_t r = 0; r < E->pp; r++) {
+            free(E->reps[r].items);
+            free(E->reps[r].arrived);
+            free(E->reps[r].sent);
+            free(E->reps[r].bwd_done);
+            free(E->reps[r].dpq);
+        }
+    free(E->reps);
+    free(E->pp_intra);
+    free(E->dur);
+    free(E->xf);
+    free(E->xfree);
+    free(E->spans);
+    free(E->link_busy_since);
+    net_free(E->n);
+    evq_free(&E->q);
+}
+
+/* ---- Chrome trace ---- */
+
+static int write_trace(eng *E, train_result *res)
+{
+    json_w w;
+    json_init(&w);
+    json_obj_begin(&w, NULL);
+    json_str(&w, "displayTimeUnit", "ns");
+    json_arr_begin(&w, "traceEvents");
+    static const char *const tnames[3] = { "compute stream", "pipeline sends", "data-parallel collectives" };
+    char buf[96];
+    for (uint32_t r = 0; r < E->pp; r++) {
+        json_obj_begin(&w, NULL);
+        json_str(&w, "ph", "M");
+        json_str(&w, "name", "process_name");
+        json_u64(&w, "pid", r);
+        json_obj_begin(&w, "args");
+        snprintf(buf, sizeof buf, "stage %u (GPU of TP 0, DP 0)", r);
+        json_str(&w, "name", buf);
+        json_obj_end(&w);
+        json_obj_end(&w);
+        for (uint32_t k = 0; k < 3; k++) {
+            json_obj_begin(&w, NULL);
+            json_str(&w, "ph", "M");
+            json_str(&w, "name", "thread_name");
+            json_u64(&w, "pid", r);
+            json_u64(&w, "tid", k);
+            json_obj_begin(&w, "args");
+            json_str(&w, "name", tnames[k]);
+            json_obj_end(&w);
+            json_obj_end(&w);
+        }
+        json_obj_begin(&w, NULL);
+        json_str(&w, "ph", "M");
+        json_str(&w, "name", "process_name");
+        json_u64(&w, "pid", 100000 + r);
+        json_obj_begin(&w, "args");
+        snprintf(buf, sizeof buf, "links of stage %u", r);
+        json_str(&w, "name", buf);
+        json_obj_end(&w);
+        json_obj_end(&w);
+        static const char *const lnames[L_PER_REP] = { "nvlink out", "nvlink in", "nic out", "nic in" };
+        for (uint32_t k = 0; k < L_PER_REP; k++) {
+            json_obj_begin(&w, NULL);
+            json_str(&w, "ph", "M");
+            json_str(&w, "name", "thread_name");
+            json_u64(&w, "pid", 100000 + r);
+            json_u64(&w, "tid", k);
+            json_obj_begin(&w, "args");
+            json_str(&w, "name", lnames[k]);
+            json_obj_end(&w);
+            json_obj_end(&w);
+        }
+    }
+    for (size_t i = 0; i < E->nspans; i++) {
+        const span *s = &E->spans[i];
+        json_obj_begin(&w, NULL);
+        json_str(&w, "ph", "X");
+        json_str(&w, "name", s->name);
+        json_u64(&w, "pid", s->pid);
+        json_u64(&w, "tid", s->tid);
+        json_num(&w, "ts", (double)s->t0 / 1e6);   /* microseconds */
+        json_num(&w, "dur", (double)(s->t1 - s->t0) / 1e6);
+        json_obj_end(&w);
+    }
+    json_arr_end(&w);
+    json_obj_end(&w);
+    if (w.oom) {
+        json_free(&w);
+        return oom(E);
+    }
+    res->trace = w.buf;
+    res->trace_len = w.len;
+    return 0;
+}
+
+/* ---- run ---- */
+
+int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *err)
+{
+    static const train_opts none = { 0 };
+    if (!o)
+        o = &none;
+    memset(res, 0, sizeof *res);
+    gpumem_estimate(&x->model, &x->train, &res->mem);
+    int rc = gpumem_check(&res->mem, &x->gpu, &x->train.ref, err);
+    if (rc)
+        return rc;
+    eng E;
+    memset(&E, 0, sizeof E);
+    evq_init(&E.q);
+    rc = setup(&E, x, o, res, err);
+    if (rc) {
+        teardown(&E);
+        return rc;
+    }
+    for (uint32_t r = 0; r < E.pp && E.rc == 0; r++) {
+        E.reps[r].state = ST_RUN;
+        advance(&E, &E.reps[r]);
+    }
+    evq_event ev;
+    uint64_t events = 0;
+    while (E.rc == 0 && evq_pop(&E.q, &ev)) {
+        E.now = ev.t_ps;
+        events++;
+        if (ev.kind == EV_KERNEL) {
+            rep *R = &E.reps[ev.a];
+            set_state(&E, R, ST_RUN, TRAIN_BK_COMPUTE);
+            advance(&E, R);
+        } else if (ev.kind == EV_LATENCY) {
+            phase_flows(&E, ev.a);
+        } else {
+            uint32_t owner;
+            if (net_flow_finish(E.n, E.now, ev.a, ev.b, &owner)) {
+                if (E.o->trace) {
+                    /* the finished flow's links: find through the owner's kind is not needed; refresh all of
+                     * the owner's representative's links (cheap, trace only) */
+                    const xfer *X = &E.xf[owner];
+                    uint32_t ls[2 * L_PER_REP], nl = 0;
+                    for (int k = 0; k < L_PER_REP; k++)
+                        ls[nl++] = link_of(X->rep, k);
+                    if (X->kind == XK_PP || X->kind == XK_EMB)
+                        for (int k = 0; k < L_PER_REP; k++)
+                            ls[nl++] = link_of(X->dst, k);
+                    note_links(&E, ls, nl);
+                }
+                schedule_changed(&E);
+                if (E.rc == 0)
+                    flow_done(&E, owner);
+            }
+        }
+    }
+    rc = E.rc;
+    if (rc == 0) {
+        for (uint32_t r = 0; r < E.pp; r++)
+            if (E.reps[r].state != ST_DONE) {
+                rc = cxl_errf(err, CXL_EINTERNAL,
+                              "internal: pipeline stage %u stopped before the end of the iteration (state %d, pass "
+                              "%zu of %zu): the schedule deadlocked",
+                              r, E.reps[r].state, E.reps[r].it, E.reps[r].nitems);
+                break;
+            }
+    }
+    if (rc == 0) {
+        int64_t T = 0;
+        for (uint32_t r = 0; r < E.pp; r++)
+            if (E.reps[r].finish_ps > T)
+                T = E.reps[r].finish_ps;
+        res->stages = calloc(E.pp, sizeof *res->stages);
+        if (!res->stages)
+            rc = oom(&E);
+        else {
+            res->nstages = E.pp;
+            res->iteration_ps = T;
+            for (uint32_t r = 0; r < E.pp; r++) {
+                rep *R = &E.reps[r];
+                R->bk[TRAIN_BK_BUBBLE] += T - R->finish_ps;
+                memcpy(res->stages[r].bk_ps, R->bk, sizeof R->bk);
+                res->stages[r].finish_ps = R->finish_ps;
+                for (int k = 0; k < TRAIN_BK_N; k++)
+                    res->breakdown_s[k] += (double)R->bk[k] / 1e12 / (double)E.pp;
+            }
+            double secs = (double)T / 1e12;
+            res->tokens_per_s = (double)(x->train.global_batch * x->model.seq_len) / secs;
+            res->model_flops = E.g.model_flops_iteration;
+            double peak = x->gpu.tflops[x->train.precision] * 1e12;
+            res->mfu = res->model_flops / (secs * (double)clustercfg_gpus(&x->cluster) * peak);
+            res->events = events;
+            res->flows = net_flows_started(E.n);
+            if (o->trace)
+                rc = write_trace(&E, res);
+        }
+    }
+    (void)ceil_ps;
+    teardown(&E);
+    if (rc)
+        train_result_free(res);
+    return rc;
+}
+
+void train_result_free(train_result *r)
+{
+    free(r->stages);
+    free(r->trace);
+    r->stages = NULL;
+    r->trace = NULL;
+}

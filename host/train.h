@@ -1,0 +1,73 @@
+/* train.h - one training iteration of an experiment, simulated by a discrete-event engine.
+ *
+ * What is simulated. One representative GPU per pipeline stage: the tensor- and data-parallel ranks of a
+ * stage run the same kernels on the same shapes and take part in the same collectives at the same
+ * moments, so one of them stands for all exactly (their links carry the same loads by symmetry). Each
+ * representative has a compute stream (kernels and the blocking tensor-parallel collectives, in the
+ * order of the pipeline schedule, schedule.h, expanded by the templates of opgraph.h), a pipeline
+ * stream (asynchronous sends of activations and gradients to the neighbouring stages) and a
+ * data-parallel stream (gradient buckets, reduced while the backward pass goes on when
+ * overlap_grad_reduce is set; NCCL runs a communicator's collectives in order, so buckets queue).
+ * Kernel times come from compute.h (efficiency curves) or a measured-times file (optimes.h).
+ * Communication is network flows (net.h) over four links per representative: NVLink out and in, and
+ * its share of the node's NICs out and in; collectives become phases of flows (collalgo.h); concurrent
+ * flows share links max-min fairly, so tensor-, pipeline- and data-parallel traffic contend where they
+ * meet. Time is integer picoseconds; events at equal times run in the order they were scheduled.
+ *
+ * The iteration ends when every stage has finished its optimizer step (and, with ZeRO >= 1, the
+ * all-gather of the updated parameters). The breakdown of each stage's compute stream sums to the
+ * iteration time: compute (kernels), exposed_tp_comm (blocked in a tensor-parallel collective),
+ * exposed_pp_comm (waiting for an activation or gradient that is on the wire), pipeline_bubble (waiting
+ * for one not yet sent, and idle after the stage's own end), exposed_dp_comm (waiting for gradient
+ * reduction, the tied-embedding all-reduce and the parameter all-gather), cxl_stall (0: CXL memory is
+ * not in the loop yet). The reported breakdown is the mean over stages.
+ */
+#ifndef CXLSIM_TRAIN_H
+#define CXLSIM_TRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "expcfg.h"
+#include "gpumem.h"
+#include "optimes.h"
+
+enum train_bk { TRAIN_BK_COMPUTE, TRAIN_BK_TP, TRAIN_BK_PP, TRAIN_BK_DP, TRAIN_BK_BUBBLE, TRAIN_BK_CXL, TRAIN_BK_N };
+extern const char *const train_bk_names[]; /* JSON keys: "compute", "exposed_tp_comm", ... */
+
+typedef struct train_opts {
+    const optimes *measured;    /* NULL: every kernel from the efficiency curves */
+    int trace;                  /* record a Chrome trace (train_result.trace) */
+    /* called now and then with the fraction of schedule passes done; NULL for none */
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
+} train_opts;
+
+typedef struct train_stage {
+    int64_t bk_ps[TRAIN_BK_N];
+    int64_t finish_ps;
+} train_stage;
+
+typedef struct train_result {
+    int64_t iteration_ps;
+    double breakdown_s[TRAIN_BK_N];   /* mean over stages, seconds */
+    train_stage *stages;              /* pp entries */
+    uint32_t nstages;
+    double tokens_per_s, mfu;
+    double model_flops;               /* per iteration, all GPUs (3 x forward) */
+    gpumem mem;                       /* the stage that needs the most memory */
+    uint64_t events;                  /* events the engine processed */
+    uint64_t flows;                   /* network flows started */
+    uint64_t kernels, kernels_measured; /* distinct kernels; how many priced from the measured file */
+    char *trace;                      /* Chrome trace JSON when asked (malloc'd), else NULL */
+    size_t trace_len;
+} train_result;
+
+/* Simulate one iteration. The experiment must have loaded (expcfg_load checks the layout); memory is
+ * checked here: CXL_ECONFIG at the experiment's training section when a stage does not fit. Errors:
+ * CXL_ECONFIG, CXL_ENOMEM, CXL_ELIMIT (times beyond int64 picoseconds). */
+int train_run(const expcfg *x, const train_opts *o, train_result *r, cxl_err *err);
+void train_result_free(train_result *r);
+
+#endif

@@ -1,0 +1,305 @@
+/* test_train.c - the training engine end to end: the breakdown adds up to the iteration time on every
+ * stage, one GPU costs exactly the sum of its kernels, runs are deterministic, the pipeline schedules and
+ * the overlap switches move time where they should, measured kernel times replace the model's, memory
+ * that does not fit is an error, and the Chrome trace is written. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "compute.h"
+#include "opgraph.h"
+#include "optimes.h"
+#include "train.h"
+
+/* A small GPT on A100 nodes; the training section is appended by each test. */
+static const char tiny_head[] =
+    "name: tiny\n"
+    "model: { name: tiny, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512, bias: true, dropout: true,\n"
+    "         tied_embeddings: true }\n"
+    "gpu: a100-80gb\n";
+
+static expcfg *load(const char *cluster_and_training)
+{
+    static char text[4096];
+    snprintf(text, sizeof text, "%s%s", tiny_head, cluster_and_training);
+    expcfg *x = malloc(sizeof *x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    int rc = expcfg_load_text("tiny.yaml", text, x, &e);
+    if (rc)
+        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
+    return x;
+}
+
+static void run(const expcfg *x, const train_opts *o, train_result *r)
+{
+    cxl_err e;
+    cxl_err_clear(&e);
+    int rc = train_run(x, o, r, &e);
+    if (rc)
+        fail_msg("train_run: %s", e.msg);
+}
+
+static void assert_adds_up(const train_result *r)
+{
+    for (uint32_t s = 0; s < r->nstages; s++) {
+        int64_t sum = 0;
+        for (int k = 0; k < TRAIN_BK_N; k++) {
+            assert_true(r->stages[s].bk_ps[k] >= 0);
+            sum += r->stages[s].bk_ps[k];
+        }
+        assert_int_equal(sum, r->iteration_ps);
+        assert_int_equal(r->stages[s].bk_ps[TRAIN_BK_CXL], 0);
+        assert_true(r->stages[s].finish_ps <= r->iteration_ps);
+    }
+    double total = 0;
+    for (int k = 0; k < TRAIN_BK_N; k++)
+        total += r->breakdown_s[k];
+    assert_true(fabs(total - (double)r->iteration_ps / 1e12) < 1e-9 * (double)r->iteration_ps / 1e12 + 1e-12);
+}
+
+static int64_t tpl_ps(const opgraph *g, const gpucfg *gpu, int id)
+{
+    int64_t t = 0;
+    for (uint32_t i = 0; i < g->tpl[id].n; i++) {
+        const opgraph_entry *e = &g->tpl[id].e[i];
+        assert_int_equal(e->kind, OPGRAPH_KERNEL); /* one GPU: no collectives */
+        t += compute_op_ps(gpu, &g->ops[e->op]);
+    }
+    return t;
+}
+
+static void one_gpu_is_the_sum_of_its_kernels(void **state)
+{
+    (void)state;
+    const char *recomputes[3] = { "none", "selective", "full" };
+    for (int rc = 0; rc < 3; rc++) {
+        char tr[512];
+        snprintf(tr, sizeof tr,
+                 "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                 "training: { global_batch: 6, micro_batch: 2, recompute: %s }\n", recomputes[rc]);
+        expcfg *x = load(tr);
+        opgraph g;
+        cxl_err e;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        uint64_t L = x->model.layers;
+        int64_t per_mb = tpl_ps(&g, &x->gpu, OPGRAPH_EMBED_FWD) + (int64_t)L * tpl_ps(&g, &x->gpu, OPGRAPH_LAYER_FWD) +
+                         tpl_ps(&g, &x->gpu, OPGRAPH_HEAD_FWD) + tpl_ps(&g, &x->gpu, OPGRAPH_HEAD_BWD) +
+                         (int64_t)L * (tpl_ps(&g, &x->gpu, OPGRAPH_LAYER_RECOMPUTE) + tpl_ps(&g, &x->gpu, OPGRAPH_LAYER_BWD)) +
+                         tpl_ps(&g, &x->gpu, OPGRAPH_EMBED_BWD);
+        int opt = opgraph_optimizer_op(&g, &x->train, L * g.layer_params + g.embed_params + g.head_params, &e);
+        assert_true(opt >= 0);
+        int64_t expect = 3 * per_mb + compute_op_ps(&x->gpu, &g.ops[opt]);
+        train_result r;
+        run(x, NULL, &r);
+        assert_int_equal(r.iteration_ps, expect);
+        assert_int_equal(r.stages[0].bk_ps[TRAIN_BK_COMPUTE], expect);
+        assert_adds_up(&r);
+        /* recomputation only adds work */
+        if (rc == 0)
+            assert_int_equal(g.tpl[OPGRAPH_LAYER_RECOMPUTE].n, 0);
+        train_result_free(&r);
+        free(x);
+    }
+}
+
+static void default_experiment_adds_up_and_is_deterministic(void **state)
+{
+    (void)state;
+    expcfg *x = malloc(sizeof *x);
+    cxl_err e;
+    assert_int_equal(expcfg_load(EXPCFG_DEFAULT, x, &e), 0);
+    train_result a, b;
+    run(x, NULL, &a);
+    run(x, NULL, &b);
+    assert_adds_up(&a);
+    assert_int_equal(a.iteration_ps, b.iteration_ps);
+    assert_int_equal(a.events, b.events);
+    assert_memory_equal(a.stages, b.stages, sizeof *a.stages * a.nstages);
+    assert_true(a.mfu > 0.05 && a.mfu < 1);
+    assert_true(a.breakdown_s[TRAIN_BK_TP] > 0);  /* tp 2 */
+    assert_true(a.breakdown_s[TRAIN_BK_DP] > 0);  /* dp 8: the parameter all-gather at least */
+    assert_true(a.tokens_per_s > 0);
+    train_result_free(&a);
+    train_result_free(&b);
+    free(x);
+}
+
+static int64_t bubble(const train_result *r)
+{
+    int64_t s = 0;
+    for (uint32_t i = 0; i < r->nstages; i++)
+        s += r->stages[i].bk_ps[TRAIN_BK_BUBBLE];
+    return s;
+}
+
+static void pipeline_bubble_and_interleaving(void **state)
+{
+    (void)state;
+    const char *cl = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 4, nics_per_node: 4 }\n";
+    char tr[512];
+    snprintf(tr, sizeof tr, "%straining: { global_batch: 8, pp: 4 }\n", cl);
+    expcfg *x = load(tr);
+    train_result plain, inter;
+    run(x, NULL, &plain);
+    assert_int_equal(plain.nstages, 4);
+    assert_adds_up(&plain);
+    assert_true(bubble(&plain) > 0);
+    assert_true(plain.breakdown_s[TRAIN_BK_PP] > 0); /* blocking sends (Megatron's default) */
+    free(x);
+    /* 4 layers over 4 stages x 1 chunk; interleaving needs layers divisible by pp x v: use 8 layers */
+    snprintf(tr, sizeof tr,
+             "model: { name: tiny8, layers: 8, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512, bias: true, dropout: true }\n"
+             "gpu: a100-80gb\n%straining: { global_batch: 8, pp: 4, virtual_stages: 2 }\n", cl);
+    expcfg *y = malloc(sizeof *y), *z = malloc(sizeof *z);
+    cxl_err e;
+    char t2[1024];
+    snprintf(t2, sizeof t2, "name: i\n%s", tr);
+    assert_int_equal(expcfg_load_text("i.yaml", t2, y, &e), 0);
+    char *p = strstr(t2, ", virtual_stages: 2");
+    memmove(p, p + strlen(", virtual_stages: 2"), strlen(p + strlen(", virtual_stages: 2")) + 1);
+    assert_int_equal(expcfg_load_text("p.yaml", t2, z, &e), 0);
+    train_result p8;
+    run(y, NULL, &inter);
+    run(z, NULL, &p8);
+    assert_adds_up(&inter);
+    /* interleaving cuts the bubble ((p-1)/(v m) instead of (p-1)/m) */
+    assert_true(bubble(&inter) < bubble(&p8));
+    train_result_free(&plain);
+    train_result_free(&inter);
+    train_result_free(&p8);
+    free(y);
+    free(z);
+}
+
+static void overlap_switches(void **state)
+{
+    (void)state;
+    const char *cl = "cluster: { extends: dgx-a100, nodes: 2 }\n";
+    char tr[512];
+    /* dp 16 over two nodes: gradient buckets cross the NICs */
+    snprintf(tr, sizeof tr, "%straining: { global_batch: 64, dp: 16, overlap_grad_reduce: true }\n", cl);
+    expcfg *x = load(tr);
+    snprintf(tr, sizeof tr, "%straining: { global_batch: 64, dp: 16, overlap_grad_reduce: false }\n", cl);
+    expcfg *y = load(tr);
+    train_result a, b;
+    run(x, NULL, &a);
+    run(y, NULL, &b);
+    assert_adds_up(&a);
+    assert_adds_up(&b);
+    assert_true(a.breakdown_s[TRAIN_BK_DP] < b.breakdown_s[TRAIN_BK_DP]);
+    assert_true(a.iteration_ps < b.iteration_ps);
+    train_result_free(&a);
+    train_result_free(&b);
+    free(x);
+    free(y);
+    /* pipeline sends: asynchronous sends never lose */
+    snprintf(tr, sizeof tr, "%straining: { global_batch: 16, pp: 4, dp: 4, overlap_p2p_comm: true }\n", cl);
+    x = load(tr);
+    snprintf(tr, sizeof tr, "%straining: { global_batch: 16, pp: 4, dp: 4, overlap_p2p_comm: false }\n", cl);
+    y = load(tr);
+    run(x, NULL, &a);
+    run(y, NULL, &b);
+    assert_true(a.iteration_ps <= b.iteration_ps);
+    train_result_free(&a);
+    train_result_free(&b);
+    free(x);
+    free(y);
+}
+
+static void measured_times_replace_the_model(void **state)
+{
+    (void)state;
+    expcfg *x = load("cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                     "training: { global_batch: 2 }\n");
+    opgraph g;
+    cxl_err e;
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    int opt = opgraph_optimizer_op(&g, &x->train, x->model.layers * g.layer_params + g.embed_params + g.head_params, &e);
+    assert_true(opt >= 0);
+    /* every kernel measured at exactly twice the model's time: the iteration doubles exactly */
+    int64_t times[OPGRAPH_MAX_OPS];
+    for (uint32_t i = 0; i < g.nops; i++)
+        times[i] = 2 * compute_op_ps(&x->gpu, &g.ops[i]);
+    char path[] = "/tmp/cxlsim-optimes-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_int_equal(optimes_write_list(f, g.ops, g.nops, "test", "test", times), 0);
+    fclose(f);
+    optimes *ot;
+    assert_int_equal(optimes_load(path, &ot, 1, &e), 0);
+    train_result a, b;
+    train_opts o = { ot, 0, NULL, NULL };
+    run(x, NULL, &a);
+    run(x, &o, &b);
+    assert_int_equal(b.kernels_measured, b.kernels);
+    assert_int_equal(b.iteration_ps, 2 * a.iteration_ps);
+    train_result_free(&a);
+    train_result_free(&b);
+    optimes_free(ot);
+    remove(path);
+    free(x);
+}
+
+static void out_of_memory_names_the_parts(void **state)
+{
+    (void)state;
+    expcfg *x = malloc(sizeof *x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    /* GPT-3 175B on 8 GPUs cannot hold its model states */
+    assert_int_equal(expcfg_load_text("oom.yaml",
+                                      "name: oom\nmodel: gpt3-175b\ngpu: a100-80gb\n"
+                                      "cluster: { extends: dgx-a100, nodes: 1 }\n"
+                                      "training: { global_batch: 8, tp: 8 }\n",
+                                      x, &e),
+                     0);
+    train_result r;
+    assert_int_equal(train_run(x, NULL, &r, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "out of GPU memory"));
+    assert_non_null(strstr(e.msg, "optimizer states"));
+    assert_string_equal(e.file, "oom.yaml");
+    assert_true(e.line > 0);
+    free(x);
+}
+
+static void trace_is_written(void **state)
+{
+    (void)state;
+    expcfg *x = load("cluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, tp: 2, pp: 2, dp: 2 }\n");
+    train_opts o = { NULL, 1, NULL, NULL };
+    train_result r;
+    run(x, &o, &r);
+    assert_non_null(r.trace);
+    assert_true(r.trace_len > 100);
+    assert_non_null(strstr(r.trace, "\"traceEvents\""));
+    assert_non_null(strstr(r.trace, "qkv.fwd"));
+    assert_non_null(strstr(r.trace, "tp.allreduce.attn"));
+    assert_non_null(strstr(r.trace, "pp.send.act"));
+    assert_non_null(strstr(r.trace, "nvlink out busy"));
+    train_result_free(&r);
+    free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
+        cmocka_unit_test(default_experiment_adds_up_and_is_deterministic),
+        cmocka_unit_test(pipeline_bubble_and_interleaving),
+        cmocka_unit_test(overlap_switches),
+        cmocka_unit_test(measured_times_replace_the_model),
+        cmocka_unit_test(out_of_memory_names_the_parts),
+        cmocka_unit_test(trace_is_written),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
