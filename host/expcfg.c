@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cfg.h"
 #include "parallel.h"
@@ -76,6 +77,12 @@ int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err)
     if (text && !strchr(path_or_preset, '/') && !strstr(path_or_preset, ".yaml")) {
         snprintf(out->source, sizeof out->source, "%s", presets_display("experiments", path_or_preset));
         rc = cfg_load_text(out->source, text, resolve, NULL, &doc, err);
+    } else if (path_or_preset && !strchr(path_or_preset, '/') && !strstr(path_or_preset, ".yaml") &&
+               access(path_or_preset, F_OK) != 0) {
+        char list[1024];
+        compose_preset_list("experiments", list, sizeof list);
+        return cxl_errf(err, CXL_ECONFIG, "unknown experiment '%s': not a file and not a built-in preset (presets: %s)",
+                        path_or_preset, list);
     } else {
         snprintf(out->source, sizeof out->source, "%s", path_or_preset ? path_or_preset : "");
         rc = cfg_load_file(path_or_preset ? path_or_preset : "", resolve, NULL, &doc, err);

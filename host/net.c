@@ -319,3 +319,12 @@ uint32_t net_take_changed(net *n, uint32_t *out, uint32_t max)
 double net_link_bytes(const net *n, uint32_t link) { return n->links[link].bytes; }
 uint32_t net_link_active(const net *n, uint32_t link) { return n->links[link].nflows; }
 uint64_t net_flows_started(const net *n) { return n->started; }
+
+uint64_t net_bytes(const net *n)
+{
+    uint64_t b = sizeof *n + (uint64_t)n->caplinks * sizeof(nlink) + (uint64_t)n->capflows * sizeof(nflow) +
+                 ((uint64_t)n->capfree + n->capchanged + n->capcl + n->capcf) * sizeof(uint32_t);
+    for (uint32_t i = 0; i < n->nlinks; i++)
+        b += (uint64_t)n->links[i].capflows * sizeof(uint32_t);
+    return b;
+}

@@ -55,6 +55,8 @@ uint32_t net_take_changed(net *n, uint32_t *out, uint32_t max);
 /* Busy time and bytes carried per link so far (for reports and trace tracks). */
 double net_link_bytes(const net *n, uint32_t link);
 uint32_t net_link_active(const net *n, uint32_t link);
+/* Bytes the network model has allocated. */
+uint64_t net_bytes(const net *n);
 /* Total flows ever started. */
 uint64_t net_flows_started(const net *n);
 

@@ -981,6 +981,12 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
             res->mfu = res->model_flops / (secs * (double)clustercfg_gpus(&x->cluster) * peak);
             res->events = events;
             res->flows = net_flows_started(E.n);
+            uint64_t mem = net_bytes(E.n) + (uint64_t)E.q.cap * sizeof(evq_event) + (uint64_t)E.capxf * sizeof(xfer) +
+                           (uint64_t)E.capxfree * 4 + (uint64_t)E.g.nops * 8 + (uint64_t)E.pp * sizeof(rep);
+            for (uint32_t r = 0; r < E.pp; r++)
+                mem += (uint64_t)E.reps[r].nitems * sizeof(schedule_item) + 2ull * E.v * E.m * 2 * sizeof(int64_t) +
+                       (uint64_t)E.v * 4 + (uint64_t)E.reps[r].dpq_cap * sizeof(dpq_item);
+            res->engine_bytes = mem;
             if (o->trace)
                 rc = write_trace(&E, res);
         }

@@ -59,6 +59,7 @@ typedef struct train_result {
     gpumem mem;                       /* the stage that needs the most memory */
     uint64_t events;                  /* events the engine processed */
     uint64_t flows;                   /* network flows started */
+    uint64_t engine_bytes;            /* memory the engine held at the end (programs, queues, network) */
     uint64_t kernels, kernels_measured; /* distinct kernels; how many priced from the measured file */
     char *trace;                      /* Chrome trace JSON when asked (malloc'd), else NULL */
     size_t trace_len;

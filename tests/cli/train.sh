@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# cxlsim train / ops end to end: JSON fields, identical JSON apart from wall_seconds, the Chrome trace,
+# measured kernel times through the ops list, no progress line when stderr is not a terminal, and the
+# exit codes of bad input with nothing left behind. usage: train.sh CXLSIM SOURCE_DIR
+set -u
+bin=$1; src=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+ok() { passes=$((passes+1)); }
+bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+expect_rc() { # expected-rc description command...
+  local want=$1 what=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, expected $want ($(head -c 300 "$tmp/err"))"; fi
+}
+
+# default experiment, JSON with every field the issue names
+expect_rc 0 "train default" "$bin" train --json "$tmp/a.json" --trace "$tmp/t.json"
+grep -q "iteration time" "$tmp/out" && ok || bad "no iteration time printed"
+grep -q "simulating" "$tmp/err" && bad "progress line written to a non-terminal" || ok
+for key in iteration_time_s tokens_per_s mfu breakdown_s compute exposed_tp_comm exposed_pp_comm exposed_dp_comm \
+           pipeline_bubble cxl_stall memory_per_gpu_gib weights gradients optimizer activations total events \
+           wall_seconds; do
+  grep -q "\"$key\"" "$tmp/a.json" && ok || bad "$key missing from JSON"
+done
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['breakdown_s']['cxl_stall']==0" "$tmp/a.json" \
+  && ok || bad "JSON does not parse or cxl_stall is not 0"
+# the trace is JSON with trace events, GPU stream and link tracks
+python3 - "$tmp/t.json" <<'PY' && ok || bad "trace is not a Chrome trace with stream and link tracks"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"]
+names = {e["args"]["name"] for e in ev if e.get("ph") == "M"}
+assert "compute stream" in names and "nvlink out" in names, names
+assert any(e.get("ph") == "X" and e["name"] == "qkv.fwd" for e in ev)
+assert all(e["dur"] >= 0 for e in ev if e.get("ph") == "X")
+PY
+# identical apart from wall_seconds, from another folder
+(cd "$tmp" && "$bin" train --json b.json >/dev/null 2>&1)
+diff <(grep -v wall_seconds "$tmp/a.json") <(grep -v wall_seconds "$tmp/b.json") >/dev/null && ok || bad "JSON differs between runs"
+# every shipped experiment and validation row runs
+for f in "$src"/configs/experiments/*.yaml "$src"/configs/validation/korthikanti/*.yaml "$src"/configs/bench/*.yaml; do
+  (cd "$src" && "$bin" train "$f" >/dev/null 2>"$tmp/err") && ok || bad "train $f: $(head -c 300 "$tmp/err")"
+done
+
+# ops: the list to profile, and modelled times fed back give the same iteration
+expect_rc 0 "ops" "$bin" ops --out "$tmp/ops.yaml"
+grep -q 'name: "qkv.fwd"' "$tmp/ops.yaml" && ok || bad "ops list lacks qkv.fwd"
+expect_rc 3 "train with a time-less list" "$bin" train --op-times "$tmp/ops.yaml"
+grep -q "ops.yaml:" "$tmp/err" && ok || bad "time-less list error without a location"
+expect_rc 0 "ops --times" "$bin" ops --times --out "$tmp/times.yaml"
+expect_rc 0 "train --op-times" "$bin" train --op-times "$tmp/times.yaml" --json "$tmp/m.json"
+grep -q "from $tmp/times.yaml" "$tmp/out" && ok || bad "measured kernel count not printed"
+a=$(python3 -c "import json; print(json.load(open('$tmp/a.json'))['iteration_time_ps'])")
+m=$(python3 -c "import json; print(json.load(open('$tmp/m.json'))['iteration_time_ps'])")
+[ "$a" = "$m" ] && ok || bad "modelled times through the file give $m ps, not $a"
+expect_rc 0 "sample file" "$bin" train --op-times "$src/configs/optimes/sample-llama2-7b-h100.yaml"
+
+# bad input: exit codes, messages, nothing left behind
+expect_rc 2 "unknown option" "$bin" train --frobnicate
+expect_rc 2 "two experiments" "$bin" train a b
+expect_rc 2 "--json without a value" "$bin" train --json
+expect_rc 3 "unknown experiment" "$bin" train no-such-experiment
+grep -q "llama2-7b-2x8-h100" "$tmp/err" && ok || bad "unknown experiment error does not list the presets"
+expect_rc 5 "unwritable JSON" "$bin" train --json "$tmp/no/such/dir/x.json"
+expect_rc 5 "unwritable trace" "$bin" train --trace "$tmp/no/such/dir/t.json"
+expect_rc 5 "missing op-times file" "$bin" train --op-times "$tmp/none.yaml"
+cat >"$tmp/oom.yaml" <<'Y'
+name: oom
+model: gpt3-175b
+gpu: a100-80gb
+cluster: { extends: dgx-a100, nodes: 1 }
+training: { global_batch: 8, tp: 8 }
+Y
+expect_rc 3 "out of memory" "$bin" train "$tmp/oom.yaml" --json "$tmp/oom.json"
+grep -q "out of GPU memory" "$tmp/err" && ok || bad "OOM message"
+grep -q "oom.yaml:5:" "$tmp/err" && ok || bad "OOM error not located at the training section"
+[ ! -e "$tmp/oom.json" ] && ok || bad "JSON left behind after an error"
+cat >"$tmp/tp.yaml" <<'Y'
+name: tp
+model: llama2-7b
+gpu: h100-sxm
+cluster: { extends: dgx-h100, nodes: 1 }
+training: { global_batch: 8, tp: 3, dp: 1 }
+Y
+expect_rc 3 "tp not dividing heads" "$bin" train "$tmp/tp.yaml"
+grep -q "tp.yaml:5:" "$tmp/err" && ok || bad "tp error without location: $(cat "$tmp/err")"
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
