@@ -24,7 +24,7 @@ const char *const train_bk_names[] = { "compute", "exposed_tp_comm", "exposed_pp
                                        "pipeline_bubble", "cxl_stall", NULL };
 
 enum { EV_KERNEL, EV_LATENCY, EV_FLOW };
-enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_DONE };
+enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_WAIT_GATHER, ST_DONE };
 enum { XK_TP, XK_PP, XK_DP, XK_EMB };
 enum { L_INTRA_TX, L_INTRA_RX, L_INTER_TX, L_INTER_RX, L_PER_REP };
 enum { FAB_INTRA, FAB_INTER };
@@ -69,6 +69,10 @@ typedef struct rep {
     dpq_item *dpq;
     uint32_t dpq_head, dpq_len, dpq_cap;
     int dp_running;
+    uint64_t dp_enq, dp_done;       /* data-parallel collectives enqueued / completed (FIFO order) */
+    uint64_t gather_wait;           /* ZeRO-3: the parameter gather the stream waits for (its dp_enq number) */
+    uint64_t gather_next;           /* ZeRO-3: the prefetched gather of the next layer, 0 = none */
+    int layer_gathered;             /* ZeRO-3: the current layer's parameters are in place */
     uint64_t bucket_acc;
     uint32_t *bwd_done;             /* backward passes done per chunk */
     int tail;                       /* end-of-iteration step: 0 flush, 1 emb sync, 2 optimizer, 3 gather, 4 end */
@@ -354,6 +358,7 @@ static void dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
     }
     R->dpq[(R->dpq_head + R->dpq_len) % R->dpq_cap] = (dpq_item){ op, bytes, name };
     R->dpq_len++;
+    R->dp_enq++;
     dp_kick(E, R);
 }
 
@@ -406,7 +411,14 @@ static void xfer_done(eng *E, uint32_t xid)
         rep *R = &E->reps[X.rep];
         trace_span(E, X.rep, 2, X.name, X.t_start, E->now);
         R->dp_running = 0;
+        R->dp_done++;
         dp_kick(E, R);
+        if (R->state == ST_WAIT_GATHER && R->dp_done >= R->gather_wait) {
+            trace_span(E, R->r, 0, "wait zero-3 gather", R->since, E->now);
+            set_state(E, R, ST_RUN, TRAIN_BK_DP);
+            advance(E, R);
+            return;
+        }
         if (R->state == ST_WAIT_DP && !R->dp_running && R->dpq_len == 0 && !R->emb_waiting) {
             trace_span(E, R->r, 0, "wait dp", R->since, E->now);
             set_state(E, R, ST_RUN, TRAIN_BK_DP);
@@ -559,6 +571,30 @@ static void advance(eng *E, rep *R)
                         R->seg = SEG_POST;
                         continue;
                     }
+                    if (E->t->zero >= 3 && E->t->dp > 1 && R->sub < 2 && !R->layer_gathered) {
+                        /* ZeRO-3 (DeepSpeed): each layer's parameters are all-gathered before its forward and
+                         * again before its backward (recomputation included), the next layer's gather issued
+                         * as a prefetch while this one computes; the stream waits only for its own layer. */
+                        uint64_t bytes = E->g.layer_params * E->g.weight_elem_bytes, mine;
+                        if (R->gather_next) {
+                            mine = R->gather_next;
+                        } else {
+                            dp_enqueue(E, R, COLLALGO_ALLGATHER, bytes, "dp.zero3.params");
+                            mine = R->dp_enq;
+                        }
+                        R->gather_next = 0;
+                        if (R->layer + 1 < E->layers_per_chunk) {
+                            dp_enqueue(E, R, COLLALGO_ALLGATHER, bytes, "dp.zero3.params");
+                            R->gather_next = R->dp_enq;
+                        }
+                        R->layer_gathered = 1;
+                        if (R->dp_done < mine) {
+                            R->gather_wait = mine;
+                            set_state(E, R, ST_WAIT_GATHER, -1);
+                            return;
+                        }
+                        continue;
+                    }
                     if (!I->backward) {
                         R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_FWD];
                     } else if (R->sub == 0) {
@@ -566,11 +602,13 @@ static void advance(eng *E, rep *R)
                     } else if (R->sub == 1) {
                         R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_BWD];
                     } else {
-                        /* the layer's gradients are complete after the chunk's last backward */
-                        if (R->bwd_done[I->chunk] + 1 == E->m && E->t->overlap_grad_reduce)
+                        /* the layer's gradients are complete after the chunk's last backward; ZeRO-2/3 keep
+                         * only their shard of the gradients, so they reduce-scatter after every backward */
+                        if ((R->bwd_done[I->chunk] + 1 == E->m || E->t->zero >= 2) && E->t->overlap_grad_reduce)
                             bucket_add(E, R, E->g.layer_grad_bytes, 0);
                         R->sub = 0;
                         R->layer++;
+                        R->layer_gathered = 0;
                         continue;
                     }
                 } else if (R->seg == SEG_POST) {
@@ -581,7 +619,7 @@ static void advance(eng *E, rep *R)
                     R->cur_tpl = &E->g.tpl[id];
                 } else {
                     if (I->backward) {
-                        int last_bwd = R->bwd_done[I->chunk] + 1 == E->m;
+                        int last_bwd = R->bwd_done[I->chunk] + 1 == E->m || E->t->zero >= 2;
                         if (last_bwd && E->t->overlap_grad_reduce) {
                             if (last_vs)
                                 bucket_add(E, R, E->g.head_grad_bytes, 0);
@@ -600,10 +638,12 @@ static void advance(eng *E, rep *R)
                 if (R->seg == SEG_PRE)
                     R->seg = SEG_LAYERS;
                 else if (R->seg == SEG_LAYERS) {
-                    if (I->backward)
+                    if (I->backward) {
                         R->sub++;
-                    else
+                    } else {
                         R->layer++;
+                        R->layer_gathered = 0;
+                    }
                 }
                 continue;
             }

@@ -215,6 +215,29 @@ static void overlap_switches(void **state)
     free(y);
 }
 
+static void zero_stages_move_communication(void **state)
+{
+    (void)state;
+    const char *cl = "cluster: { extends: dgx-a100, nodes: 2 }\n";
+    char tr[512];
+    train_result r[4];
+    for (int z = 0; z <= 3; z++) {
+        snprintf(tr, sizeof tr, "%straining: { global_batch: 64, micro_batch: 2, dp: 16, zero: %d }\n", cl, z);
+        expcfg *x = load(tr);
+        run(x, NULL, &r[z]);
+        assert_adds_up(&r[z]);
+        free(x);
+    }
+    /* ZeRO-1 adds the parameter all-gather after the step; ZeRO-2 reduces after every micro-batch;
+     * ZeRO-3 also gathers every layer's parameters before each forward and backward */
+    assert_true(r[1].flows > r[0].flows);
+    assert_true(r[2].flows > r[1].flows);
+    assert_true(r[3].flows > r[2].flows);
+    assert_true(r[3].iteration_ps > r[1].iteration_ps);
+    for (int z = 0; z <= 3; z++)
+        train_result_free(&r[z]);
+}
+
 static void measured_times_replace_the_model(void **state)
 {
     (void)state;
@@ -297,6 +320,7 @@ int main(void)
         cmocka_unit_test(default_experiment_adds_up_and_is_deterministic),
         cmocka_unit_test(pipeline_bubble_and_interleaving),
         cmocka_unit_test(overlap_switches),
+        cmocka_unit_test(zero_stages_move_communication),
         cmocka_unit_test(measured_times_replace_the_model),
         cmocka_unit_test(out_of_memory_names_the_parts),
         cmocka_unit_test(trace_is_written),
