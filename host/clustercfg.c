@@ -33,6 +33,8 @@ static const cfg_field fields[] = {
       "fraction of the GPU's NVLink bandwidth per direction that NCCL collectives reach, e.g. 0.77" },
     { "nic_efficiency", CFG_T_DOUBLE, C(nic_efficiency), 0, 0.01, 1, NULL, NULL, 0, NULL,
       "fraction of the NIC line rate that NCCL collectives reach, e.g. 0.9" },
+    { "nccl_channels", CFG_T_U64, C(nccl_channels), 0, 1, 32, NULL, NULL, 0, NULL,
+      "NCCL channels per collective (1-32, NCCL 2.19's MAXCHANNELS): ring message sizes and step counts" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -45,6 +47,7 @@ static void defaults(void *obj)
     c->oversubscription = 1;
     c->nvlink_efficiency = 1;
     c->nic_efficiency = 1;
+    c->nccl_channels = 8;          /* knob: NCCL picks per topology; NCCL_MIN_NCHANNELS / MAX set it */
 }
 
 const compose_kind clustercfg_kind = {

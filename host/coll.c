@@ -111,6 +111,34 @@ int coll_ring_plan_len(const coll_ring_params *p, uint64_t bytes, size_t *n_out,
     return 0;
 }
 
+int coll_ring_totals(const coll_ring_params *p, uint32_t passes, uint64_t bytes, uint64_t *bytes_per_rank,
+                     uint64_t *steps_per_channel, cxl_err *err)
+{
+    size_t need;
+    int rc = coll_ring_plan_len(p, bytes, &need, err);
+    if (rc)
+        return rc;
+    if (passes < 1 || passes > 2)
+        return cxl_errf(err, CXL_ECONFIG, "coll: a ring makes 1 or 2 passes (got %u)", passes);
+    *bytes_per_rank = *steps_per_channel = 0;
+    if (need == 0)
+        return 0;
+    uint64_t lb = coll_loop_bytes(p), per_loop = (uint64_t)p->n_channels * passes * (p->n_ranks - 1);
+    coll_u128 total = 0, steps = 0;
+    for (uint64_t done = 0; done < bytes; done += lb) {
+        total += (coll_u128)per_loop * coll_real_chunk_bytes(p, bytes, done);
+        steps += (coll_u128)passes * (p->n_ranks - 1);
+        if (bytes - done <= lb)
+            break;
+    }
+    if (total > (coll_u128)UINT64_MAX)
+        return cxl_errf(err, CXL_ELIMIT, "coll: %llu bytes exceed the ring's 64-bit byte count",
+                        (unsigned long long)bytes);
+    *bytes_per_rank = (uint64_t)total;
+    *steps_per_channel = (uint64_t)steps;
+    return 0;
+}
+
 int coll_ring_plan(const coll_ring_params *p, uint64_t bytes, coll_step *out, size_t max, size_t *n_out,
                    cxl_err *err)
 {

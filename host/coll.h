@@ -80,6 +80,15 @@ int coll_ring_plan_len(const coll_ring_params *p, uint64_t bytes, size_t *n_out,
 int coll_ring_plan(const coll_ring_params *p, uint64_t bytes, coll_step *out, size_t max, size_t *n_out,
                    cxl_err *err);
 
+/* Totals of NCCL's ring for `passes` passes over the ring (2: all-reduce; 1: reduce-scatter or
+ * all-gather, whose loops and chunks follow the same rule with n-1 steps per loop and channel), without
+ * building the plan: *bytes_per_rank = what one rank sends over all channels (the plan's total),
+ * *steps_per_channel = messages each channel sends one after another (loops x passes x (n-1)). For
+ * passes 2 these equal coll_plan_total_bytes of coll_ring_plan and its per-channel step count. Errors as
+ * coll_ring_plan_len; passes must be 1 or 2. O(loops). */
+int coll_ring_totals(const coll_ring_params *p, uint32_t passes, uint64_t bytes, uint64_t *bytes_per_rank,
+                     uint64_t *steps_per_channel, cxl_err *err);
+
 /* Bytes each channel sends: per_channel[c] for c < n_channels is zeroed then summed. CXL_ECONFIG when a
  * step names a channel >= n_channels or n_channels is out of range. */
 int coll_plan_channel_bytes(const coll_step *steps, size_t n_steps, uint32_t n_channels, uint64_t *per_channel,

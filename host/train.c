@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll.h"
 #include "collalgo.h"
 #include "compute.h"
 #include "evq.h"
@@ -299,6 +300,28 @@ static void flow_done(eng *E, uint32_t xid)
     xfer_done(E, xid);
 }
 
+/* NCCL's ring moves whole chunks (coll.h: loops of channels x ranks x 2 MiB, messages rounded up to the
+ * threads' unit) and pays a latency per message: scale the phase's bytes to NCCL's and its hops by the
+ * number of loops. */
+static int nccl_ring(eng *E, const collalgo_group *grp, int op, uint64_t bytes, collalgo_phase *ph)
+{
+    coll_ring_params p;
+    coll_ring_params_default(&p, grp->ranks, (uint32_t)E->x->cluster.nccl_channels);
+    uint32_t passes = op == COLLALGO_ALLREDUCE ? 2 : 1;
+    uint64_t total, steps;
+    int rc = coll_ring_totals(&p, passes, bytes, &total, &steps, E->err);
+    if (rc || total == 0)
+        return rc;
+    double ideal = (double)passes * (double)(grp->ranks - 1) / (double)grp->ranks * (double)bytes;
+    double ratio = (double)total / ideal;
+    uint64_t loops = steps / ((uint64_t)passes * (grp->ranks - 1));
+    ph->intra_bytes = (uint64_t)ceil((double)ph->intra_bytes * ratio);
+    ph->inter_bytes = (uint64_t)ceil((double)ph->inter_bytes * ratio);
+    ph->intra_hops = (uint32_t)(ph->intra_hops * loops);
+    ph->inter_hops = (uint32_t)(ph->inter_hops * loops);
+    return 0;
+}
+
 /* A collective of the tensor- or data-parallel group of representative r. */
 static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name)
 {
@@ -320,6 +343,10 @@ static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes,
     if (X->nph == 0) {
         xfer_done(E, xid);
         return xid;
+    }
+    if (chosen == COLLALGO_RING && op != COLLALGO_BROADCAST && X->nph == 1 && nccl_ring(E, grp, op, bytes, &X->ph[0])) {
+        E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
+        return UINT32_MAX;
     }
     phase_begin(E, xid);
     return xid;

@@ -325,6 +325,38 @@ static void ring_time_never_below_closed_form(void **state)
 
 /* ---- bandwidth figures ---- */
 
+static void totals_match_the_plan(void **state)
+{
+    (void)state;
+    cxl_err e;
+    uint32_t ranks[] = { 2, 3, 8 }, chans[] = { 1, 4, 16 };
+    uint64_t sizes[] = { 1, 100, 3 * MIB, 100 * MIB + 7, 1024 * MIB };
+    for (size_t r = 0; r < 3; r++)
+        for (size_t c = 0; c < 3; c++)
+            for (size_t s = 0; s < 5; s++) {
+                coll_ring_params p;
+                coll_ring_params_default(&p, ranks[r], chans[c]);
+                size_t n;
+                assert_int_equal(coll_ring_plan_len(&p, sizes[s], &n, &e), 0);
+                coll_step *st = malloc((n ? n : 1) * sizeof *st);
+                assert_int_equal(coll_ring_plan(&p, sizes[s], st, n, &n, &e), 0);
+                uint64_t bytes, steps;
+                assert_int_equal(coll_ring_totals(&p, 2, sizes[s], &bytes, &steps, &e), 0);
+                assert_int_equal(bytes, coll_plan_total_bytes(st, n));
+                assert_int_equal(steps * chans[c], n); /* every channel sends the same number of messages */
+                /* one pass (reduce-scatter or all-gather) is half of the all-reduce */
+                uint64_t b1, s1;
+                assert_int_equal(coll_ring_totals(&p, 1, sizes[s], &b1, &s1, &e), 0);
+                assert_int_equal(2 * b1, bytes);
+                assert_int_equal(2 * s1, steps);
+                free(st);
+            }
+    coll_ring_params p;
+    coll_ring_params_default(&p, 4, 2);
+    uint64_t b, s;
+    assert_int_equal(coll_ring_totals(&p, 3, 100, &b, &s, &e), CXL_ECONFIG);
+}
+
 static void bus_bandwidth(void **state)
 {
     (void)state;
@@ -362,6 +394,7 @@ int main(void)
         cmocka_unit_test(ring_time_by_hand),
         cmocka_unit_test(ring_time_converges_to_closed_form),
         cmocka_unit_test(ring_time_never_below_closed_form),
+        cmocka_unit_test(totals_match_the_plan),
         cmocka_unit_test(bus_bandwidth),
     };
     return cmocka_run_group_tests_name("coll", tests, NULL, NULL);
