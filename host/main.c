@@ -131,24 +131,51 @@ static int cmd_presets(int argc, char **argv)
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static int cmd_memory(int argc, char **argv)
+/* The arguments of a command on one experiment: [EXPERIMENT] plus options. An option of `opts` ending in
+ * '=' takes a value (stored in vals[i]); others are flags (vals[i] set to "1"). Returns 0 or the usage
+ * exit status. */
+static int experiment_args(int argc, char **argv, const char *cmd, const char *const *opts, const char **vals,
+                           const char **exp)
 {
-    const char *exp = EXPCFG_DEFAULT, *json_path = NULL;
+    *exp = EXPCFG_DEFAULT;
     int have = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) {
+        int k = -1;
+        size_t len = 0;
+        for (int j = 0; opts[j]; j++) {
+            len = strcspn(opts[j], "=");
+            if (!strncmp(argv[i], opts[j], len) && argv[i][len] == '\0') {
+                k = j;
+                break;
+            }
+        }
+        if (k >= 0 && opts[k][len] == '=') {
             if (i + 1 >= argc)
-                return usage_error("%s needs a value", "--json");
-            json_path = argv[++i];
-        } else if (argv[i][0] == '-') {
-            return usage_error("memory: unknown option '%s'", argv[i]);
-        } else if (have) {
-            return usage_error("memory: only one EXPERIMENT may be given ('%s')", argv[i]);
+                return usage_error("%s needs a value", argv[i]);
+            vals[k] = argv[++i];
+        } else if (k >= 0) {
+            vals[k] = "1";
+        } else if (argv[i][0] == '-' || have) {
+            char fmt[96];
+            snprintf(fmt, sizeof fmt, "%s: %s", cmd,
+                     argv[i][0] == '-' ? "unknown option '%s'" : "only one EXPERIMENT may be given ('%s')");
+            return usage_error(fmt, argv[i]);
         } else {
-            exp = argv[i];
+            *exp = argv[i];
             have = 1;
         }
     }
+    return 0;
+}
+
+static int cmd_memory(int argc, char **argv)
+{
+    static const char *const opts[] = { "--json=", NULL };
+    const char *vals[1] = { NULL }, *exp;
+    int urc = experiment_args(argc, argv, "memory", opts, vals, &exp);
+    if (urc)
+        return urc;
+    const char *json_path = vals[0];
     cxl_err e;
     cxl_err_clear(&e);
     if (json_path && outfile_check(json_path, &e))
@@ -234,26 +261,12 @@ static int load_experiment(const char *exp, expcfg **out, cxl_err *e)
 
 static int cmd_train(int argc, char **argv)
 {
-    const char *exp = EXPCFG_DEFAULT, *json_path = NULL, *trace_path = NULL, *times_path = NULL;
-    int have = 0;
-    for (int i = 1; i < argc; i++) {
-        const char **dst = !strcmp(argv[i], "--json")       ? &json_path
-                           : !strcmp(argv[i], "--trace")    ? &trace_path
-                           : !strcmp(argv[i], "--op-times") ? &times_path
-                                                            : NULL;
-        if (dst) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value", argv[i]);
-            *dst = argv[++i];
-        } else if (argv[i][0] == '-') {
-            return usage_error("train: unknown option '%s'", argv[i]);
-        } else if (have) {
-            return usage_error("train: only one EXPERIMENT may be given ('%s')", argv[i]);
-        } else {
-            exp = argv[i];
-            have = 1;
-        }
-    }
+    static const char *const opts[] = { "--json=", "--trace=", "--op-times=", NULL };
+    const char *vals[3] = { NULL, NULL, NULL }, *exp;
+    int urc = experiment_args(argc, argv, "train", opts, vals, &exp);
+    if (urc)
+        return urc;
+    const char *json_path = vals[0], *trace_path = vals[1], *times_path = vals[2];
     cxl_err e;
     cxl_err_clear(&e);
     if ((json_path && outfile_check(json_path, &e)) || (trace_path && outfile_check(trace_path, &e)))
@@ -362,24 +375,13 @@ static int cmd_train(int argc, char **argv)
 
 static int cmd_ops(int argc, char **argv)
 {
-    const char *exp = EXPCFG_DEFAULT, *out_path = NULL;
-    int have = 0, with_times = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--out")) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value", argv[i]);
-            out_path = argv[++i];
-        } else if (!strcmp(argv[i], "--times")) {
-            with_times = 1;
-        } else if (argv[i][0] == '-') {
-            return usage_error("ops: unknown option '%s'", argv[i]);
-        } else if (have) {
-            return usage_error("ops: only one EXPERIMENT may be given ('%s')", argv[i]);
-        } else {
-            exp = argv[i];
-            have = 1;
-        }
-    }
+    static const char *const opts[] = { "--out=", "--times", NULL };
+    const char *vals[2] = { NULL, NULL }, *exp;
+    int urc = experiment_args(argc, argv, "ops", opts, vals, &exp);
+    if (urc)
+        return urc;
+    const char *out_path = vals[0];
+    int with_times = vals[1] != NULL;
     cxl_err e;
     cxl_err_clear(&e);
     if (out_path && outfile_check(out_path, &e))
