@@ -5,6 +5,7 @@
 #include <string.h>
 
 extern const cxl_backend_ops cxl_backend_csim_ops;
+extern const cxl_backend_ops cxl_backend_analytical_ops;
 #ifdef CXLSIM_HAVE_VERILATOR
 extern const cxl_backend_ops cxl_backend_verilator_ops;
 #endif
@@ -14,6 +15,7 @@ extern const cxl_backend_ops cxl_backend_xrt_ops;
 
 static const cxl_backend_ops *const built[] = {
     &cxl_backend_csim_ops,
+    &cxl_backend_analytical_ops,
 #ifdef CXLSIM_HAVE_VERILATOR
     &cxl_backend_verilator_ops,
 #endif
@@ -42,11 +44,12 @@ static const struct {
     int dep_found;
 } known[] = {
     { "csim", "", "", 1 },
+    { "analytical", "", "", 1 },
     { "verilator", "verilator", "the RTL model simulated by Verilator", VERILATOR_DEP },
     { "xrt", "libxrt-dev", "an FPGA card through XRT", XRT_DEP },
 };
 
-static const char *const names[] = { "csim", "verilator", "xrt", NULL };
+static const char *const names[] = { "csim", "analytical", "verilator", "xrt", NULL };
 
 const char *const *cxl_backend_names(void) { return names; }
 
@@ -89,7 +92,7 @@ int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, c
                             "installed); use --backend csim",
                             name, known[i].why, known[i].package);
         }
-        return cxl_errf(err, CXL_EUSAGE, "unknown backend '%s'; valid: csim, verilator, xrt", name);
+        return cxl_errf(err, CXL_EUSAGE, "unknown backend '%s'; valid: csim, analytical, verilator, xrt", name);
     }
     cxl_backend *b = calloc(1, sizeof *b);
     if (!b)

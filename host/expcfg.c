@@ -1,4 +1,4 @@
-/* expcfg.c - experiments: compose model, GPU, cluster and training; run the layout checks. */
+/* expcfg.c - experiments: compose model, GPU, cluster, training and CXL memory; run the layout checks. */
 #include "expcfg.h"
 
 #include <stddef.h>
@@ -28,6 +28,8 @@ static int bind_training(const cfg_node *n, void *dst, cxl_err *err)
     return compose_ref(&traincfg_kind, n, dst, err);
 }
 
+static int bind_cxl(const cfg_node *n, void *dst, cxl_err *err) { return compose_ref(&cxlcfg_kind, n, dst, err); }
+
 #define X(f) offsetof(expcfg, f)
 static const cfg_field fields[] = {
     { "name", CFG_T_STRING, X(name), 1, 1, 0, NULL, NULL, 64, NULL, "experiment name" },
@@ -39,6 +41,8 @@ static const cfg_field fields[] = {
       "a cluster preset, a file, or a mapping" },
     { "training", CFG_T_CUSTOM, X(train), 1, 1, 0, NULL, NULL, 0, bind_training,
       "the training setup: global_batch, micro_batch, tp, pp, dp, ..." },
+    { "cxl", CFG_T_CUSTOM, X(cxl), 0, 1, 0, NULL, NULL, 0, bind_cxl,
+      "optional CXL memory: memory (none, per-node, pool), device, offload_optimizer, ..." },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -53,10 +57,18 @@ static int resolve(void *ctx, const char *name, const char **text, const char **
     return 0;
 }
 
+/* The folder of the experiment file ("" for text and for a path without a folder). */
+static void exp_dir(const expcfg *x, char *buf, size_t sz)
+{
+    const char *slash = x->source[0] == '<' ? NULL : strrchr(x->source, '/');
+    snprintf(buf, sz, "%.*s", slash ? (int)(slash - x->source + 1) : 0, x->source);
+}
+
 static int finish(cfg_doc *doc, int rc, expcfg *x, cxl_err *err)
 {
     if (!rc) {
         memset(x, 0, offsetof(expcfg, source));
+        cxlcfg_none(&x->cxl);       /* kept when the section is absent */
         const cfg_node *root = cfg_root(doc);
         cfgloc_from(&x->root, root);
         rc = cfg_bind(root, NULL, "", fields, x, NULL, err);
@@ -64,6 +76,11 @@ static int finish(cfg_doc *doc, int rc, expcfg *x, cxl_err *err)
     }
     if (!rc)
         rc = parallel_check(&x->model, &x->gpu, &x->cluster, &x->train, err);
+    if (!rc) {
+        char dir[512];
+        exp_dir(x, dir, sizeof dir);
+        rc = cxlcfg_finish(&x->cxl, x->cluster.nodes, dir, err);
+    }
     return rc;
 }
 

@@ -6,16 +6,20 @@
  *     gpu: h100-sxm
  *     cluster: { extends: dgx-h100, nodes: 2 } # a preset with fields overridden
  *     training: { global_batch: 1024, tp: 2, ... }
+ *     cxl: { memory: per-node, device: asic, offload_optimizer: cpu }   # optional (cxlcfg.h)
  *
  * The experiment file itself may `extends` another experiment (cfg.h). expcfg_load() loads every part,
- * checks the model's shape and the parallel layout (parallel.h); it does not check memory (gpumem.h),
- * so that a caller can report the estimate of a layout that does not fit.
+ * checks the model's shape and the parallel layout (parallel.h), then the `cxl:` section against the
+ * cluster (cxlcfg_finish: its device, relative paths from the experiment's folder); without the section
+ * there is no CXL memory (cxlcfg_none). It does not check memory capacity (gpumem.h, tiers.h), so that a
+ * caller can report the estimate of a layout that does not fit.
  */
 #ifndef CXLSIM_EXPCFG_H
 #define CXLSIM_EXPCFG_H
 
 #include "clustercfg.h"
 #include "compose.h"
+#include "cxlcfg.h"
 #include "err.h"
 #include "gpucfg.h"
 #include "modelcfg.h"
@@ -32,6 +36,7 @@ typedef struct expcfg {
     gpucfg gpu;
     clustercfg cluster;
     traincfg train;
+    cxlcfg cxl;                 /* memory none when the experiment has no `cxl:` section */
     cfgloc root;                /* the experiment's top-level mapping */
 } expcfg;
 

@@ -30,7 +30,7 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  probe [DEVICE]     latency and bandwidth of a CXL memory device (default: the 'asic' preset)\n"
-    "      --backend NAME     cycle-level backend: csim (built in), verilator, xrt\n"
+    "      --backend NAME     CXL backend: csim, analytical (built in), verilator, xrt\n"
     "      --reference DEV    local-DDR reference path for ratios (default: local-ddr5)\n"
     "      --json FILE        write results as JSON\n"
     "      --csv FILE         write the loaded-latency curve as CSV\n"
@@ -44,6 +44,8 @@ static const char usage_text[] =
     "      --json FILE        write the results as JSON\n"
     "      --trace FILE       write a Chrome trace (open in https://ui.perfetto.dev)\n"
     "      --op-times FILE    measured kernel times (scripts/profile_ops.py); others from the model\n"
+    "      --backend NAME     CXL backend for the experiment's cxl: section (csim, analytical, ...)\n"
+    "      --exact            CXL: simulate every cycle (no steady-state extrapolation, no memo)\n"
     "  ops [EXPERIMENT]   list the distinct kernels of an experiment, the input of scripts/profile_ops.py\n"
     "      --out FILE         write the list there instead of standard output\n"
     "      --times            include the modelled time of each kernel\n"
@@ -261,12 +263,20 @@ static int load_experiment(const char *exp, expcfg **out, cxl_err *e)
 
 static int cmd_train(int argc, char **argv)
 {
-    static const char *const opts[] = { "--json=", "--trace=", "--op-times=", NULL };
-    const char *vals[3] = { NULL, NULL, NULL }, *exp;
+    static const char *const opts[] = { "--json=", "--trace=", "--op-times=", "--backend=", "--exact", NULL };
+    const char *vals[5] = { NULL, NULL, NULL, NULL, NULL }, *exp;
     int urc = experiment_args(argc, argv, "train", opts, vals, &exp);
     if (urc)
         return urc;
-    const char *json_path = vals[0], *trace_path = vals[1], *times_path = vals[2];
+    const char *json_path = vals[0], *trace_path = vals[1], *times_path = vals[2], *backend = vals[3];
+    int exact = vals[4] != NULL;
+    if (backend) {
+        int known = 0;
+        for (const char *const *n = cxl_backend_names(); *n; n++)
+            known |= !strcmp(*n, backend);
+        if (!known)
+            return usage_error("train: unknown backend '%s' (run 'cxlsim backends')", backend);
+    }
     cxl_err e;
     cxl_err_clear(&e);
     if ((json_path && outfile_check(json_path, &e)) || (trace_path && outfile_check(trace_path, &e)))
@@ -280,7 +290,7 @@ static int cmd_train(int argc, char **argv)
         return fail(&e);
     }
     progress_ctx pc = { now_s(), 0, 0 };
-    train_opts o = { ot, trace_path != NULL, isatty(2) ? progress_cb : NULL, &pc };
+    train_opts o = { ot, trace_path != NULL, isatty(2) ? progress_cb : NULL, &pc, exact, backend };
     train_result r;
     double t0 = now_s();
     int rc = train_run(x, &o, &r, &e);
@@ -318,6 +328,21 @@ static int cmd_train(int argc, char **argv)
            "total %.2f GiB\n",
            (unsigned long long)r.mem.stage, r.mem.weights_bytes / GIB, r.mem.gradients_bytes / GIB,
            r.mem.optimizer_bytes / GIB, r.mem.activations_bytes / GIB, r.mem.total_bytes / GIB);
+    if (x->cxl.memory != CXLCFG_NONE) {
+        printf("  CXL memory       %s '%s' on backend %s: %llu transfers, %llu cycles in detail, %llu extrapolated, "
+               "%llu memo hits%s\n",
+               cxlcfg_memory_names[x->cxl.memory], x->cxl.dev.name, r.cxl_backend, (unsigned long long)r.cxl_transfers,
+               (unsigned long long)r.detailed_cycles, (unsigned long long)r.extrapolated_cycles,
+               (unsigned long long)r.memo_hits, exact ? " (exact)" : "");
+        printf("  memory tiers     HBM %.2f GiB per GPU; CXL %.2f GiB per GPU, %.2f of %.2f GiB in the fullest domain\n",
+               r.tiers.hbm_bytes / GIB, r.tiers.cxl_bytes_per_gpu / GIB, r.tiers.cxl_bytes_per_domain / GIB,
+               r.tiers.cxl_capacity_per_domain / GIB);
+        for (uint32_t d = 0; d < r.ndomains; d++)
+            printf("    domain %u (x%u, %u node%s): read %.2f GB/s, write %.2f GB/s over %.4f s busy; read latency "
+                   "mean %.0f ns, p99 %.0f ns\n",
+                   d, r.domains[d].copies, r.domains[d].nodes, r.domains[d].nodes > 1 ? "s" : "", r.domains[d].read_gbps,
+                   r.domains[d].write_gbps, r.domains[d].busy_s, r.domains[d].read_lat_ns[0], r.domains[d].read_lat_ns[2]);
+    }
     printf("  engine           %llu events, %llu flows, %.3f s wall\n", (unsigned long long)r.events,
            (unsigned long long)r.flows, wall);
     if (json_path) {
@@ -356,6 +381,49 @@ static int cmd_train(int argc, char **argv)
         json_arr_end(&w);
         json_u64(&w, "events", r.events);
         json_u64(&w, "flows", r.flows);
+        json_u64(&w, "detailed_cycles", r.detailed_cycles);
+        json_u64(&w, "extrapolated_cycles", r.extrapolated_cycles);
+        json_u64(&w, "memo_hits", r.memo_hits);
+        if (x->cxl.memory != CXLCFG_NONE) {
+            json_obj_begin(&w, "cxl");
+            json_str(&w, "memory", cxlcfg_memory_names[x->cxl.memory]);
+            json_str(&w, "device", x->cxl.dev.name);
+            json_str(&w, "backend", r.cxl_backend);
+            json_u64(&w, "exact", (uint64_t)exact);
+            json_u64(&w, "transfers", r.cxl_transfers);
+            json_obj_begin(&w, "tiers_gib");
+            json_num(&w, "hbm_per_gpu", r.tiers.hbm_bytes / GIB);
+            json_num(&w, "cxl_per_gpu", r.tiers.cxl_bytes_per_gpu / GIB);
+            json_num(&w, "cxl_per_domain", r.tiers.cxl_bytes_per_domain / GIB);
+            json_num(&w, "cxl_capacity_per_domain", r.tiers.cxl_capacity_per_domain / GIB);
+            json_obj_end(&w);
+            json_arr_begin(&w, "domains");
+            for (uint32_t d = 0; d < r.ndomains; d++) {
+                const train_cxl_domain *D = &r.domains[d];
+                json_obj_begin(&w, NULL);
+                json_u64(&w, "domain", d);
+                json_u64(&w, "nodes", D->nodes);
+                json_u64(&w, "copies", D->copies);
+                json_num(&w, "busy_s", D->busy_s);
+                json_num(&w, "read_gbps", D->read_gbps);
+                json_num(&w, "write_gbps", D->write_gbps);
+                json_obj_begin(&w, "read_latency_ns");
+                json_num(&w, "mean", D->read_lat_ns[0]);
+                json_num(&w, "p50", D->read_lat_ns[1]);
+                json_num(&w, "p99", D->read_lat_ns[2]);
+                json_num(&w, "max", D->read_lat_ns[3]);
+                json_obj_end(&w);
+                json_obj_begin(&w, "devload");
+                json_num(&w, "light", D->devload[0]);
+                json_num(&w, "optimal", D->devload[1]);
+                json_num(&w, "moderate", D->devload[2]);
+                json_num(&w, "severe", D->devload[3]);
+                json_obj_end(&w);
+                json_obj_end(&w);
+            }
+            json_arr_end(&w);
+            json_obj_end(&w);
+        }
         json_u64(&w, "kernels", r.kernels);
         json_u64(&w, "kernels_measured", r.kernels_measured);
         json_num(&w, "wall_seconds", wall);
@@ -590,7 +658,7 @@ static int cmd_probe(int argc, char **argv)
         if (!strcmp(*n, o.backend))
             found = 1;
     if (!found)
-        return usage_error("unknown backend '%s'; valid: csim, verilator, xrt", o.backend);
+        return usage_error("unknown backend '%s'; valid: csim, analytical, verilator, xrt", o.backend);
     if ((json_path && outfile_check(json_path, &e)) || (csv_path && outfile_check(csv_path, &e)))
         return fail(&e);
     devcfg dev, ref;

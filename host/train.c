@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "coll.h"
+#include "cxlmem.h"
+#include "devcfg.h"
 #include "collalgo.h"
 #include "compute.h"
 #include "evq.h"
@@ -24,9 +26,12 @@
 const char *const train_bk_names[] = { "compute", "exposed_tp_comm", "exposed_pp_comm", "exposed_dp_comm",
                                        "pipeline_bubble", "cxl_stall", NULL };
 
-enum { EV_KERNEL, EV_LATENCY, EV_FLOW };
-enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_WAIT_GATHER, ST_DONE };
-enum { XK_TP, XK_PP, XK_DP, XK_EMB };
+enum { EV_KERNEL, EV_LATENCY, EV_FLOW, EV_CXL_DONE, EV_TIMER };
+enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_WAIT_GATHER, ST_WAIT_CXL, ST_WAIT_TIMER,
+       ST_DONE };
+enum { XK_TP, XK_PP, XK_DP, XK_EMB, XK_CXL };
+#define CXL_SLOTS 2          /* 0: what the stream needs now, 1: the next layer's prefetch */
+#define CXL_UNTRACKED 255u   /* asynchronous transfers nobody waits for */
 enum { L_INTRA_TX, L_INTRA_RX, L_INTER_TX, L_INTER_RX, L_PER_REP };
 enum { FAB_INTRA, FAB_INTER };
 
@@ -45,7 +50,11 @@ typedef struct xfer {
     double bytes;               /* XK_PP / XK_EMB */
     int64_t t_start;
     const char *name;
+    uint8_t slot;               /* XK_CXL: the representative's slot, or CXL_UNTRACKED */
 } xfer;
+
+/* Where a representative's CXL traffic lands: `count` of its GPUs on host port `host` of domain `domain`. */
+typedef struct cxl_route { uint32_t domain, host, count; } cxl_route;
 
 typedef struct dpq_item { int op; uint64_t bytes; const char *name; } dpq_item;
 
@@ -82,6 +91,17 @@ typedef struct rep {
     uint32_t opt_op;
     uint64_t params;                /* before ZeRO */
     int first_stage, last_stage;    /* holds the embedding / the head */
+    /* CXL */
+    cxl_route *routes;
+    uint32_t nroutes;
+    uint32_t slot_xid[CXL_SLOTS];
+    uint8_t slot_busy[CXL_SLOTS];
+    uint8_t prefetched;             /* slot 1 holds the current layer's fetch */
+    uint8_t layer_fetched;          /* the current layer's CXL fetch has been waited for */
+    int wait_slot;
+    int opt_sub;                    /* step of an offloaded optimizer */
+    int64_t cpu_start;
+    uint64_t shard_params;
 } rep;
 
 typedef struct span { uint32_t pid, tid; const char *name; int64_t t0, t1; } span;
@@ -110,6 +130,13 @@ typedef struct eng {
     span *spans;
     size_t nspans, capspans;
     int64_t *link_busy_since;
+    /* CXL */
+    cxlmem *cm;
+    const cxlcfg *cx;
+    uint64_t act_bytes;             /* one layer's activations without recomputation (offload_activations) */
+    uint64_t param_bytes;           /* one layer's 16-bit parameters (offload_parameters) */
+    uint32_t ndomains;
+    uint32_t *domain_copies, *domain_nodes;
 } eng;
 
 static int oom(eng *E) { return E->rc = cxl_errf(E->err, CXL_ENOMEM, "out of memory (training engine)"); }
@@ -352,6 +379,113 @@ static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes,
     return xid;
 }
 
+/* ---- CXL memory ---- */
+
+/* Start a transfer of `bytes` per GPU of representative R into its CXL domains (every route), issued by
+ * the GPUs (capped by their PCIe path) or by the nodes' CPUs. Returns the xfer id, or UINT32_MAX when
+ * there is nothing to move (or on error, E->rc set). */
+static uint32_t cxl_start(eng *E, rep *R, uint64_t bytes, uint8_t rd, uint8_t wr, int by_gpu, uint8_t slot,
+                          const char *name)
+{
+    if (!E->cm || bytes == 0 || R->nroutes == 0)
+        return UINT32_MAX;
+    uint32_t xid = new_xfer(E);
+    if (xid == UINT32_MAX)
+        return xid;
+    xfer *X = &E->xf[xid];
+    X->kind = XK_CXL;
+    X->rep = R->r;
+    X->name = name;
+    X->slot = slot;
+    for (uint32_t i = 0; i < R->nroutes && E->rc == 0; i++) {
+        const cxl_route *rt = &R->routes[i];
+        double cap = by_gpu ? (double)E->cx->gpu_path_bw_bps * rt->count : 0;
+        int rc = cxlmem_start(E->cm, E->now, rt->domain, rt->host, bytes * rt->count, rd, wr, cap, xid, E->err);
+        if (rc)
+            E->rc = rc;
+        else
+            E->xf[xid].pending++;
+    }
+    if (slot < CXL_SLOTS) {
+        R->slot_xid[slot] = xid;
+        R->slot_busy[slot] = 1;
+    }
+    return xid;
+}
+
+/* 1 when the stream must wait for slot `slot` (state set), 0 when it is free. */
+static int cxl_wait(eng *E, rep *R, int slot)
+{
+    if (!R->slot_busy[slot])
+        return 0;
+    R->wait_slot = slot;
+    set_state(E, R, ST_WAIT_CXL, -1);
+    return 1;
+}
+
+static void advance(eng *E, rep *R);
+
+/* All of an xfer's domains are done: after the GPU path's latency the data is usable. */
+static void cxl_xfer_done(eng *E, uint32_t xid)
+{
+    xfer X = E->xf[xid];
+    free_xfer(E, xid);
+    rep *R = &E->reps[X.rep];
+    trace_span(E, X.rep, 3, X.name, X.t_start, E->now);
+    if (X.slot < CXL_SLOTS && R->slot_xid[X.slot] == xid && R->slot_busy[X.slot]) {
+        R->slot_busy[X.slot] = 0;
+        if (R->state == ST_WAIT_CXL && R->wait_slot == X.slot) {
+            trace_span(E, R->r, 0, "wait cxl", R->since, E->now);
+            set_state(E, R, ST_RUN, TRAIN_BK_CXL);
+            advance(E, R);
+        }
+    }
+}
+
+static void cxl_sub_done(eng *E, uint32_t xid)
+{
+    if (xid >= E->nxf || !E->xf[xid].active || E->xf[xid].kind != XK_CXL) {
+        E->rc = cxl_errf(E->err, CXL_EINTERNAL, "internal: completion of an unknown CXL transfer");
+        return;
+    }
+    if (--E->xf[xid].pending)
+        return;
+    int64_t lat = (int64_t)E->cx->gpu_path_latency_ps;
+    if (lat > 0) {
+        if (evq_push(&E->q, E->now + lat, EV_CXL_DONE, xid, 0))
+            oom(E);
+    } else {
+        cxl_xfer_done(E, xid);
+    }
+}
+
+/* Fetch what the current layer needs from CXL (parameters, saved activations) into slot 0, the next
+ * layer's into slot 1 as a prefetch. Returns 1 when the stream must wait. */
+static int cxl_layer_fetch(eng *E, rep *R, uint64_t now_bytes, uint64_t next_bytes, const char *name)
+{
+    if (R->layer_fetched)
+        return 0;
+    R->layer_fetched = 1;
+    if (now_bytes == 0)
+        return 0;
+    if (R->prefetched) {
+        /* the prefetch becomes the current fetch */
+        R->slot_xid[0] = R->slot_xid[1];
+        R->slot_busy[0] = R->slot_busy[1];
+        R->slot_busy[1] = 0;
+        R->prefetched = 0;
+        if (R->slot_busy[0])
+            E->xf[R->slot_xid[0]].slot = 0;
+    } else {
+        cxl_start(E, R, now_bytes, 1, 0, 1, 0, name);
+    }
+    if (next_bytes) {
+        cxl_start(E, R, next_bytes, 1, 0, 1, 1, name);
+        R->prefetched = 1;
+    }
+    return cxl_wait(E, R, 0);
+}
+
 /* ---- data-parallel stream ---- */
 
 static void dp_kick(eng *E, rep *R)
@@ -401,8 +535,6 @@ static void bucket_add(eng *E, rep *R, uint64_t bytes, int force)
 }
 
 /* ---- the program ---- */
-
-static void advance(eng *E, rep *R);
 
 static uint32_t key_of(const eng *E, uint32_t chunk, uint32_t mb, int dir) { return ((chunk * E->m) + mb) * 2 + (uint32_t)dir; }
 
@@ -530,6 +662,60 @@ static void advance(eng *E, rep *R)
                 continue;
             }
             if (R->tail == 2) {
+                int off = E->cm ? E->cx->offload_optimizer : CXLCFG_OPT_NONE;
+                uint64_t P = R->shard_params, gb = E->g.grad_elem_bytes;
+                if (off == CXLCFG_OPT_CPU) {
+                    /* ZeRO-Offload: gradients to CXL, the CPU's Adam reads gradients, fp32 master weights and
+                     * both moments (4 x 4 B) and writes master, moments (3 x 4 B) and the 16-bit weights
+                     * (2 B), at no more than cpu_adam_rate parameters per second per node; the GPUs read
+                     * the 16-bit weights back */
+                    if (R->opt_sub == 0) {
+                        R->opt_sub = 1;
+                        cxl_start(E, R, P * gb, 0, 1, 1, 0, "cxl.grads.out");
+                        if (cxl_wait(E, R, 0))
+                            return;
+                    }
+                    if (R->opt_sub == 1) {
+                        R->opt_sub = 2;
+                        R->cpu_start = E->now;
+                        cxl_start(E, R, P * 30, 8, 7, 0, 0, "cxl.cpu_adam");
+                        if (cxl_wait(E, R, 0))
+                            return;
+                    }
+                    if (R->opt_sub == 2) {
+                        R->opt_sub = 3;
+                        double node_params = (double)P * (double)E->x->cluster.gpus_per_node;
+                        int64_t floor_ps = (int64_t)ceil(node_params / E->cx->cpu_adam_rate * 1e12);
+                        if (R->cpu_start + floor_ps > E->now) {
+                            set_state(E, R, ST_WAIT_TIMER, -1);
+                            if (evq_push(&E->q, R->cpu_start + floor_ps, EV_TIMER, R->r, 0))
+                                oom(E);
+                            return;
+                        }
+                    }
+                    if (R->opt_sub == 3) {
+                        R->opt_sub = 4;
+                        cxl_start(E, R, P * E->g.weight_elem_bytes, 1, 0, 1, 0, "cxl.params.in");
+                        if (cxl_wait(E, R, 0))
+                            return;
+                    }
+                    R->tail = 3;
+                    continue;
+                }
+                if (off == CXLCFG_OPT_GPU) {
+                    /* the optimizer states stream through the GPU: master weights and moments read (12 B)
+                     * and written back (12 B) while the GPU's Adam kernel runs */
+                    if (R->opt_sub == 0) {
+                        R->opt_sub = 1;
+                        cxl_start(E, R, P * 24, 1, 1, 1, 0, "cxl.optimizer.stream");
+                        run_kernel(E, R, R->opt_op);
+                        return;
+                    }
+                    if (cxl_wait(E, R, 0))
+                        return;
+                    R->tail = 3;
+                    continue;
+                }
                 R->tail = 3;
                 run_kernel(E, R, R->opt_op);
                 return;
@@ -622,9 +808,20 @@ static void advance(eng *E, rep *R)
                         }
                         continue;
                     }
+                    if (E->cm && R->sub == 0) {
+                        int more = R->layer + 1 < E->layers_per_chunk;
+                        uint64_t b = I->backward ? E->param_bytes + E->act_bytes : E->param_bytes;
+                        if (cxl_layer_fetch(E, R, b, more ? b : 0, I->backward ? "cxl.layer.bwd_in" : "cxl.layer.fwd_in"))
+                            return;
+                    }
                     if (!I->backward) {
                         R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_FWD];
                     } else if (R->sub == 0) {
+                        if (E->act_bytes) {
+                            /* saved activations come back from CXL instead of being recomputed */
+                            R->sub = 1;
+                            continue;
+                        }
                         R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_RECOMPUTE];
                     } else if (R->sub == 1) {
                         R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_BWD];
@@ -633,9 +830,12 @@ static void advance(eng *E, rep *R)
                          * only their shard of the gradients, so they reduce-scatter after every backward */
                         if ((R->bwd_done[I->chunk] + 1 == E->m || E->t->zero >= 2) && E->t->overlap_grad_reduce)
                             bucket_add(E, R, E->g.layer_grad_bytes, 0);
+                        if (E->param_bytes && R->bwd_done[I->chunk] + 1 == E->m)
+                            cxl_start(E, R, E->g.layer_grad_bytes, 0, 1, 1, CXL_UNTRACKED, "cxl.grads.out");
                         R->sub = 0;
                         R->layer++;
                         R->layer_gathered = 0;
+                        R->layer_fetched = 0;
                         continue;
                     }
                 } else if (R->seg == SEG_POST) {
@@ -668,8 +868,11 @@ static void advance(eng *E, rep *R)
                     if (I->backward) {
                         R->sub++;
                     } else {
+                        if (E->act_bytes)
+                            cxl_start(E, R, E->act_bytes, 0, 1, 1, CXL_UNTRACKED, "cxl.activations.out");
                         R->layer++;
                         R->layer_gathered = 0;
+                        R->layer_fetched = 0;
                     }
                 }
                 continue;
@@ -727,6 +930,8 @@ static void advance(eng *E, rep *R)
 /* ---- setup ---- */
 
 static int64_t ceil_ps(double x) { return (int64_t)ceil(x); }
+
+static int setup_cxl(eng *E, const train_opts *o, cxl_err *err);
 
 static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res, cxl_err *err)
 {
@@ -791,6 +996,7 @@ static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res
         R->params = (uint64_t)E->layers_per_chunk * E->v * E->g.layer_params + (R->first_stage ? E->g.embed_params : 0) +
                     (R->last_stage ? E->g.head_params : 0);
         uint64_t shard = t->zero >= 1 ? (R->params + dp - 1) / dp : R->params;
+        R->shard_params = shard;
         int op = opgraph_optimizer_op(&E->g, t, shard, err);
         if (op < 0)
             return op;
@@ -834,6 +1040,13 @@ static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res
             E->link_busy_since[i] = -1;
     }
 
+    /* CXL domains */
+    if (x->cxl.memory != CXLCFG_NONE) {
+        rc = setup_cxl(E, o, err);
+        if (rc)
+            return rc;
+    }
+
     /* programs */
     size_t slots = (size_t)E->v * E->m * 2;
     for (uint32_t r = 0; r < pp; r++) {
@@ -858,6 +1071,90 @@ static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res
     return 0;
 }
 
+/* Domains: the GPUs of node n belong to stages (n x gpn + i) / (tp x dp); a domain serves pool_nodes
+ * consecutive nodes (one host port each). Domains whose nodes hold the same stages in the same places
+ * see the same traffic at the same times (every representative stands for all its copies), so one is
+ * simulated for each distinct composition: exact, by the same symmetry as the representatives. */
+static int setup_cxl(eng *E, const train_opts *o, cxl_err *err)
+{
+    const expcfg *x = E->x;
+    const cxlcfg *cx = &x->cxl;
+    E->cx = cx;
+    uint64_t gpn = x->cluster.gpus_per_node, nodes = x->cluster.nodes, per = E->t->tp * E->t->dp;
+    uint32_t P = cx->pool_nodes ? cx->pool_nodes : 1, npools = (uint32_t)(nodes / P);
+    /* signature of a pool: for each GPU slot, its stage */
+    uint64_t sig_len = (uint64_t)P * gpn;
+    uint32_t *sig = malloc(npools * sig_len * sizeof *sig), *cls = malloc(npools * sizeof *cls);
+    E->domain_copies = calloc(npools, sizeof *E->domain_copies);
+    E->domain_nodes = calloc(npools, sizeof *E->domain_nodes);
+    if (!sig || !cls || !E->domain_copies || !E->domain_nodes) {
+        free(sig);
+        free(cls);
+        return oom(E);
+    }
+    uint32_t nd = 0;
+    uint32_t *first_of = malloc(npools * sizeof *first_of);
+    if (!first_of) {
+        free(sig);
+        free(cls);
+        return oom(E);
+    }
+    for (uint32_t p = 0; p < npools; p++) {
+        for (uint64_t g = 0; g < sig_len; g++)
+            sig[p * sig_len + g] = (uint32_t)(((uint64_t)p * sig_len + g) / per);
+        /* stages are compared relative to nothing: identical compositions have identical stage lists */
+        uint32_t c;
+        for (c = 0; c < nd; c++)
+            if (!memcmp(&sig[first_of[c] * sig_len], &sig[p * sig_len], sig_len * sizeof *sig))
+                break;
+        if (c == nd) {
+            first_of[nd] = p;
+            E->domain_nodes[nd] = P;
+            nd++;
+        }
+        cls[p] = c;
+        E->domain_copies[c]++;
+    }
+    E->ndomains = nd;
+    /* routes of each representative: per domain class and host, how many of its GPUs sit there */
+    for (uint32_t r = 0; r < E->pp; r++) {
+        rep *R = &E->reps[r];
+        R->routes = calloc((size_t)nd * P, sizeof *R->routes);
+        if (!R->routes) {
+            free(sig);
+            free(cls);
+            free(first_of);
+            return oom(E);
+        }
+        for (uint32_t c = 0; c < nd; c++)
+            for (uint32_t h = 0; h < P; h++) {
+                uint32_t count = 0;
+                for (uint64_t g = 0; g < gpn; g++)
+                    count += sig[first_of[c] * sig_len + h * gpn + g] == r;
+                if (count)
+                    R->routes[R->nroutes++] = (cxl_route){ c, h, count };
+            }
+    }
+    free(sig);
+    free(cls);
+    free(first_of);
+    cxl_params p;
+    int rc = devcfg_to_params(&cx->dev, &p, err);
+    if (rc)
+        return rc;
+    rc = cxlmem_new(o->backend ? o->backend : cx->backend, &p, nd, o->exact, &E->cm, err);
+    if (rc)
+        return rc;
+    if (cx->offload_activations) {
+        traincfg none = *E->t;
+        none.recompute = TRAINCFG_RECOMPUTE_NONE;
+        E->act_bytes = (uint64_t)gpumem_layer_activation_bytes(&x->model, &none);
+    }
+    if (cx->offload_parameters)
+        E->param_bytes = E->g.layer_params * E->g.weight_elem_bytes;
+    return 0;
+}
+
 static void teardown(eng *E)
 {
     if (E->reps)
@@ -867,7 +1164,11 @@ static void teardown(eng *E)
             free(E->reps[r].sent);
             free(E->reps[r].bwd_done);
             free(E->reps[r].dpq);
+            free(E->reps[r].routes);
         }
+    cxlmem_free(E->cm);
+    free(E->domain_copies);
+    free(E->domain_nodes);
     free(E->reps);
     free(E->pp_intra);
     free(E->dur);
@@ -888,7 +1189,8 @@ static int write_trace(eng *E, train_result *res)
     json_obj_begin(&w, NULL);
     json_str(&w, "displayTimeUnit", "ns");
     json_arr_begin(&w, "traceEvents");
-    static const char *const tnames[3] = { "compute stream", "pipeline sends", "data-parallel collectives" };
+    static const char *const tnames[4] = { "compute stream", "pipeline sends", "data-parallel collectives",
+                                           "CXL transfers" };
     char buf[96];
     for (uint32_t r = 0; r < E->pp; r++) {
         json_obj_begin(&w, NULL);
@@ -900,7 +1202,7 @@ static int write_trace(eng *E, train_result *res)
         json_str(&w, "name", buf);
         json_obj_end(&w);
         json_obj_end(&w);
-        for (uint32_t k = 0; k < 3; k++) {
+        for (uint32_t k = 0; k < (E->cm ? 4u : 3u); k++) {
             json_obj_begin(&w, NULL);
             json_str(&w, "ph", "M");
             json_str(&w, "name", "thread_name");
@@ -964,7 +1266,9 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
         o = &none;
     memset(res, 0, sizeof *res);
     gpumem_estimate(&x->model, &x->train, &res->mem);
-    int rc = gpumem_check(&res->mem, &x->gpu, &x->train.ref, err);
+    int rc = tiers_compute(x, &res->tiers);
+    if (rc == 0)
+        rc = tiers_check(x, &res->tiers, err);
     if (rc)
         return rc;
     eng E;
@@ -981,9 +1285,40 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
     }
     evq_event ev;
     uint64_t events = 0;
-    while (E.rc == 0 && evq_pop(&E.q, &ev)) {
+    for (;;) {
+        if (E.rc)
+            break;
+        if (E.cm) {
+            /* the CXL domains run up to the engine's next event (the lookahead): a completion before it is
+             * an event of its own */
+            int64_t t;
+            uint32_t tag;
+            int c = cxlmem_next(E.cm, evq_peek_ps(&E.q), &t, &tag, err);
+            if (c < 0) {
+                E.rc = c;
+                break;
+            }
+            if (c == 1) {
+                E.now = t;
+                events++;
+                cxl_sub_done(&E, tag);
+                continue;
+            }
+        }
+        if (!evq_pop(&E.q, &ev))
+            break;
         E.now = ev.t_ps;
         events++;
+        if (ev.kind == EV_CXL_DONE) {
+            cxl_xfer_done(&E, ev.a);
+            continue;
+        }
+        if (ev.kind == EV_TIMER) {
+            rep *R = &E.reps[ev.a];
+            set_state(&E, R, ST_RUN, TRAIN_BK_CXL);
+            advance(&E, R);
+            continue;
+        }
         if (ev.kind == EV_KERNEL) {
             rep *R = &E.reps[ev.a];
             set_state(&E, R, ST_RUN, TRAIN_BK_COMPUTE);
@@ -1054,7 +1389,34 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
                 mem += (uint64_t)E.reps[r].nitems * sizeof(schedule_item) + 2ull * E.v * E.m * 2 * sizeof(int64_t) +
                        (uint64_t)E.v * 4 + (uint64_t)E.reps[r].dpq_cap * sizeof(dpq_item);
             res->engine_bytes = mem;
-            if (o->trace)
+            if (E.cm) {
+                cxlmem_stats cs;
+                cxlmem_get_stats(E.cm, &cs);
+                res->detailed_cycles = cs.detailed_cycles;
+                res->extrapolated_cycles = cs.extrapolated_cycles;
+                res->memo_hits = cs.memo_hits;
+                res->cxl_transfers = cs.transfers;
+                snprintf(res->cxl_backend, sizeof res->cxl_backend, "%s", o->backend ? o->backend : x->cxl.backend);
+                res->domains = calloc(E.ndomains, sizeof *res->domains);
+                if (!res->domains)
+                    rc = oom(&E);
+                for (uint32_t d = 0; rc == 0 && d < E.ndomains; d++) {
+                    cxlmem_domain_report dr;
+                    rc = cxlmem_report(E.cm, d, &dr, err);
+                    if (rc)
+                        break;
+                    train_cxl_domain *o2 = &res->domains[d];
+                    o2->nodes = E.domain_nodes[d];
+                    o2->copies = E.domain_copies[d];
+                    o2->busy_s = (double)dr.busy_ps / 1e12;
+                    o2->read_gbps = dr.busy_ps ? dr.read_bytes / ((double)dr.busy_ps / 1e12) / 1e9 : 0;
+                    o2->write_gbps = dr.busy_ps ? dr.write_bytes / ((double)dr.busy_ps / 1e12) / 1e9 : 0;
+                    memcpy(o2->read_lat_ns, dr.read_lat_ns, sizeof o2->read_lat_ns);
+                    memcpy(o2->devload, dr.devload, sizeof o2->devload);
+                }
+                res->ndomains = E.ndomains;
+            }
+            if (rc == 0 && o->trace)
                 rc = write_trace(&E, res);
         }
     }
@@ -1067,6 +1429,8 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
 
 void train_result_free(train_result *r)
 {
+    free(r->domains);
+    r->domains = NULL;
     free(r->stages);
     free(r->trace);
     r->stages = NULL;

@@ -32,6 +32,7 @@
 #include "expcfg.h"
 #include "gpumem.h"
 #include "optimes.h"
+#include "tiers.h"
 
 enum train_bk { TRAIN_BK_COMPUTE, TRAIN_BK_TP, TRAIN_BK_PP, TRAIN_BK_DP, TRAIN_BK_BUBBLE, TRAIN_BK_CXL, TRAIN_BK_N };
 extern const char *const train_bk_names[]; /* JSON keys: "compute", "exposed_tp_comm", ... */
@@ -42,7 +43,19 @@ typedef struct train_opts {
     /* called now and then with the fraction of schedule passes done; NULL for none */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
+    int exact;                  /* CXL: simulate every cycle of every transfer (no extrapolation, no memo) */
+    const char *backend;        /* CXL backend overriding the experiment's cxl.backend; NULL: the experiment's */
 } train_opts;
+
+/* One CXL domain (a device description instance) after the run. */
+typedef struct train_cxl_domain {
+    uint32_t nodes;                   /* nodes whose GPUs it serves (1 per-node, pool_nodes for a pool) */
+    uint32_t copies;                  /* identical domains in the cluster it stands for */
+    double read_gbps, write_gbps;     /* over its busy time */
+    double busy_s;
+    double read_lat_ns[4];            /* mean, p50, p99, max (detailed cycles) */
+    double devload[4];
+} train_cxl_domain;
 
 typedef struct train_stage {
     int64_t bk_ps[TRAIN_BK_N];
@@ -61,6 +74,12 @@ typedef struct train_result {
     uint64_t flows;                   /* network flows started */
     uint64_t engine_bytes;            /* memory the engine held at the end (programs, queues, network) */
     uint64_t kernels, kernels_measured; /* distinct kernels; how many priced from the measured file */
+    tiers tiers;                      /* bytes per memory tier (HBM after offloading, CXL) */
+    /* CXL (memory != none) */
+    uint64_t detailed_cycles, extrapolated_cycles, memo_hits, cxl_transfers;
+    train_cxl_domain *domains;
+    uint32_t ndomains;
+    char cxl_backend[16];
     char *trace;                      /* Chrome trace JSON when asked (malloc'd), else NULL */
     size_t trace_len;
 } train_result;

@@ -19,7 +19,7 @@ expect 2 "usage" -- "$bin"
 expect 2 "unknown command 'frobnicate'" -- "$bin" frobnicate
 expect 2 "unknown option '--nope'" -- "$bin" probe --nope
 expect 2 "--json needs a value" -- "$bin" probe --json
-expect 2 "unknown backend 'nope'; valid: csim, verilator, xrt" -- "$bin" probe --backend nope
+expect 2 "unknown backend 'nope'; valid: csim, analytical, verilator, xrt" -- "$bin" probe --backend nope
 expect 2 "not R:W" -- "$bin" probe --curve-mix 3-1
 expect 2 "only one DEVICE" -- "$bin" probe asic fpga
 expect 2 "unknown preset" -- "$bin" presets show nope
