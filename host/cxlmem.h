@@ -44,9 +44,10 @@
 #include "err.h"
 
 #define CXLMEM_CHUNK 4096u          /* bytes per chunk descriptor */
+#define CXLMEM_REFILL 8192u         /* cycles between two refills of the requesters' queues */
 #define CXLMEM_WARMUP 65536u        /* cycles of detail after a change before measuring */
 #define CXLMEM_WINDOW 65536u        /* cycles of the first measurement window (then doubling) */
-#define CXLMEM_WINDOW_MAX 4194304u  /* the longest measurement window */
+#define CXLMEM_WINDOW_MAX 1048576u  /* the longest measurement window */
 #define CXLMEM_TOLERANCE 0.01       /* two consecutive windows agree within 1 % per transfer */
 
 typedef struct cxlmem cxlmem;

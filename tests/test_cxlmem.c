@@ -78,7 +78,10 @@ static void accelerated_matches_exact(void **state)
     done again[4];
     cxlmem_stats s2;
     scenario("csim", 0, again, &s2);
-    assert_memory_equal(again, ac, sizeof(done) * 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(again[i].tag, ac[i].tag);
+        assert_int_equal(again[i].t_ps, ac[i].t_ps);
+    }
 }
 
 static void one_read_runs_at_the_link_rate(void **state)
