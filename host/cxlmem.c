@@ -69,6 +69,7 @@ struct cxlmem {
     uint32_t nmemo, capmemo;
     uint64_t seq;
     cxlmem_stats st;
+    uint32_t last_domain;
     uint64_t capacity;      /* address space for regions */
 };
 
@@ -396,6 +397,7 @@ void cxlmem_free(cxlmem *m)
 }
 
 uint32_t cxlmem_domains(const cxlmem *m) { return m->nd; }
+uint32_t cxlmem_last_domain(const cxlmem *m) { return m->last_domain; }
 
 int cxlmem_busy(const cxlmem *m)
 {
@@ -732,6 +734,7 @@ int cxlmem_next(cxlmem *m, int64_t horizon_ps, int64_t *t_ps, uint32_t *tag, cxl
             if (m->d[i].nready && m->d[i].ready_cycle < hc && (!best || m->d[i].ready_cycle < best->ready_cycle))
                 best = &m->d[i];
         if (best) {
+            m->last_domain = (uint32_t)(best - m->d);
             int rc = deliver(m, best, t_ps, tag, err);
             return rc ? rc : 1;
         }

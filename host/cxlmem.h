@@ -82,6 +82,8 @@ int cxlmem_start(cxlmem *m, int64_t now_ps, uint32_t domain, uint32_t host, uint
  * with its time and tag, or 0 when the horizon is reached with none (or nothing is active). Completions at
  * the same time come out one call at a time, in a deterministic order. */
 int cxlmem_next(cxlmem *m, int64_t horizon_ps, int64_t *t_ps, uint32_t *tag, cxl_err *err);
+/* The domain of the completion cxlmem_next delivered last. */
+uint32_t cxlmem_last_domain(const cxlmem *m);
 /* 1 when some transfer is active. */
 int cxlmem_busy(const cxlmem *m);
 

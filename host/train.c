@@ -137,6 +137,8 @@ typedef struct eng {
     uint64_t param_bytes;           /* one layer's 16-bit parameters (offload_parameters) */
     uint32_t ndomains;
     uint32_t *domain_copies, *domain_nodes;
+    uint32_t *domain_active;        /* transfers active per domain (trace) */
+    int64_t *domain_since;
 } eng;
 
 static int oom(eng *E) { return E->rc = cxl_errf(E->err, CXL_ENOMEM, "out of memory (training engine)"); }
@@ -405,6 +407,8 @@ static uint32_t cxl_start(eng *E, rep *R, uint64_t bytes, uint8_t rd, uint8_t wr
             E->rc = rc;
         else
             E->xf[xid].pending++;
+        if (E->o->trace && E->domain_active[rt->domain]++ == 0)
+            E->domain_since[rt->domain] = E->now;
     }
     if (slot < CXL_SLOTS) {
         R->slot_xid[slot] = xid;
@@ -1142,6 +1146,10 @@ static int setup_cxl(eng *E, const train_opts *o, cxl_err *err)
     int rc = devcfg_to_params(&cx->dev, &p, err);
     if (rc)
         return rc;
+    E->domain_active = calloc(nd, sizeof *E->domain_active);
+    E->domain_since = calloc(nd, sizeof *E->domain_since);
+    if (!E->domain_active || !E->domain_since)
+        return oom(E);
     rc = cxlmem_new(o->backend ? o->backend : cx->backend, &p, nd, o->exact, &E->cm, err);
     if (rc)
         return rc;
@@ -1169,6 +1177,8 @@ static void teardown(eng *E)
     cxlmem_free(E->cm);
     free(E->domain_copies);
     free(E->domain_nodes);
+    free(E->domain_active);
+    free(E->domain_since);
     free(E->reps);
     free(E->pp_intra);
     free(E->dur);
@@ -1191,7 +1201,7 @@ static int write_trace(eng *E, train_result *res)
     json_arr_begin(&w, "traceEvents");
     static const char *const tnames[4] = { "compute stream", "pipeline sends", "data-parallel collectives",
                                            "CXL transfers" };
-    char buf[96];
+    char buf[512];
     for (uint32_t r = 0; r < E->pp; r++) {
         json_obj_begin(&w, NULL);
         json_str(&w, "ph", "M");
@@ -1234,6 +1244,18 @@ static int write_trace(eng *E, train_result *res)
             json_obj_end(&w);
             json_obj_end(&w);
         }
+    }
+    for (uint32_t d = 0; d < E->ndomains; d++) {
+        json_obj_begin(&w, NULL);
+        json_str(&w, "ph", "M");
+        json_str(&w, "name", "process_name");
+        json_u64(&w, "pid", 200000 + d);
+        json_obj_begin(&w, "args");
+        snprintf(buf, sizeof buf, "CXL domain %u (%s '%s', stands for %u)", d, cxlcfg_memory_names[E->cx->memory],
+                 E->cx->dev.name, E->domain_copies[d]);
+        json_str(&w, "name", buf);
+        json_obj_end(&w);
+        json_obj_end(&w);
     }
     for (size_t i = 0; i < E->nspans; i++) {
         const span *s = &E->spans[i];
@@ -1301,6 +1323,9 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
             if (c == 1) {
                 E.now = t;
                 events++;
+                uint32_t d = cxlmem_last_domain(E.cm);
+                if (o->trace && --E.domain_active[d] == 0)
+                    trace_span(&E, 200000 + d, 0, "CXL traffic", E.domain_since[d], E.now);
                 cxl_sub_done(&E, tag);
                 continue;
             }

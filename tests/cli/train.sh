@@ -86,5 +86,50 @@ Y
 expect_rc 3 "tp not dividing heads" "$bin" train "$tmp/tp.yaml"
 grep -q "tp.yaml:5:" "$tmp/err" && ok || bad "tp error without location: $(cat "$tmp/err")"
 
+# CXL: the small offload experiment, its JSON and trace; backends; bad CXL input
+expect_rc 0 "train cxl-offload-small" "$bin" train "$src/configs/experiments/cxl-offload-small.yaml" \
+  --json "$tmp/c.json" --trace "$tmp/ct.json"
+for key in detailed_cycles extrapolated_cycles memo_hits cxl domains read_gbps write_gbps read_latency_ns p99 \
+           devload tiers_gib; do
+  grep -q "\"$key\"" "$tmp/c.json" && ok || bad "$key missing from CXL JSON"
+done
+python3 - "$tmp/c.json" "$tmp/ct.json" <<'PY' && ok || bad "CXL JSON or trace content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["breakdown_s"]["cxl_stall"] > 0 and d["extrapolated_cycles"] > 0
+t = json.load(open(sys.argv[2]))["traceEvents"]
+names = {e["args"]["name"] for e in t if e.get("ph") == "M"}
+assert "CXL transfers" in names and any(n.startswith("CXL domain 0") for n in names), names
+assert any(e.get("name") == "CXL traffic" for e in t)
+PY
+expect_rc 0 "analytical backend" "$bin" train "$src/configs/experiments/cxl-offload-small.yaml" --backend analytical
+grep -q "on backend analytical" "$tmp/out" && ok || bad "analytical backend not reported"
+expect_rc 2 "unknown CXL backend" "$bin" train "$src/configs/experiments/cxl-offload-small.yaml" --backend nope
+if "$bin" backends | grep -q "^verilator *built in"; then ok; else
+  expect_rc 4 "backend not built" "$bin" train "$src/configs/experiments/cxl-offload-small.yaml" --backend verilator
+  grep -q "verilator" "$tmp/err" && ok || bad "backend-not-built message"
+fi
+cat >"$tmp/cap.yaml" <<Y
+name: cap
+extends: $src/configs/experiments/cxl-offload-small.yaml
+cxl: { capacity: 1GiB }
+Y
+expect_rc 3 "CXL tier over capacity" "$bin" train "$tmp/cap.yaml" --json "$tmp/cap.json"
+grep -q "out of CXL memory" "$tmp/err" && grep -q "short by" "$tmp/err" && ok || bad "capacity message: $(cat "$tmp/err")"
+[ ! -e "$tmp/cap.json" ] && ok || bad "JSON left behind after a capacity error"
+cat >"$tmp/path.yaml" <<Y
+name: path
+extends: $src/configs/experiments/cxl-offload-small.yaml
+cxl: { gpu_path: switch }
+Y
+expect_rc 3 "GPU with no path to the device" "$bin" train "$tmp/path.yaml"
+grep -q "path.yaml:3:" "$tmp/err" && ok || bad "gpu_path error without location: $(cat "$tmp/err")"
+cat >"$tmp/pool.yaml" <<Y
+name: pool
+extends: $src/configs/experiments/cxl-offload-small.yaml
+cxl: { memory: pool, device: asic }
+Y
+expect_rc 3 "pool without a switch" "$bin" train "$tmp/pool.yaml"
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
