@@ -51,6 +51,7 @@ typedef struct domain {
     /* reports */
     cxl_hist read_lat;
     uint64_t devload[4];
+    uint64_t dev_cmds[CXL_MAX_DEVS], dev_devload[CXL_MAX_DEVS][4];
     double read_bytes, write_bytes;
     uint64_t busy_cycles, detailed, extrapolated;
     uint64_t next_region;
@@ -69,7 +70,7 @@ struct cxlmem {
     uint32_t nmemo, capmemo;
     uint64_t seq;
     cxlmem_stats st;
-    uint32_t last_domain;
+    uint32_t last_domain, last_host;
     uint64_t capacity;      /* address space for regions */
 };
 
@@ -120,9 +121,13 @@ static int close_instance(cxlmem *m, domain *d, cxl_err *err)
         d->read_lat.sum += s.read_lat.sum;
         if (s.read_lat.max > d->read_lat.max)
             d->read_lat.max = s.read_lat.max;
-        for (uint32_t dv = 0; dv < m->p.devices && dv < (uint32_t)CXL_MAX_DEVS; dv++)
-            for (int k = 0; k < 4; k++)
+        for (uint32_t dv = 0; dv < m->p.devices && dv < (uint32_t)CXL_MAX_DEVS; dv++) {
+            d->dev_cmds[dv] += s.dev[dv].reads + s.dev[dv].writes;
+            for (int k = 0; k < 4; k++) {
                 d->devload[k] += s.dev[dv].devload[k];
+                d->dev_devload[dv][k] += s.dev[dv].devload[k];
+            }
+        }
     }
     cxl_backend_close(d->b);
     d->b = NULL;
@@ -398,6 +403,7 @@ void cxlmem_free(cxlmem *m)
 
 uint32_t cxlmem_domains(const cxlmem *m) { return m->nd; }
 uint32_t cxlmem_last_domain(const cxlmem *m) { return m->last_domain; }
+uint32_t cxlmem_last_host(const cxlmem *m) { return m->last_host; }
 
 int cxlmem_busy(const cxlmem *m)
 {
@@ -717,6 +723,7 @@ static int deliver(cxlmem *m, domain *d, int64_t *t_ps, uint32_t *tag, cxl_err *
     for (uint32_t i = 0; i < d->nx; i++)
         if (d->x[i].seq == seq) {
             *tag = d->x[i].tag;
+            m->last_host = d->x[i].host;
             d->retired += (double)d->x[i].inst_done;
             remove_xfer(d, i);
             break;
@@ -807,6 +814,16 @@ int cxlmem_report(cxlmem *m, uint32_t domain_id, cxlmem_domain_report *out, cxl_
     uint64_t tot = d->devload[0] + d->devload[1] + d->devload[2] + d->devload[3];
     for (int k = 0; k < 4; k++)
         out->devload[k] = tot ? (double)d->devload[k] / (double)tot : 0;
+    out->devices = m->p.devices < CXL_MAX_DEVS ? m->p.devices : CXL_MAX_DEVS;
+    uint64_t cmds = 0;
+    for (uint32_t dv = 0; dv < out->devices; dv++)
+        cmds += d->dev_cmds[dv];
+    for (uint32_t dv = 0; dv < out->devices; dv++) {
+        out->dev_share[dv] = cmds ? (double)d->dev_cmds[dv] / (double)cmds : 0;
+        uint64_t t = d->dev_devload[dv][0] + d->dev_devload[dv][1] + d->dev_devload[dv][2] + d->dev_devload[dv][3];
+        for (int k = 0; k < 4; k++)
+            out->dev_devload[dv][k] = t ? (double)d->dev_devload[dv][k] / (double)t : 0;
+    }
     out->detailed_cycles = d->detailed;
     out->extrapolated_cycles = d->extrapolated;
     return 0;

@@ -67,6 +67,10 @@ typedef struct cxlmem_domain_report {
     double read_lat_ns[4];          /* mean, p50, p99, max over detailed reads */
     double devload[4];              /* fraction of S2M messages with DevLoad light..severe (detailed) */
     uint64_t detailed_cycles, extrapolated_cycles;
+    /* per device of the domain, from the detailed cycles: DRAM column commands and DevLoad mix */
+    uint32_t devices;
+    double dev_share[CXL_MAX_DEVS];       /* fraction of the domain's reads and writes this device served */
+    double dev_devload[CXL_MAX_DEVS][4];
 } cxlmem_domain_report;
 
 /* ndomains instances of one device, all on the named backend. exact: no acceleration. */
@@ -82,8 +86,9 @@ int cxlmem_start(cxlmem *m, int64_t now_ps, uint32_t domain, uint32_t host, uint
  * with its time and tag, or 0 when the horizon is reached with none (or nothing is active). Completions at
  * the same time come out one call at a time, in a deterministic order. */
 int cxlmem_next(cxlmem *m, int64_t horizon_ps, int64_t *t_ps, uint32_t *tag, cxl_err *err);
-/* The domain of the completion cxlmem_next delivered last. */
+/* The domain and host port of the completion cxlmem_next delivered last. */
 uint32_t cxlmem_last_domain(const cxlmem *m);
+uint32_t cxlmem_last_host(const cxlmem *m);
 /* 1 when some transfer is active. */
 int cxlmem_busy(const cxlmem *m);
 

@@ -419,6 +419,21 @@ static int cmd_train(int argc, char **argv)
                 json_num(&w, "moderate", D->devload[2]);
                 json_num(&w, "severe", D->devload[3]);
                 json_obj_end(&w);
+                json_arr_begin(&w, "devices");
+                for (uint32_t dv = 0; dv < D->devices; dv++) {
+                    json_obj_begin(&w, NULL);
+                    json_u64(&w, "device", dv);
+                    json_num(&w, "read_gbps", D->dev_read_gbps[dv]);
+                    json_num(&w, "write_gbps", D->dev_write_gbps[dv]);
+                    json_obj_begin(&w, "devload");
+                    json_num(&w, "light", D->dev_devload[dv][0]);
+                    json_num(&w, "optimal", D->dev_devload[dv][1]);
+                    json_num(&w, "moderate", D->dev_devload[dv][2]);
+                    json_num(&w, "severe", D->dev_devload[dv][3]);
+                    json_obj_end(&w);
+                    json_obj_end(&w);
+                }
+                json_arr_end(&w);
                 json_obj_end(&w);
             }
             json_arr_end(&w);

@@ -139,6 +139,9 @@ typedef struct eng {
     uint32_t *domain_copies, *domain_nodes;
     uint32_t *domain_active;        /* transfers active per domain (trace) */
     int64_t *domain_since;
+    uint32_t *port_active;          /* per domain x host port (trace) */
+    int64_t *port_since;
+    uint32_t ports;
 } eng;
 
 static int oom(eng *E) { return E->rc = cxl_errf(E->err, CXL_ENOMEM, "out of memory (training engine)"); }
@@ -409,6 +412,8 @@ static uint32_t cxl_start(eng *E, rep *R, uint64_t bytes, uint8_t rd, uint8_t wr
             E->xf[xid].pending++;
         if (E->o->trace && E->domain_active[rt->domain]++ == 0)
             E->domain_since[rt->domain] = E->now;
+        if (E->o->trace && E->port_active[rt->domain * E->ports + rt->host]++ == 0)
+            E->port_since[rt->domain * E->ports + rt->host] = E->now;
     }
     if (slot < CXL_SLOTS) {
         R->slot_xid[slot] = xid;
@@ -1146,9 +1151,12 @@ static int setup_cxl(eng *E, const train_opts *o, cxl_err *err)
     int rc = devcfg_to_params(&cx->dev, &p, err);
     if (rc)
         return rc;
+    E->ports = P;
     E->domain_active = calloc(nd, sizeof *E->domain_active);
     E->domain_since = calloc(nd, sizeof *E->domain_since);
-    if (!E->domain_active || !E->domain_since)
+    E->port_active = calloc((size_t)nd * P, sizeof *E->port_active);
+    E->port_since = calloc((size_t)nd * P, sizeof *E->port_since);
+    if (!E->domain_active || !E->domain_since || !E->port_active || !E->port_since)
         return oom(E);
     rc = cxlmem_new(o->backend ? o->backend : cx->backend, &p, nd, o->exact, &E->cm, err);
     if (rc)
@@ -1179,6 +1187,8 @@ static void teardown(eng *E)
     free(E->domain_nodes);
     free(E->domain_active);
     free(E->domain_since);
+    free(E->port_active);
+    free(E->port_since);
     free(E->reps);
     free(E->pp_intra);
     free(E->dur);
@@ -1256,6 +1266,21 @@ static int write_trace(eng *E, train_result *res)
         json_str(&w, "name", buf);
         json_obj_end(&w);
         json_obj_end(&w);
+        for (uint32_t k = 0; k <= E->ports; k++) {
+            json_obj_begin(&w, NULL);
+            json_str(&w, "ph", "M");
+            json_str(&w, "name", "thread_name");
+            json_u64(&w, "pid", 200000 + d);
+            json_u64(&w, "tid", k);
+            json_obj_begin(&w, "args");
+            if (k == 0)
+                snprintf(buf, sizeof buf, "devices (any transfer active)");
+            else
+                snprintf(buf, sizeof buf, "host port %u link (node %u of the domain)", k - 1, k - 1);
+            json_str(&w, "name", buf);
+            json_obj_end(&w);
+            json_obj_end(&w);
+        }
     }
     for (size_t i = 0; i < E->nspans; i++) {
         const span *s = &E->spans[i];
@@ -1323,9 +1348,11 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
             if (c == 1) {
                 E.now = t;
                 events++;
-                uint32_t d = cxlmem_last_domain(E.cm);
+                uint32_t d = cxlmem_last_domain(E.cm), pi = d * E.ports + cxlmem_last_host(E.cm);
                 if (o->trace && --E.domain_active[d] == 0)
                     trace_span(&E, 200000 + d, 0, "CXL traffic", E.domain_since[d], E.now);
+                if (o->trace && --E.port_active[pi] == 0)
+                    trace_span(&E, 200000 + d, 1 + pi % E.ports, "host link busy", E.port_since[pi], E.now);
                 cxl_sub_done(&E, tag);
                 continue;
             }
@@ -1438,6 +1465,12 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
                     o2->write_gbps = dr.busy_ps ? dr.write_bytes / ((double)dr.busy_ps / 1e12) / 1e9 : 0;
                     memcpy(o2->read_lat_ns, dr.read_lat_ns, sizeof o2->read_lat_ns);
                     memcpy(o2->devload, dr.devload, sizeof o2->devload);
+                    o2->devices = dr.devices < 4 ? dr.devices : 4;
+                    for (uint32_t dv = 0; dv < o2->devices; dv++) {
+                        o2->dev_read_gbps[dv] = o2->read_gbps * dr.dev_share[dv];
+                        o2->dev_write_gbps[dv] = o2->write_gbps * dr.dev_share[dv];
+                        memcpy(o2->dev_devload[dv], dr.dev_devload[dv], sizeof o2->dev_devload[dv]);
+                    }
                 }
                 res->ndomains = E.ndomains;
             }

@@ -55,6 +55,9 @@ typedef struct train_cxl_domain {
     double busy_s;
     double read_lat_ns[4];            /* mean, p50, p99, max (detailed cycles) */
     double devload[4];
+    uint32_t devices;                 /* devices in the domain */
+    double dev_read_gbps[4], dev_write_gbps[4]; /* the domain's traffic split by each device's share */
+    double dev_devload[4][4];
 } train_cxl_domain;
 
 typedef struct train_stage {
