@@ -16,6 +16,7 @@
 #include "presets.h"
 #include "probe.h"
 #include "train.h"
+#include "tiers.h"
 #include "compute.h"
 #include "opgraph.h"
 #include "optimes.h"
@@ -207,7 +208,15 @@ static int cmd_memory(int argc, char **argv)
            "    total        %8.2f   of %.2f GiB HBM\n",
            m.weights_bytes / GIB, m.gradients_bytes / GIB, m.optimizer_bytes / GIB, m.activations_bytes / GIB,
            m.total_bytes / GIB, (double)x->gpu.hbm_bytes / GIB);
-    int rc = gpumem_check(&m, &x->gpu, &x->root, &e);
+    tiers tr;
+    int rc = tiers_compute(x, &tr);
+    if (!rc && x->cxl.memory != CXLCFG_NONE)
+        printf("  after offloading to CXL (%s '%s'): HBM %.2f GiB per GPU; CXL %.2f GiB per GPU, %.2f of %.2f GiB "
+               "in the fullest domain\n",
+               cxlcfg_memory_names[x->cxl.memory], x->cxl.dev.name, tr.hbm_bytes / GIB, tr.cxl_bytes_per_gpu / GIB,
+               tr.cxl_bytes_per_domain / GIB, tr.cxl_capacity_per_domain / GIB);
+    if (!rc)
+        rc = tiers_check(x, &tr, &e);
     if (!rc && json_path) {
         json_w w;
         json_init(&w);
@@ -223,6 +232,12 @@ static int cmd_memory(int argc, char **argv)
         json_num(&w, "total", m.total_bytes / GIB);
         json_obj_end(&w);
         json_num(&w, "hbm_gib", (double)x->gpu.hbm_bytes / GIB);
+        json_obj_begin(&w, "tiers_gib");
+        json_num(&w, "hbm_per_gpu", tr.hbm_bytes / GIB);
+        json_num(&w, "cxl_per_gpu", tr.cxl_bytes_per_gpu / GIB);
+        json_num(&w, "cxl_per_domain", tr.cxl_bytes_per_domain / GIB);
+        json_num(&w, "cxl_capacity_per_domain", tr.cxl_capacity_per_domain / GIB);
+        json_obj_end(&w);
         json_obj_end(&w);
         rc = w.oom ? cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON") : outfile_write(json_path, w.buf, w.len, &e);
         json_free(&w);

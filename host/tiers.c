@@ -161,7 +161,7 @@ static int hbm_error(const expcfg *x, const tiers *t, cxl_err *err)
         c->offload_activations ? "a smaller micro_batch or more tensor/pipeline parallelism"
                                : "cxl.offload_activations, recomputation or more tensor/pipeline parallelism",
     };
-    return cfgloc_errf(err, &x->train.ref,
+    return cfgloc_errf(err, &x->root,
                        "out of GPU memory after offloading to CXL: pipeline stage %llu needs %.1f GiB of HBM per "
                        "GPU (left in HBM: weights %.1f, gradients %.1f, optimizer states %.1f, activations %.1f GiB; "
                        "%.1f GiB per GPU offloaded) but GPU '%s' has %.1f GiB of HBM; the largest part left is "
@@ -196,7 +196,7 @@ int tiers_check(const expcfg *x, const tiers *t, cxl_err *err)
     if (!offloads(&x->cxl)) {
         gpumem g;
         gpumem_stage(&x->model, &x->train, t->stage, &g);
-        return gpumem_check(&g, &x->gpu, &x->train.ref, err);
+        return gpumem_check(&g, &x->gpu, &x->root, err);
     }
     if (t->hbm_bytes > t->hbm_capacity)
         return hbm_error(x, t, err);

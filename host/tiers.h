@@ -63,7 +63,7 @@ typedef struct tiers {
 /* Fill out for the experiment. With memory none (or nothing offloaded) the HBM figures are
  * gpumem_estimate's and the CXL figures 0 (gpus_per_domain 0 with memory none). */
 int tiers_compute(const expcfg *x, tiers *out);
-/* 0 when both tiers fit. CXL_ECONFIG at the training section, "out of GPU memory ...", when HBM does
+/* 0 when both tiers fit. CXL_ECONFIG at the experiment (its top-level mapping), "out of GPU memory ...", when HBM does
  * not hold what is left in it (naming every part left and the offloaded bytes), and at cxl.memory (or
  * the cxl section), "out of CXL memory: ...", when the most loaded domain exceeds its devices (naming
  * the domain, the parts, the devices and the shortfall). Without offloads (memory none included) this

@@ -74,7 +74,7 @@ training: { global_batch: 8, tp: 8 }
 Y
 expect_rc 3 "out of memory" "$bin" train "$tmp/oom.yaml" --json "$tmp/oom.json"
 grep -q "out of GPU memory" "$tmp/err" && ok || bad "OOM message"
-grep -q "oom.yaml:5:" "$tmp/err" && ok || bad "OOM error not located at the training section"
+grep -q "oom.yaml:1:1:" "$tmp/err" && ok || bad "OOM error not located at the experiment"
 [ ! -e "$tmp/oom.json" ] && ok || bad "JSON left behind after an error"
 cat >"$tmp/tp.yaml" <<'Y'
 name: tp
