@@ -2,6 +2,8 @@
  * synchronisation bounded by a completion lower bound, steady-state extrapolation and its memo. */
 #include "cxlmem.h"
 
+#include "grow.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,20 +76,6 @@ struct cxlmem {
     uint64_t capacity;      /* address space for regions */
 };
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    uint32_t nc = *cap ? *cap : 8;
-    while (nc < need)
-        nc *= 2;
-    void *np = realloc(*p, (size_t)nc * elem);
-    if (!np)
-        return CXL_ENOMEM;
-    *p = np;
-    *cap = nc;
-    return 0;
-}
 
 /* ---- time ---- */
 
@@ -278,7 +266,7 @@ static memo_ent *memo_find(cxlmem *m, const domain *d, const uint32_t *idx)
 
 static int memo_store(cxlmem *m, const domain *d, const uint32_t *idx)
 {
-    if (grow((void **)&m->memo, &m->capmemo, m->nmemo + 1, sizeof *m->memo))
+    if (grow_array((void **)&m->memo, &m->capmemo, m->nmemo + 1, sizeof *m->memo))
         return CXL_ENOMEM;
     memo_ent *M = &m->memo[m->nmemo];
     M->n = d->nx;
@@ -439,7 +427,7 @@ int cxlmem_start(cxlmem *m, int64_t now_ps, uint32_t domain_id, uint32_t host, u
     if (c > d->now)
         return cxl_errf(err, CXL_EINTERNAL, "internal: CXL transfer started at cycle %llu, domain %u only at %llu "
                         "(synchronisation)", (unsigned long long)c, domain_id, (unsigned long long)d->now);
-    if (grow((void **)&d->x, &d->capx, d->nx + 1, sizeof *d->x))
+    if (grow_array((void **)&d->x, &d->capx, d->nx + 1, sizeof *d->x))
         return cxl_errf(err, CXL_ENOMEM, "out of memory (CXL transfers)");
     xfer *x = &d->x[d->nx++];
     memset(x, 0, sizeof *x);
@@ -541,7 +529,7 @@ static int drain(domain *d, cxl_err *err)
                 uint64_t when = d->base + c[i].end_cycle;
                 if (d->nready && when != d->ready_cycle)
                     return cxl_errf(err, CXL_EINTERNAL, "internal: CXL completions at two cycles in one step");
-                if (grow((void **)&d->ready_seq, &d->capready, d->nready + 1, sizeof *d->ready_seq))
+                if (grow_array((void **)&d->ready_seq, &d->capready, d->nready + 1, sizeof *d->ready_seq))
                     return cxl_errf(err, CXL_ENOMEM, "out of memory");
                 d->ready_seq[d->nready++] = x->seq;
                 d->ready_cycle = when;
@@ -699,7 +687,7 @@ static int run_extrap(cxlmem *m, domain *d, uint64_t h, cxl_err *err)
             canon(d, idx);
             for (uint32_t k = 0; k < d->nx && rc == 0; k++)
                 if (ends[idx[k]] == to) {
-                    if (grow((void **)&d->ready_seq, &d->capready, d->nready + 1, sizeof *d->ready_seq))
+                    if (grow_array((void **)&d->ready_seq, &d->capready, d->nready + 1, sizeof *d->ready_seq))
                         rc = cxl_errf(err, CXL_ENOMEM, "out of memory");
                     else
                         d->ready_seq[d->nready++] = d->x[idx[k]].seq;

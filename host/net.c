@@ -1,6 +1,8 @@
 /* net.c - max-min fair sharing of links among flows, recomputed per connected component. */
 #include "net.h"
 
+#include "grow.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,20 +44,6 @@ struct net {
     uint64_t started;
 };
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    uint32_t nc = *cap ? *cap : 16;
-    while (nc < need)
-        nc *= 2;
-    void *np = realloc(*p, (size_t)nc * elem);
-    if (!np)
-        return CXL_ENOMEM;
-    *p = np;
-    *cap = nc;
-    return 0;
-}
 
 int net_new(net **out, cxl_err *err)
 {
@@ -85,7 +73,7 @@ int net_add_link(net *n, double bytes_per_ps, cxl_err *err)
 {
     if (!(bytes_per_ps > 0) || !isfinite(bytes_per_ps))
         return cxl_errf(err, CXL_ECONFIG, "link bandwidth must be positive (got %g bytes/ps)", bytes_per_ps);
-    if (grow((void **)&n->links, &n->caplinks, n->nlinks + 1, sizeof *n->links))
+    if (grow_array((void **)&n->links, &n->caplinks, n->nlinks + 1, sizeof *n->links))
         return cxl_errf(err, CXL_ENOMEM, "out of memory (network links)");
     nlink *l = &n->links[n->nlinks];
     memset(l, 0, sizeof *l);
@@ -115,7 +103,7 @@ static int note_changed(net *n, uint32_t id)
     f->version++;
     if (f->in_changed)
         return 0;
-    if (grow((void **)&n->changed, &n->capchanged, n->nchanged + 1, sizeof *n->changed))
+    if (grow_array((void **)&n->changed, &n->capchanged, n->nchanged + 1, sizeof *n->changed))
         return CXL_ENOMEM;
     f->in_changed = 1;
     n->changed[n->nchanged++] = id;
@@ -132,7 +120,7 @@ static int recompute(net *n, int64_t now_ps, const uint32_t *seed, uint32_t nsee
         if (l->mark == stamp)
             continue;
         l->mark = stamp;
-        if (grow((void **)&n->comp_links, &n->capcl, n->ncl + 1, sizeof(uint32_t)))
+        if (grow_array((void **)&n->comp_links, &n->capcl, n->ncl + 1, sizeof(uint32_t)))
             return CXL_ENOMEM;
         n->comp_links[n->ncl++] = seed[i];
     }
@@ -144,7 +132,7 @@ static int recompute(net *n, int64_t now_ps, const uint32_t *seed, uint32_t nsee
             if (f->mark == stamp)
                 continue;
             f->mark = stamp;
-            if (grow((void **)&n->comp_flows, &n->capcf, n->ncf + 1, sizeof(uint32_t)))
+            if (grow_array((void **)&n->comp_flows, &n->capcf, n->ncf + 1, sizeof(uint32_t)))
                 return CXL_ENOMEM;
             n->comp_flows[n->ncf++] = fid;
             for (uint32_t k = 0; k < f->nlinks; k++) {
@@ -152,7 +140,7 @@ static int recompute(net *n, int64_t now_ps, const uint32_t *seed, uint32_t nsee
                 if (m->mark == stamp)
                     continue;
                 m->mark = stamp;
-                if (grow((void **)&n->comp_links, &n->capcl, n->ncl + 1, sizeof(uint32_t)))
+                if (grow_array((void **)&n->comp_links, &n->capcl, n->ncl + 1, sizeof(uint32_t)))
                     return CXL_ENOMEM;
                 n->comp_links[n->ncl++] = f->links[k];
             }
@@ -229,7 +217,7 @@ int net_flow_start(net *n, int64_t now_ps, double bytes, const uint32_t *links, 
     if (n->nfree) {
         id = n->free_flows[--n->nfree];
     } else {
-        if (grow((void **)&n->flows, &n->capflows, n->nflows + 1, sizeof *n->flows))
+        if (grow_array((void **)&n->flows, &n->capflows, n->nflows + 1, sizeof *n->flows))
             return cxl_errf(err, CXL_ENOMEM, "out of memory (flows)");
         id = n->nflows++;
         memset(&n->flows[id], 0, sizeof n->flows[id]);
@@ -247,7 +235,7 @@ int net_flow_start(net *n, int64_t now_ps, double bytes, const uint32_t *links, 
     memcpy(f->links, links, nlinks * sizeof *links);
     for (uint32_t i = 0; i < nlinks; i++) {
         nlink *l = &n->links[links[i]];
-        if (grow((void **)&l->flows, &l->capflows, l->nflows + 1, sizeof *l->flows))
+        if (grow_array((void **)&l->flows, &l->capflows, l->nflows + 1, sizeof *l->flows))
             return cxl_errf(err, CXL_ENOMEM, "out of memory (flows)");
         l->flows[l->nflows++] = id;
     }
@@ -295,7 +283,7 @@ int net_flow_finish(net *n, int64_t now_ps, uint32_t flow, uint32_t version, uin
             }
     }
     *owner_out = f->owner;
-    if (grow((void **)&n->free_flows, &n->capfree, n->nfree + 1, sizeof *n->free_flows) == 0)
+    if (grow_array((void **)&n->free_flows, &n->capfree, n->nfree + 1, sizeof *n->free_flows) == 0)
         n->free_flows[n->nfree++] = flow;
     uint32_t seed[NET_MAX_FLOW_LINKS];
     memcpy(seed, f->links, f->nlinks * sizeof *seed);
