@@ -102,6 +102,8 @@ names = {e["args"]["name"] for e in t if e.get("ph") == "M"}
 assert "CXL transfers" in names and any(n.startswith("CXL domain 0") for n in names), names
 assert any(e.get("name") == "CXL traffic" for e in t)
 PY
+(cd "$tmp" && "$bin" train "$src/configs/experiments/cxl-offload-small.yaml" --json c2.json >/dev/null 2>&1)
+diff <(grep -v wall_seconds "$tmp/c.json") <(grep -v wall_seconds "$tmp/c2.json") >/dev/null && ok || bad "CXL JSON differs between runs"
 expect_rc 0 "analytical backend" "$bin" train "$src/configs/experiments/cxl-offload-small.yaml" --backend analytical
 grep -q "on backend analytical" "$tmp/out" && ok || bad "analytical backend not reported"
 expect_rc 2 "unknown CXL backend" "$bin" train "$src/configs/experiments/cxl-offload-small.yaml" --backend nope
