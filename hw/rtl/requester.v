@@ -1,0 +1,243 @@
+// requester.v - a requester port (hw/hls/requester.c, docs/cxl-model.md section 4.2): expands descriptors
+// into 64 B MemRd / MemWr and tracks their tags.
+//
+// One clock edge performs, in this order, the C calls of one model step for this requester:
+//   1. rsp_valid: requester_complete(rsp_tag, now): frees the tag (pushed on top of the free stack),
+//      counts the response; comp_valid with the completion record when its descriptor finished, and the
+//      latency (rsp_lat, rsp_write) for the statistics, combinationally in this cycle;
+//   2. iss_en (the host path has room): requester_issue(idx, host, now): iss_valid and iss_msg in this
+//      cycle, from the state after step 1 (a tag freed in step 1 is handed out again, as in the C);
+//   3. sub_valid && sub_ready: requester_submit: the descriptor is stored at the edge and can issue from
+//      the next clock on.
+// The model may deliver several responses to one requester in one model cycle: the caller then spends
+// one clock per response with the same `now` (and iss_en only on the last), exactly the C's call order.
+// `tags` (outstanding tags, capped at 256) is sampled during reset (requester_init).
+//
+// issue_pos is not stored: the C's issue position is always at or before the first descriptor with
+// lines left, and every descriptor before it is fully issued, so the RTL issues from the first ring
+// entry with issued < lines (a 16-way priority pick) and gets the same decisions; quiet_until
+// (requester_quiet_until) equals the C's whenever tags > 0.
+`default_nettype none
+`include "cxl_defs.vh"
+
+module requester (
+    input  wire        clk,
+    input  wire        rst_n,
+    input  wire [63:0] now,
+    input  wire [31:0] tags,
+    input  wire [7:0]  idx,
+    input  wire [7:0]  host,
+    // requester_submit (cxl_desc)
+    input  wire        sub_valid,
+    output wire        sub_ready,
+    input  wire [63:0] sub_id,
+    input  wire [63:0] sub_base,
+    input  wire [63:0] sub_bytes,
+    input  wire [63:0] sub_footprint,
+    input  wire [63:0] sub_not_before,
+    input  wire [31:0] sub_stride,
+    input  wire [31:0] sub_seed,
+    input  wire [31:0] sub_gap_cycles,
+    input  wire [15:0] sub_requester,
+    input  wire [15:0] sub_max_outstanding,
+    input  wire [7:0]  sub_pattern,
+    input  wire [7:0]  sub_rd_weight,
+    input  wire [7:0]  sub_wr_weight,
+    // requester_complete
+    input  wire        rsp_valid,
+    input  wire [7:0]  rsp_tag,
+    output wire        comp_valid,
+    output wire [63:0] comp_id,
+    output wire [63:0] comp_start_cycle,
+    output wire [63:0] comp_end_cycle,
+    output wire [31:0] comp_requester,
+    output wire [31:0] comp_lines,
+    output wire [63:0] rsp_lat,
+    output wire        rsp_write,
+    // requester_issue
+    input  wire        iss_en,
+    output wire        iss_valid,
+    output wire [`CXL_MSG_W-1:0] iss_msg,
+    // requester_quiet_until
+    output wire [63:0] quiet_until
+);
+    localparam [7:0] PAT_RANDOM = 8'd1, PAT_STRIDE = 8'd2;
+
+    // descriptor ring (cxl_dslot)
+    reg [63:0] d_id [0:15];
+    reg [63:0] d_base [0:15];
+    reg [63:0] d_fp [0:15];
+    reg [31:0] d_stride [0:15];
+    reg [31:0] d_gap [0:15];
+    reg [15:0] d_req [0:15];
+    reg [15:0] d_maxo [0:15];
+    reg [7:0]  d_pat [0:15];
+    reg [7:0]  d_rw [0:15];
+    reg [7:0]  d_ww [0:15];
+    reg [63:0] s_lines [0:15];
+    reg [63:0] s_issued [0:15];
+    reg [63:0] s_done [0:15];
+    reg [63:0] s_start [0:15];
+    reg [63:0] s_next [0:15];
+    reg [63:0] s_rng [0:15];
+    reg [63:0] s_off [0:15];
+    reg [31:0] s_mix [0:15];
+    reg [31:0] s_outst [0:15];
+    reg [3:0]  head;
+    reg [4:0]  count;
+    // tags
+    reg [7:0]  free_tags [0:255];
+    reg [8:0]  nfree, ntags, low;
+    reg [63:0] tag_issue [0:255];
+    reg [3:0]  tag_slot [0:255];
+    reg        tag_write [0:255];
+
+    // ---- 1. complete ----
+    wire [3:0]  cs = tag_slot[rsp_tag];
+    wire [63:0] cdone = s_done[cs] + 64'd1;
+    wire        cfin = rsp_valid && !(cdone < s_lines[cs]);
+    assign comp_valid = cfin;
+    assign comp_id = d_id[cs];
+    assign comp_start_cycle = s_start[cs];
+    assign comp_end_cycle = now;
+    assign comp_requester = {16'd0, d_req[cs]};
+    assign comp_lines = s_lines[cs][31:0];
+    assign rsp_lat = now - tag_issue[rsp_tag];
+    assign rsp_write = tag_write[rsp_tag];
+
+    // finished descriptors retire from the head, in order (only when one finished)
+    reg [4:0] n_ret;
+    reg       run;
+    reg [3:0] rs;
+    integer k;
+    always @* begin
+        n_ret = 5'd0;
+        run = cfin;
+        for (k = 0; k < 16; k = k + 1) begin
+            rs = head + k[3:0];
+            run = run && (k[4:0] < count) &&
+                  !(((rsp_valid && rs == cs) ? cdone : s_done[rs]) < s_lines[rs]);
+            n_ret = n_ret + {4'd0, run};
+        end
+    end
+    wire [4:0] count_r = count - n_ret;
+    assign sub_ready = count_r < 5'd16;
+
+    // ---- 2. issue ----
+    // the oldest descriptor with lines left (retired ones are fully issued, so retiring does not move it)
+    reg       found;
+    reg [3:0] s, fs;
+    always @* begin
+        found = 1'b0;
+        s = 4'd0;
+        for (k = 15; k >= 0; k = k - 1) begin
+            fs = head + k[3:0];
+            if (k[4:0] < count && s_issued[fs] < s_lines[fs]) begin
+                found = 1'b1;
+                s = fs;
+            end
+        end
+    end
+    wire [9:0]  nfree1 = {1'b0, nfree} + {9'd0, rsp_valid};
+    wire [31:0] outst1 = s_outst[s] - {31'd0, rsp_valid && cs == s};
+    wire        go = iss_en && nfree1 != 10'd0 && found && !(now < s_next[s]) &&
+                     outst1 < {16'd0, d_maxo[s]};
+    // free_tags below `low` (the lowest nfree since reset) were never written: they still hold their
+    // initial value tags - 1 - i, so the stack needs no reset loop (it can map to RAM)
+    wire [7:0]  ntop = nfree[7:0] - 8'd1;
+    wire [7:0]  top_tag = nfree <= low ? ntags[7:0] - 8'd1 - ntop : free_tags[ntop];
+    wire [7:0]  tag = rsp_valid ? rsp_tag : top_tag;
+    // read/write mix: line i is a write when floor((i+1) w / (r+w)) > floor(i w / (r+w))
+    wire [31:0] macc = s_mix[s] + {24'd0, d_ww[s]};
+    wire [31:0] mtot = {24'd0, d_rw[s]} + {24'd0, d_ww[s]};
+    wire        is_wr = !(macc < mtot);
+    // addresses: RANDOM takes the high half of xorshift64 scaled to the footprint's lines
+    wire [63:0] x0 = s_rng[s];
+    wire [63:0] x1 = x0 ^ (x0 << 13);
+    wire [63:0] x2 = x1 ^ (x1 >> 7);
+    wire [63:0] rng_new = x2 ^ (x2 << 17);
+    wire [63:0] fp_lines = d_fp[s] >> 6;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [63:0] rprod = {32'd0, rng_new[63:32]} * fp_lines; // modulo 2^64, as the C
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [63:0] roff = {26'd0, rprod[63:32], 6'd0};
+    wire [63:0] step = d_pat[s] == PAT_STRIDE ? {32'd0, d_stride[s]} : 64'd64;
+    wire [63:0] noff = s_off[s] + step;
+    wire        random = d_pat[s] == PAT_RANDOM;
+    wire [63:0] addr = d_base[s] + (random ? roff : s_off[s]);
+    assign iss_valid = go;
+    assign iss_msg = {8'd0, 8'd0, host, 7'd0, is_wr, idx, 8'd0, tag, addr};
+
+    assign quiet_until = nfree != ntags ? 64'd0 : !found ? 64'hffffffffffffffff : s_next[s];
+
+    // ---- 3. submit ----
+    wire [3:0]  ns = head + count[3:0];
+    wire [63:0] sub_fp = sub_footprint == 64'd0 ? sub_bytes : sub_footprint;
+    wire        no_w = sub_rd_weight == 8'd0 && sub_wr_weight == 8'd0;
+    // splitmix-style scramble of (seed, id): neighbouring ids give unrelated streams; never 0
+    wire [63:0] z0 = {sub_seed, 32'd0} ^ sub_id ^ 64'h9E3779B97F4A7C15;
+    wire [63:0] z1 = (z0 ^ (z0 >> 30)) * 64'hBF58476D1CE4E5B9;
+    wire [63:0] z2 = (z1 ^ (z1 >> 27)) * 64'h94D049BB133111EB;
+    wire [63:0] z3 = z2 ^ (z2 >> 31);
+    wire [8:0]  tags_cap = tags > 32'd256 ? 9'd256 : tags[8:0];
+
+    always @(posedge clk) begin
+        if (!rst_n) begin
+            head <= 4'd0;
+            count <= 5'd0;
+            nfree <= tags_cap;
+            ntags <= tags_cap;
+            low <= tags_cap; // tags are handed out lowest first: a stack with tag 0 on top
+        end else begin
+            if (rsp_valid) begin
+                s_done[cs] <= cdone;
+                s_outst[cs] <= s_outst[cs] - 32'd1;
+                if (!go)
+                    free_tags[nfree[7:0]] <= rsp_tag;
+            end
+            nfree <= nfree + {8'd0, rsp_valid} - {8'd0, go};
+            if (go && !rsp_valid && {1'b0, ntop} < low)
+                low <= {1'b0, ntop};
+            head <= head + n_ret[3:0];
+            count <= count_r + {4'd0, sub_valid && sub_ready};
+            if (go) begin
+                s_outst[s] <= outst1 + 32'd1;
+                s_issued[s] <= s_issued[s] + 64'd1;
+                if (s_issued[s] == 64'd0)
+                    s_start[s] <= now;
+                s_next[s] <= now + (d_gap[s] != 32'd0 ? {32'd0, d_gap[s]} : 64'd1);
+                s_mix[s] <= is_wr ? macc - mtot : macc;
+                if (random)
+                    s_rng[s] <= rng_new;
+                else
+                    s_off[s] <= noff >= d_fp[s] ? noff - d_fp[s] : noff;
+                tag_issue[tag] <= now;
+                tag_slot[tag] <= s;
+                tag_write[tag] <= is_wr;
+            end
+            if (sub_valid && sub_ready) begin
+                d_id[ns] <= sub_id;
+                d_base[ns] <= sub_base;
+                d_fp[ns] <= sub_fp;
+                d_stride[ns] <= sub_stride;
+                d_gap[ns] <= sub_gap_cycles;
+                d_req[ns] <= sub_requester;
+                d_maxo[ns] <= sub_max_outstanding;
+                d_pat[ns] <= sub_pattern;
+                d_rw[ns] <= no_w ? 8'd1 : sub_rd_weight;
+                d_ww[ns] <= sub_wr_weight;
+                s_lines[ns] <= sub_bytes >> 6;
+                s_issued[ns] <= 64'd0;
+                s_done[ns] <= 64'd0;
+                s_start[ns] <= 64'd0;
+                s_next[ns] <= sub_not_before;
+                s_rng[ns] <= z3 != 64'd0 ? z3 : 64'd1;
+                s_off[ns] <= 64'd0;
+                s_mix[ns] <= 32'd0;
+                s_outst[ns] <= 32'd0;
+            end
+        end
+    end
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,225 @@
+// test_dram_timing.cpp - hw/rtl/dram_timing.v against dram_ready() / dram_issue() (hw/hls/dram_timing.h),
+// cycle for cycle.
+//
+// For every preset of rtl_dram_presets.h (one and four ranks), each cycle: a legal command (ready at
+// `now` and consistent with the bank's row state), an arbitrary one (any command, bank, row and
+// auto-precharge, ready or not), or none; `now` mostly steps by one and sometimes jumps. Before every
+// clock edge, every bank of the channel is queried: the readiness of all six commands and every state
+// field of the bank, its bank group and its rank (tFAW window included) are compared.
+#include <memory>
+
+#include "Vdram_timing.h"
+#include "rtl_dram_presets.h"
+#include "rtl_unit.h"
+
+extern "C" {
+#include "dram_timing.h"
+}
+
+using rtl_unit::Checker;
+using rtl_unit::Rng;
+
+namespace {
+
+constexpr int kCycles = 5000;
+
+uint32_t log2u(uint32_t v)
+{
+    uint32_t b = 0;
+    while ((1u << b) < v)
+        b++;
+    return b;
+}
+
+void set_params(Vdram_timing &t, const cxl_dram_params &p)
+{
+    t.ranks = p.ranks;
+    t.bg_bits = log2u(p.bankgroups);
+    t.bank_bits = log2u(p.banks);
+    t.tRCD = p.tRCD;
+    t.tCL = p.tCL;
+    t.tRP = p.tRP;
+    t.tRAS = p.tRAS;
+    t.tRC = p.tRC;
+    t.tCWL = p.tCWL;
+    t.tWR = p.tWR;
+    t.tRTP = p.tRTP;
+    t.tBL = p.tBL;
+    t.tCCD_S = p.tCCD_S;
+    t.tCCD_L = p.tCCD_L;
+    t.tCCD_S_WR = p.tCCD_S_WR;
+    t.tCCD_L_WR = p.tCCD_L_WR;
+    t.tRRD_S = p.tRRD_S;
+    t.tRRD_L = p.tRRD_L;
+    t.tFAW = p.tFAW;
+    t.tWTR_S = p.tWTR_S;
+    t.tWTR_L = p.tWTR_L;
+    t.tRTW = p.tRTW;
+    t.tRFC = p.tRFC;
+    t.tRFCsb = p.tRFCsb;
+}
+
+bool compare_all(Vdram_timing &top, const cxl_dram_timing &t, const cxl_dram_params &p, Checker &ck)
+{
+    bool ok = true;
+    for (uint32_t r = 0; r < p.ranks && ok; r++)
+        for (uint32_t g = 0; g < p.bankgroups && ok; g++)
+            for (uint32_t k = 0; k < p.banks && ok; k++) {
+                top.q_rank = r;
+                top.q_bg = g;
+                top.q_bank = k;
+                top.eval();
+                const cxl_bank &b = t.bank[dram_bank_idx(&p, r, g, k)];
+                uint32_t gi = r * p.bankgroups + g;
+                ok = ck.same("rdy_act", top.rdy_act, dram_ready(&t, &p, DRAM_ACT, r, g, k)) &&
+                     ck.same("rdy_pre", top.rdy_pre, dram_ready(&t, &p, DRAM_PRE, r, g, k)) &&
+                     ck.same("rdy_rd", top.rdy_rd, dram_ready(&t, &p, DRAM_RD, r, g, k)) &&
+                     ck.same("rdy_wr", top.rdy_wr, dram_ready(&t, &p, DRAM_WR, r, g, k)) &&
+                     ck.same("rdy_ref(REF)", top.rdy_ref, dram_ready(&t, &p, DRAM_REF, r, g, k)) &&
+                     ck.same("rdy_ref(REFSB)", top.rdy_ref, dram_ready(&t, &p, DRAM_REFSB, r, g, k)) &&
+                     ck.same("open_row", top.q_open_row, static_cast<uint32_t>(b.open_row)) &&
+                     ck.same("next_act", top.q_next_act, b.next_act) &&
+                     ck.same("next_pre", top.q_next_pre, b.next_pre) &&
+                     ck.same("next_col", top.q_next_col, b.next_col) &&
+                     ck.same("bg_act", top.q_bg_act, t.bg_act[gi]) && ck.same("bg_rd", top.q_bg_rd, t.bg_rd[gi]) &&
+                     ck.same("bg_wr", top.q_bg_wr, t.bg_wr[gi]) &&
+                     ck.same("rank_act", top.q_rank_act, t.rank_act[r]) &&
+                     ck.same("rank_rd", top.q_rank_rd, t.rank_rd[r]) &&
+                     ck.same("rank_wr", top.q_rank_wr, t.rank_wr[r]) &&
+                     ck.same("faw_n", top.q_faw_n, t.faw_n[r]) && ck.same("faw_head", top.q_faw_head, t.faw_head[r]);
+                for (int w = 0; w < 4 && ok; w++) {
+                    uint64_t v = static_cast<uint64_t>(top.q_faw[2 * w]) |
+                                 static_cast<uint64_t>(top.q_faw[2 * w + 1]) << 32;
+                    ok = ck.same("faw[k]", v, t.faw[r][w]);
+                }
+                if (!ok)
+                    std::fprintf(stderr, "test_dram_timing: at rank %u bg %u bank %u\n", r, g, k);
+            }
+    return ok;
+}
+
+struct Cmd {
+    uint32_t cmd, rank, bg, bank, row;
+    int auto_pre;
+};
+
+Cmd random_cmd(Rng &r, const cxl_dram_params &p)
+{
+    Cmd c;
+    c.cmd = r.below(6);
+    c.rank = r.below(p.ranks);
+    c.bg = r.below(p.bankgroups);
+    c.bank = r.below(p.banks);
+    c.row = r.below(p.rows);
+    c.auto_pre = r.chance(30);
+    return c;
+}
+
+bool rank_precharged(const cxl_dram_timing &t, const cxl_dram_params &p, uint32_t rank)
+{
+    uint32_t nb = p.bankgroups * p.banks;
+    for (uint32_t i = 0; i < nb; i++)
+        if (t.bank[rank * nb + i].open_row >= 0)
+            return false;
+    return true;
+}
+
+// A command the controller could issue now: timing met and consistent with the row state.
+bool legal_cmd(Rng &r, const cxl_dram_timing &t, const cxl_dram_params &p, uint64_t now, Cmd &c)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        c = random_cmd(r, p);
+        if (dram_ready(&t, &p, c.cmd, c.rank, c.bg, c.bank) > now)
+            continue;
+        int open = t.bank[dram_bank_idx(&p, c.rank, c.bg, c.bank)].open_row;
+        switch (c.cmd) {
+        case DRAM_ACT: if (open < 0) return true; break;
+        case DRAM_PRE:
+        case DRAM_RD:
+        case DRAM_WR: if (open >= 0) return true; break;
+        case DRAM_REF: if (rank_precharged(t, p, c.rank)) return true; break;
+        default: if (p.std == CXL_DDR5 && open < 0) return true; break;
+        }
+    }
+    return false;
+}
+
+bool run(VerilatedContext &ctx, const cxl_dram_params &p, uint64_t seed, Checker &ck)
+{
+    std::unique_ptr<Vdram_timing> top(new Vdram_timing(&ctx, "dram_timing"));
+    Rng rng(seed);
+    ck.seed = seed;
+    cxl_dram_timing t;
+    dram_timing_init(&t, &p);
+    set_params(*top, p);
+    uint64_t now = (seed & 1) ? 0 : (1ull << 40);
+    top->clk = 0;
+    top->rst_n = 0;
+    top->iss_valid = 0;
+    top->now = now;
+    top->eval();
+    top->clk = 1;
+    top->eval();
+    top->clk = 0;
+    top->rst_n = 1;
+    top->eval();
+    bool ok = true;
+    for (int cyc = 0; cyc < kCycles && ok; cyc++) {
+        ck.cycle = static_cast<uint64_t>(cyc);
+        ck.now = now;
+        top->now = now;
+        ok = compare_all(*top, t, p, ck);
+        if (!ok)
+            break;
+        Cmd c{};
+        bool issue;
+        uint32_t pick = rng.below(100);
+        if (pick < 55)
+            issue = legal_cmd(rng, t, p, now, c);
+        else if (pick < 75) {
+            c = random_cmd(rng, p);
+            issue = true;
+        } else
+            issue = false;
+        top->iss_valid = issue;
+        top->iss_cmd = c.cmd;
+        top->iss_rank = c.rank;
+        top->iss_bg = c.bg;
+        top->iss_bank = c.bank;
+        top->iss_row = c.row;
+        top->iss_auto_pre = c.auto_pre ? 1 : 0;
+        top->eval();
+        top->clk = 1;
+        top->eval();
+        top->clk = 0;
+        top->eval();
+        if (issue)
+            dram_issue(&t, &p, c.cmd, c.rank, c.bg, c.bank, c.row, c.auto_pre, now);
+        now += rng.chance(5) ? 1 + rng.below(300) : 1;
+    }
+    if (ok) {
+        ck.now = now;
+        ok = compare_all(*top, t, p, ck);
+    }
+    top->final();
+    return ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    VerilatedContext ctx;
+    ctx.commandArgs(argc, argv);
+    Checker ck{"test_dram_timing"};
+    uint64_t seed = 100;
+    int runs = 0;
+    for (const auto &pr : rtl_unit::kDramPresets)
+        for (int k = 0; k < 2; k++, seed++, runs++)
+            if (!run(ctx, pr.p, seed, ck)) {
+                std::fprintf(stderr, "test_dram_timing: preset %s\n", pr.name);
+                return 1;
+            }
+    std::printf("test_dram_timing: %d runs x %d cycles equal (every bank, every cycle)\n", runs, kCycles);
+    return 0;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every hw/rtl module passes `verilator --lint-only -Wall` with no warning, and, where Yosys is
+# installed, Yosys reads and elaborates it (the two tools the RTL must satisfy, issue 5).
+# usage: rtl_lint.sh CXLSIM SOURCE_DIR. Exit 77 (skipped) without Verilator.
+set -u
+src=$2
+if ! command -v verilator >/dev/null 2>&1; then
+  echo "SKIPPED: verilator not installed"
+  exit 77
+fi
+fails=0; passes=0
+shopt -s nullglob
+for f in "$src"/hw/rtl/*.v "$src"/hw/rtl/*.sv; do
+  top=$(basename "${f%.*}")
+  if out=$(verilator --lint-only -Wall -I"$src/hw/rtl" -y "$src/hw/rtl" --top-module "$top" "$f" 2>&1) && [ -z "$out" ]; then
+    passes=$((passes+1))
+  else
+    echo "FAIL: verilator --lint-only -Wall $top"; echo "$out"; fails=$((fails+1))
+  fi
+  if command -v yosys >/dev/null 2>&1; then
+    # modules a top instantiates are read from hw/rtl/<name>.v (-libdir); Yosys warnings (e.g. a memory
+    # kept as registers) are printed, only errors fail
+    if out=$(yosys -q -p "read_verilog -sv -I$src/hw/rtl $f; hierarchy -check -libdir $src/hw/rtl -top $top" 2>&1); then
+      passes=$((passes+1)); [ -z "$out" ] || echo "$out"
+    else
+      echo "FAIL: yosys read_verilog + hierarchy -top $top"; echo "$out"; fails=$((fails+1))
+    fi
+  fi
+done
+[ "$passes" -gt 0 ] || { echo "FAIL: no module in $src/hw/rtl"; fails=$((fails+1)); }
+echo "rtl_lint: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
