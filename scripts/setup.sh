@@ -4,12 +4,12 @@
 #   scripts/setup.sh [BUILD_DIR]        default build folder: build/
 #
 # Packages (see README "Dependencies"): cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev
-# verilator libxrt-dev python3. Runs apt-get as root, or through sudo when not root.
+# verilator yosys libxrt-dev python3. Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$root/build"}
 
-packages=(cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev verilator libxrt-dev python3)
+packages=(cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev verilator yosys libxrt-dev python3)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -22,11 +22,12 @@ if ((${#missing[@]})); then
     echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1
   fi
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  # verilator and libxrt-dev are optional: a failure to get them leaves their backends out, not the build
+  # verilator, yosys and libxrt-dev are optional: a failure to get them leaves their backends and checks
+  # out, not the build
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev python3
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    verilator libxrt-dev || echo "setup: verilator/libxrt-dev unavailable; those backends will not be built"
+    verilator yosys libxrt-dev || echo "setup: verilator/yosys/libxrt-dev unavailable; the RTL backends and checks will not be built"
 fi
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
