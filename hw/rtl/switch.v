@@ -1,0 +1,364 @@
+// switch.v - the CXL switch between host ports (upstream) and Type-3 devices (downstream)
+// (cxl_switch, hw/hls/switch.{h,c}; docs/cxl-model.md section 4.6).
+//
+// One clock edge is one model cycle and performs, in model_cycle's order (docs section 3):
+//   step 4  switch_ingress_m2s(h, msg) for up_in_n[h] messages of host port h (up_in_msg[h][0..n-1],
+//           in delivery order), then switch_ingress_s2m(d, msg) for dn_in_n[d] messages of device port d.
+//           M2S messages are routed on entry (dev, local address, LD-ID); ready = now + hop_cycles.
+//           Pushes beyond the queue's space are refused: up_in_err[h] / dn_in_err[d] (the C's -1,
+//           model_error = 1). With hop_cycles = 0 a message pushed now takes part in this cycle's tick.
+//   step 8  switch_tick: egress dn_out[0..D-1] (M2S) then up_out[0..H-1] (S2M), each taking at most one
+//           ready ingress head routed to it (round-robin after the last port served, or oldest ready
+//           cycle / lowest port), an ingress port forwarding at most one message per direction;
+//           a winner whose egress queue is full counts one stall (stall_n this cycle, stall_count
+//           cumulative since reset = cxl_stats.switch_stall). Leaving an ingress queue is a
+//           credit_return: up_cr_ret[h] / up_cr_cls[h] (to up_m2s[h].cr), dn_cr_ret[d] / dn_cr_cls[d]
+//           (to dn_s2m[d].cr), with the message's class.
+//   steps 8/10  link_tx drains the egress queues: dn_out_msg[d][k] / up_out_msg[e][k] are the first
+//           NPOP entries as link_tx sees them (after this cycle's tick push), dn_out_count / up_out_count
+//           their number; dn_out_pop_n[d] / up_out_pop_n[h] pipe_pop calls (extra pops of an empty queue
+//           do nothing, as pipe_pop).
+// up_in_count / dn_in_count and idle (switch_idle) are the state at the start of the cycle.
+//
+// Runtime parameters (cxl_params: hosts, devices, sw.*) are sampled during reset (switch_init).
+// NH / ND are the ports built (<= CXL_MAX_HOSTS / CXL_MAX_DEVS); hosts <= NH and devices <= ND are used.
+// Egress entries are pushed with ready = now and `now` never decreases, so they are always ready and
+// their ready cycle is not stored. Queues are register rings of DEPTH (a power of two, CXL_MAX_FIFO);
+// capacities 2 * port_queue (ingress, 32-bit wrap as the C) and port_queue (egress), capped at DEPTH.
+// Routing assumes interleave_shift + dev_bits < 64 and dev_bits < 32 (the C shifts are undefined beyond).
+`default_nettype none
+`include "cxl_defs.vh"
+
+module switch #(
+    parameter integer NH    = 4,              // host ports built (CXL_MAX_HOSTS)
+    parameter integer ND    = 4,              // device ports built (CXL_MAX_DEVS)
+    parameter integer DEPTH = `CXL_MAX_FIFO,  // ring entries per queue, a power of two
+    parameter integer NIN   = 8,              // messages one link_rx delivers per cycle (CXL_FLIT_MAXDONE)
+    parameter integer NPOP  = 8,              // egress entries shown to link_tx
+    parameter integer W     = `CXL_MSG_W
+) (
+    input  wire                 clk,
+    input  wire                 rst_n,        // synchronous, active low: switch_init
+    input  wire [63:0]          now,
+    // cxl_params, sampled at reset
+    input  wire [31:0]          hosts,
+    input  wire [31:0]          devices,
+    input  wire [31:0]          hop_cycles,
+    input  wire [31:0]          port_queue,
+    input  wire [31:0]          arbitration,  // enum cxl_arb: 0 round-robin, else oldest first
+    input  wire [31:0]          interleave_shift,
+    input  wire [31:0]          dev_bits,
+    input  wire [31:0]          ld_shift,     // 0: shared pool
+    // switch_ingress_m2s / switch_ingress_s2m (step 4); counts are 8 bits per port, <= NIN
+    input  wire [NH*8-1:0]      up_in_n,
+    input  wire [NH*NIN*W-1:0]  up_in_msg,    // port h, message k at [(h*NIN + k)*W +: W]
+    input  wire [ND*8-1:0]      dn_in_n,
+    input  wire [ND*NIN*W-1:0]  dn_in_msg,
+    output wire [NH-1:0]        up_in_err,
+    output wire [ND-1:0]        dn_in_err,
+    // switch_tick (step 8): credit_return calls and the stall statistic
+    output wire [NH-1:0]        up_cr_ret,
+    output wire [NH*8-1:0]      up_cr_cls,
+    output wire [ND-1:0]        dn_cr_ret,
+    output wire [ND*8-1:0]      dn_cr_cls,
+    output wire [3:0]           stall_n,
+    output reg  [63:0]          stall_count,
+    // egress queues as link_tx sees them (steps 8 and 10), and its pipe_pop calls
+    output wire [ND*32-1:0]     dn_out_count,
+    output wire [ND*NPOP*W-1:0] dn_out_msg,   // port d, entry k at [(d*NPOP + k)*W +: W]; 0 past count
+    input  wire [ND*8-1:0]      dn_out_pop_n,
+    output wire [NH*32-1:0]     up_out_count,
+    output wire [NH*NPOP*W-1:0] up_out_msg,
+    input  wire [NH*8-1:0]      up_out_pop_n,
+    // state at the start of the cycle
+    output wire [NH*32-1:0]     up_in_count,
+    output wire [ND*32-1:0]     dn_in_count,
+    output wire                 idle          // switch_idle
+);
+    localparam integer AW = $clog2(DEPTH);
+    localparam integer NI = NH + ND;          // ingress queues: up_in[0..NH-1], then dn_in[0..ND-1]
+    localparam integer NE = ND + NH;          // egress queues: dn_out[0..ND-1], then up_out[0..NH-1]
+    localparam [AW:0] DEPTH_W = DEPTH[AW:0];
+    localparam integer NMAX = (NH > ND) ? NH : ND;
+
+    // ---- runtime parameters (switch_init) ----
+    reg [31:0] hosts_q, devices_q, hop_q, arb_q, sh_q, b_q, ld_q;
+    reg [AW:0] icap_q, ecap_q;
+    wire [31:0] q2 = {port_queue[30:0], 1'b0};
+    always @(posedge clk)
+        if (!rst_n) begin
+            hosts_q   <= hosts;
+            devices_q <= devices;
+            hop_q     <= hop_cycles;
+            arb_q     <= arbitration;
+            sh_q      <= interleave_shift;
+            b_q       <= dev_bits;
+            ld_q      <= ld_shift;
+            icap_q    <= (q2 > DEPTH) ? DEPTH_W : q2[AW:0];
+            ecap_q    <= (port_queue > DEPTH) ? DEPTH_W : port_queue[AW:0];
+        end
+
+    // ---- ingress head after this cycle's pushes (what switch_tick sees) ----
+    wire [NI-1:0]     ih_ready;   // pipe_ready(now)
+    wire [NI*8-1:0]   ih_route;   // M2S: head.dev, S2M: head.host
+    wire [NI*64-1:0]  ih_t;       // head ready cycle
+    // one spare 32-bit word above the messages: Verilator reads a wide part-select two words at a time,
+    // and the second word of the last message would otherwise lie past the vector (harmless, masked,
+    // but an out-of-bounds read for AddressSanitizer)
+    wire [NI*W+31:0]  ih_msg;
+    assign ih_msg[NI*W +: 32] = 32'd0;
+    wire [NI-1:0]     ih_pop;     // forwarded by switch_tick
+    wire [NI-1:0]     i_empty;    // start of cycle
+
+    // ---- switch_tick: egress arbitration ----
+    reg  [NE-1:0]     e_push;
+    reg  [NE*W-1:0]   e_push_msg;
+    reg  [NE-1:0]     e_stall;
+    reg  [NI-1:0]     pop_r;
+    reg  [NE*32-1:0]  rr_n;           // next round-robin pointers
+    reg  [NE*32-1:0]  rr_q;           // rr_dn[d] at d, rr_up[h] at ND + h
+    wire [NE-1:0]     e_full;
+
+    // pick (switch.c) for every egress port in order, carrying `used` within a direction
+    integer e, k, i, src, base, n;
+    reg [31:0] ii, nused, outp;
+    reg        found;
+    reg [63:0] best_t;
+    reg [NI-1:0] used;
+    always @* begin
+        e_push = {NE{1'b0}};
+        e_push_msg = {(NE*W){1'b0}};
+        e_stall = {NE{1'b0}};
+        pop_r = {NI{1'b0}};
+        used = {NI{1'b0}};
+        rr_n = rr_q;
+        ii = 32'd0;
+        i = 0;
+        src = 0;
+        found = 1'b0;
+        best_t = 64'd0;
+        base = 0;
+        n = 0;
+        nused = 32'd0;
+        outp = 32'd0;
+        for (e = 0; e < NE; e = e + 1) begin
+            // M2S egress d = e picks among up_in[0..hosts-1]; S2M egress h = e - ND among dn_in[0..devices-1]
+            base  = (e < ND) ? 0 : NH;
+            n     = (e < ND) ? NH : ND;
+            nused = (e < ND) ? hosts_q : devices_q;
+            outp  = (e < ND) ? e : e - ND;
+            if (e == ND)
+                used = {NI{1'b0}};
+            found = 1'b0;
+            best_t = 64'd0;
+            src = 0;
+            if ((e < ND) ? (outp < devices_q) : (outp < hosts_q)) begin
+                for (k = 0; k < NMAX; k = k + 1) begin
+                    if (k < n && k < nused) begin
+                        // round-robin: i = (rr + k) mod nused, rr < nused always
+                        ii = rr_q[e*32 +: 32] + k;
+                        if (ii >= nused)
+                            ii = ii - nused;
+                        i = (arb_q == 32'd0) ? ii : k;
+                        if (!used[base + i] && ih_ready[base + i] && {24'd0, ih_route[(base + i)*8 +: 8]} == outp) begin
+                            if (arb_q == 32'd0) begin
+                                if (!found) begin
+                                    found = 1'b1;
+                                    src = i;
+                                end
+                            end else if (!found || ih_t[(base + i)*64 +: 64] < best_t) begin
+                                found = 1'b1;
+                                src = i;
+                                best_t = ih_t[(base + i)*64 +: 64];
+                            end
+                        end
+                    end
+                end
+                if (found) begin
+                    if (e_full[e])
+                        e_stall[e] = 1'b1;
+                    else begin
+                        e_push[e] = 1'b1;
+                        e_push_msg[e*W +: W] = ih_msg[(base + src)*W +: W];
+                        pop_r[base + src] = 1'b1;
+                        used[base + src] = 1'b1;
+                        ii = src + 1;
+                        rr_n[e*32 +: 32] = (ii == nused) ? 32'd0 : ii;
+                    end
+                end
+            end
+        end
+    end
+    assign ih_pop = pop_r;
+
+    always @(posedge clk)
+        rr_q <= rst_n ? rr_n : {(NE*32){1'b0}};
+
+    // stall_n = popcount(e_stall)
+    reg [3:0] stall_c;
+    integer sk;
+    always @* begin
+        stall_c = 4'd0;
+        for (sk = 0; sk < NE; sk = sk + 1)
+            stall_c = stall_c + {3'd0, e_stall[sk]};
+    end
+    assign stall_n = stall_c;
+    always @(posedge clk)
+        if (!rst_n)
+            stall_count <= 64'd0;
+        else
+            stall_count <= stall_count + {60'd0, stall_c};
+
+    // ---- ingress queues ----
+    genvar g, gk;
+    generate
+        for (g = 0; g < NI; g = g + 1) begin : ing
+            reg [W-1:0]  mem     [0:DEPTH-1];
+            reg [63:0]   rdy_mem [0:DEPTH-1];
+            reg [AW-1:0] head_q;
+            reg [AW:0]   count_q;
+
+            wire [7:0]   n_in;
+            wire [NIN*W-1:0] raw;    // as delivered
+            if (g < NH) begin : up_i
+                assign n_in = up_in_n[g*8 +: 8];
+                assign raw  = up_in_msg[g*NIN*W +: NIN*W];
+            end else begin : dn_i
+                assign n_in = dn_in_n[(g - NH)*8 +: 8];
+                assign raw  = dn_in_msg[(g - NH)*NIN*W +: NIN*W];
+            end
+            wire [31:0]  space = {{(31-AW){1'b0}}, icap_q - count_q};
+            wire [31:0]  n32 = {24'd0, n_in};
+            wire [31:0]  acc = (n32 > space) ? space : n32;   // pushes that succeed
+            wire         err = n32 > space;
+            wire [63:0]  push_t = now + {32'd0, hop_q};
+
+            wire [NIN*W-1:0] msgs;   // after routing
+            for (gk = 0; gk < NIN; gk = gk + 1) begin : rt
+                /* verilator lint_off UNUSEDSIGNAL */  // M2S: dev is replaced by the route
+                wire [W-1:0] m = raw[gk*W +: W];
+                /* verilator lint_on UNUSEDSIGNAL */
+                if (g < NH) begin : m2s
+                    // switch_ingress_m2s
+                    wire [63:0] a     = m[`CXL_MSG_ADDR];
+                    /* verilator lint_off UNUSEDSIGNAL */  // dev is a uint8_t in the C
+                    wire [63:0] a_sh  = a >> sh_q;
+                    wire [31:0] bmask = (32'd1 << b_q) - 32'd1;
+                    /* verilator lint_on UNUSEDSIGNAL */
+                    wire [7:0]  dev   = a_sh[7:0] & bmask[7:0];
+                    wire [63:0] low   = a & ((64'd1 << sh_q) - 64'd1);
+                    wire [63:0] loc   = ((a >> (sh_q + b_q)) << sh_q) | low;
+                    wire [63:0] loc_ld = (loc & ((64'd1 << ld_q) - 64'd1)) | ({56'd0, m[`CXL_MSG_HOST]} << ld_q);
+                    wire [63:0] addr  = (ld_q != 32'd0) ? loc_ld : loc;
+                    assign msgs[gk*W +: W] = {m[`CXL_MSG_DEVLOAD], dev, m[103:64], addr};
+                end else begin : s2m
+                    assign msgs[gk*W +: W] = m;
+                end
+            end
+
+            wire         empty = (count_q == 0);
+            wire         bypass = empty && (acc != 32'd0);
+            wire [W-1:0] hmsg = bypass ? msgs[W-1:0] : mem[head_q];
+            wire [63:0]  ht   = bypass ? push_t : rdy_mem[head_q];
+            wire         hvalid = !empty || bypass;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [W-1:0] hm = hmsg;
+            /* verilator lint_on UNUSEDSIGNAL */
+            assign ih_ready[g] = hvalid && (ht <= now);
+            assign ih_route[g*8 +: 8] = (g < NH) ? hm[`CXL_MSG_DEV] : hm[`CXL_MSG_HOST];
+            assign ih_t[g*64 +: 64] = ht;
+            assign ih_msg[g*W +: W] = hmsg;
+            assign i_empty[g] = empty;
+
+            integer j;
+            always @(posedge clk) begin
+                if (!rst_n) begin
+                    head_q  <= {AW{1'b0}};
+                    count_q <= {(AW+1){1'b0}};
+                end else begin
+                    for (j = 0; j < NIN; j = j + 1)
+                        if (j < acc) begin
+                            mem[head_q + count_q[AW-1:0] + j[AW-1:0]]     <= msgs[j*W +: W];
+                            rdy_mem[head_q + count_q[AW-1:0] + j[AW-1:0]] <= push_t;
+                        end
+                    head_q  <= head_q + {{(AW-1){1'b0}}, ih_pop[g]};
+                    count_q <= count_q + acc[AW:0] - {{AW{1'b0}}, ih_pop[g]};
+                end
+            end
+
+            if (g < NH) begin : up_o
+                assign up_in_err[g] = err;
+                assign up_cr_ret[g] = ih_pop[g];
+                assign up_cr_cls[g*8 +: 8] = hm[`CXL_MSG_CLS];
+                assign up_in_count[g*32 +: 32] = {{(31-AW){1'b0}}, count_q};
+            end else begin : dn_o
+                assign dn_in_err[g - NH] = err;
+                assign dn_cr_ret[g - NH] = ih_pop[g];
+                assign dn_cr_cls[(g - NH)*8 +: 8] = hm[`CXL_MSG_CLS];
+                assign dn_in_count[(g - NH)*32 +: 32] = {{(31-AW){1'b0}}, count_q};
+            end
+        end
+    endgenerate
+
+    // ---- egress queues ----
+    wire [NE-1:0] e_empty;
+    generate
+        for (g = 0; g < NE; g = g + 1) begin : egr
+            reg [W-1:0]  mem [0:DEPTH-1];
+            reg [AW-1:0] head_q;
+            reg [AW:0]   count_q;
+            assign e_full[g] = (count_q >= ecap_q);
+            assign e_empty[g] = (count_q == 0);
+            wire [AW:0]  cnt_tx = count_q + {{AW{1'b0}}, e_push[g]};   // as link_tx sees it
+            wire [7:0]   pop_in;
+            if (g < ND) begin : dn_p
+                assign pop_in = dn_out_pop_n[g*8 +: 8];
+            end else begin : up_p
+                assign pop_in = up_out_pop_n[(g - ND)*8 +: 8];
+            end
+            wire [31:0]  p32 = {24'd0, pop_in};
+            wire [31:0]  c32 = {{(31-AW){1'b0}}, cnt_tx};
+            /* verilator lint_off UNUSEDSIGNAL */  // <= DEPTH
+            wire [31:0]  pops = (p32 > c32) ? c32 : p32;
+            /* verilator lint_on UNUSEDSIGNAL */
+            wire [NPOP*W-1:0] win;
+            for (gk = 0; gk < NPOP; gk = gk + 1) begin : pk
+                wire [AW:0] kk = gk;
+                assign win[gk*W +: W] = (kk < count_q) ? mem[head_q + kk[AW-1:0]] :
+                                        (kk == count_q && e_push[g]) ? e_push_msg[g*W +: W] : {W{1'b0}};
+            end
+            always @(posedge clk) begin
+                if (!rst_n) begin
+                    head_q  <= {AW{1'b0}};
+                    count_q <= {(AW+1){1'b0}};
+                end else begin
+                    if (e_push[g])
+                        mem[head_q + count_q[AW-1:0]] <= e_push_msg[g*W +: W];
+                    head_q  <= head_q + pops[AW-1:0];
+                    count_q <= cnt_tx - pops[AW:0];
+                end
+            end
+            if (g < ND) begin : dn_o
+                assign dn_out_count[g*32 +: 32] = {{(31-AW){1'b0}}, cnt_tx};
+                assign dn_out_msg[g*NPOP*W +: NPOP*W] = win;
+            end else begin : up_o
+                assign up_out_count[(g - ND)*32 +: 32] = {{(31-AW){1'b0}}, cnt_tx};
+                assign up_out_msg[(g - ND)*NPOP*W +: NPOP*W] = win;
+            end
+        end
+    endgenerate
+
+    // ---- switch_idle: ports 0..hosts-1 and 0..devices-1, start of the cycle ----
+    reg idle_r;
+    integer ik;
+    always @* begin
+        idle_r = 1'b1;
+        for (ik = 0; ik < NH; ik = ik + 1)
+            if (ik < hosts_q && !(i_empty[ik] && e_empty[ND + ik]))
+                idle_r = 1'b0;
+        for (ik = 0; ik < ND; ik = ik + 1)
+            if (ik < devices_q && !(i_empty[NH + ik] && e_empty[ik]))
+                idle_r = 1'b0;
+    end
+    assign idle = idle_r;
+endmodule
