@@ -1,0 +1,592 @@
+// dram.v - the DRAM controller of a device (hw/hls/dram.c, docs/cxl-model.md section 4.8): per channel
+// read and write queues, FR-FCFS (single pass) or FCFS, open or closed page, write drain with watermarks,
+// all-bank (REFab) or same-bank (REFsb) staggered refresh, the read-data FIFO.
+//
+// One clock edge is one C cycle: dram_enqueue (enq_valid, at most one per cycle, as devctrl) and then
+// dram_tick. The enqueued request is visible to the same cycle's scheduling (a combinational view of
+// each queue with the new entry appended), as in the C.
+//
+// Per channel (module dram_chan, CXL_MAX_CH = 4 instances; those >= channels idle): the C's scan over the
+// mode's queue is two priority encoders over the entries: the oldest ready row hit (column command) and
+// the oldest ready non-hit (ACT to a closed bank, or PRE to a bank whose open row no queued entry of the
+// mode hits: under FR-FCFS). The C stops at the first ready hit, and takes a row command only when no hit
+// is ready, so "oldest ready hit, else oldest ready row command" is the same choice. The C's hits_r/hits_w
+// counters are always exactly the number of entries of that queue hitting the bank's open row, so the
+// RTL derives "hits != 0" from the queue (a per-bank mask) instead of keeping them.
+//
+// The timing state is dram_timing.v's (same fields, same update rules, copied here): the scheduler reads
+// every entry's bank, bank group and rank at once, which dram_timing's single query port cannot give.
+//
+// The C's wake/wake_on_room skip is an optimisation that does not change results (dram.c); the RTL
+// evaluates every channel every cycle. Channels take turns at the response room in the C's order,
+// channel (now + k) mod channels k-th: a channel's RD candidate does not depend on the room, so the
+// room is handed out in that order combinationally (rsp_room -> rsp_room_out).
+//
+// Outputs: the completions of the cycle in the C's out[] order (done_n, done_msg slot k at
+// [k*W +: W]); per channel the command issued this cycle (the C's command trace record: kind, rank, bg,
+// bank, row, auto_pre; the trace ring itself is not kept, the stream is the trace); queue counts and
+// statistics (cxl_dev_stats reads, writes, acts, pres, refs, row_conflicts, and occ_sum = the sum over
+// cycles of dram_occupancy after the cycle, devctrl's dramq_occ_sum) as registers after the edge.
+//
+// Runtime parameters (cxl_dram_params, sampled every cycle; refresh deadlines are initialised in reset):
+// channels, ranks (counts), map_order/map_bits/bank_hash (as dram_map.v); channels, ranks, bankgroups
+// and banks must be powers of two with map_bits their log2 (devcfg derives bits so), the rotation and
+// the stagger division use shifts.
+`default_nettype none
+`include "cxl_defs.vh"
+
+module dram (
+    input  wire        clk,
+    input  wire        rst_n,
+    input  wire [63:0] now,
+    // parameters
+    input  wire [2:0]  channels,
+    input  wire [2:0]  ranks,
+    input  wire [17:0] map_order,
+    input  wire [35:0] map_bits,
+    input  wire        bank_hash,
+    input  wire [31:0] tRCD, tCL, tRP, tRAS, tRC, tCWL, tWR, tRTP, tBL,
+    input  wire [31:0] tCCD_S, tCCD_L, tCCD_S_WR, tCCD_L_WR, tRRD_S, tRRD_L, tFAW, tWTR_S, tWTR_L, tRTW,
+    input  wire [31:0] tREFI, tRFC, tRFCsb,
+    input  wire [1:0]  refresh,       // enum cxl_refresh: 0 off, 1 all-bank, 2 same-bank
+    input  wire [31:0] wdrain_high,
+    input  wire [31:0] wdrain_low,
+    input  wire        row_closed,    // row_policy == CXL_ROW_CLOSED
+    input  wire        fcfs,          // scheduler == CXL_SCHED_FCFS
+    // dram_enqueue (the caller checked space)
+    input  wire        enq_valid,
+    input  wire [`CXL_MSG_W-1:0] enq_msg,
+    // the shared response room: as passed to dram_tick, and as left after it
+    input  wire [31:0] rsp_room,
+    output reg  [31:0] rsp_room_out,
+    // completions, in out[] order
+    output reg  [2:0]  done_n,
+    output reg  [4*`CXL_MSG_W-1:0] done_msg,
+    // per channel c: the command issued this cycle (enum cxl_dram_cmd)
+    output wire [3:0]  cmd_valid,
+    output wire [11:0] cmd_kind,      // [3*c +: 3]
+    output wire [7:0]  cmd_rank,      // [2*c +: 2]
+    output wire [23:0] cmd_bg,        // [6*c +: 6]
+    output wire [23:0] cmd_bank,      // [6*c +: 6]
+    output wire [127:0] cmd_row,      // [32*c +: 32]
+    output wire [3:0]  cmd_auto_pre,
+    // state after the last edge
+    output wire [27:0] nr,            // [7*c +: 7] read queue entries
+    output wire [27:0] nw,            // [7*c +: 7] write queue entries
+    output reg  [63:0] st_reads,
+    output reg  [63:0] st_writes,
+    output reg  [63:0] st_acts,
+    output reg  [63:0] st_pres,
+    output reg  [63:0] st_refs,
+    output reg  [63:0] st_row_conflicts,
+    output reg  [63:0] occ_sum
+);
+    localparam EW = `CXL_MSG_W + 52;   // queue entry: msg, row, rank, bg, bank, bidx
+
+    wire [2:0] bg_bits = map_bits[6*2 + 2 -: 3];
+    wire [2:0] bank_bits = map_bits[6*3 + 2 -: 3];
+    wire [3:0] ref_shift = {2'd0, map_bits[1:0]} + {2'd0, map_bits[7:6]}; // log2(channels * ranks)
+
+    // ---- enqueue: map the address ----
+    /* verilator lint_off UNUSEDSIGNAL */  // field values beyond the channel's ranges are 0
+    wire [31:0] m_ch, m_rank, m_bg, m_bank, m_row, m_col;
+    /* verilator lint_on UNUSEDSIGNAL */
+    dram_map u_map (
+        .addr(enq_msg[`CXL_MSG_ADDR]), .map_order(map_order), .map_bits(map_bits), .bank_hash(bank_hash),
+        .ch(m_ch), .rank(m_rank), .bg(m_bg), .bank(m_bank), .row(m_row), .col(m_col)
+    );
+    wire [5:0] enq_bidx = ({4'd0, m_rank[1:0]} << (bg_bits + bank_bits)) | (m_bg[5:0] << bank_bits) | m_bank[5:0];
+    wire [EW-1:0] enq_e = {enq_msg, m_row, m_rank[1:0], m_bg[5:0], m_bank[5:0], enq_bidx};
+    wire enq_w = enq_msg[`CXL_MSG_CLS] == `CXL_M2S_RWD;
+
+    // ---- channels ----
+    wire [3:0] rd_cand;
+    reg  [3:0] col_grant;
+    wire [3:0] done_v;
+    wire [4*`CXL_MSG_W-1:0] done_m;
+    wire [1:0] cmask = channels[1:0] - 2'd1;  // channels is 1, 2 or 4
+    wire [3:0] conf_any;
+    wire [27:0] nr_nx, nw_nx;
+
+    genvar c;
+    generate
+        for (c = 0; c < 4; c = c + 1) begin : g_ch
+            wire here = enq_valid && m_ch[1:0] == c;
+            dram_chan #(.CH(c)) u_ch (
+                .clk(clk), .rst_n(rst_n), .now(now), .en(c < channels),
+                .ranks(ranks), .bg_bits(bg_bits), .bank_bits(bank_bits), .ref_shift(ref_shift),
+                .tRCD(tRCD), .tCL(tCL), .tRP(tRP), .tRAS(tRAS), .tRC(tRC), .tCWL(tCWL), .tWR(tWR),
+                .tRTP(tRTP), .tBL(tBL), .tCCD_S(tCCD_S), .tCCD_L(tCCD_L), .tCCD_S_WR(tCCD_S_WR),
+                .tCCD_L_WR(tCCD_L_WR), .tRRD_S(tRRD_S), .tRRD_L(tRRD_L), .tFAW(tFAW), .tWTR_S(tWTR_S),
+                .tWTR_L(tWTR_L), .tRTW(tRTW), .tREFI(tREFI), .tRFC(tRFC), .tRFCsb(tRFCsb),
+                .refresh(refresh), .wdrain_high(wdrain_high), .wdrain_low(wdrain_low),
+                .row_closed(row_closed), .fcfs(fcfs),
+                .enq_r(here && !enq_w), .enq_w(here && enq_w), .enq_e(enq_e),
+                .col_grant(col_grant[c]), .rd_cand(rd_cand[c]),
+                .done_valid(done_v[c]), .done_msg(done_m[c*`CXL_MSG_W +: `CXL_MSG_W]),
+                .iss_valid(cmd_valid[c]), .iss_cmd(cmd_kind[3*c +: 3]), .iss_rank(cmd_rank[2*c +: 2]),
+                .iss_bg(cmd_bg[6*c +: 6]), .iss_bank(cmd_bank[6*c +: 6]), .iss_row(cmd_row[32*c +: 32]),
+                .iss_auto_pre(cmd_auto_pre[c]),
+                .iss_conflict(conf_any[c]),
+                .nr(nr[7*c +: 7]), .nw(nw[7*c +: 7]), .nr_next(nr_nx[7*c +: 7]), .nw_next(nw_nx[7*c +: 7])
+            );
+        end
+    endgenerate
+
+    // channel (now + k) mod channels goes k-th: completions in that order, room handed out in that order
+    reg [31:0] room;
+    reg [1:0] ci;
+    integer k;
+    always @* begin
+        room = rsp_room;
+        done_n = 3'd0;
+        done_msg = {4*`CXL_MSG_W{1'b0}};
+        col_grant = 4'd0;
+        for (k = 0; k < 4; k = k + 1) begin
+            ci = (now[1:0] + k[1:0]) & cmask;
+            if (k < {29'd0, channels}) begin
+                if (done_v[ci]) begin
+                    done_msg[{29'd0, done_n} * `CXL_MSG_W +: `CXL_MSG_W] = done_m[{30'd0, ci} * `CXL_MSG_W +: `CXL_MSG_W];
+                    done_n = done_n + 3'd1;
+                end
+                col_grant[ci] = room != 32'd0;
+                if (rd_cand[ci] && room != 32'd0)
+                    room = room - 32'd1;
+            end
+        end
+        rsp_room_out = room;
+    end
+
+    // ---- statistics ----
+    reg [63:0] d_reads, d_writes, d_acts, d_pres, d_refs, d_conf, occ_next;
+    integer j;
+    always @* begin
+        d_reads = 64'd0; d_writes = 64'd0; d_acts = 64'd0; d_pres = 64'd0; d_refs = 64'd0; d_conf = 64'd0;
+        occ_next = 64'd0;
+        for (j = 0; j < 4; j = j + 1) begin
+            if (cmd_valid[j]) begin
+                case (cmd_kind[3*j +: 3])
+                3'd0: d_acts = d_acts + 64'd1;
+                3'd1: d_pres = d_pres + 64'd1;
+                3'd2: d_reads = d_reads + 64'd1;
+                3'd3: d_writes = d_writes + 64'd1;
+                default: d_refs = d_refs + 64'd1;
+                endcase
+            end
+        end
+        for (j = 0; j < 4; j = j + 1)
+            if (j < {29'd0, channels})
+                occ_next = occ_next + {57'd0, nr_nx[7*j +: 7]} + {57'd0, nw_nx[7*j +: 7]};
+        d_conf = {63'd0, conf_any[0]} + {63'd0, conf_any[1]} + {63'd0, conf_any[2]} + {63'd0, conf_any[3]};
+    end
+    always @(posedge clk) begin
+        if (!rst_n) begin
+            st_reads <= 64'd0; st_writes <= 64'd0; st_acts <= 64'd0; st_pres <= 64'd0; st_refs <= 64'd0;
+            st_row_conflicts <= 64'd0; occ_sum <= 64'd0;
+        end else begin
+            st_reads <= st_reads + d_reads;
+            st_writes <= st_writes + d_writes;
+            st_acts <= st_acts + d_acts;
+            st_pres <= st_pres + d_pres;
+            st_refs <= st_refs + d_refs;
+            st_row_conflicts <= st_row_conflicts + d_conf;
+            occ_sum <= occ_sum + occ_next;
+        end
+    end
+endmodule
+
+// One channel: queues, timing state, refresh, scheduler, read-data FIFO (cxl_dram_chan).
+/* verilator lint_off DECLFILENAME */  // a part of dram, not used elsewhere
+module dram_chan #(parameter integer CH = 0) (
+    input  wire        clk,
+    input  wire        rst_n,
+    input  wire [63:0] now,
+    input  wire        en,
+    input  wire [2:0]  ranks,
+    input  wire [2:0]  bg_bits,
+    input  wire [2:0]  bank_bits,
+    input  wire [3:0]  ref_shift,
+    input  wire [31:0] tRCD, tCL, tRP, tRAS, tRC, tCWL, tWR, tRTP, tBL,
+    input  wire [31:0] tCCD_S, tCCD_L, tCCD_S_WR, tCCD_L_WR, tRRD_S, tRRD_L, tFAW, tWTR_S, tWTR_L, tRTW,
+    input  wire [31:0] tREFI, tRFC, tRFCsb,
+    input  wire [1:0]  refresh,
+    input  wire [31:0] wdrain_high,
+    input  wire [31:0] wdrain_low,
+    input  wire        row_closed,
+    input  wire        fcfs,
+    input  wire        enq_r,
+    input  wire        enq_w,
+    input  wire [`CXL_MSG_W+51:0] enq_e,
+    input  wire        col_grant,
+    output reg         rd_cand,
+    output wire        done_valid,
+    output wire [`CXL_MSG_W-1:0] done_msg,
+    output reg         iss_valid,
+    output reg  [2:0]  iss_cmd,
+    output reg  [1:0]  iss_rank,
+    output reg  [5:0]  iss_bg,
+    output reg  [5:0]  iss_bank,
+    output reg  [31:0] iss_row,
+    output reg         iss_auto_pre,
+    output reg         iss_conflict,
+    output reg  [6:0]  nr,
+    output reg  [6:0]  nw,
+    output reg  [6:0]  nr_next,
+    output reg  [6:0]  nw_next
+);
+    localparam EW = `CXL_MSG_W + 52;
+    localparam [2:0] C_ACT = 3'd0, C_PRE = 3'd1, C_RD = 3'd2, C_WR = 3'd3, C_REF = 3'd4, C_REFSB = 3'd5;
+    localparam [31:0] CLOSED = 32'hffffffff;
+
+    // ---- state ----
+    reg [EW-1:0] rq [0:63];
+    reg [EW-1:0] wq [0:63];
+    reg          write_mode;
+    reg [63:0]   ref_due [0:3];
+    reg [5:0]    ref_bank [0:3];
+    reg [`CXL_MSG_W-1:0] rd_msg [0:31];
+    reg [63:0]   rd_done [0:31];
+    reg [4:0]    rd_head;
+    reg [5:0]    rd_count;
+    // timing (dram_timing.v)
+    reg [31:0] open_row [0:63];
+    reg [63:0] b_act [0:63];
+    reg [63:0] b_pre [0:63];
+    reg [63:0] b_col [0:63];
+    reg [63:0] g_act [0:63];
+    reg [63:0] g_rd  [0:63];
+    reg [63:0] g_wr  [0:63];
+    reg [63:0] r_act [0:3];
+    reg [63:0] r_rd  [0:3];
+    reg [63:0] r_wr  [0:3];
+    reg [63:0] faw   [0:15];
+    reg [2:0]  faw_n [0:3];
+    reg [1:0]  faw_head [0:3];
+
+    function [63:0] max64(input [63:0] a, input [63:0] b);
+        max64 = a > b ? a : b;
+    endfunction
+
+    wire sb = refresh == 2'd2;
+    wire [31:0] ref_iv = (refresh == 2'd0 || tREFI == 32'd0) ? 32'd0 : (sb ? tREFI >> bank_bits : tREFI);
+    wire [2:0] rsh = bg_bits + bank_bits;
+    wire [5:0] kmask = ~(6'h3f << bank_bits);
+
+    // ---- read return ----
+    wire rd_pop = en && rd_count != 6'd0 && rd_done[rd_head] <= now;
+    assign done_valid = rd_pop;
+    assign done_msg = rd_msg[rd_head];
+
+    // ---- the queues as the scheduler sees them: the enqueued entry appended ----
+    reg [EW-1:0] rv [0:64];
+    reg [EW-1:0] wv [0:64];
+    reg [6:0] nr_v, nw_v;
+    reg wm;                         // write mode after this cycle's update
+    integer i;
+    always @* begin
+        nr_v = nr + {6'd0, enq_r};
+        nw_v = nw + {6'd0, enq_w};
+        for (i = 0; i < 64; i = i + 1) begin
+            rv[i] = (enq_r && i == {25'd0, nr}) ? enq_e : rq[i];
+            wv[i] = (enq_w && i == {25'd0, nw}) ? enq_e : wq[i];
+        end
+        rv[64] = {EW{1'b0}};
+        wv[64] = {EW{1'b0}};
+        if (!write_mode)
+            wm = {25'd0, nw_v} >= wdrain_high || (nr_v == 7'd0 && nw_v != 7'd0);
+        else
+            wm = !(nw_v == 7'd0 || ({25'd0, nw_v} <= wdrain_low && nr_v != 7'd0));
+    end
+
+    // ---- refresh (refresh_step, ranks in order; the first that can issue does) ----
+    reg [3:0] due;
+    reg ref_fire, ref_is_pre, rk_pre, rk_open;
+    reg [1:0] ref_rank;
+    reg [5:0] ref_j, rk_j;
+    reg [63:0] rk_ready;
+    integer r, b;
+    always @* begin
+        ref_fire = 1'b0;
+        ref_is_pre = 1'b0;
+        ref_rank = 2'd0;
+        ref_j = 6'd0;
+        for (r = 0; r < 4; r = r + 1) begin
+            due[r] = r < {29'd0, ranks} && ref_due[r] <= now;
+            rk_pre = 1'b0;
+            rk_open = 1'b0;
+            rk_j = 6'd0;
+            rk_ready = sb ? 64'd0 : r_act[r];
+            for (b = 0; b < 64; b = b + 1) begin
+                if ((b[5:0] >> rsh) == r[5:0] && (!sb || (b[5:0] & kmask) == ref_bank[r])) begin
+                    if (open_row[b] != CLOSED) begin
+                        rk_open = 1'b1;
+                        if (!rk_pre && b_pre[b] <= now) begin
+                            rk_pre = 1'b1;
+                            rk_j = b[5:0];
+                        end
+                    end else begin
+                        rk_ready = max64(rk_ready, b_act[b]);
+                    end
+                end
+            end
+            if (due[r] && !ref_fire && (rk_pre || (!rk_open && rk_ready <= now))) begin
+                ref_fire = 1'b1;
+                ref_is_pre = rk_pre;
+                ref_rank = r[1:0];
+                ref_j = rk_j;
+            end
+        end
+    end
+
+    // ---- FR-FCFS / FCFS over the mode's queue ----
+    /* verilator lint_off UNUSEDSIGNAL */  // the scan reads the address fields, not the message
+    reg [EW-1:0] e;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [6:0] n_m, n_scan;
+    reg [63:0] hitmask;
+    reg hit_found, row_found, blocked, ishit, isclosed, held;
+    reg [5:0] hit_i, row_i;
+    reg [63:0] t_col, t_act;
+    reg [5:0] e_bidx, e_bank, e_bg, e_gi;
+    reg [1:0] e_rank;
+    reg [31:0] e_row;
+    always @* begin
+        n_m = wm ? nw_v : nr_v;
+        n_scan = (fcfs && n_m > 7'd1) ? 7'd1 : n_m;
+        hitmask = 64'd0;
+        for (i = 0; i < 64; i = i + 1) begin
+            e = wm ? wv[i] : rv[i];
+            if (i < {25'd0, n_m} && open_row[e[5:0]] == e[51:20])
+                hitmask[e[5:0]] = 1'b1;
+        end
+        hit_found = 1'b0;
+        row_found = 1'b0;
+        hit_i = 6'd0;
+        row_i = 6'd0;
+        for (i = 0; i < 64; i = i + 1) begin
+            e = wm ? wv[i] : rv[i];
+            e_bidx = e[5:0];
+            e_bank = e[11:6];
+            e_bg = e[17:12];
+            e_rank = e[19:18];
+            e_row = e[51:20];
+            e_gi = ({4'd0, e_rank} << bg_bits) | e_bg;
+            blocked = due[e_rank] && (!sb || e_bank == ref_bank[e_rank]);
+            ishit = open_row[e_bidx] == e_row;
+            isclosed = open_row[e_bidx] == CLOSED;
+            held = !fcfs && hitmask[e_bidx];
+            t_col = wm ? max64(b_col[e_bidx], max64(g_wr[e_gi], r_wr[e_rank]))
+                       : max64(b_col[e_bidx], max64(g_rd[e_gi], r_rd[e_rank]));
+            t_act = max64(b_act[e_bidx], max64(g_act[e_gi], r_act[e_rank]));
+            if (i < {25'd0, n_scan} && !blocked) begin
+                if (ishit) begin
+                    if (!hit_found && t_col <= now) begin
+                        hit_found = 1'b1;
+                        hit_i = i[5:0];
+                    end
+                end else if (!row_found && (isclosed ? t_act <= now : (!held && b_pre[e_bidx] <= now))) begin
+                    row_found = 1'b1;
+                    row_i = i[5:0];
+                end
+            end
+        end
+    end
+
+    // ---- the command ----
+    reg do_col;
+    reg [EW-1:0] se;
+    always @* begin
+        rd_cand = en && !ref_fire && !wm && hit_found;
+        do_col = en && !ref_fire && hit_found && (wm || col_grant);
+        iss_valid = 1'b0;
+        iss_cmd = C_ACT;
+        iss_rank = 2'd0;
+        iss_bg = 6'd0;
+        iss_bank = 6'd0;
+        iss_row = 32'd0;
+        iss_auto_pre = 1'b0;
+        iss_conflict = 1'b0;
+        se = wm ? (do_col ? wv[{1'b0, hit_i}] : wv[{1'b0, row_i}]) : (do_col ? rv[{1'b0, hit_i}] : rv[{1'b0, row_i}]);
+        if (en && ref_fire) begin
+            iss_valid = 1'b1;
+            iss_rank = ref_rank;
+            if (ref_is_pre) begin
+                iss_cmd = C_PRE;
+                iss_bg = (ref_j >> bank_bits) & ~(6'h3f << bg_bits);
+                iss_bank = ref_j & kmask;
+            end else begin
+                iss_cmd = sb ? C_REFSB : C_REF;
+                iss_bank = sb ? ref_bank[ref_rank] : 6'd0;
+            end
+        end else if (do_col) begin
+            iss_valid = 1'b1;
+            iss_cmd = wm ? C_WR : C_RD;
+            iss_rank = se[19:18];
+            iss_bg = se[17:12];
+            iss_bank = se[11:6];
+            iss_row = se[51:20];
+            iss_auto_pre = row_closed;
+        end else if (en && row_found) begin
+            iss_valid = 1'b1;
+            iss_rank = se[19:18];
+            iss_bg = se[17:12];
+            iss_bank = se[11:6];
+            if (open_row[se[5:0]] == CLOSED) begin
+                iss_cmd = C_ACT;
+                iss_row = se[51:20];
+            end else begin
+                iss_cmd = C_PRE;
+                iss_conflict = 1'b1;
+            end
+        end
+        nr_next = nr_v - {6'd0, do_col && !wm};
+        nw_next = nw_v - {6'd0, do_col && wm};
+    end
+
+    // ---- timing update (dram_timing.v) ----
+    wire [5:0] ib = ({4'd0, iss_rank} << (bg_bits + bank_bits)) | (iss_bg << bank_bits) | iss_bank;
+    wire [5:0] ig = ({4'd0, iss_rank} << bg_bits) | iss_bg;
+    wire is_rd = iss_cmd == C_RD;
+    wire [63:0] pre_at = is_rd ? now + {32'd0, tRTP} : now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWR};
+    wire [63:0] pre_new = max64(b_pre[ib], pre_at);
+    wire [31:0] wr_sum = tCWL + tBL + 32'd2;
+    wire [63:0] wr_other_rd = {32'd0, wr_sum > tCL ? wr_sum - tCL : 32'd1};
+    wire [2:0] fn = faw_n[iss_rank];
+    wire [1:0] fh = faw_head[iss_rank];
+    wire [63:0] faw_oldest = fn >= 3'd4 ? faw[{iss_rank, fh + 2'd1}] : faw[{iss_rank, fh}];
+    wire faw_full = fn >= 3'd3;
+    wire [63:0] rd_at = now + {32'd0, tCL} + {32'd0, tBL};
+    wire [4:0] rd_tail = rd_head + rd_count[4:0];
+    wire rem_r = do_col && !wm;
+    wire rem_w = do_col && wm;
+
+    integer j;
+    always @(posedge clk) begin
+        if (!rst_n) begin
+            for (j = 0; j < 64; j = j + 1) begin
+                open_row[j] <= CLOSED;
+                b_act[j] <= 64'd0;
+                b_pre[j] <= 64'd0;
+                b_col[j] <= 64'd0;
+                g_act[j] <= 64'd0;
+                g_rd[j] <= 64'd0;
+                g_wr[j] <= 64'd0;
+            end
+            for (j = 0; j < 4; j = j + 1) begin
+                r_act[j] <= 64'd0;
+                r_rd[j] <= 64'd0;
+                r_wr[j] <= 64'd0;
+                faw_n[j] <= 3'd0;
+                faw_head[j] <= 2'd0;
+                // staggered: unit k = CH * ranks + r of n = channels * ranks refreshes first at iv * (k + 1) / n
+                ref_due[j] <= ref_iv == 32'd0 ? 64'hffffffffffffffff
+                            : ({32'd0, ref_iv} * ({61'd0, ranks} * CH + {32'd0, j} + 64'd1)) >> ref_shift;
+                ref_bank[j] <= 6'd0;
+            end
+            for (j = 0; j < 16; j = j + 1)
+                faw[j] <= 64'd0;
+            write_mode <= 1'b0;
+            nr <= 7'd0;
+            nw <= 7'd0;
+            rd_head <= 5'd0;
+            rd_count <= 6'd0;
+        end else begin
+            // queues: append, then remove the issued entry (shifting the younger ones up)
+            for (j = 0; j < 64; j = j + 1) begin
+                rq[j] <= (rem_r && j >= {26'd0, hit_i}) ? rv[j + 1] : rv[j];
+                wq[j] <= (rem_w && j >= {26'd0, hit_i}) ? wv[j + 1] : wv[j];
+            end
+            nr <= nr_next;
+            nw <= nw_next;
+            if (en && !ref_fire)
+                write_mode <= wm;
+            // read-data FIFO
+            if (iss_valid && iss_cmd == C_RD) begin
+                rd_msg[rd_tail] <= se[EW-1:52];
+                rd_done[rd_tail] <= rd_at;
+            end
+            if (rd_pop)
+                rd_head <= rd_head + 5'd1;
+            rd_count <= rd_count - {5'd0, rd_pop} + {5'd0, iss_valid && iss_cmd == C_RD};
+            // refresh deadlines
+            if (iss_valid && (iss_cmd == C_REF || iss_cmd == C_REFSB)) begin
+                ref_due[iss_rank] <= ref_due[iss_rank] + {32'd0, ref_iv};
+                if (sb)
+                    ref_bank[iss_rank] <= (ref_bank[iss_rank] + 6'd1) & kmask;
+            end
+            // timing
+            if (iss_valid) begin
+                case (iss_cmd)
+                C_ACT: begin
+                    open_row[ib] <= iss_row;
+                    b_col[ib] <= max64(b_col[ib], now + {32'd0, tRCD});
+                    b_pre[ib] <= max64(b_pre[ib], now + {32'd0, tRAS});
+                    b_act[ib] <= max64(b_act[ib], now + {32'd0, tRC});
+                    g_act[ig] <= max64(g_act[ig], now + {32'd0, tRRD_L});
+                    r_act[iss_rank] <= max64(max64(r_act[iss_rank], now + {32'd0, tRRD_S}),
+                                             faw_full ? faw_oldest + {32'd0, tFAW} : 64'd0);
+                    if (fn < 3'd4) begin
+                        faw[{iss_rank, fh + fn[1:0]}] <= now;
+                        faw_n[iss_rank] <= fn + 3'd1;
+                    end else begin
+                        faw[{iss_rank, fh}] <= now;
+                        faw_head[iss_rank] <= fh + 2'd1;
+                    end
+                end
+                C_PRE: begin
+                    open_row[ib] <= CLOSED;
+                    b_act[ib] <= max64(b_act[ib], now + {32'd0, tRP});
+                end
+                C_RD, C_WR: begin
+                    b_pre[ib] <= pre_new;
+                    if (iss_auto_pre) begin
+                        open_row[ib] <= CLOSED;
+                        b_act[ib] <= max64(b_act[ib], pre_new + {32'd0, tRP});
+                    end
+                    if (is_rd) begin
+                        g_rd[ig] <= max64(g_rd[ig], now + {32'd0, tCCD_L});
+                        g_wr[ig] <= max64(g_wr[ig], now + {32'd0, tRTW});
+                    end else begin
+                        g_wr[ig] <= max64(g_wr[ig], now + {32'd0, tCCD_L_WR});
+                        g_rd[ig] <= max64(g_rd[ig], now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_L});
+                    end
+                    for (j = 0; j < 4; j = j + 1) begin
+                        if (j[1:0] == iss_rank) begin
+                            if (is_rd) begin
+                                r_rd[j] <= max64(r_rd[j], now + {32'd0, tCCD_S});
+                                r_wr[j] <= max64(r_wr[j], now + {32'd0, tRTW});
+                            end else begin
+                                r_wr[j] <= max64(r_wr[j], now + {32'd0, tCCD_S_WR});
+                                r_rd[j] <= max64(r_rd[j], now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_S});
+                            end
+                        end else if (j < {29'd0, ranks}) begin
+                            if (is_rd) begin
+                                r_rd[j] <= max64(r_rd[j], now + {32'd0, tBL} + 64'd2);
+                                r_wr[j] <= max64(r_wr[j], now + {32'd0, tRTW});
+                            end else begin
+                                r_wr[j] <= max64(r_wr[j], now + {32'd0, tBL} + 64'd2);
+                                r_rd[j] <= max64(r_rd[j], now + wr_other_rd);
+                            end
+                        end
+                    end
+                end
+                C_REF: begin
+                    for (j = 0; j < 64; j = j + 1)
+                        if ((j[5:0] >> rsh) == {4'd0, iss_rank})
+                            b_act[j] <= max64(b_act[j], now + {32'd0, tRFC});
+                    r_act[iss_rank] <= max64(r_act[iss_rank], now + {32'd0, tRFC});
+                end
+                C_REFSB: begin
+                    for (j = 0; j < 64; j = j + 1)
+                        if ((j[5:0] >> rsh) == {4'd0, iss_rank} && (j[5:0] & kmask) == iss_bank)
+                            b_act[j] <= max64(b_act[j], now + {32'd0, tRFCsb});
+                end
+                default: ;
+                endcase
+            end
+        end
+    end
+endmodule
+/* verilator lint_on DECLFILENAME */
+
+`default_nettype wire
