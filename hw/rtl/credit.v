@@ -28,6 +28,7 @@ module credit #(
 ) (
     input  wire                 clk,
     input  wire                 rst_n,      // synchronous, active low: credit_init(pool, delay)
+    input  wire                 ce,         // clock enable: state advances only on edges with ce (reset regardless)
     input  wire [63:0]          now,
     input  wire [NCLASS*32-1:0] pool,       // class k at [32k +: 32], sampled at reset
     input  wire [31:0]          delay,      // credit_return_cycles, sampled at reset
@@ -90,7 +91,7 @@ module credit #(
                     runs_q  <= {CW{1'b0}};
                     pend_q  <= {CW{1'b0}};
                     avail_q <= (pool[32*k +: 32] > RING) ? RING : pool[32*k +: 32];
-                end else begin
+                end else if (ce) begin
                     avail_q <= avail_t + now_ret - tk32;
                     head_q  <= head_t;
                     if (acc != 0) begin

@@ -40,6 +40,7 @@ module link #(
 ) (
     input  wire                  clk,
     input  wire                  rst_n,     // synchronous, active low: link_init
+    input  wire                  ce,        // clock enable: state advances only on edges with ce (reset regardless)
     input  wire [63:0]           now,
     // link_init (sampled at reset)
     input  wire                  dir,       // 0 M2S, 1 S2M
@@ -101,7 +102,7 @@ module link #(
     wire [3:0]  cr_have;
     /* verilator lint_on UNUSEDSIGNAL */
     credit #(.NCLASS(4), .RING(`CXL_CREDIT_RING), .NW(8)) u_cr (
-        .clk(clk), .rst_n(rst_n), .now(now), .pool(pool), .delay(credit_return_cycles),
+        .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .pool(pool), .delay(credit_return_cycles),
         .ret_first(cr_ret_first), .take_n(take_n), .ret_n(cr_ret_n),
         .avail(cr_avail), .have(cr_have), .pending(cr_pending));
 
@@ -351,7 +352,7 @@ module link #(
             owed_chunks_q <= 6'd0;
             fl_head_q     <= 6'd0;
             fl_count_q    <= 7'd0;
-        end else begin
+        end else if (ce) begin
             acc_q <= tx_flit ? acc_t - cost_q : acc_t;
             if (tx_flit) begin
                 fl_arrive[fl_tail] <= now + lat_q;

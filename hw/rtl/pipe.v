@@ -21,6 +21,7 @@ module pipe #(
 ) (
     input  wire         clk,
     input  wire         rst_n,          // synchronous, active low: pipe_init(cap)
+    input  wire         ce,             // clock enable: state advances only on edges with ce (reset regardless)
     input  wire [63:0]  now,            // the current model cycle
     input  wire [31:0]  cap,            // capacity, sampled at reset
     input  wire         push_first,
@@ -82,7 +83,7 @@ module pipe #(
             head_q  <= {AW{1'b0}};
             count_q <= {(AW+1){1'b0}};
             cap_q   <= (cap > DEPTH) ? DEPTH_W : cap[AW:0];
-        end else begin
+        end else if (ce) begin
             if (push_ok) begin
                 msg_mem[tail]   <= push_msg;
                 ready_mem[tail] <= push_ready;

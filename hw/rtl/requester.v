@@ -23,6 +23,7 @@
 module requester (
     input  wire        clk,
     input  wire        rst_n,
+    input  wire        ce,   // clock enable: state advances only on edges with ce
     input  wire [63:0] now,
     input  wire [31:0] tags,
     input  wire [7:0]  idx,
@@ -188,7 +189,7 @@ module requester (
             nfree <= tags_cap;
             ntags <= tags_cap;
             low <= tags_cap; // tags are handed out lowest first: a stack with tag 0 on top
-        end else begin
+        end else if (ce) begin
             if (rsp_valid) begin
                 s_done[cs] <= cdone;
                 s_outst[cs] <= s_outst[cs] - 32'd1;

@@ -39,6 +39,7 @@ module switch #(
 ) (
     input  wire                 clk,
     input  wire                 rst_n,        // synchronous, active low: switch_init
+    input  wire                 ce,           // clock enable: state advances only on edges with ce (reset regardless)
     input  wire [63:0]          now,
     // cxl_params, sampled at reset
     input  wire [31:0]          hosts,
@@ -192,7 +193,10 @@ module switch #(
     assign ih_pop = pop_r;
 
     always @(posedge clk)
-        rr_q <= rst_n ? rr_n : {(NE*32){1'b0}};
+        if (!rst_n)
+            rr_q <= {(NE*32){1'b0}};
+        else if (ce)
+            rr_q <= rr_n;
 
     // stall_n = popcount(e_stall)
     reg [3:0] stall_c;
@@ -206,7 +210,7 @@ module switch #(
     always @(posedge clk)
         if (!rst_n)
             stall_count <= 64'd0;
-        else
+        else if (ce)
             stall_count <= stall_count + {60'd0, stall_c};
 
     // ---- ingress queues ----
@@ -275,7 +279,7 @@ module switch #(
                 if (!rst_n) begin
                     head_q  <= {AW{1'b0}};
                     count_q <= {(AW+1){1'b0}};
-                end else begin
+                end else if (ce) begin
                     for (j = 0; j < NIN; j = j + 1)
                         if (j < acc) begin
                             mem[head_q + count_q[AW-1:0] + j[AW-1:0]]     <= msgs[j*W +: W];
@@ -331,7 +335,7 @@ module switch #(
                 if (!rst_n) begin
                     head_q  <= {AW{1'b0}};
                     count_q <= {(AW+1){1'b0}};
-                end else begin
+                end else if (ce) begin
                     if (e_push[g])
                         mem[head_q + count_q[AW-1:0]] <= e_push_msg[g*W +: W];
                     head_q  <= head_q + pops[AW-1:0];

@@ -58,7 +58,8 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
             uint32_t delay = rng.chance(80) ? kDelays[rng.below(sizeof kDelays / sizeof kDelays[0])]
                                             : rng.below(CXL_MAX_DELAY);
             top->delay = delay;
-            top->rst_n = 0;
+            top->ce = 1;
+    top->rst_n = 0;
             top->eval();
             top->clk = 1;
             top->eval();

@@ -96,6 +96,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
     uint32_t outstanding[CXL_NCLASS] = {0};
 
     top->clk = 0;
+    top->ce = 1;
     top->rst_n = 0;
     top->dir = dir;
     top->flit_cost = lp.flit_cost;

@@ -61,7 +61,8 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
         top->now = now;
         if (cyc == next_reset) {
             uint32_t cap = kCaps[rng.below(sizeof kCaps / sizeof kCaps[0])];
-            top->rst_n = 0;
+            top->ce = 1;
+    top->rst_n = 0;
             top->cap = cap;
             top->eval();
             top->clk = 1;

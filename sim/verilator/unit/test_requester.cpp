@@ -80,6 +80,7 @@ bool run(VerilatedContext &ctx, uint64_t seed, uint32_t tags, Checker &ck)
     top->host = host;
     top->now = now;
     top->clk = 0;
+    top->ce = 1;
     top->rst_n = 0;
     top->sub_valid = top->rsp_valid = top->iss_en = 0;
     top->eval();
@@ -101,6 +102,20 @@ bool run(VerilatedContext &ctx, uint64_t seed, uint32_t tags, Checker &ck)
         ok = ck.same("quiet_until", top->quiet_until, requester_quiet_until(&req));
         if (!ok)
             break;
+        if (rng.chance(5)) {
+            // a clock without enable: random inputs, no state change (the C is not called)
+            top->ce = 0;
+            top->rsp_valid = rng.chance(50);
+            top->rsp_tag = static_cast<uint8_t>(rng.below(256));
+            top->iss_en = rng.chance(50);
+            top->sub_valid = rng.chance(50);
+            top->clk = 1;
+            top->eval();
+            top->clk = 0;
+            top->ce = 1;
+            top->rsp_valid = top->iss_en = top->sub_valid = 0;
+            top->eval();
+        }
         bool rsp = !outstanding.empty() && rng.chance(rsp_pct);
         uint16_t tag = 0;
         if (rsp) {

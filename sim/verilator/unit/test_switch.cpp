@@ -95,6 +95,7 @@ void do_reset(Sim &x, Rng &r, uint64_t now, bool narrow)
     p.sw.ld_shift = r.chance(70) ? lds[r.below(6)] : 1 + r.below(63);
 
     Vswitch &t = *x.top;
+    t.ce = 1;
     t.rst_n = 0;
     t.now = now;
     t.hosts = p.hosts;
