@@ -584,6 +584,11 @@ int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err)
     p->ctrl.devload_optimal = (uint32_t)ceil(c->ctrl.devload_optimal * in);
     p->ctrl.devload_moderate = (uint32_t)ceil(c->ctrl.devload_moderate * in);
     p->ctrl.devload_severe = (uint32_t)ceil(c->ctrl.devload_severe * in);
+    /* A host path takes at least one model cycle: a request or response never arrives in the cycle it
+     * left (the RTL model relies on it, hw/rtl/cxl_model.v). */
+    if (p->host_req_cycles == 0)
+        return cxl_errf(err, CXL_ECONFIG, "%s: host.core_latency%s must be at least one model cycle (%.3f ns)",
+                        c->name, p->link_present ? " + host.port_latency" : "", devcfg_cycles_to_ns(p, 1));
     if (p->host_req_cycles + 8 > CXL_MAX_FIFO * 4)
         return cxl_errf(err, CXL_ELIMIT, "%s: host latency too long for the model's pipes", c->name);
     return 0;

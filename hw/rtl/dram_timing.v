@@ -9,7 +9,9 @@
 // both read the rank's act, as the C's default case). A command may issue when rdy_<cmd> <= now. The
 // same port shows that bank's, bank group's and rank's state (q_*), so a controller or a test reads
 // every field through it.
-// Update (dram_issue): at the clock edge when iss_valid, with the cycle `now`. One command per edge.
+// Update (dram_issue): at the clock edge when iss_valid and ce, with the cycle `now`. One command per edge.
+// Clock enable: the state moves only on edges with ce = 1 (one model cycle may span several clocks);
+// reset acts regardless of ce.
 //
 // Runtime parameters: ranks (count, <= CXL_MAX_RANKS), bg_bits / bank_bits (log2 of bankgroups and of
 // banks: the C multiplies by the counts, the RTL concatenates; equal because devcfg makes every mapping
@@ -20,6 +22,7 @@
 module dram_timing (
     input  wire        clk,
     input  wire        rst_n,
+    input  wire        ce,          // clock enable: the state advances on edges with ce = 1
     input  wire [63:0] now,
     // parameters (cxl_dram_params)
     input  wire [2:0]  ranks,
@@ -149,7 +152,7 @@ module dram_timing (
             end
             for (j = 0; j < 16; j = j + 1)
                 faw[j] <= 64'd0;
-        end else if (iss_valid) begin
+        end else if (ce && iss_valid) begin
             case (iss_cmd)
             C_ACT: begin
                 open_row[ib] <= iss_row;

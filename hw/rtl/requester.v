@@ -60,7 +60,9 @@ module requester (
     output wire        iss_valid,
     output wire [`CXL_MSG_W-1:0] iss_msg,
     // requester_quiet_until
-    output wire [63:0] quiet_until
+    output wire [63:0] quiet_until,
+    // requester_space: descriptor slots free (start of the cycle)
+    output wire [4:0]  space
 );
     localparam [7:0] PAT_RANDOM = 8'd1, PAT_STRIDE = 8'd2;
 
@@ -123,6 +125,7 @@ module requester (
     end
     wire [4:0] count_r = count - n_ret;
     assign sub_ready = count_r < 5'd16;
+    assign space = 5'd16 - count;
 
     // ---- 2. issue ----
     // the oldest descriptor with lines left (retired ones are fully issued, so retiring does not move it)

@@ -17,7 +17,11 @@ for f in "$src"/hw/rtl/*.v "$src"/hw/rtl/*.sv; do
   else
     echo "FAIL: verilator --lint-only -Wall $top"; echo "$out"; fails=$((fails+1))
   fi
-  if command -v yosys >/dev/null 2>&1; then
+  if [ "$top" = cxl_model ] || [ "$top" = cxl_kernel ]; then
+    # the whole-model tops take Yosys tens of minutes to elaborate: the rtl_synth target covers them
+    # (docs/rtl-synthesis.md); their units are read here one by one
+    echo "note: yosys elaboration of $top left to the rtl_synth target"
+  elif command -v yosys >/dev/null 2>&1; then
     # modules a top instantiates are read from hw/rtl/<name>.v (-libdir); Yosys warnings (e.g. a memory
     # kept as registers) are printed, only errors fail
     if out=$(yosys -q -p "read_verilog -sv -I$src/hw/rtl $f; hierarchy -check -libdir $src/hw/rtl -top $top" 2>&1); then

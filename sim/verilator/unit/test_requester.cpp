@@ -99,7 +99,8 @@ bool run(VerilatedContext &ctx, uint64_t seed, uint32_t tags, Checker &ck)
         // quiet_until before this clock's operations
         top->rsp_valid = top->iss_en = top->sub_valid = 0;
         top->eval();
-        ok = ck.same("quiet_until", top->quiet_until, requester_quiet_until(&req));
+        ok = ck.same("quiet_until", top->quiet_until, requester_quiet_until(&req)) &&
+             ck.same("space", top->space, requester_space(&req));
         if (!ok)
             break;
         if (rng.chance(5)) {

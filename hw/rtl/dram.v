@@ -2,7 +2,7 @@
 // read and write queues, FR-FCFS (single pass) or FCFS, open or closed page, write drain with watermarks,
 // all-bank (REFab) or same-bank (REFsb) staggered refresh, the read-data FIFO.
 //
-// One clock edge is one C cycle: dram_enqueue (enq_valid, at most one per cycle, as devctrl) and then
+// One clock edge with ce = 1 is one C cycle: dram_enqueue (enq_valid, at most one per cycle, as devctrl) and then
 // dram_tick. The enqueued request is visible to the same cycle's scheduling (a combinational view of
 // each queue with the new entry appended), as in the C.
 //
@@ -24,9 +24,14 @@
 //
 // Outputs: the completions of the cycle in the C's out[] order (done_n, done_msg slot k at
 // [k*W +: W]); per channel the command issued this cycle (the C's command trace record: kind, rank, bg,
-// bank, row, auto_pre; the trace ring itself is not kept, the stream is the trace); queue counts and
-// statistics (cxl_dev_stats reads, writes, acts, pres, refs, row_conflicts, and occ_sum = the sum over
-// cycles of dram_occupancy after the cycle, devctrl's dramq_occ_sum) as registers after the edge.
+// bank, row, auto_pre; the trace ring itself is not kept, the stream is the trace); queue counts, reads
+// in flight (rd_n, for devctrl_idle) and statistics (cxl_dev_stats reads, writes, acts, pres, refs,
+// row_conflicts, and occ_sum = the sum over cycles of dram_occupancy after the cycle, devctrl's
+// dramq_occ_sum) as registers after the edge.
+//
+// Clock enable: the state (every channel's and the statistics) moves only on edges with ce = 1, so one
+// model cycle may span several clocks (the outputs are combinational from the state and the inputs);
+// reset acts regardless of ce.
 //
 // Runtime parameters (cxl_dram_params, sampled every cycle; refresh deadlines are initialised in reset):
 // channels, ranks (counts), map_order/map_bits/bank_hash (as dram_map.v); channels, ranks, bankgroups
@@ -38,6 +43,7 @@
 module dram (
     input  wire        clk,
     input  wire        rst_n,
+    input  wire        ce,            // clock enable: the state advances on edges with ce = 1
     input  wire [63:0] now,
     // parameters
     input  wire [2:0]  channels,
@@ -73,6 +79,7 @@ module dram (
     // state after the last edge
     output wire [27:0] nr,            // [7*c +: 7] read queue entries
     output wire [27:0] nw,            // [7*c +: 7] write queue entries
+    output wire [23:0] rd_n,          // [6*c +: 6] reads issued whose data has not left (rd_count)
     output reg  [63:0] st_reads,
     output reg  [63:0] st_writes,
     output reg  [63:0] st_acts,
@@ -113,7 +120,7 @@ module dram (
         for (c = 0; c < 4; c = c + 1) begin : g_ch
             wire here = enq_valid && m_ch[1:0] == c;
             dram_chan #(.CH(c)) u_ch (
-                .clk(clk), .rst_n(rst_n), .now(now), .en(c < channels),
+                .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .en(c < channels),
                 .ranks(ranks), .bg_bits(bg_bits), .bank_bits(bank_bits), .ref_shift(ref_shift),
                 .tRCD(tRCD), .tCL(tCL), .tRP(tRP), .tRAS(tRAS), .tRC(tRC), .tCWL(tCWL), .tWR(tWR),
                 .tRTP(tRTP), .tBL(tBL), .tCCD_S(tCCD_S), .tCCD_L(tCCD_L), .tCCD_S_WR(tCCD_S_WR),
@@ -128,7 +135,7 @@ module dram (
                 .iss_bg(cmd_bg[6*c +: 6]), .iss_bank(cmd_bank[6*c +: 6]), .iss_row(cmd_row[32*c +: 32]),
                 .iss_auto_pre(cmd_auto_pre[c]),
                 .iss_conflict(conf_any[c]),
-                .nr(nr[7*c +: 7]), .nw(nw[7*c +: 7]), .nr_next(nr_nx[7*c +: 7]), .nw_next(nw_nx[7*c +: 7])
+                .nr(nr[7*c +: 7]), .nw(nw[7*c +: 7]), .rd_n(rd_n[6*c +: 6]), .nr_next(nr_nx[7*c +: 7]), .nw_next(nw_nx[7*c +: 7])
             );
         end
     endgenerate
@@ -183,7 +190,7 @@ module dram (
         if (!rst_n) begin
             st_reads <= 64'd0; st_writes <= 64'd0; st_acts <= 64'd0; st_pres <= 64'd0; st_refs <= 64'd0;
             st_row_conflicts <= 64'd0; occ_sum <= 64'd0;
-        end else begin
+        end else if (ce) begin
             st_reads <= st_reads + d_reads;
             st_writes <= st_writes + d_writes;
             st_acts <= st_acts + d_acts;
@@ -200,6 +207,7 @@ endmodule
 module dram_chan #(parameter integer CH = 0) (
     input  wire        clk,
     input  wire        rst_n,
+    input  wire        ce,
     input  wire [63:0] now,
     input  wire        en,
     input  wire [2:0]  ranks,
@@ -231,6 +239,7 @@ module dram_chan #(parameter integer CH = 0) (
     output reg         iss_conflict,
     output reg  [6:0]  nr,
     output reg  [6:0]  nw,
+    output wire [5:0]  rd_n,
     output reg  [6:0]  nr_next,
     output reg  [6:0]  nw_next
 );
@@ -275,6 +284,7 @@ module dram_chan #(parameter integer CH = 0) (
     // ---- read return ----
     wire rd_pop = en && rd_count != 6'd0 && rd_done[rd_head] <= now;
     assign done_valid = rd_pop;
+    assign rd_n = rd_count;
     assign done_msg = rd_msg[rd_head];
 
     // ---- the queues as the scheduler sees them: the enqueued entry appended ----
@@ -490,7 +500,7 @@ module dram_chan #(parameter integer CH = 0) (
             nw <= 7'd0;
             rd_head <= 5'd0;
             rd_count <= 6'd0;
-        end else begin
+        end else if (ce) begin
             // queues: append, then remove the issued entry (shifting the younger ones up)
             for (j = 0; j < 64; j = j + 1) begin
                 rq[j] <= (rem_r && j >= {26'd0, hit_i}) ? rv[j + 1] : rv[j];

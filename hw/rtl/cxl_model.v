@@ -1,0 +1,904 @@
+// cxl_model.v - the whole cycle-level CXL.mem model: requesters, host paths, links, an optional switch,
+// device controllers, DRAM, the completion buffer and the statistics (cxl_model, hw/hls/cxl_model.{h,c};
+// docs/cxl-model.md section 3 gives the order of one model cycle, which this module follows step by step).
+//
+// One model cycle takes one or more clocks:
+//   - response clocks (0 or more): step 5 of the C, one response per clock. Each takes the first host
+//     port h (in order 0..H-1) whose response path holds a ready head, pops it and hands it to its
+//     requester (requester_complete): the completion (if any) enters the completion buffer, the latency
+//     goes into the histogram, the byte counter grows. Only that requester and that pipe are enabled.
+//     The responses ready at step 5 of cycle `now` are exactly the heads ready at the start of the cycle:
+//     steps 1-4 push into the host response paths with ready >= now + host_rsp_cycles > now (the host
+//     paths take at least one cycle; host/devcfg.c checks it), and nothing else before step 5 touches a
+//     requester.
+//   - the main clock: steps 1-4 and 6-10 (and the local path's moves), every unit enabled, then now + 1.
+// Between model cycles (at_boundary) the state equals the C model's after cxl_model_run's cycle. The C
+// skips idle stretches exactly; this model steps through them (same results, see docs/cxl-model.md).
+//
+// Interface (the kernel top, cxl_kernel.v, drives it as cxl_kernel() drives cxl_model_*):
+//   prm          cxl_params as 32-bit little-endian words (hw/rtl/cxl_layout.vh, CXL_P_*); sampled
+//                during reset (cxl_model_init) by the units, and read live by this module, so it must
+//                stay stable while the model runs.
+//   sub_*        cxl_model_submit, one descriptor per clock, only at_boundary && !run. sub_ready: the
+//                requester's queue has room (otherwise the C returns -1; the caller drops it).
+//   run          sampled at_boundary: perform the next model cycle.
+//   comp_*       the completion buffer (CXL_COMPQ = 1024): count, oldest entry (cxl_completion as
+//                little-endian bytes), pop (cxl_model_drain).
+//   st_addr      cxl_stats as little-endian 64-bit words (CXL_S_*); st_data is registered (valid the
+//                clock after st_addr).
+//   model_error  m->model_error (sticky; 1: an ingress queue refused a push, 2: a host response path
+//                did, 3: the completion buffer overflowed: model bugs, see the C). When several occur in
+//                one cycle the C keeps the last in its step order; this model keeps the last of its
+//                clocks (response clocks come before the main clock).
+//   idle         cxl_model_idle.
+//   req_space    requester_space (free descriptor slots) of each requester, 8 bits each.
+// Built sizes (rebuild to change): NREQ requesters, NH host ports, ND devices (<= CXL_MAX_*), the pipe
+// depths (CXL_MAX_FIFO) and the completion buffer. Everything else is a runtime parameter.
+`default_nettype none
+`include "cxl_defs.vh"
+`include "cxl_layout.vh"
+
+module cxl_model #(
+    parameter integer NREQ = 16,   // CXL_MAX_REQ
+    parameter integer NH   = 4,    // CXL_MAX_HOSTS
+    parameter integer ND   = 4     // CXL_MAX_DEVS
+) (
+    input  wire                         clk,
+    input  wire                         rst_n,
+    input  wire [32*`CXL_PRM_WORDS-1:0] prm,
+    input  wire                         sub_valid,
+    /* verilator lint_off UNUSEDSIGNAL */   // the pad bytes of cxl_desc
+    input  wire [511:0]                 sub_desc,
+    /* verilator lint_on UNUSEDSIGNAL */
+    output wire                         sub_ready,
+    input  wire                         run,
+    output wire                         at_boundary,
+    output wire [63:0]                  now,
+    output wire [31:0]                  comp_count,
+    output wire [255:0]                 comp_head,
+    input  wire                         comp_pop,
+    input  wire [15:0]                  st_addr,
+    output reg  [63:0]                  st_data,
+    output wire [31:0]                  model_error,
+    output wire                         idle,
+    output wire [8*NREQ-1:0]            req_space     // requester_space of each requester, 8 bits each
+);
+    localparam integer W  = `CXL_MSG_W;
+    localparam integer K  = 5;      // lookahead of a link transmitter into each source
+    localparam integer NIN = 8;     // messages one link_rx delivers (CXL_FLIT_MAXDONE)
+    localparam integer DIN = 16;    // ingress pushes a device takes per cycle (local path: one per requester)
+    localparam integer COMPQ = 1024;
+    localparam integer HLIN = 16384; // CXL_HIST_LINEAR
+    localparam integer HLOG = 16;    // CXL_HIST_LOG
+
+    // ---------------------------------------------------------------- parameters (cxl_params)
+    function [31:0] pw(input integer i);
+        pw = prm[32*i +: 32];
+    endfunction
+    wire [31:0] p_link_present = pw(`CXL_P_LINK_PRESENT);
+    wire [31:0] p_hosts        = pw(`CXL_P_HOSTS);
+    wire [31:0] p_devices      = pw(`CXL_P_DEVICES);
+    wire [31:0] p_requesters   = pw(`CXL_P_REQUESTERS);
+    wire [31:0] p_tags         = pw(`CXL_P_TAGS);
+    wire [31:0] p_host_req     = pw(`CXL_P_HOST_REQ_CYCLES);
+    wire [31:0] p_host_rsp     = pw(`CXL_P_HOST_RSP_CYCLES);
+    wire [63:0] p_flit_cost    = {pw(`CXL_P_LINK_FLIT_COST + 1), pw(`CXL_P_LINK_FLIT_COST)};
+    wire [63:0] p_flit_inc     = {pw(`CXL_P_LINK_FLIT_INC + 1), pw(`CXL_P_LINK_FLIT_INC)};
+    wire [31:0] p_ser          = pw(`CXL_P_LINK_SER_CYCLES);
+    wire [31:0] p_phy          = pw(`CXL_P_LINK_PHY_CYCLES);
+    wire [31:0] p_crd          = pw(`CXL_P_LINK_CREDIT_RETURN_CYCLES);
+    wire [31:0] p_m2s_req_cr   = pw(`CXL_P_LINK_M2S_REQ_CREDITS);
+    wire [31:0] p_m2s_data_cr  = pw(`CXL_P_LINK_M2S_DATA_CREDITS);
+    wire [31:0] p_s2m_data_cr  = pw(`CXL_P_LINK_S2M_DATA_CREDITS);
+    wire [31:0] p_s2m_rsp_cr   = pw(`CXL_P_LINK_S2M_RSP_CREDITS);
+    wire [31:0] p_sw_present   = pw(`CXL_P_SW_PRESENT);
+    wire [31:0] p_port_queue   = pw(`CXL_P_SW_PORT_QUEUE);
+
+    wire lp = p_link_present != 32'd0;
+    wire sw = p_sw_present != 32'd0;
+
+    // ---------------------------------------------------------------- sequencing
+    reg  [63:0] now_q;
+    reg         mid_q;            // a model cycle is in progress (response clocks done, main clock next)
+    assign now = now_q;
+    assign at_boundary = !mid_q && !clearing;
+
+    // response clock: a ready head in some host response path
+    wire [NH-1:0]   hr_rdy;       // host_rsp[h] head ready
+    wire [NH*W-1:0] hr_head;
+    reg  [7:0]      rsel_h;       // first host with a ready head
+    reg             rsel_any;
+    integer         hi;
+    always @* begin
+        rsel_any = 1'b0;
+        rsel_h = 8'd0;
+        for (hi = NH - 1; hi >= 0; hi = hi - 1)
+            if (hr_rdy[hi] && hi < p_hosts) begin
+                rsel_any = 1'b1;
+                rsel_h = hi[7:0];
+            end
+    end
+    wire            stepping = mid_q || (run && !clearing);           // a model cycle runs in this clock
+    wire            rsp_clk  = stepping && rsel_any;
+    wire            main_clk = stepping && !rsel_any;
+    /* verilator lint_off UNUSEDSIGNAL */   // a response clock needs only req and tag
+    wire [W-1:0]    rmsg     = hr_head[W*rsel_h +: W];
+    wire [7:0]      rreq8    = rmsg[`CXL_MSG_REQ];
+    wire [3:0]      rreq     = rreq8[3:0];       // < NREQ = 16
+    wire [15:0]     rtag     = rmsg[`CXL_MSG_TAG];     // tags < 256 (CXL_MAX_TAGS)
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire            sub_clk  = !mid_q && !clearing && !run && sub_valid;
+    wire [15:0]     sub_r    = sub_desc[8*`CXL_D_REQUESTER +: 16];
+
+    // ---------------------------------------------------------------- requesters and host paths
+    // host_reqs[h][k] of the C: the requesters of each host port in order; pos[r]: r's place there
+    // (prm is stable while the model runs, so these are combinational)
+    reg [7:0]  req_host [0:NREQ-1];
+    reg [7:0]  req_pos  [0:NREQ-1];
+    reg [7:0]  host_n   [0:NH-1];
+    reg [7:0]  host_list [0:NH*NREQ-1];
+    reg [31:0] rh;
+    integer    ri, hh, hx;
+    always @* begin
+        hx = 0;
+        for (hh = 0; hh < NH; hh = hh + 1)
+            host_n[hh] = 8'd0;
+        for (ri = 0; ri < NH*NREQ; ri = ri + 1)
+            host_list[ri] = 8'd0;
+        for (ri = 0; ri < NREQ; ri = ri + 1) begin
+            rh = pw(`CXL_P_REQ_HOST + ri);
+            req_host[ri] = rh < NH ? rh[7:0] : 8'd0;
+            req_pos[ri] = 8'd0;
+            if (ri < p_requesters && rh < NH) begin
+                hx = rh;
+                host_list[hx*NREQ + {24'd0, host_n[hx]}] = ri[7:0];
+                req_pos[ri] = host_n[hx];
+                host_n[hx] = host_n[hx] + 8'd1;
+            end
+        end
+    end
+
+    wire [NREQ-1:0]     rq_sub_ready, rq_comp_valid, rq_rsp_write, rq_iss_valid;
+    wire [NREQ*256-1:0] rq_comp;        // cxl_completion bytes
+    wire [NREQ*64-1:0]  rq_lat, rq_quiet;
+    wire [NREQ*W-1:0]   rq_iss_msg;
+    // host request paths (step 9 pushes, step 10 / local path pops)
+    wire [NREQ*K-1:0]   hq_rdy;
+    wire [NREQ*K*W-1:0] hq_msg;
+    wire [NREQ*32-1:0]  hq_count, hq_space;
+    reg  [NREQ*8-1:0]   hq_pop_n;
+    reg  [NREQ-1:0]     li_pop;          // local path: moved into the controller this cycle
+    wire [NREQ-1:0]     rq_iss_en;
+
+    genvar gr;
+    generate
+        for (gr = 0; gr < NREQ; gr = gr + 1) begin : rq
+            wire [63:0] c_id, c_start, c_end;
+            wire [31:0] c_req, c_lines;
+            wire [4:0]  sp5;
+            wire        used = gr < p_requesters;
+            wire        ce_r = (main_clk && used) || (rsp_clk && rreq8 == gr) || (sub_clk && sub_r == gr);
+            requester u_req (
+                .clk(clk), .rst_n(rst_n), .ce(ce_r), .now(now_q), .tags(p_tags), .idx(gr[7:0]),
+                .host(req_host[gr]),
+                .sub_valid(sub_clk && sub_r == gr),
+                .sub_ready(rq_sub_ready[gr]),
+                .sub_id(sub_desc[8*`CXL_D_ID +: 64]),
+                .sub_base(sub_desc[8*`CXL_D_BASE +: 64]),
+                .sub_bytes(sub_desc[8*`CXL_D_BYTES +: 64]),
+                .sub_footprint(sub_desc[8*`CXL_D_FOOTPRINT +: 64]),
+                .sub_not_before(sub_desc[8*`CXL_D_NOT_BEFORE +: 64]),
+                .sub_stride(sub_desc[8*`CXL_D_STRIDE +: 32]),
+                .sub_seed(sub_desc[8*`CXL_D_SEED +: 32]),
+                .sub_gap_cycles(sub_desc[8*`CXL_D_GAP_CYCLES +: 32]),
+                .sub_requester(sub_desc[8*`CXL_D_REQUESTER +: 16]),
+                .sub_max_outstanding(sub_desc[8*`CXL_D_MAX_OUTSTANDING +: 16]),
+                .sub_pattern(sub_desc[8*`CXL_D_PATTERN +: 8]),
+                .sub_rd_weight(sub_desc[8*`CXL_D_RD_WEIGHT +: 8]),
+                .sub_wr_weight(sub_desc[8*`CXL_D_WR_WEIGHT +: 8]),
+                .rsp_valid(rsp_clk && rreq8 == gr),
+                .rsp_tag(rtag[7:0]),
+                .comp_valid(rq_comp_valid[gr]),
+                .comp_id(c_id), .comp_start_cycle(c_start), .comp_end_cycle(c_end),
+                .comp_requester(c_req), .comp_lines(c_lines),
+                .rsp_lat(rq_lat[64*gr +: 64]),
+                .rsp_write(rq_rsp_write[gr]),
+                .iss_en(main_clk && rq_iss_en[gr]),
+                .iss_valid(rq_iss_valid[gr]),
+                .iss_msg(rq_iss_msg[W*gr +: W]),
+                .quiet_until(rq_quiet[64*gr +: 64]),
+                .space(sp5));
+            assign req_space[8*gr +: 8] = {3'd0, sp5};
+            assign rq_comp[256*gr +: 256] = {c_lines, c_req, c_end, c_start, c_id};
+            // step 9: requester_may_issue && pipe_space(host_req[r]) (after the local path's pops)
+            wire [31:0] sp = hq_space[32*gr +: 32] + {31'd0, !lp && li_pop[gr]};
+            assign rq_iss_en[gr] = sp != 32'd0;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [K-1:0]   w_valid;
+            wire [K*64-1:0] w_ready;
+            wire [7:0]     acc_n;
+            wire           perr;
+            /* verilator lint_on UNUSEDSIGNAL */
+            mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(1), .K(K)) u_hq (
+                .clk(clk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q), .cap(`CXL_MAX_FIFO),
+                .push_first(1'b0),   // see below: an entry is never ready in the cycle it is pushed
+                .push_n({7'd0, rq_iss_valid[gr]}), .push_msg(rq_iss_msg[W*gr +: W]),
+                .push_ready(now_q + {32'd0, p_host_req}),
+                .pop_n(hq_pop_n[8*gr +: 8]),
+                .win_valid(w_valid), .win_rdy(hq_rdy[K*gr +: K]), .win_msg(hq_msg[K*W*gr +: K*W]),
+                .win_ready(w_ready), .count(hq_count[32*gr +: 32]), .space(hq_space[32*gr +: 32]),
+                .push_acc(acc_n), .push_err(perr));
+        end
+    endgenerate
+
+    // host response paths: step 3 pushes (link) or the local path's, one pop per response clock.
+    // Both host paths take their pops before their pushes (push_first = 0) although the C pushes into a
+    // host request path (step 9) before the link pops it (step 10), and into a response path (step 3)
+    // before step 5: the host paths take at least one cycle, so an entry pushed in a cycle is never
+    // ready in it and the popper sees the same window either way; the requester issues only with room
+    // at the start of the cycle, so no push is refused either way.
+    localparam integer RPUSH = 2 * K;
+    reg  [NH*8-1:0]       hr_push_n;
+    reg  [NH*RPUSH*W-1:0] hr_push_msg;
+    wire [NH-1:0]         hr_err;
+    wire [NH*32-1:0]      hr_count;
+    genvar gh;
+    generate
+        for (gh = 0; gh < NH; gh = gh + 1) begin : hr
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [63:0] w_ready;
+            wire        w_valid;
+            wire [31:0] sp;
+            wire [7:0]  acc_n;
+            /* verilator lint_on UNUSEDSIGNAL */
+            wire used = gh < p_hosts;
+            mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(RPUSH), .K(1)) u_hr (
+                .clk(clk), .rst_n(rst_n), .ce((main_clk && used) || (rsp_clk && rsel_h == gh)),
+                .now(now_q), .cap(`CXL_MAX_FIFO), .push_first(1'b0),
+                .push_n(main_clk ? hr_push_n[8*gh +: 8] : 8'd0),
+                .push_msg(hr_push_msg[RPUSH*W*gh +: RPUSH*W]),
+                .push_ready(now_q + {32'd0, p_host_rsp}),
+                .pop_n({7'd0, rsp_clk && rsel_h == gh}),
+                .win_valid(w_valid), .win_rdy(hr_rdy[gh]), .win_msg(hr_head[W*gh +: W]),
+                .win_ready(w_ready), .count(hr_count[32*gh +: 32]), .space(sp),
+                .push_acc(acc_n), .push_err(hr_err[gh]));
+        end
+    endgenerate
+
+    // ---------------------------------------------------------------- links
+    // up[h]: host port h (direct: the only link, host 0 <-> device 0); dn[d]: switch <-> device d.
+    wire [NH-1:0]       um_idle, us_idle;
+    wire [ND-1:0]       dm_idle, ds_idle;
+    wire [NH*4-1:0]     um_rx_n, us_rx_n;
+    wire [NH*NIN*W-1:0] um_rx_msg, us_rx_msg;
+    wire [ND*4-1:0]     dm_rx_n, ds_rx_n;
+    wire [ND*NIN*W-1:0] dm_rx_msg, ds_rx_msg;
+    // transmit statistics of each link direction
+    wire [NH-1:0]   um_flit, um_dflit, us_flit, us_dflit;
+    wire [NH*3-1:0] um_used, us_used;
+    wire [NH*32-1:0] um_msgs, us_msgs;
+    wire [NH*4-1:0] um_stall, us_stall;
+    wire [ND-1:0]   dm_flit, dm_dflit, ds_flit, ds_dflit;
+    wire [ND*3-1:0] dm_used, ds_used;
+    wire [ND*32-1:0] dm_msgs, ds_msgs;
+    wire [ND*4-1:0] dm_stall, ds_stall;
+    // sources and pops
+    reg  [NH*NREQ*K-1:0]   um_src_rdy;
+    reg  [NH*NREQ*K*W-1:0] um_src_msg;
+    wire [NH*NREQ*3-1:0]   um_pop;
+    reg  [NH*2*K-1:0]      us_src_rdy;
+    reg  [NH*2*K*W-1:0]    us_src_msg;
+    wire [NH*2*3-1:0]      us_pop;
+    wire [ND*K-1:0]        dm_src_rdy;
+    wire [ND*K*W-1:0]      dm_src_msg;
+    wire [ND*3-1:0]        dm_pop;
+    wire [ND*2*K-1:0]      ds_src_rdy;
+    wire [ND*2*K*W-1:0]    ds_src_msg;
+    wire [ND*2*3-1:0]      ds_pop;
+    // credit returns
+    reg  [NH*32-1:0] um_ret, us_ret;
+    reg  [ND*32-1:0] dm_ret, ds_ret;
+
+    // device controllers' outputs
+    wire [ND-1:0]     dv_cr_req, dv_cr_rwd, dv_idle, dv_in_err;
+    wire [ND*K-1:0]   dv_drs_rdy, dv_ndr_rdy;
+    wire [ND*K*W-1:0] dv_drs_msg, dv_ndr_msg;
+    // switch outputs
+    wire [NH-1:0]        sw_up_cr, sw_up_err;
+    wire [NH*8-1:0]      sw_up_cls;
+    wire [ND-1:0]        sw_dn_cr, sw_dn_err;
+    wire [ND*8-1:0]      sw_dn_cls;
+    wire [ND*32-1:0]     sw_dn_out_count;
+    /* verilator lint_off UNUSEDSIGNAL */   // the links look K of the switch's NPOP entries ahead
+    wire [ND*8*W-1:0]    sw_dn_out_msg;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [NH*32-1:0]     sw_up_out_count;
+    wire [NH*8*W-1:0]    sw_up_out_msg;
+    wire                 sw_idle;
+    wire [63:0]          sw_stall;
+
+    function [31:0] cls_count(input [3:0] n, input [NIN*W-1:0] msgs);
+        integer i;
+        reg [7:0] c;
+        begin
+            cls_count = 32'd0;
+            for (i = 0; i < NIN; i = i + 1)
+                if (i < n) begin
+                    c = msgs[W*i + 88 +: 8];
+                    if (c < 8'd4)
+                        cls_count[8*c[1:0] +: 8] = cls_count[8*c[1:0] +: 8] + 8'd1;
+                end
+        end
+    endfunction
+    function [31:0] one_cls(input v, input [7:0] c);
+        begin
+            one_cls = 32'd0;
+            if (v && c < 8'd4)
+                one_cls[8*c[1:0] +: 8] = 8'd1;
+        end
+    endfunction
+
+    generate
+        for (gh = 0; gh < NH; gh = gh + 1) begin : up
+            wire used = lp && gh < p_hosts;
+            wire [127:0] m2s_pool = sw ? {64'd0, p_port_queue, p_port_queue} : {64'd0, p_m2s_data_cr, p_m2s_req_cr};
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [127:0] a0, a1, pd0, pd1;
+            wire [63:0]  acc0, acc1;
+            wire [6:0]   fc0, fc1;
+            wire [3:0]   oc0, oc1;
+            wire [5:0]   och0, och1;
+            wire [7:0]   rr0, rr1;
+            /* verilator lint_on UNUSEDSIGNAL */
+            wire [7:0] nsrc_m = host_n[gh] == 8'd0 ? 8'd1 : host_n[gh];
+            link #(.NSRC(NREQ), .K(K), .W(W)) u_m2s (
+                .clk(clk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q),
+                .dir(1'b0), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
+                .phy_cycles(p_phy), .pool(m2s_pool), .credit_return_cycles(p_crd), .nsrc(nsrc_m),
+                .cr_ret_first(1'b1), .cr_ret_n(um_ret[32*gh +: 32]),
+                .src_rdy(um_src_rdy[NREQ*K*gh +: NREQ*K]), .src_msg(um_src_msg[NREQ*K*W*gh +: NREQ*K*W]),
+                .src_pop_n(um_pop[NREQ*3*gh +: NREQ*3]),
+                .tx_flit(um_flit[gh]), .tx_data_flit(um_dflit[gh]), .tx_used(um_used[3*gh +: 3]),
+                .tx_msgs(um_msgs[32*gh +: 32]), .tx_stall(um_stall[4*gh +: 4]),
+                .rx_n(um_rx_n[4*gh +: 4]), .rx_msg(um_rx_msg[NIN*W*gh +: NIN*W]),
+                .cr_avail(a0), .cr_pending(pd0), .acc(acc0), .idle(um_idle[gh]), .fl_count(fc0),
+                .owed_count(oc0), .owed_chunks(och0), .rr(rr0));
+            link #(.NSRC(2), .K(K), .W(W)) u_s2m (
+                .clk(clk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q),
+                .dir(1'b1), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
+                .phy_cycles(p_phy), .pool({p_s2m_rsp_cr, p_s2m_data_cr, 64'd0}),
+                .credit_return_cycles(p_crd), .nsrc(sw ? 8'd1 : 8'd2),
+                .cr_ret_first(1'b1), .cr_ret_n(us_ret[32*gh +: 32]),
+                .src_rdy(us_src_rdy[2*K*gh +: 2*K]), .src_msg(us_src_msg[2*K*W*gh +: 2*K*W]),
+                .src_pop_n(us_pop[6*gh +: 6]),
+                .tx_flit(us_flit[gh]), .tx_data_flit(us_dflit[gh]), .tx_used(us_used[3*gh +: 3]),
+                .tx_msgs(us_msgs[32*gh +: 32]), .tx_stall(us_stall[4*gh +: 4]),
+                .rx_n(us_rx_n[4*gh +: 4]), .rx_msg(us_rx_msg[NIN*W*gh +: NIN*W]),
+                .cr_avail(a1), .cr_pending(pd1), .acc(acc1), .idle(us_idle[gh]), .fl_count(fc1),
+                .owed_count(oc1), .owed_chunks(och1), .rr(rr1));
+        end
+    endgenerate
+
+    genvar gd;
+    generate
+        for (gd = 0; gd < ND; gd = gd + 1) begin : dn
+            wire used = lp && sw && gd < p_devices;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [127:0] a0, a1, pd0, pd1;
+            wire [63:0]  acc0, acc1;
+            wire [6:0]   fc0, fc1;
+            wire [3:0]   oc0, oc1;
+            wire [5:0]   och0, och1;
+            wire [7:0]   rr0, rr1;
+            /* verilator lint_on UNUSEDSIGNAL */
+            link #(.NSRC(1), .K(K), .W(W)) u_m2s (
+                .clk(clk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q),
+                .dir(1'b0), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
+                .phy_cycles(p_phy), .pool({64'd0, p_m2s_data_cr, p_m2s_req_cr}),
+                .credit_return_cycles(p_crd), .nsrc(8'd1),
+                .cr_ret_first(1'b1), .cr_ret_n(dm_ret[32*gd +: 32]),
+                .src_rdy(dm_src_rdy[K*gd +: K]), .src_msg(dm_src_msg[K*W*gd +: K*W]),
+                .src_pop_n(dm_pop[3*gd +: 3]),
+                .tx_flit(dm_flit[gd]), .tx_data_flit(dm_dflit[gd]), .tx_used(dm_used[3*gd +: 3]),
+                .tx_msgs(dm_msgs[32*gd +: 32]), .tx_stall(dm_stall[4*gd +: 4]),
+                .rx_n(dm_rx_n[4*gd +: 4]), .rx_msg(dm_rx_msg[NIN*W*gd +: NIN*W]),
+                .cr_avail(a0), .cr_pending(pd0), .acc(acc0), .idle(dm_idle[gd]), .fl_count(fc0),
+                .owed_count(oc0), .owed_chunks(och0), .rr(rr0));
+            link #(.NSRC(2), .K(K), .W(W)) u_s2m (
+                .clk(clk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q),
+                .dir(1'b1), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
+                .phy_cycles(p_phy), .pool({p_port_queue, p_port_queue, 64'd0}),
+                .credit_return_cycles(p_crd), .nsrc(8'd2),
+                .cr_ret_first(1'b0), .cr_ret_n(ds_ret[32*gd +: 32]),   // switch returns follow step 7
+                .src_rdy(ds_src_rdy[2*K*gd +: 2*K]), .src_msg(ds_src_msg[2*K*W*gd +: 2*K*W]),
+                .src_pop_n(ds_pop[6*gd +: 6]),
+                .tx_flit(ds_flit[gd]), .tx_data_flit(ds_dflit[gd]), .tx_used(ds_used[3*gd +: 3]),
+                .tx_msgs(ds_msgs[32*gd +: 32]), .tx_stall(ds_stall[4*gd +: 4]),
+                .rx_n(ds_rx_n[4*gd +: 4]), .rx_msg(ds_rx_msg[NIN*W*gd +: NIN*W]),
+                .cr_avail(a1), .cr_pending(pd1), .acc(acc1), .idle(ds_idle[gd]), .fl_count(fc1),
+                .owed_count(oc1), .owed_chunks(och1), .rr(rr1));
+            // the switch's egress queue towards device d feeds dn_m2s[d]; devices feed dn_s2m[d]
+            genvar gk;
+            for (gk = 0; gk < K; gk = gk + 1) begin : win
+                assign dm_src_rdy[K*gd + gk] = gk < sw_dn_out_count[32*gd +: 32];
+                assign dm_src_msg[(K*gd + gk)*W +: W] = sw_dn_out_msg[(8*gd + gk)*W +: W];
+            end
+            assign ds_src_rdy[2*K*gd +: 2*K] = {dv_ndr_rdy[K*gd +: K], dv_drs_rdy[K*gd +: K]};
+            assign ds_src_msg[2*K*W*gd +: 2*K*W] = {dv_ndr_msg[K*W*gd +: K*W], dv_drs_msg[K*W*gd +: K*W]};
+        end
+    endgenerate
+
+    // ---------------------------------------------------------------- switch
+    reg [NH*8-1:0] sw_up_in_n;
+    reg [ND*8-1:0] sw_dn_in_n;
+    reg [ND*8-1:0] sw_dn_pop;
+    reg [NH*8-1:0] sw_up_pop;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [3:0]       sw_stall_n;
+    wire [NH*32-1:0] sw_up_in_count;
+    wire [ND*32-1:0] sw_dn_in_count;
+    /* verilator lint_on UNUSEDSIGNAL */
+    switch #(.NH(NH), .ND(ND), .DEPTH(`CXL_MAX_FIFO), .NIN(NIN), .NPOP(8), .W(W)) u_sw (
+        .clk(clk), .rst_n(rst_n), .ce(main_clk && lp && sw), .now(now_q),
+        .hosts(p_hosts), .devices(p_devices), .hop_cycles(pw(`CXL_P_SW_HOP_CYCLES)),
+        .port_queue(p_port_queue), .arbitration(pw(`CXL_P_SW_ARBITRATION)),
+        .interleave_shift(pw(`CXL_P_SW_INTERLEAVE_SHIFT)), .dev_bits(pw(`CXL_P_SW_DEV_BITS)),
+        .ld_shift(pw(`CXL_P_SW_LD_SHIFT)),
+        .up_in_n(sw_up_in_n), .up_in_msg(um_rx_msg), .dn_in_n(sw_dn_in_n), .dn_in_msg(ds_rx_msg),
+        .up_in_err(sw_up_err), .dn_in_err(sw_dn_err),
+        .up_cr_ret(sw_up_cr), .up_cr_cls(sw_up_cls), .dn_cr_ret(sw_dn_cr), .dn_cr_cls(sw_dn_cls),
+        .stall_n(sw_stall_n), .stall_count(sw_stall),
+        .dn_out_count(sw_dn_out_count), .dn_out_msg(sw_dn_out_msg), .dn_out_pop_n(sw_dn_pop),
+        .up_out_count(sw_up_out_count), .up_out_msg(sw_up_out_msg), .up_out_pop_n(sw_up_pop),
+        .up_in_count(sw_up_in_count), .dn_in_count(sw_dn_in_count), .idle(sw_idle));
+
+    // ---------------------------------------------------------------- devices
+    /* verilator lint_off UNUSEDSIGNAL */   // only the local path (device 0) checks ingress space
+    wire [ND*32-1:0] dv_sp_req, dv_sp_rwd;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg  [ND*8-1:0]  dv_in_n;
+    reg  [ND*DIN*W-1:0] dv_in_msg;
+    reg  [ND*8-1:0]  dv_drs_pop, dv_ndr_pop;
+    wire [ND*64-1:0] dv_reads, dv_writes, dv_acts, dv_pres, dv_refs, dv_conf, dv_ios, dv_iom, dv_dqs;
+    wire [ND*256-1:0] dv_devload;
+    generate
+        for (gd = 0; gd < ND; gd = gd + 1) begin : dv
+            devctrl #(.NIN(DIN), .K(K), .W(W)) u_dev (
+                .clk(clk), .rst_n(rst_n), .ce(main_clk && gd < p_devices), .now(now_q),
+                .req_latency_cycles(pw(`CXL_P_CTRL_REQ_LATENCY_CYCLES)),
+                .rsp_latency_cycles(pw(`CXL_P_CTRL_RSP_LATENCY_CYCLES)),
+                .ingress_depth(pw(`CXL_P_CTRL_INGRESS_DEPTH)),
+                .response_depth(pw(`CXL_P_CTRL_RESPONSE_DEPTH)),
+                .devload_optimal(pw(`CXL_P_CTRL_DEVLOAD_OPTIMAL)),
+                .devload_moderate(pw(`CXL_P_CTRL_DEVLOAD_MODERATE)),
+                .devload_severe(pw(`CXL_P_CTRL_DEVLOAD_SEVERE)),
+                .prm(prm),
+                .in_n(dv_in_n[8*gd +: 8]), .in_msg(dv_in_msg[DIN*W*gd +: DIN*W]), .in_err(dv_in_err[gd]),
+                .ing_req_space(dv_sp_req[32*gd +: 32]), .ing_rwd_space(dv_sp_rwd[32*gd +: 32]),
+                .cr_ret_req(dv_cr_req[gd]), .cr_ret_rwd(dv_cr_rwd[gd]),
+                .drs_rdy(dv_drs_rdy[K*gd +: K]), .drs_msg(dv_drs_msg[K*W*gd +: K*W]),
+                .ndr_rdy(dv_ndr_rdy[K*gd +: K]), .ndr_msg(dv_ndr_msg[K*W*gd +: K*W]),
+                .drs_pop_n(dv_drs_pop[8*gd +: 8]), .ndr_pop_n(dv_ndr_pop[8*gd +: 8]),
+                .idle(dv_idle[gd]),
+                .st_reads(dv_reads[64*gd +: 64]), .st_writes(dv_writes[64*gd +: 64]),
+                .st_acts(dv_acts[64*gd +: 64]), .st_pres(dv_pres[64*gd +: 64]), .st_refs(dv_refs[64*gd +: 64]),
+                .st_row_conflicts(dv_conf[64*gd +: 64]), .st_ingress_occ_sum(dv_ios[64*gd +: 64]),
+                .st_ingress_occ_max(dv_iom[64*gd +: 64]), .st_dramq_occ_sum(dv_dqs[64*gd +: 64]),
+                .st_devload(dv_devload[256*gd +: 256]));
+        end
+    endgenerate
+
+    // ---------------------------------------------------------------- wiring of one main clock
+    // local path (link_present = 0): host request paths straight into device 0's ingress, requesters
+    // visited once each from the one after the last that moved in the previous cycle
+    reg [7:0]  local_rr_q, local_rr_n;
+    reg [7:0]  li_n;
+    reg [DIN*W-1:0] li_msg;
+    reg [31:0] li_sp_req, li_sp_rwd;
+    reg [7:0]  lr;
+    reg [W-1:0] lm;
+    integer    lk;
+    always @* begin
+        li_n = 8'd0;
+        li_msg = {(DIN*W){1'b0}};
+        li_pop = {NREQ{1'b0}};
+        local_rr_n = local_rr_q;
+        li_sp_req = dv_sp_req[31:0];
+        li_sp_rwd = dv_sp_rwd[31:0];
+        lr = 8'd0;
+        lm = {W{1'b0}};
+        for (lk = 0; lk < NREQ; lk = lk + 1)
+            if (!lp && lk < p_requesters) begin
+                lr = local_rr_q + lk[7:0];
+                if ({24'd0, lr} >= p_requesters)
+                    lr = lr - p_requesters[7:0];
+                lm = hq_msg[K*W*lr +: W];
+                if (hq_rdy[K*lr] && (lm[`CXL_MSG_CLS] == `CXL_M2S_RWD ? li_sp_rwd != 32'd0 : li_sp_req != 32'd0)) begin
+                    li_msg[W*li_n +: W] = lm;
+                    li_n = li_n + 8'd1;
+                    if (lm[`CXL_MSG_CLS] == `CXL_M2S_RWD)
+                        li_sp_rwd = li_sp_rwd - 32'd1;
+                    else
+                        li_sp_req = li_sp_req - 32'd1;
+                    li_pop[lr[3:0]] = 1'b1;
+                    local_rr_n = ({24'd0, lr} + 32'd1 == p_requesters) ? 8'd0 : lr + 8'd1;
+                end
+            end
+    end
+
+    // local path: ready responses (DRS, then NDR) into host 0's response path
+    reg [7:0] lo_drs, lo_ndr;
+    integer   lj;
+    reg       run_d, run_n;
+    always @* begin
+        lo_drs = 8'd0;
+        lo_ndr = 8'd0;
+        run_d = 1'b1;
+        run_n = 1'b1;
+        for (lj = 0; lj < K; lj = lj + 1) begin
+            run_d = run_d && dv_drs_rdy[lj];
+            run_n = run_n && dv_ndr_rdy[lj];
+            lo_drs = lo_drs + {7'd0, run_d};
+            lo_ndr = lo_ndr + {7'd0, run_n};
+        end
+    end
+
+    integer h, d, r, k;
+    always @* begin
+        // step 2: device ingress (direct: from up link 0; switch: from dn links; local: local_in)
+        dv_in_n = {(ND*8){1'b0}};
+        dv_in_msg = {(ND*DIN*W){1'b0}};
+        for (d = 0; d < ND; d = d + 1)
+            if (!lp) begin
+                if (d == 0) begin
+                    dv_in_n[7:0] = li_n;
+                    dv_in_msg[DIN*W-1:0] = li_msg;
+                end
+            end else if (sw) begin
+                dv_in_n[8*d +: 8] = {4'd0, dm_rx_n[4*d +: 4]};
+                dv_in_msg[DIN*W*d +: NIN*W] = dm_rx_msg[NIN*W*d +: NIN*W];
+            end else if (d == 0) begin
+                dv_in_n[7:0] = {4'd0, um_rx_n[3:0]};
+                dv_in_msg[NIN*W-1:0] = um_rx_msg[NIN*W-1:0];
+            end
+        // step 3: host response paths (link), or local_out
+        hr_push_n = {(NH*8){1'b0}};
+        hr_push_msg = {(NH*RPUSH*W){1'b0}};
+        us_ret = {(NH*32){1'b0}};
+        for (h = 0; h < NH; h = h + 1)
+            if (lp) begin
+                hr_push_n[8*h +: 8] = {4'd0, us_rx_n[4*h +: 4]};
+                hr_push_msg[RPUSH*W*h +: NIN*W] = us_rx_msg[NIN*W*h +: NIN*W];
+                us_ret[32*h +: 32] = cls_count(us_rx_n[4*h +: 4], us_rx_msg[NIN*W*h +: NIN*W]);
+            end else if (h == 0) begin
+                hr_push_n[7:0] = lo_drs + lo_ndr;
+                for (k = 0; k < K; k = k + 1) begin
+                    if (k < {24'd0, lo_drs})
+                        hr_push_msg[W*k +: W] = dv_drs_msg[W*k +: W];
+                    if (k < {24'd0, lo_ndr})
+                        hr_push_msg[W*(k + {24'd0, lo_drs}) +: W] = dv_ndr_msg[W*k +: W];
+                end
+            end
+        // step 4: into the switch
+        sw_up_in_n = {(NH*8){1'b0}};
+        sw_dn_in_n = {(ND*8){1'b0}};
+        for (h = 0; h < NH; h = h + 1)
+            if (sw) sw_up_in_n[8*h +: 8] = {4'd0, um_rx_n[4*h +: 4]};
+        for (d = 0; d < ND; d = d + 1)
+            if (sw) sw_dn_in_n[8*d +: 8] = {4'd0, ds_rx_n[4*d +: 4]};
+        // step 6 credit returns (device accept) and step 8 (switch) into the links
+        um_ret = {(NH*32){1'b0}};
+        dm_ret = {(ND*32){1'b0}};
+        ds_ret = {(ND*32){1'b0}};
+        for (h = 0; h < NH; h = h + 1)
+            if (sw)
+                um_ret[32*h +: 32] = one_cls(sw_up_cr[h], sw_up_cls[8*h +: 8]);
+            else if (h == 0)
+                um_ret[31:0] = one_cls(dv_cr_req[0], 8'd`CXL_M2S_REQ) | one_cls(dv_cr_rwd[0], 8'd`CXL_M2S_RWD);
+        for (d = 0; d < ND; d = d + 1) begin
+            dm_ret[32*d +: 32] = one_cls(dv_cr_req[d], 8'd`CXL_M2S_REQ) | one_cls(dv_cr_rwd[d], 8'd`CXL_M2S_RWD);
+            ds_ret[32*d +: 32] = one_cls(sw_dn_cr[d], sw_dn_cls[8*d +: 8]);
+        end
+        // step 7: device responses out (link sources 0 = DRS, 1 = NDR), or local_out
+        dv_drs_pop = {(ND*8){1'b0}};
+        dv_ndr_pop = {(ND*8){1'b0}};
+        for (d = 0; d < ND; d = d + 1)
+            if (!lp) begin
+                if (d == 0) begin
+                    dv_drs_pop[7:0] = lo_drs;
+                    dv_ndr_pop[7:0] = lo_ndr;
+                end
+            end else if (sw) begin
+                dv_drs_pop[8*d +: 8] = {5'd0, ds_pop[6*d +: 3]};
+                dv_ndr_pop[8*d +: 8] = {5'd0, ds_pop[6*d + 3 +: 3]};
+            end else if (d == 0) begin
+                dv_drs_pop[7:0] = {5'd0, us_pop[2:0]};
+                dv_ndr_pop[7:0] = {5'd0, us_pop[5:3]};
+            end
+        // step 8: S2M sources of the up links: the switch's egress (switch) or device 0 (direct)
+        us_src_rdy = {(NH*2*K){1'b0}};
+        us_src_msg = {(NH*2*K*W){1'b0}};
+        sw_up_pop = {(NH*8){1'b0}};
+        sw_dn_pop = {(ND*8){1'b0}};
+        for (h = 0; h < NH; h = h + 1)
+            if (sw) begin
+                for (k = 0; k < K; k = k + 1) begin
+                    us_src_rdy[2*K*h + k] = k < sw_up_out_count[32*h +: 32];
+                    us_src_msg[(2*K*h + k)*W +: W] = sw_up_out_msg[(8*h + k)*W +: W];
+                end
+                sw_up_pop[8*h +: 8] = {5'd0, us_pop[6*h +: 3]};
+            end else if (h == 0) begin
+                us_src_rdy[2*K-1:0] = {dv_ndr_rdy[K-1:0], dv_drs_rdy[K-1:0]};
+                us_src_msg[2*K*W-1:0] = {dv_ndr_msg[K*W-1:0], dv_drs_msg[K*W-1:0]};
+            end
+        for (d = 0; d < ND; d = d + 1)
+            sw_dn_pop[8*d +: 8] = {5'd0, dm_pop[3*d +: 3]};
+        // step 10: M2S sources of the up links: the host request paths of the port's requesters
+        for (h = 0; h < NH; h = h + 1)
+            for (k = 0; k < NREQ; k = k + 1)
+                if (k < {24'd0, host_n[h]}) begin
+                    r = {24'd0, host_list[h*NREQ + k]};
+                    um_src_rdy[(h*NREQ + k)*K +: K] = hq_rdy[K*r +: K];
+                    um_src_msg[(h*NREQ + k)*K*W +: K*W] = hq_msg[K*W*r +: K*W];
+                end else begin
+                    um_src_rdy[(h*NREQ + k)*K +: K] = {K{1'b0}};
+                    um_src_msg[(h*NREQ + k)*K*W +: K*W] = {(K*W){1'b0}};
+                end
+        hq_pop_n = {(NREQ*8){1'b0}};
+        for (r = 0; r < NREQ; r = r + 1)
+            if (lp)
+                hq_pop_n[8*r +: 8] = {5'd0, um_pop[({24'd0, req_host[r]}*NREQ + {24'd0, req_pos[r]})*3 +: 3]};
+            else
+                hq_pop_n[8*r +: 8] = {7'd0, li_pop[r]};
+    end
+
+    // ---------------------------------------------------------------- completions and statistics
+    // Latency histograms (hist_add): the linear bins in one memory of 64-bit words, word j of hist w
+    // holding bins 2j (low half) and 2j+1 (high half), as cxl_stats lays them out. After reset a sweep
+    // clears it, one word per clock (HLIN clocks; at_boundary stays low meanwhile): a memory is not
+    // reset in one clock. The power-of-two bins, counts, sums and maxima are registers.
+    localparam integer HW = HLIN / 2;          // words per histogram
+    reg  [63:0] h_lin [0:2*HW-1];
+    reg  [14:0] clr_q;                         // next word to clear; 2*HW: done
+    localparam [14:0] HWORDS = HLIN[14:0];   // 2 histograms x HW words
+    wire        clearing = clr_q != HWORDS;
+    reg  [32*2*HLOG-1:0] h_log;
+    reg  [63:0] h_cnt0, h_cnt1, h_sum0, h_sum1, h_max0, h_max1;
+    reg  [63:0] st_cycles, st_rbytes, st_wbytes;
+    wire        rwr  = rq_rsp_write[rreq];
+    wire [63:0] rlat = rq_lat[64*rreq +: 64];
+    reg  [3:0]  logk;
+    integer     b;
+    always @* begin
+        logk = 4'd0;
+        for (b = 15; b < 64; b = b + 1)
+            if (rlat[b])
+                logk = (b > 29) ? 4'd15 : b[3:0] - 4'd14;   // b - 14, the last bin takes the rest
+    end
+    wire        lin_hit = rlat < 64'd16384;
+    wire [13:0] lin_w   = {rwr, rlat[13:1]};
+    wire [63:0] lin_old = h_lin[lin_w];
+    wire [63:0] lin_new = rlat[0] ? {lin_old[63:32] + 32'd1, lin_old[31:0]} : {lin_old[63:32], lin_old[31:0] + 32'd1};
+    wire [4:0]  log_i   = {rwr, logk};
+
+    // link statistics: link i < NH is up link i (both directions), NH + d is dn link d; 14 words each
+    localparam integer NL = NH + ND;
+    reg  [64*14*NL-1:0] ls;
+    wire [NL-1:0] l_used;
+    wire [NL-1:0] l_m_flit, l_s_flit, l_m_dflit, l_s_dflit;
+    wire [3*NL-1:0] l_m_used, l_s_used;
+    wire [32*NL-1:0] l_m_msgs, l_s_msgs;
+    wire [4*NL-1:0] l_m_stall, l_s_stall;
+    genvar gl;
+    generate
+        for (gl = 0; gl < NL; gl = gl + 1) begin : lstat
+            if (gl < NH) begin : u
+                assign l_used[gl] = lp && gl < p_hosts;
+                assign l_m_flit[gl] = um_flit[gl];
+                assign l_s_flit[gl] = us_flit[gl];
+                assign l_m_dflit[gl] = um_dflit[gl];
+                assign l_s_dflit[gl] = us_dflit[gl];
+                assign l_m_used[3*gl +: 3] = um_used[3*gl +: 3];
+                assign l_s_used[3*gl +: 3] = us_used[3*gl +: 3];
+                assign l_m_msgs[32*gl +: 32] = um_msgs[32*gl +: 32];
+                assign l_s_msgs[32*gl +: 32] = us_msgs[32*gl +: 32];
+                assign l_m_stall[4*gl +: 4] = um_stall[4*gl +: 4];
+                assign l_s_stall[4*gl +: 4] = us_stall[4*gl +: 4];
+            end else begin : dd
+                assign l_used[gl] = lp && sw && gl - NH < p_devices;
+                assign l_m_flit[gl] = dm_flit[gl - NH];
+                assign l_s_flit[gl] = ds_flit[gl - NH];
+                assign l_m_dflit[gl] = dm_dflit[gl - NH];
+                assign l_s_dflit[gl] = ds_dflit[gl - NH];
+                assign l_m_used[3*gl +: 3] = dm_used[3*(gl - NH) +: 3];
+                assign l_s_used[3*gl +: 3] = ds_used[3*(gl - NH) +: 3];
+                assign l_m_msgs[32*gl +: 32] = dm_msgs[32*(gl - NH) +: 32];
+                assign l_s_msgs[32*gl +: 32] = ds_msgs[32*(gl - NH) +: 32];
+                assign l_m_stall[4*gl +: 4] = dm_stall[4*(gl - NH) +: 4];
+                assign l_s_stall[4*gl +: 4] = ds_stall[4*(gl - NH) +: 4];
+            end
+            wire [64*14-1:0] cur = ls[64*14*gl +: 64*14];
+            wire [64*14-1:0] nxt;
+            assign nxt[0 +: 64]   = cur[0 +: 64]   + {63'd0, l_m_flit[gl]};
+            assign nxt[64 +: 64]  = cur[64 +: 64]  + {63'd0, l_s_flit[gl]};
+            assign nxt[128 +: 64] = cur[128 +: 64] + {63'd0, l_m_dflit[gl]};
+            assign nxt[192 +: 64] = cur[192 +: 64] + {63'd0, l_s_dflit[gl]};
+            assign nxt[256 +: 64] = cur[256 +: 64] + {61'd0, l_m_used[3*gl +: 3]};
+            assign nxt[320 +: 64] = cur[320 +: 64] + {61'd0, l_s_used[3*gl +: 3]};
+            genvar gc;
+            for (gc = 0; gc < 4; gc = gc + 1) begin : cls
+                assign nxt[64*(6 + gc) +: 64] = cur[64*(6 + gc) +: 64] + {56'd0, l_m_msgs[32*gl + 8*gc +: 8]} +
+                                                {56'd0, l_s_msgs[32*gl + 8*gc +: 8]};
+                assign nxt[64*(10 + gc) +: 64] = cur[64*(10 + gc) +: 64] + {63'd0, l_m_stall[4*gl + gc]} +
+                                                 {63'd0, l_s_stall[4*gl + gc]};
+            end
+            always @(posedge clk)
+                if (!rst_n)
+                    ls[64*14*gl +: 64*14] <= {(64*14){1'b0}};
+                else if (main_clk && l_used[gl])
+                    ls[64*14*gl +: 64*14] <= nxt;
+        end
+    endgenerate
+
+    // the completion buffer: a response clock may push, the caller may pop (only between model cycles
+    // while !run, so never in the same clock)
+    reg [255:0] cq [0:COMPQ-1];
+    reg [9:0]   cq_head;
+    reg [10:0]  cq_count;
+    assign comp_count = {21'd0, cq_count};
+    assign comp_head = cq[cq_head];
+    wire rq_fin = rsp_clk && rq_comp_valid[rreq];
+    wire do_pop = comp_pop && cq_count != 11'd0;
+    wire [9:0] cq_tail = cq_head + cq_count[9:0];
+
+    reg [31:0] err_q;
+    assign model_error = err_q;
+    always @(posedge clk) begin
+        if (!rst_n) begin
+            now_q <= 64'd0;
+            mid_q <= 1'b0;
+            local_rr_q <= 8'd0;
+            cq_head <= 10'd0;
+            cq_count <= 11'd0;
+            err_q <= 32'd0;
+            st_cycles <= 64'd0;
+            st_rbytes <= 64'd0;
+            st_wbytes <= 64'd0;
+            h_cnt0 <= 64'd0; h_cnt1 <= 64'd0;
+            h_sum0 <= 64'd0; h_sum1 <= 64'd0;
+            h_max0 <= 64'd0; h_max1 <= 64'd0;
+            h_log <= {(32*2*HLOG){1'b0}};
+            clr_q <= 15'd0;
+        end else begin
+            if (clearing) begin
+                h_lin[clr_q[13:0]] <= 64'd0;
+                clr_q <= clr_q + 15'd1;
+            end
+            if (rq_fin) begin
+                if (cq_count != COMPQ[10:0]) begin
+                    cq[cq_tail] <= rq_comp[256*rreq +: 256];
+                    cq_count <= cq_count + 11'd1;
+                end else begin
+                    err_q <= 32'd3;
+                end
+            end else if (do_pop) begin
+                cq_head <= cq_head + 10'd1;
+                cq_count <= cq_count - 11'd1;
+            end
+            if (rsp_clk) begin
+                mid_q <= 1'b1;
+                if (rwr) begin
+                    st_wbytes <= st_wbytes + 64'd64;
+                    h_cnt1 <= h_cnt1 + 64'd1;
+                    h_sum1 <= h_sum1 + rlat;
+                    if (rlat > h_max1) h_max1 <= rlat;
+                end else begin
+                    st_rbytes <= st_rbytes + 64'd64;
+                    h_cnt0 <= h_cnt0 + 64'd1;
+                    h_sum0 <= h_sum0 + rlat;
+                    if (rlat > h_max0) h_max0 <= rlat;
+                end
+                if (lin_hit)
+                    h_lin[lin_w] <= lin_new;
+                else
+                    h_log[32*log_i +: 32] <= h_log[32*log_i +: 32] + 32'd1;
+            end
+            if (main_clk) begin
+                mid_q <= 1'b0;
+                now_q <= now_q + 64'd1;
+                st_cycles <= st_cycles + 64'd1;
+                if (!lp)
+                    local_rr_q <= local_rr_n;
+                // model errors in the C's step order: 1 (step 2), 2 (step 3), 1 (step 4), 2 (local_out)
+                if (|dv_in_err) err_q <= 32'd1;
+                if (lp && |hr_err) err_q <= 32'd2;
+                if (lp && sw && (|sw_up_err || |sw_dn_err)) err_q <= 32'd1;
+                if (!lp && hr_err[0]) err_q <= 32'd2;
+            end
+        end
+    end
+
+    // ---------------------------------------------------------------- statistics readout
+    // C link index: host links 0..H-1, then device links H..H+D-1 (H = hosts at run time)
+    wire [31:0] sa = {16'd0, st_addr};
+    wire [31:0] s_lo = sa - `CXL_S_LINK;
+    wire [31:0] s_li = s_lo / `CXL_S_LINK_WORDS, s_lf = s_lo % `CXL_S_LINK_WORDS;
+    wire [31:0] s_lp = s_li < p_hosts ? s_li : NH + s_li - p_hosts;    // our link index
+    wire [31:0] s_do = sa - `CXL_S_DEV;
+    wire [31:0] s_di = s_do / `CXL_S_DEV_WORDS, s_df = s_do % `CXL_S_DEV_WORDS;
+    wire [31:0] s_ho = sa - (sa >= `CXL_S_WRITE_LAT ? `CXL_S_WRITE_LAT : `CXL_S_READ_LAT);
+    wire        s_hw = sa >= `CXL_S_WRITE_LAT;
+    wire [13:0] s_hl = {s_hw, s_ho[12:0]};
+    reg  [63:0] dev_word;
+    always @* begin
+        dev_word = 64'd0;
+        if (s_di < ND) begin
+            if (s_df == `CXL_S_DEV_READS_OFF) dev_word = dv_reads[64*s_di[1:0] +: 64];
+            else if (s_df == `CXL_S_DEV_WRITES_OFF) dev_word = dv_writes[64*s_di[1:0] +: 64];
+            else if (s_df == `CXL_S_DEV_ACTS_OFF) dev_word = dv_acts[64*s_di[1:0] +: 64];
+            else if (s_df == `CXL_S_DEV_PRES_OFF) dev_word = dv_pres[64*s_di[1:0] +: 64];
+            else if (s_df == `CXL_S_DEV_REFS_OFF) dev_word = dv_refs[64*s_di[1:0] +: 64];
+            else if (s_df == `CXL_S_DEV_ROW_CONFLICTS_OFF) dev_word = dv_conf[64*s_di[1:0] +: 64];
+            else if (s_df == `CXL_S_DEV_INGRESS_OCC_SUM_OFF) dev_word = dv_ios[64*s_di[1:0] +: 64];
+            else if (s_df == `CXL_S_DEV_INGRESS_OCC_MAX_OFF) dev_word = dv_iom[64*s_di[1:0] +: 64];
+            else if (s_df == `CXL_S_DEV_DRAMQ_OCC_SUM_OFF) dev_word = dv_dqs[64*s_di[1:0] +: 64];
+            else if (s_df >= `CXL_S_DEV_DEVLOAD_OFF && s_df < `CXL_S_DEV_DEVLOAD_OFF + 4)
+                dev_word = dv_devload[256*s_di[1:0] + 64*(s_df - `CXL_S_DEV_DEVLOAD_OFF) +: 64];
+        end
+    end
+    always @(posedge clk) begin
+        if (sa == `CXL_S_CYCLES)
+            st_data <= st_cycles;
+        else if (sa == `CXL_S_READ_BYTES)
+            st_data <= st_rbytes;
+        else if (sa == `CXL_S_WRITE_BYTES)
+            st_data <= st_wbytes;
+        else if (sa >= `CXL_S_READ_LAT && sa < `CXL_S_WRITE_LAT + `CXL_S_HIST_WORDS) begin
+            if (s_ho < `CXL_S_HIST_LOG_OFF)
+                st_data <= h_lin[s_hl];
+            else if (s_ho < `CXL_S_HIST_COUNT_OFF)
+                st_data <= h_log[64*({28'd0, s_hw, 3'd0} + s_ho - `CXL_S_HIST_LOG_OFF) +: 64];
+            else if (s_ho == `CXL_S_HIST_COUNT_OFF)
+                st_data <= s_hw ? h_cnt1 : h_cnt0;
+            else if (s_ho == `CXL_S_HIST_SUM_OFF)
+                st_data <= s_hw ? h_sum1 : h_sum0;
+            else if (s_ho == `CXL_S_HIST_MAX_OFF)
+                st_data <= s_hw ? h_max1 : h_max0;
+            else
+                st_data <= 64'd0;
+        end else if (sa >= `CXL_S_LINK && sa < `CXL_S_LINK + `CXL_S_LINKS * `CXL_S_LINK_WORDS)
+            st_data <= s_lp < NL ? ls[64*(14*s_lp + s_lf) +: 64] : 64'd0;
+        else if (sa >= `CXL_S_DEV && sa < `CXL_S_DEV + `CXL_S_DEVS * `CXL_S_DEV_WORDS)
+            st_data <= dev_word;
+        else if (sa == `CXL_S_SWITCH_STALL)
+            st_data <= sw_stall;
+        else
+            st_data <= 64'd0;
+    end
+
+    // ---------------------------------------------------------------- submit and idle
+    assign sub_ready = sub_r < 16'd16 && rq_sub_ready[sub_r[3:0]];
+    reg idle_c;
+    always @* begin
+        idle_c = 1'b1;
+        for (r = 0; r < NREQ; r = r + 1)
+            if (r < p_requesters && (rq_quiet[64*r +: 64] != 64'hffffffffffffffff || hq_count[32*r +: 32] != 32'd0))
+                idle_c = 1'b0;
+        for (h = 0; h < NH; h = h + 1)
+            if (h < p_hosts && (hr_count[32*h +: 32] != 32'd0 || (lp && (!um_idle[h] || !us_idle[h]))))
+                idle_c = 1'b0;
+        if (lp && sw) begin
+            if (!sw_idle)
+                idle_c = 1'b0;
+            for (d = 0; d < ND; d = d + 1)
+                if (d < p_devices && (!dm_idle[d] || !ds_idle[d]))
+                    idle_c = 1'b0;
+        end
+        for (d = 0; d < ND; d = d + 1)
+            if (d < p_devices && !dv_idle[d])
+                idle_c = 1'b0;
+    end
+    assign idle = idle_c;
+endmodule
+
+`default_nettype wire

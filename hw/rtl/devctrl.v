@@ -1,0 +1,330 @@
+// devctrl.v - the CXL.mem device controller of a Type-3 expander in front of its DRAM (cxl_devctrl,
+// hw/hls/devctrl.h/.c; docs/cxl-model.md): devctrl_init (reset), devctrl_tick, devctrl_sent,
+// devctrl_idle, and the cxl_dev_stats the tick updates.
+//
+// One model cycle is one clock edge with ce = 1 (ce = 0: every state holds, the submodules' too; reset
+// acts regardless of ce). Within the cycle, in the C order:
+//   1. in_n ingress pushes (to_ingress / the local path's moves), all with ready = now, in call order;
+//      message i goes to ing_rwd when its cls == CXL_M2S_RWD, else to ing_req. A push into a full queue
+//      is refused and raises in_err (C: model_error = 1). ing_*_space are the start-of-cycle spaces.
+//   2. devctrl_tick: accept (the older ready ingress head, equal ages Req first, if its DRAM channel
+//      queue has room beyond the requests in processing and the processing pipe has room; cr_ret_req /
+//      cr_ret_rwd = credit_return of this cycle), processing pipe head into dram.v (a write's NDR Cmp
+//      only with a free response-queue entry), dram.v's tick (enqueue visible to it; RDs take response
+//      entries), completions to DRS; DevLoad from the ingress occupancy after the accept.
+//   3. the transmitter (or local path) pops drs_pop_n / ndr_pop_n from the response queues, which it sees
+//      after the tick (drs_* / ndr_*: the first K entries, this tick's pushes included, *_rdy = entry
+//      exists and is ready), then devctrl_sent(drs_pop_n + ndr_pop_n).
+// idle is devctrl_idle at the start of the cycle (as the C, it does not look at the processing pipe).
+// The statistics are registers: their value after the last enabled edge.
+//
+// Parameters: the cxl_ctrl_params ports. ingress_depth is sampled at reset (pipe_init); the others are
+// used live, as the C reads them every tick (they are constant while the model runs). Pipes: ingress
+// capacity ingress_depth (capped at CXL_MAX_FIFO), processing and response queues CXL_MAX_FIFO.
+//
+// DIFFERENCE from the first interface sketch: the DRAM parameters come as the whole cxl_params word bus
+// `prm` (hw/rtl/cxl_layout.vh, CXL_P_DRAM_*; as cxl_model.v wires it), not as dram.v's ports; devctrl
+// decodes channels, ranks, map, bits, bank_hash, the timings, refresh, read_queue, write_queue,
+// wdrain_high/low, row_policy and scheduler from it and reads them live (dram.v samples only the refresh
+// deadlines at reset). Powers of two as dram.v requires (devcfg derives them so).
+`default_nettype none
+`include "cxl_defs.vh"
+`include "cxl_layout.vh"
+
+module devctrl #(
+    parameter integer NIN = 16,             // ingress pushes per cycle
+    parameter integer K   = 5,              // response-queue window
+    parameter integer W   = `CXL_MSG_W
+) (
+    input  wire         clk,
+    input  wire         rst_n,              // synchronous, active low: devctrl_init
+    input  wire         ce,                 // clock enable: the state advances on edges with ce = 1
+    input  wire [63:0]  now,
+    // cxl_ctrl_params
+    input  wire [31:0]  req_latency_cycles,
+    input  wire [31:0]  rsp_latency_cycles,
+    input  wire [31:0]  ingress_depth,      // sampled at reset
+    input  wire [31:0]  response_depth,
+    input  wire [31:0]  devload_optimal,
+    input  wire [31:0]  devload_moderate,
+    input  wire [31:0]  devload_severe,
+    // cxl_params words; devctrl reads the dram fields (CXL_P_DRAM_*)
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [32*`CXL_PRM_WORDS-1:0] prm,
+    /* verilator lint_on UNUSEDSIGNAL */
+    // ingress pushes of this cycle, in call order
+    input  wire [7:0]   in_n,               // <= NIN
+    input  wire [NIN*W-1:0] in_msg,         // message i at [W*i +: W]
+    output wire         in_err,
+    output wire [31:0]  ing_req_space,      // pipe_space, start of the cycle
+    output wire [31:0]  ing_rwd_space,
+    // credit returns of the accept step (at most one)
+    output wire         cr_ret_req,
+    output wire         cr_ret_rwd,
+    // the response queues after this cycle's tick
+    output wire [K-1:0]   drs_rdy,
+    output wire [K*W-1:0] drs_msg,
+    output wire [K-1:0]   ndr_rdy,
+    output wire [K*W-1:0] ndr_msg,
+    input  wire [7:0]   drs_pop_n,
+    input  wire [7:0]   ndr_pop_n,
+    output wire         idle,               // devctrl_idle, start of the cycle
+    // cxl_dev_stats after the last enabled edge
+    output wire [63:0]  st_reads,
+    output wire [63:0]  st_writes,
+    output wire [63:0]  st_acts,
+    output wire [63:0]  st_pres,
+    output wire [63:0]  st_refs,
+    output wire [63:0]  st_row_conflicts,
+    output reg  [63:0]  st_ingress_occ_sum,
+    output reg  [63:0]  st_ingress_occ_max,
+    output wire [63:0]  st_dramq_occ_sum,
+    output reg  [255:0] st_devload          // devload[k] at [64k +: 64]
+);
+    localparam [7:0] CLS_RWD = `CXL_M2S_RWD;
+    localparam [7:0] CLS_DRS = `CXL_S2M_DRS;
+    localparam [7:0] CLS_NDR = `CXL_S2M_NDR;
+    localparam [31:0] MAX_FIFO = `CXL_MAX_FIFO;
+
+    // ---- DRAM parameters from the prm bus ----
+    function [31:0] pw(input integer i);
+        pw = prm[32*i +: 32];
+    endfunction
+    wire [31:0] d_channels = pw(`CXL_P_DRAM_CHANNELS);
+    /* verilator lint_off UNUSEDSIGNAL */  // counts <= 4, enum < 3
+    wire [31:0] d_ranks    = pw(`CXL_P_DRAM_RANKS);
+    wire [31:0] d_refresh  = pw(`CXL_P_DRAM_REFRESH);
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [31:0] d_rq       = pw(`CXL_P_DRAM_READ_QUEUE);
+    wire [31:0] d_wq       = pw(`CXL_P_DRAM_WRITE_QUEUE);
+    reg  [17:0] map_order;
+    reg  [35:0] map_bits;
+    integer f;
+    always @* begin
+        for (f = 0; f < 6; f = f + 1) begin
+            map_order[3*f +: 3] = prm[8*(`CXL_P_DRAM_MAP_BYTE + f) +: 3];
+            map_bits[6*f +: 6]  = prm[32*(`CXL_P_DRAM_BITS + f) +: 6];
+        end
+    end
+    wire bank_hash = pw(`CXL_P_DRAM_BANK_HASH) != 32'd0;
+
+    // ---- state ----
+    reg [31:0] rsv_rd [0:3];   // in the processing pipe, per channel
+    reg [31:0] rsv_wr [0:3];
+    reg [31:0] rsp_reserved;
+
+    // ---- 1. ingress pushes, split by class in call order ----
+    reg [NIN*W-1:0] req_in, rwd_in;
+    reg [7:0] req_n, rwd_n;
+    integer i;
+    always @* begin
+        req_in = {(NIN*W){1'b0}};
+        rwd_in = {(NIN*W){1'b0}};
+        req_n = 8'd0;
+        rwd_n = 8'd0;
+        for (i = 0; i < NIN; i = i + 1) begin
+            if (i < {24'd0, in_n}) begin
+                if (in_msg[W*i + 88 +: 8] == CLS_RWD) begin
+                    rwd_in[W*rwd_n +: W] = in_msg[W*i +: W];
+                    rwd_n = rwd_n + 8'd1;
+                end else begin
+                    req_in[W*req_n +: W] = in_msg[W*i +: W];
+                    req_n = req_n + 8'd1;
+                end
+            end
+        end
+    end
+
+    wire        hr, hw;             // pipe_ready of the ingress heads (after this cycle's pushes)
+    wire [W-1:0] hr_msg, hw_msg;
+    wire [63:0] hr_ready, hw_ready;
+    wire [31:0] req_cnt, rwd_cnt;
+    wire [7:0]  req_acc, rwd_acc;
+    wire        req_err, rwd_err;
+    wire        accept;
+    wire        take_w = (hr && hw) ? (hw_ready < hr_ready) : hw;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire        hr_valid, hw_valid;
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(NIN), .K(1)) u_ing_req (
+        .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .cap(ingress_depth), .push_first(1'b1),
+        .push_n(req_n), .push_msg(req_in), .push_ready(now), .pop_n({7'd0, accept && !take_w}),
+        .win_valid(hr_valid), .win_rdy(hr), .win_msg(hr_msg), .win_ready(hr_ready),
+        .count(req_cnt), .space(ing_req_space), .push_acc(req_acc), .push_err(req_err));
+    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(NIN), .K(1)) u_ing_rwd (
+        .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .cap(ingress_depth), .push_first(1'b1),
+        .push_n(rwd_n), .push_msg(rwd_in), .push_ready(now), .pop_n({7'd0, accept && take_w}),
+        .win_valid(hw_valid), .win_rdy(hw), .win_msg(hw_msg), .win_ready(hw_ready),
+        .count(rwd_cnt), .space(ing_rwd_space), .push_acc(rwd_acc), .push_err(rwd_err));
+    assign in_err = req_err || rwd_err;
+
+    // ---- 2a. accept one message from ingress ----
+    wire [W-1:0] am = take_w ? hw_msg : hr_msg;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] a_ch, a_rank, a_bg, a_bank, a_row, a_col;
+    /* verilator lint_on UNUSEDSIGNAL */
+    dram_map u_amap (.addr(am[`CXL_MSG_ADDR]), .map_order(map_order), .map_bits(map_bits),
+                     .bank_hash(bank_hash), .ch(a_ch), .rank(a_rank), .bg(a_bg), .bank(a_bank), .row(a_row),
+                     .col(a_col));
+    wire [1:0]  ach = a_ch[1:0];
+    wire [27:0] d_nr, d_nw;         // dram.v queue counts, start of the cycle
+    wire [31:0] a_space = take_w ? d_wq - {25'd0, d_nw[7*ach +: 7]} : d_rq - {25'd0, d_nr[7*ach +: 7]};
+    wire [31:0] a_used  = take_w ? rsv_wr[ach] : rsv_rd[ach];
+    wire [31:0] proc_space;
+    assign accept = (hr || hw) && a_space > a_used && proc_space != 32'd0;
+    assign cr_ret_req = accept && !take_w;
+    assign cr_ret_rwd = accept && take_w;
+
+    // the processing pipe: this cycle's accept is pushed before its head is looked at
+    wire        pm_rdy;
+    wire [W-1:0] pm;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire        pm_valid;
+    wire [63:0] pm_ready;
+    wire [31:0] proc_cnt;
+    wire [7:0]  proc_acc;
+    wire        proc_err;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire        to_dram;
+    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(1), .K(1)) u_proc (
+        .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .cap(MAX_FIFO), .push_first(1'b1),
+        .push_n({7'd0, accept}), .push_msg(am), .push_ready(now + {32'd0, req_latency_cycles}),
+        .pop_n({7'd0, to_dram}),
+        .win_valid(pm_valid), .win_rdy(pm_rdy), .win_msg(pm), .win_ready(pm_ready),
+        .count(proc_cnt), .space(proc_space), .push_acc(proc_acc), .push_err(proc_err));
+
+    // occupancy of ingress after the accept (DevLoad and the statistics)
+    wire [31:0] occ = req_cnt + {24'd0, req_acc} + rwd_cnt + {24'd0, rwd_acc} - {31'd0, accept};
+    wire [1:0]  devload = occ < devload_optimal ? 2'd0 : occ < devload_moderate ? 2'd1 :
+                          occ < devload_severe ? 2'd2 : 2'd3;
+
+    // ---- 2b. processing done: into the DRAM controller ----
+    wire pm_w = pm[`CXL_MSG_CLS] == CLS_RWD;
+    assign to_dram = pm_rdy && (!pm_w || rsp_reserved < response_depth);
+    wire ndr = to_dram && pm_w;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] p_ch, p_rank, p_bg, p_bank, p_row, p_col;
+    /* verilator lint_on UNUSEDSIGNAL */
+    dram_map u_pmap (.addr(pm[`CXL_MSG_ADDR]), .map_order(map_order), .map_bits(map_bits),
+                     .bank_hash(bank_hash), .ch(p_ch), .rank(p_rank), .bg(p_bg), .bank(p_bank), .row(p_row),
+                     .col(p_col));
+    wire [1:0] pch = p_ch[1:0];
+
+    // ---- 3. DRAM ----
+    wire [31:0] rsv_after = rsp_reserved + {31'd0, ndr};
+    wire [31:0] room = response_depth - rsv_after;
+    wire [31:0] room_out;
+    wire [2:0]  done_n;
+    wire [4*W-1:0] done_msg;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [3:0]  cmd_valid, cmd_auto_pre;
+    wire [11:0] cmd_kind;
+    wire [7:0]  cmd_rank;
+    wire [23:0] cmd_bg, cmd_bank;
+    wire [127:0] cmd_row;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [23:0] d_rdn;
+    dram u_dram (
+        .clk(clk), .rst_n(rst_n), .ce(ce), .now(now),
+        .channels(d_channels[2:0]), .ranks(d_ranks[2:0]), .map_order(map_order), .map_bits(map_bits),
+        .bank_hash(bank_hash),
+        .tRCD(pw(`CXL_P_DRAM_TRCD)), .tCL(pw(`CXL_P_DRAM_TCL)), .tRP(pw(`CXL_P_DRAM_TRP)),
+        .tRAS(pw(`CXL_P_DRAM_TRAS)), .tRC(pw(`CXL_P_DRAM_TRC)), .tCWL(pw(`CXL_P_DRAM_TCWL)),
+        .tWR(pw(`CXL_P_DRAM_TWR)), .tRTP(pw(`CXL_P_DRAM_TRTP)), .tBL(pw(`CXL_P_DRAM_TBL)),
+        .tCCD_S(pw(`CXL_P_DRAM_TCCD_S)), .tCCD_L(pw(`CXL_P_DRAM_TCCD_L)),
+        .tCCD_S_WR(pw(`CXL_P_DRAM_TCCD_S_WR)), .tCCD_L_WR(pw(`CXL_P_DRAM_TCCD_L_WR)),
+        .tRRD_S(pw(`CXL_P_DRAM_TRRD_S)), .tRRD_L(pw(`CXL_P_DRAM_TRRD_L)), .tFAW(pw(`CXL_P_DRAM_TFAW)),
+        .tWTR_S(pw(`CXL_P_DRAM_TWTR_S)), .tWTR_L(pw(`CXL_P_DRAM_TWTR_L)), .tRTW(pw(`CXL_P_DRAM_TRTW)),
+        .tREFI(pw(`CXL_P_DRAM_TREFI)), .tRFC(pw(`CXL_P_DRAM_TRFC)), .tRFCsb(pw(`CXL_P_DRAM_TRFCSB)),
+        .refresh(d_refresh[1:0]),
+        .wdrain_high(pw(`CXL_P_DRAM_WDRAIN_HIGH)), .wdrain_low(pw(`CXL_P_DRAM_WDRAIN_LOW)),
+        .row_closed(pw(`CXL_P_DRAM_ROW_POLICY) == 32'd1), .fcfs(pw(`CXL_P_DRAM_SCHEDULER) == 32'd1),
+        .enq_valid(to_dram), .enq_msg(pm),
+        .rsp_room(room), .rsp_room_out(room_out),
+        .done_n(done_n), .done_msg(done_msg),
+        .cmd_valid(cmd_valid), .cmd_kind(cmd_kind), .cmd_rank(cmd_rank), .cmd_bg(cmd_bg), .cmd_bank(cmd_bank),
+        .cmd_row(cmd_row), .cmd_auto_pre(cmd_auto_pre),
+        .nr(d_nr), .nw(d_nw), .rd_n(d_rdn),
+        .st_reads(st_reads), .st_writes(st_writes), .st_acts(st_acts), .st_pres(st_pres), .st_refs(st_refs),
+        .st_row_conflicts(st_row_conflicts), .occ_sum(st_dramq_occ_sum));
+
+    // ---- responses: NDR of 2b, DRS of 3, DevLoad stamped ----
+    reg [W-1:0]   ndr_in;
+    reg [4*W-1:0] drs_in;
+    integer k;
+    always @* begin
+        ndr_in = pm;
+        ndr_in[`CXL_MSG_CLS] = CLS_NDR;
+        ndr_in[`CXL_MSG_DEVLOAD] = {6'd0, devload};
+        drs_in = done_msg;
+        for (k = 0; k < 4; k = k + 1) begin
+            drs_in[W*k + 88 +: 8] = CLS_DRS;
+            drs_in[W*k + 112 +: 8] = {6'd0, devload};
+        end
+    end
+    wire [63:0] rsp_at = now + {32'd0, rsp_latency_cycles};
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [K-1:0]    drs_valid, ndr_valid;
+    wire [K*64-1:0] drs_ready, ndr_ready;
+    wire [31:0]     drs_cnt, ndr_cnt, drs_space, ndr_space;
+    wire [7:0]      drs_acc, ndr_acc;
+    wire            drs_err, ndr_err;
+    /* verilator lint_on UNUSEDSIGNAL */
+    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(1), .K(K)) u_rsp_ndr (
+        .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .cap(MAX_FIFO), .push_first(1'b1),
+        .push_n({7'd0, ndr}), .push_msg(ndr_in), .push_ready(rsp_at), .pop_n(ndr_pop_n),
+        .win_valid(ndr_valid), .win_rdy(ndr_rdy), .win_msg(ndr_msg), .win_ready(ndr_ready),
+        .count(ndr_cnt), .space(ndr_space), .push_acc(ndr_acc), .push_err(ndr_err));
+    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(4), .K(K)) u_rsp_drs (
+        .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .cap(MAX_FIFO), .push_first(1'b1),
+        .push_n({5'd0, done_n}), .push_msg(drs_in), .push_ready(rsp_at), .pop_n(drs_pop_n),
+        .win_valid(drs_valid), .win_rdy(drs_rdy), .win_msg(drs_msg), .win_ready(drs_ready),
+        .count(drs_cnt), .space(drs_space), .push_acc(drs_acc), .push_err(drs_err));
+
+    // ---- devctrl_idle (start of the cycle) ----
+    reg [31:0] dq_occ, rd_fly;
+    integer c;
+    always @* begin
+        dq_occ = 32'd0;
+        rd_fly = 32'd0;
+        for (c = 0; c < 4; c = c + 1)
+            if (c < d_channels) begin
+                dq_occ = dq_occ + {25'd0, d_nr[7*c +: 7]} + {25'd0, d_nw[7*c +: 7]};
+                rd_fly = rd_fly + {26'd0, d_rdn[6*c +: 6]};
+            end
+    end
+    assign idle = rsp_reserved == 32'd0 && req_cnt == 32'd0 && rwd_cnt == 32'd0 && rd_fly == 32'd0 &&
+                  dq_occ == 32'd0;
+
+    // ---- state update ----
+    wire [63:0] nresp = {63'd0, ndr} + {61'd0, done_n};
+    integer j;
+    always @(posedge clk) begin
+        if (!rst_n) begin
+            for (j = 0; j < 4; j = j + 1) begin
+                rsv_rd[j] <= 32'd0;
+                rsv_wr[j] <= 32'd0;
+            end
+            rsp_reserved <= 32'd0;
+            st_ingress_occ_sum <= 64'd0;
+            st_ingress_occ_max <= 64'd0;
+            st_devload <= 256'd0;
+        end else if (ce) begin
+            for (j = 0; j < 4; j = j + 1) begin
+                rsv_rd[j] <= rsv_rd[j] + {31'd0, accept && !take_w && ach == j[1:0]}
+                                       - {31'd0, to_dram && !pm_w && pch == j[1:0]};
+                rsv_wr[j] <= rsv_wr[j] + {31'd0, accept && take_w && ach == j[1:0]}
+                                       - {31'd0, to_dram && pm_w && pch == j[1:0]};
+            end
+            // NDRs and issued reads take entries; the transmitter's pops give them back (devctrl_sent)
+            rsp_reserved <= rsv_after + (room - room_out) - {24'd0, drs_pop_n} - {24'd0, ndr_pop_n};
+            st_ingress_occ_sum <= st_ingress_occ_sum + {32'd0, occ};
+            if ({32'd0, occ} > st_ingress_occ_max)
+                st_ingress_occ_max <= {32'd0, occ};
+            st_devload[64*devload +: 64] <= st_devload[64*devload +: 64] + nresp;
+        end
+    end
+endmodule
+
+`default_nettype wire

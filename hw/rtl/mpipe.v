@@ -1,0 +1,138 @@
+// mpipe.v - a bounded FIFO of CXL.mem messages with ready cycles (cxl_pipe, hw/hls/pipe.h) that takes
+// several pipe_push and pipe_pop calls in one model cycle; the multi-port form of pipe.v.
+//
+// In a cycle the C caller makes push_n pipe_push calls (messages push_msg[W*i +: W] in call order, all
+// with the ready cycle push_ready) and pop_n pipe_pop calls, in the order `push_first` selects:
+//   push_first = 1: all pushes, then the popper looks at the pipe and pops. The window shows the first K
+//                   entries after the accepted pushes (a push into a short pipe is visible at once).
+//   push_first = 0: the popper looks and pops first, then the pushes (pops free room for them). The
+//                   window shows the first K entries of the start of the cycle.
+// Pushes are taken while count < cap, in call order: push_acc = the number accepted (the C returns -1 for
+// each later one: a model bug; push_err). Pops of an empty pipe do nothing, and pops do not look at
+// readiness (as pipe_pop): the popper uses win_rdy. pop_n may exceed K (the extra pops remove entries the
+// popper did not see, as pipe_pop would); push_n beyond NPUSH has no message: those pushes are refused.
+// count/space are the state at the start of the cycle (pipe_count / pipe_space before any call).
+//
+// Clock enable: one model cycle is one clock edge with ce = 1; with ce = 0 the state holds (the outputs
+// still show this cycle's view). Reset (synchronous, active low, regardless of ce) is pipe_init(cap):
+// cap is sampled then, capped at DEPTH.
+//
+// Cost: DEPTH x (W + 64) bits in registers, NPUSH write ports, K read ports.
+`include "cxl_defs.vh"
+
+module mpipe #(
+    parameter integer DEPTH = `CXL_MAX_FIFO,  // storage entries, >= 2, >= NPUSH, >= K
+    parameter integer W     = `CXL_MSG_W,     // message width
+    parameter integer NPUSH = 8,              // pushes per cycle, 1 .. 255
+    parameter integer K     = 5               // window entries, 1 .. DEPTH
+) (
+    input  wire             clk,
+    input  wire             rst_n,       // synchronous, active low: pipe_init(cap)
+    input  wire             ce,          // clock enable: the state advances on edges with ce = 1
+    input  wire [63:0]      now,         // the current model cycle
+    input  wire [31:0]      cap,         // capacity, sampled at reset, capped at DEPTH
+    input  wire             push_first,  // 1: pushes then pops; 0: pops then pushes
+    input  wire [7:0]       push_n,      // pipe_push calls this cycle
+    input  wire [NPUSH*W-1:0] push_msg,  // message i at [W*i +: W], in push order
+    input  wire [63:0]      push_ready,  // the ready cycle of this cycle's pushes
+    input  wire [7:0]       pop_n,       // pipe_pop calls this cycle
+    output reg  [K-1:0]     win_valid,   // window entry j exists
+    output reg  [K-1:0]     win_rdy,     // ... and its ready cycle <= now
+    output reg  [K*W-1:0]   win_msg,     // entry j at [W*j +: W] (0 when absent)
+    output reg  [K*64-1:0]  win_ready,   // its ready cycle (all ones when absent)
+    output wire [31:0]      count,       // pipe_count, start of the cycle
+    output wire [31:0]      space,       // pipe_space, start of the cycle
+    output wire [7:0]       push_acc,    // pushes accepted
+    output wire             push_err     // push_acc < push_n
+);
+    localparam integer AW = $clog2(DEPTH);
+    localparam [31:0] DEPTH32 = DEPTH;
+    localparam [31:0] NPUSH32 = NPUSH;
+
+    reg [W-1:0]  msg_mem   [0:DEPTH-1];
+    reg [63:0]   ready_mem [0:DEPTH-1];
+    reg [AW-1:0] head_q;
+    reg [AW:0]   count_q;   // 0 .. DEPTH
+    reg [AW:0]   cap_q;
+
+    // (a + b) mod DEPTH for a < DEPTH, b <= DEPTH
+    function [AW-1:0] wrap(input [31:0] a, input [31:0] b);
+        reg [31:0] s;
+        begin
+            s = a + b;
+            if (s >= DEPTH32)
+                s = s - DEPTH32;
+            wrap = s[AW-1:0];
+        end
+    endfunction
+
+    function [31:0] min32(input [31:0] a, input [31:0] b);
+        min32 = a < b ? a : b;
+    endfunction
+
+    wire [31:0] cnt32  = {{(31-AW){1'b0}}, count_q};
+    wire [31:0] cap32  = {{(31-AW){1'b0}}, cap_q};
+    wire [31:0] head32 = {{(32-AW){1'b0}}, head_q};
+    wire [31:0] pn32   = min32({24'd0, push_n}, NPUSH32);  // pushes that carry a message
+    wire [31:0] pop32  = {24'd0, pop_n};
+
+    // push first: the pushes see the start count; the pops see count + accepted
+    wire [31:0] acc_pf  = min32(pn32, cap32 - cnt32);
+    wire [31:0] pops_pf = min32(pop32, cnt32 + acc_pf);
+    // pop first: the pops see the start count; the pushes see the count after the pops
+    wire [31:0] pops_pl = min32(pop32, cnt32);
+    wire [31:0] acc_pl  = min32(pn32, cap32 - (cnt32 - pops_pl));
+    wire [31:0] acc     = push_first ? acc_pf : acc_pl;
+    wire [31:0] pops    = push_first ? pops_pf : pops_pl;
+
+    assign push_acc = acc[7:0];
+    assign push_err = {24'd0, push_n} != acc;
+    assign count    = cnt32;
+    assign space    = cap32 - cnt32;
+
+    // the window: stored entries first, then (push first) this cycle's accepted pushes
+    integer j;
+    reg [31:0] pj;
+    always @* begin
+        win_valid = {K{1'b0}};
+        win_rdy   = {K{1'b0}};
+        win_msg   = {(K*W){1'b0}};
+        win_ready = {(K*64){1'b1}};
+        for (j = 0; j < K; j = j + 1) begin
+            pj = j - cnt32;  // the push index of window entry j when j >= count
+            if (j < cnt32) begin
+                win_valid[j] = 1'b1;
+                win_msg[W*j +: W] = msg_mem[wrap(head32, j)];
+                win_ready[64*j +: 64] = ready_mem[wrap(head32, j)];
+            end else if (push_first && pj < acc) begin
+                win_valid[j] = 1'b1;
+                win_msg[W*j +: W] = push_msg[W*pj +: W];
+                win_ready[64*j +: 64] = push_ready;
+            end
+            win_rdy[j] = win_valid[j] && win_ready[64*j +: 64] <= now;
+        end
+    end
+
+    // the tail is head + count of the start of the cycle in either order
+    wire [AW-1:0] tail = wrap(head32, cnt32);
+    /* verilator lint_off UNUSEDSIGNAL */  // the count is at most DEPTH
+    wire [31:0]   cnt_next = cnt32 + acc - pops;
+    /* verilator lint_on UNUSEDSIGNAL */
+    integer i;
+    always @(posedge clk) begin
+        if (!rst_n) begin
+            head_q  <= {AW{1'b0}};
+            count_q <= {(AW+1){1'b0}};
+            cap_q   <= (cap > DEPTH32) ? DEPTH32[AW:0] : cap[AW:0];
+        end else if (ce) begin
+            for (i = 0; i < NPUSH; i = i + 1) begin
+                if (i < acc) begin
+                    msg_mem[wrap({{(32-AW){1'b0}}, tail}, i)]   <= push_msg[W*i +: W];
+                    ready_mem[wrap({{(32-AW){1'b0}}, tail}, i)] <= push_ready;
+                end
+            end
+            head_q  <= wrap(head32, pops);
+            count_q <= cnt_next[AW:0];
+        end
+    end
+endmodule
