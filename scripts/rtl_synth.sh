@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# rtl_synth.sh - Yosys synth_xilinx resource estimate of a hw/rtl top level for AMD UltraScale+
+# (-family xcup, the Alveo U250 / U280 / U55C family), and its share of those cards (docs/rtl-synthesis.md).
+#
+# usage: scripts/rtl_synth.sh [TOP] [OUTDIR]
+#   TOP     module to synthesise (default cxl_kernel, the Vitis-shaped top level); its parameters keep
+#           their defaults (the default preset: sizes such as CXL_MAX_FIFO are parameters, everything
+#           else is a runtime input sampled at reset, so it does not change the hardware)
+#   OUTDIR  where TOP.log (full Yosys log), TOP.stat.txt (Yosys `stat`) and TOP.summary.txt (the table
+#           printed at the end) go (default build/rtl_synth)
+# Environment:
+#   YOSYS=path             the yosys binary (default: yosys on PATH)
+#   RTL_SYNTH_FLATTEN=0    synthesise hierarchically (no -flatten): faster on big tops, but no constant
+#                          propagation across module boundaries (the figures are then a bit higher)
+#   RTL_SYNTH_OPTS="..."   extra synth_xilinx options, e.g. "-uram" (large memories to URAM288) or
+#                          "-abc9"; "-run :map_luts" stops before LUT mapping (BRAM/DSP only, no LUT/FF)
+#   RTL_SYNTH_FILES="..."  extra Verilog files (paths from the repository root) read with hw/rtl/*.v
+#   RTL_SYNTH_READ=top     read only TOP's file, other modules from hw/rtl/<module>.v on demand (below)
+#   RTL_SYNTH_PARAMS="NSRC=16 K=5"  override TOP's parameters (to size one module as the top level
+#                          instantiates it, for a per-module estimate)
+#   RTL_SYNTH_BLACKBOX="mpipe link"  keep these modules as black boxes (TOP's own logic only, below)
+# Exit status: 0 done, 1 synthesis failed or TOP not found, 2 usage, 77 yosys not installed.
+#
+# Always used: -noiopad -noclkbuf. A Vitis RTL kernel is synthesised out of context: its ports are
+# wired to the platform shell, not to package pins, and ap_clk comes from the shell's clock network,
+# so I/O buffers and a BUFG would only be counted in error.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+top=${1:-cxl_kernel}
+out=${2:-$root/build/rtl_synth}
+case ${1:-} in -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
+[ $# -le 2 ] || { echo "usage: $0 [TOP] [OUTDIR]" >&2; exit 2; }
+yosys=${YOSYS:-yosys}
+if ! command -v "$yosys" >/dev/null 2>&1; then
+  echo "SKIPPED: yosys not installed (apt-get install yosys); no synthesis estimate" >&2
+  exit 77
+fi
+
+rtl=$root/hw/rtl
+shopt -s nullglob
+files=("$rtl"/*.v)
+# RTL_SYNTH_READ=top: read only the file that defines TOP and let `hierarchy -libdir hw/rtl` load the
+# modules it instantiates from hw/rtl/<module>.v, so a half-written file elsewhere in hw/rtl does not stop
+# the run (the default reads every file: one that does not parse fails the run)
+libdir=
+if [ "${RTL_SYNTH_READ:-all}" = top ]; then
+  mapfile -t files < <(grep -lE "^[[:space:]]*module[[:space:]]+$top([[:space:]]|#|\(|$)" "$rtl"/*.v || true)
+  libdir="hierarchy -libdir $rtl -top $top; "
+fi
+# shellcheck disable=SC2206  # RTL_SYNTH_FILES is a space-separated list on purpose
+extra=(${RTL_SYNTH_FILES:-})
+for f in "${extra[@]}"; do
+  case $f in /*) files+=("$f") ;; *) files+=("$root/$f") ;; esac
+done
+[ ${#files[@]} -gt 0 ] || { echo "error: no Verilog file in $rtl" >&2; exit 1; }
+if ! grep -qE "^[[:space:]]*module[[:space:]]+$top([[:space:]]|#|\(|$)" "${files[@]}"; then
+  echo "error: module $top is not defined in hw/rtl/*.v${RTL_SYNTH_FILES:+ or $RTL_SYNTH_FILES}" \
+       "(not written yet? pass another TOP, e.g. $0 switch)" >&2
+  exit 1
+fi
+
+# RTL_SYNTH_BLACKBOX="mod ...": the files defining these modules are read with -lib (ports only), so
+# their instances stay as cells: the estimate is then TOP's own logic ("glue"), and the instance
+# counts are listed under "blackbox instances" (for a sum of per-module estimates, docs/rtl-synthesis.md)
+libfiles=()
+for m in ${RTL_SYNTH_BLACKBOX:-}; do
+  f=$(grep -lE "^[[:space:]]*module[[:space:]]+$m([[:space:]]|#|\(|$)" "$rtl"/*.v | head -n 1 || true)
+  [ -n "$f" ] || { echo "error: RTL_SYNTH_BLACKBOX: module $m not found in hw/rtl" >&2; exit 2; }
+  case " ${libfiles[*]:-} " in *" $f "*) ;; *) libfiles+=("$f") ;; esac
+done
+if [ ${#libfiles[@]} -gt 0 ]; then
+  keep=()
+  for f in "${files[@]}"; do
+    case " ${libfiles[*]} " in *" $f "*) ;; *) keep+=("$f") ;; esac
+  done
+  files=("${keep[@]}")
+fi
+
+# RTL_SYNTH_PARAMS="NAME=VALUE ...": TOP's parameters as an instance in the top level sets them
+chparam=
+for kv in ${RTL_SYNTH_PARAMS:-}; do
+  case $kv in *=*) chparam="$chparam -chparam ${kv%%=*} ${kv#*=}" ;;
+              *) echo "error: RTL_SYNTH_PARAMS entry '$kv' is not NAME=VALUE" >&2; exit 2 ;; esac
+done
+if [ -n "$chparam" ]; then
+  libdir="hierarchy ${libdir:+-libdir $rtl }-top $top$chparam; "
+fi
+
+flatten=-flatten
+[ "${RTL_SYNTH_FLATTEN:-1}" = 0 ] && flatten=
+synth="synth_xilinx -family xcup -top $top $flatten -noiopad -noclkbuf ${RTL_SYNTH_OPTS:-}"
+synth=$(echo "$synth" | tr -s ' ')
+mkdir -p "$out"
+log=$out/$top.log; statf=$out/$top.stat.txt; summary=$out/$top.summary.txt
+# -defer: every file is parsed (a syntax error anywhere still fails) but only the modules under TOP are
+# elaborated, which saves about a minute per run (link.v alone takes ~30 s to elaborate on its own)
+lib=
+[ ${#libfiles[@]} -gt 0 ] && lib="read_verilog -lib -sv -I$rtl ${libfiles[*]}; "
+script="${lib}read_verilog -defer -sv -I$rtl ${files[*]}; $libdir$synth; tee -q -o $statf stat"
+
+echo "rtl_synth: $($yosys -V)"
+echo "rtl_synth: yosys -p '$libdir$synth' on ${#files[@]} file(s) (log: $log)"
+t0=$(date +%s)
+if ! "$yosys" -q -l "$log" -p "$script" >/dev/null 2>"$out/$top.err"; then
+  echo "error: yosys failed on $top (full log: $log):" >&2
+  if [ -s "$out/$top.err" ]; then cat "$out/$top.err" >&2; else tail -n 20 "$log" >&2; fi
+  exit 1
+fi
+secs=$(( $(date +%s) - t0 ))
+
+# Cell counts of the whole design: after a -flatten run, `stat` has one module section; without it, the
+# "design hierarchy" section at the end sums the modules by instance count. Either way, the last section's
+# cell-type lines (after "Number of cells") are the totals.
+awk -v top="$top" -v secs="$secs" -v synth="$synth" -v params="${RTL_SYNTH_PARAMS:+ (${RTL_SYNTH_PARAMS})}" '
+  /^=== / { delete cnt; incells = 0; next }
+  /Number of cells:/ { incells = 1; next }
+  incells && NF == 2 && $2 ~ /^[0-9]+$/ { cnt[$1] += $2; next }
+  incells && NF == 0 { next }
+  incells { incells = 0 }
+  END {
+    for (c in cnt) {
+      n = cnt[c]
+      if (c ~ /^LUT[1-6]$/ || c == "INV") lut += n   # Vivado makes an INV a LUT1
+      else if (c ~ /^FD[RSCP]E(_1)?$/) ff += n
+      else if (c ~ /^LD[CP]E$/) latch += n
+      else if (c == "RAMB36E2") b36 += n
+      else if (c == "RAMB18E2") b18 += n
+      else if (c ~ /^URAM288/) uram += n
+      else if (c ~ /^DSP48E2$/) dsp += n
+      # distributed RAM and shift registers, in the LUTs of SLICEMs they occupy (UG574)
+      else if (c ~ /^(RAM32X1S|RAM64X1S|SRL16E|SRLC16E|SRLC32E)$/) lutram += n
+      else if (c ~ /^(RAM32X1D|RAM64X1D|RAM128X1S)$/) lutram += 2 * n
+      else if (c ~ /^(RAM32M|RAM64M|RAM128X1D|RAM256X1S)$/) lutram += 4 * n
+      else if (c ~ /^(RAM32M16|RAM64M8|RAM256X1D|RAM512X1S)$/) lutram += 8 * n
+      # carry chains and wide-LUT muxes live in the slices of the LUTs above: not counted again. Yosys
+      # 0.23 maps carries to the 7-series CARRY4 on xcup too; Vivado retargets them to CARRY8
+      else if (c ~ /^(CARRY4|CARRY8|MUXF7|MUXF8|MUXF9|VCC|GND)$/) misc = misc sprintf(" %s=%d", c, n)
+      else other = other sprintf(" %s=%d", c, n)
+    }
+    bram = b36 + b18 / 2
+    luts = lut + lutram
+    printf "rtl_synth: %s%s, %s (%d s)\n", top, params, synth, secs
+    printf "  %-8s %10s\n", "resource", "count"
+    printf "  %-8s %10d   (LUT1..LUT6 + INV: logic)\n", "LUT", lut
+    printf "  %-8s %10d   (LUTs used as distributed RAM / SRL)\n", "LUTRAM", lutram
+    printf "  %-8s %10d   (FDRE/FDSE/FDCE/FDPE)\n", "FF", ff
+    printf "  %-8s %10.1f   (36Kb: %d RAMB36E2 + %d RAMB18E2 / 2)\n", "BRAM", bram, b36, b18
+    printf "  %-8s %10d   (URAM288)\n", "URAM", uram
+    printf "  %-8s %10d   (DSP48E2)\n", "DSP", dsp
+    if (latch) printf "  %-8s %10d   (LDCE/LDPE: latches, a likely RTL bug)\n", "LATCH", latch
+    if (misc != "") printf "  other:%s\n", misc
+    if (other != "") printf "  not UltraScale+ cells (RTL_SYNTH_BLACKBOX instances, or a partial run):%s\n", other
+    # whole-device figures of the cards (AMD data sheets DS962, DS963, DS978: see docs/rtl-synthesis.md);
+    # the platform shell takes part of the device, so a kernel gets less than this
+    split("U250 U280 U55C", card, " ")
+    dl["U250"] = 1728000; df["U250"] = 3456000; db["U250"] = 2688; du["U250"] = 1280; dd["U250"] = 12288
+    dl["U280"] = 1304000; df["U280"] = 2607000; db["U280"] = 2016; du["U280"] = 960;  dd["U280"] = 9024
+    dl["U55C"] = 1304000; df["U55C"] = 2607000; db["U55C"] = 2016; du["U55C"] = 960;  dd["U55C"] = 9024
+    printf "  share of the whole device (LUT = logic + LUTRAM):\n"
+    printf "  %-6s %8s %8s %8s %8s %8s\n", "card", "LUT%", "FF%", "BRAM%", "URAM%", "DSP%"
+    for (i = 1; i <= 3; i++) {
+      k = card[i]
+      printf "  %-6s %8.2f %8.2f %8.2f %8.2f %8.2f\n", k, 100 * luts / dl[k], 100 * ff / df[k],
+             100 * bram / db[k], 100 * uram / du[k], 100 * dsp / dd[k]
+    }
+  }' "$statf" | tee "$summary"
