@@ -18,6 +18,8 @@
 #include "train.h"
 #include "tiers.h"
 #include "compute.h"
+#include "compare.h"
+#include "trace.h"
 #include "opgraph.h"
 #include "optimes.h"
 #include <unistd.h>
@@ -53,6 +55,9 @@ static const char usage_text[] =
     "  presets [KIND]     list the built-in presets: devices (default), models, gpus, clusters, experiments\n"
     "  presets show [KIND] NAME  print a preset's YAML (the same text as configs/KIND/NAME.yaml)\n"
     "  check DEVICE       load and validate a device description, print what the model will use\n"
+    "  compare [DEVICE]   run one trace on two backends, report the first diverging event (exit 8)\n"
+    "      --trace FILE | --random N [--seed S]  descriptor trace (CSV, docs/compare.md) or N random\n"
+    "      --backends A,B     default csim,verilator; --max-cycles N, --json FILE, --save-trace FILE\n"
     "  backends           list backends and whether each is built in\n"
     "  version            print the version\n"
     "  help               this text\n"
@@ -801,6 +806,214 @@ static int cmd_probe(int argc, char **argv)
     return rc ? fail(&e) : 0;
 }
 
+/* compare: a non-negative decimal count (no sign, no suffix) */
+static int compare_count(const char *s, uint64_t *out)
+{
+    if (!*s || strlen(s) > 19 || strspn(s, "0123456789") != strlen(s))
+        return -1;
+    *out = strtoull(s, NULL, 10);
+    return 0;
+}
+
+static void compare_json_diff(json_w *w, const char *key, const cmp_diff *d, const char *a, const char *b)
+{
+    json_obj_begin(w, key);
+    json_u64(w, "cycle", d->cycle);
+    json_str(w, "unit", d->unit);
+    json_str(w, "field", d->field);
+    json_str(w, a, d->a);
+    json_str(w, b, d->b);
+    json_obj_end(w);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    const char *device = "asic", *trace_path = NULL, *json_path = NULL, *save_path = NULL;
+    const char *backends = "csim,verilator";
+    uint64_t nrandom = 1000, seed = 1, max_cycles = 0;
+    int have_device = 0, have_random = 0, have_seed = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *const with_val[] = { "--trace", "--random", "--seed", "--backends", "--max-cycles", "--json",
+                                         "--save-trace" };
+        int needs = 0;
+        for (size_t k = 0; k < sizeof with_val / sizeof with_val[0]; k++)
+            if (!strcmp(a, with_val[k]))
+                needs = 1;
+        if (needs && i + 1 >= argc)
+            return usage_error("%s needs a value", a);
+        if (!strcmp(a, "--trace"))
+            trace_path = argv[++i];
+        else if (!strcmp(a, "--random")) {
+            if (compare_count(argv[++i], &nrandom) || nrandom == 0 || nrandom > TRACE_MAX_DESCS)
+                return usage_error("--random: '%s' is not a count of descriptors (1 to 10000000)", argv[i]);
+            have_random = 1;
+        } else if (!strcmp(a, "--seed")) {
+            if (compare_count(argv[++i], &seed))
+                return usage_error("--seed: '%s' is not a non-negative integer", argv[i]);
+            have_seed = 1;
+        } else if (!strcmp(a, "--max-cycles")) {
+            if (compare_count(argv[++i], &max_cycles) || max_cycles == 0)
+                return usage_error("--max-cycles: '%s' is not a positive number of cycles", argv[i]);
+        } else if (!strcmp(a, "--backends"))
+            backends = argv[++i];
+        else if (!strcmp(a, "--json"))
+            json_path = argv[++i];
+        else if (!strcmp(a, "--save-trace"))
+            save_path = argv[++i];
+        else if (a[0] == '-')
+            return usage_error("compare: unknown option '%s'", a);
+        else if (have_device)
+            return usage_error("compare: only one DEVICE may be given ('%s')", a);
+        else {
+            device = a;
+            have_device = 1;
+        }
+    }
+    if (trace_path && have_random)
+        return usage_error("compare: --trace and --random exclude each other%s", "");
+    if (trace_path && have_seed)
+        return usage_error("compare: --seed applies to --random only%s", "");
+    /* --backends A,B: two names the project knows (A may equal B) */
+    char names[2][64];
+    const char *comma = strchr(backends, ',');
+    if (!comma || comma == backends || !comma[1] || strchr(comma + 1, ',') || (size_t)(comma - backends) >= 64 ||
+        strlen(comma + 1) >= 64)
+        return usage_error("--backends: '%s' is not A,B (two backend names, e.g. csim,verilator)", backends);
+    snprintf(names[0], sizeof names[0], "%.*s", (int)(comma - backends), backends);
+    snprintf(names[1], sizeof names[1], "%s", comma + 1);
+    for (int s = 0; s < 2; s++) {
+        int found = 0;
+        for (const char *const *n = cxl_backend_names(); *n; n++)
+            if (!strcmp(*n, names[s]))
+                found = 1;
+        if (!found)
+            return usage_error("unknown backend '%s'; valid: csim, analytical, verilator, xrt", names[s]);
+    }
+    cxl_err e;
+    cxl_err_clear(&e);
+    if ((json_path && outfile_check(json_path, &e)) || (save_path && outfile_check(save_path, &e)))
+        return fail(&e);
+    devcfg dev;
+    cxl_params p;
+    if (devcfg_load(device, &dev, &e) || devcfg_to_params(&dev, &p, &e))
+        return fail(&e);
+    for (int s = 0; s < 2; s++) { /* not built: say so (and the package) before reading a long trace */
+        cxl_backend *b;
+        if (!cxl_backend_available(names[s]) && cxl_backend_open(names[s], &p, &b, &e))
+            return fail(&e);
+    }
+    trace t;
+    int rc = trace_path ? trace_load(trace_path, &p, &t, &e) : trace_random(&p, seed, (size_t)nrandom, &t, &e);
+    if (rc)
+        return fail(&e);
+    if (save_path) {
+        char *text;
+        size_t len;
+        rc = trace_to_csv(&t, &text, &len, &e);
+        if (!rc) {
+            rc = outfile_write(save_path, text, len, &e);
+            free(text);
+        }
+        if (rc) {
+            trace_free(&t);
+            return fail(&e);
+        }
+    }
+    cmp_opts o;
+    cmp_default_opts(&o);
+    o.backend_a = names[0];
+    o.backend_b = names[1];
+    o.max_cycles = max_cycles;
+    cmp_result *r = malloc(sizeof *r);
+    if (!r) {
+        trace_free(&t);
+        cxl_errf(&e, CXL_ENOMEM, "out of memory");
+        return fail(&e);
+    }
+    double t0 = now_s();
+    rc = cmp_run(&p, &t, &o, r, &e);
+    double wall = now_s() - t0;
+    trace_free(&t);
+    if (rc) {
+        free(r);
+        return fail(&e);
+    }
+    /* labels: the backend names, told apart when they are the same */
+    char la[80], lb[80];
+    int same = !strcmp(names[0], names[1]);
+    snprintf(la, sizeof la, "%s%s", names[0], same ? " (A)" : "");
+    snprintf(lb, sizeof lb, "%s%s", names[1], same ? " (B)" : "");
+    printf("cxlsim compare: %s (%s), %s vs %s\n", dev.name, dev.description, names[0], names[1]);
+    if (trace_path)
+        printf("  trace        %s: %llu descriptors\n", trace_path, (unsigned long long)r->descriptors);
+    else
+        printf("  trace        random: %llu descriptors, seed %llu\n", (unsigned long long)r->descriptors,
+               (unsigned long long)seed);
+    if (r->equal && !r->truncated)
+        printf("  result       equal: %llu descriptors, %llu completions, %llu cycles, statistics identical\n",
+               (unsigned long long)r->descriptors, (unsigned long long)r->completions, (unsigned long long)r->cycles);
+    else if (r->equal)
+        printf("  result       equal up to cycle %llu (--max-cycles): %llu of %llu descriptors completed, "
+               "statistics identical there\n",
+               (unsigned long long)r->cycles, (unsigned long long)r->completions, (unsigned long long)r->descriptors);
+    else {
+        int w = (int)(strlen(la) > strlen(lb) ? strlen(la) : strlen(lb));
+        if (w < 12)
+            w = 12;
+        printf("  result       DIFFERENT: first diverging event at cycle %llu\n", (unsigned long long)r->diff.cycle);
+        printf("    %-*s %s\n", w, "unit", r->diff.unit);
+        printf("    %-*s %s\n", w, "field", r->diff.field);
+        printf("    %-*s %s\n", w, la, r->diff.a);
+        printf("    %-*s %s\n", w, lb, r->diff.b);
+        if (r->located)
+            printf("  first seen   at cycle %llu: %s, %s: %s %s, %s %s (the statistics locate the earlier event)\n",
+                   (unsigned long long)r->seen.cycle, r->seen.unit, r->seen.field, la, r->seen.a, lb, r->seen.b);
+        printf("  compared     %llu of %llu descriptors completed identically before that\n",
+               (unsigned long long)r->completions, (unsigned long long)r->descriptors);
+    }
+    printf("  cost         %llu advance calls per backend, %u runs again to locate, %.2f s\n",
+           (unsigned long long)r->advances, r->replays, wall);
+
+    if (json_path) {
+        json_w jw;
+        json_init(&jw);
+        json_obj_begin(&jw, NULL);
+        json_str(&jw, "device", dev.name);
+        json_str(&jw, "device_source", dev.source);
+        json_str(&jw, "backend_a", names[0]);
+        json_str(&jw, "backend_b", names[1]);
+        json_str(&jw, "trace", trace_path ? trace_path : "random");
+        json_u64(&jw, "seed", trace_path ? 0 : seed);
+        json_u64(&jw, "max_cycles", max_cycles);
+        json_str(&jw, "result", r->equal ? "equal" : "different");
+        json_u64(&jw, "truncated", (uint64_t)r->truncated);
+        json_u64(&jw, "descriptors", r->descriptors);
+        json_u64(&jw, "submitted", r->submitted);
+        json_u64(&jw, "completions", r->completions);
+        json_u64(&jw, "cycles", r->cycles);
+        if (!r->equal) {
+            compare_json_diff(&jw, "divergence", &r->diff, "a", "b");
+            if (r->located)
+                compare_json_diff(&jw, "first_seen", &r->seen, "a", "b");
+        }
+        json_u64(&jw, "advances", r->advances);
+        json_u64(&jw, "replays", r->replays);
+        json_num(&jw, "wall_seconds", wall);
+        json_obj_end(&jw);
+        if (jw.oom)
+            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON");
+        else
+            rc = outfile_write(json_path, jw.buf, jw.len, &e);
+        json_free(&jw);
+    }
+    int equal = r->equal;
+    free(r);
+    if (rc)
+        return fail(&e);
+    return equal ? 0 : 8; /* 8: the backends differ (README "Exit codes") */
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -830,5 +1043,7 @@ int main(int argc, char **argv)
         return cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "backends"))
         return cmd_backends();
+    if (!strcmp(cmd, "compare"))
+        return cmd_compare(argc - 1, argv + 1);
     return usage_error("unknown command '%s'", cmd);
 }
