@@ -42,6 +42,21 @@ static void every_preset_loads(void **state)
     assert_true(n >= 6);
 }
 
+/* A host path shorter than one model cycle is refused (the RTL model relies on it, docs/rtl.md). */
+static void zero_host_latency_refused(void **state)
+{
+    (void)state;
+    devcfg c;
+    cxl_params p;
+    load_ok("asic", &c, &p);
+    c.host.core_latency_ps = 0;
+    c.host.port_latency_ps = 0;
+    cxl_err e;
+    cxl_err_clear(&e);
+    assert_int_equal(devcfg_to_params(&c, &p, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "at least one model cycle"));
+}
+
 /* The ASIC preset in cycles of the 2400 MHz DDR5-4800 command clock. */
 static void asic_in_cycles(void **state)
 {
@@ -169,7 +184,8 @@ static void percentiles(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_preset_loads), cmocka_unit_test(asic_in_cycles), cmocka_unit_test(variants),
+        cmocka_unit_test(every_preset_loads), cmocka_unit_test(asic_in_cycles),
+        cmocka_unit_test(zero_host_latency_refused), cmocka_unit_test(variants),
         cmocka_unit_test(device_checks),      cmocka_unit_test(timing_override), cmocka_unit_test(percentiles),
     };
     return cmocka_run_group_tests_name("devcfg", tests, tmpdir_setup, tmpdir_teardown);
