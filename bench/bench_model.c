@@ -1,9 +1,11 @@
 /* bench_model.c - simulated model cycles per wall second on a saturating workload (issue 2, section 7).
  *
- * usage: bench_model [DEVICE] [--pattern random|seq] [--mix R:W] [--cycles N]
+ * usage: bench_model [DEVICE] [--backend NAME] [--pattern random|seq] [--mix R:W] [--cycles N]
  * Default: the ASIC preset, every requester issuing random 64 B reads with all tags outstanding.
  * Prints cycles simulated, wall seconds, cycles per second, and what the model did (bandwidth, flits,
- * DRAM commands) so the figure can be checked to be a saturating run. */
+ * DRAM commands) so the figure can be checked to be a saturating run. With a backend other than csim
+ * (issue 5: --backend verilator) it also runs csim on the same workload and prints the ratio. Default
+ * cycles: 5 M on csim, 20 000 on the others. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,36 +22,21 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int main(int argc, char **argv)
+typedef struct run {
+    double wall;
+    cxl_stats st;
+} run;
+
+/* Every requester streams with all tags outstanding until `cycles`; 0 or 1 (message printed). */
+static int run_workload(const char *backend, const cxl_params *p, int pattern, unsigned rd, unsigned wr,
+                        unsigned long long cycles, run *out)
 {
-    const char *device = "asic";
-    int pattern = CXL_PAT_RANDOM;
-    unsigned rd = 1, wr = 0;
-    unsigned long long cycles = 5000000;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--pattern") && i + 1 < argc)
-            pattern = !strcmp(argv[++i], "seq") ? CXL_PAT_SEQ : CXL_PAT_RANDOM;
-        else if (!strcmp(argv[i], "--mix") && i + 1 < argc)
-            sscanf(argv[++i], "%u:%u", &rd, &wr);
-        else if (!strcmp(argv[i], "--cycles") && i + 1 < argc)
-            cycles = strtoull(argv[++i], NULL, 10);
-        else
-            device = argv[i];
-    }
-    devcfg c;
-    cxl_params p;
     cxl_err e;
     cxl_err_clear(&e);
     cxl_backend *b = NULL;
-    if (devcfg_load(device, &c, &e) || devcfg_to_params(&c, &p, &e) || cxl_backend_open("csim", &p, &b, &e)) {
-        char buf[2048];
-        cxl_err_format(&e, buf, sizeof buf);
-        fprintf(stderr, "bench_model: %s\n", buf);
-        return 1;
-    }
     cxl_desc d[CXL_MAX_REQ];
     memset(d, 0, sizeof d);
-    for (uint32_t r = 0; r < p.requesters; r++) {
+    for (uint32_t r = 0; r < p->requesters; r++) {
         d[r].id = r;
         d[r].requester = (uint16_t)r;
         d[r].base = (uint64_t)r << 26;
@@ -58,35 +45,89 @@ int main(int argc, char **argv)
         d[r].pattern = (uint8_t)pattern;
         d[r].rd_weight = (uint8_t)rd;
         d[r].wr_weight = (uint8_t)wr;
-        d[r].max_outstanding = (uint16_t)p.tags;
+        d[r].max_outstanding = (uint16_t)p->tags;
         d[r].seed = 1;
     }
-    if (cxl_backend_submit(b, d, p.requesters, &e))
-        return 1;
+    int rc = cxl_backend_open(backend, p, &b, &e);
+    if (!rc)
+        rc = cxl_backend_submit(b, d, p->requesters, &e);
     double t0 = now_s();
-    while (cxl_backend_now(b) < cycles) {
-        if (cxl_backend_advance(b, cycles, 0, &e))
-            return 1;
+    while (!rc && cxl_backend_now(b) < cycles) {
+        rc = cxl_backend_advance(b, cycles, 0, &e);
         cxl_completion cc[64];
-        while (cxl_backend_poll(b, cc, 64)) {
+        while (!rc && cxl_backend_poll(b, cc, 64)) {
         }
     }
-    double wall = now_s() - t0;
-    static cxl_stats st;
-    cxl_backend_stats(b, &st, &e);
-    double secs = (double)st.cycles / (p.clk_khz * 1000.0);
-    const cxl_dev_stats *ds = &st.dev[0];
-    const cxl_link_stats *ls = &st.link[0];
+    out->wall = now_s() - t0;
+    if (!rc)
+        rc = cxl_backend_stats(b, &out->st, &e);
+    cxl_backend_close(b);
+    if (rc) {
+        char buf[2048];
+        cxl_err_format(&e, buf, sizeof buf);
+        fprintf(stderr, "bench_model: %s: %s\n", backend, buf);
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *device = "asic", *backend = "csim";
+    int pattern = CXL_PAT_RANDOM;
+    unsigned rd = 1, wr = 0;
+    unsigned long long cycles = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--pattern") && i + 1 < argc)
+            pattern = !strcmp(argv[++i], "seq") ? CXL_PAT_SEQ : CXL_PAT_RANDOM;
+        else if (!strcmp(argv[i], "--mix") && i + 1 < argc)
+            sscanf(argv[++i], "%u:%u", &rd, &wr);
+        else if (!strcmp(argv[i], "--cycles") && i + 1 < argc)
+            cycles = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+            backend = argv[++i];
+        else
+            device = argv[i];
+    }
+    int is_csim = !strcmp(backend, "csim");
+    if (!cycles)
+        cycles = is_csim ? 5000000 : 20000; /* the verilated RTL runs thousands of cycles per second */
+    devcfg c;
+    cxl_params p;
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (devcfg_load(device, &c, &e) || devcfg_to_params(&c, &p, &e)) {
+        char buf[2048];
+        cxl_err_format(&e, buf, sizeof buf);
+        fprintf(stderr, "bench_model: %s\n", buf);
+        return 1;
+    }
+    static run r, ref;
+    if (run_workload(backend, &p, pattern, rd, wr, cycles, &r))
+        return 1;
+    /* the ratio to the C model: csim on the same workload, long enough to time */
+    if (!is_csim && run_workload("csim", &p, pattern, rd, wr, cycles < 5000000 ? 5000000 : cycles, &ref))
+        return 1;
+    const cxl_stats *st = &r.st;
+    double wall = r.wall;
+    double secs = (double)st->cycles / (p.clk_khz * 1000.0);
+    const cxl_dev_stats *ds = &st->dev[0];
+    const cxl_link_stats *ls = &st->link[0];
     printf("device            %s, %s %u:%u, %u requesters x %u tags\n", c.name,
            pattern == CXL_PAT_SEQ ? "sequential" : "random", rd, wr, p.requesters, p.tags);
-    printf("model cycles      %llu\n", (unsigned long long)st.cycles);
+    printf("backend           %s\n", backend);
+    printf("model cycles      %llu\n", (unsigned long long)st->cycles);
     printf("wall seconds      %.3f\n", wall);
-    printf("cycles per second %.2f M\n", st.cycles / wall / 1e6);
-    printf("bandwidth         %.2f GB/s (read %.2f, write %.2f)\n", (st.read_bytes + st.write_bytes) / secs / 1e9,
-           st.read_bytes / secs / 1e9, st.write_bytes / secs / 1e9);
+    printf("cycles per second %.4f M\n", st->cycles / wall / 1e6);
+    if (!is_csim)
+        printf("csim              %.2f M cycles per second (%llu cycles): %s is %.1fx slower\n",
+               ref.st.cycles / ref.wall / 1e6, (unsigned long long)ref.st.cycles, backend,
+               (ref.st.cycles / ref.wall) / (st->cycles / wall));
+    printf("bandwidth         %.2f GB/s (read %.2f, write %.2f)\n", (st->read_bytes + st->write_bytes) / secs / 1e9,
+           st->read_bytes / secs / 1e9, st->write_bytes / secs / 1e9);
     printf("read latency      mean %.1f ns, max %.1f ns\n",
-           st.read_lat.count ? (double)st.read_lat.sum / st.read_lat.count * 1e6 / p.clk_khz : 0.0,
-           st.read_lat.max * 1e6 / p.clk_khz);
+           st->read_lat.count ? (double)st->read_lat.sum / st->read_lat.count * 1e6 / p.clk_khz : 0.0,
+           st->read_lat.max * 1e6 / p.clk_khz);
     printf("flits             M2S %llu (all-data %llu), S2M %llu (all-data %llu)\n",
            (unsigned long long)ls->flits[0], (unsigned long long)ls->data_flits[0], (unsigned long long)ls->flits[1],
            (unsigned long long)ls->data_flits[1]);
@@ -97,8 +138,7 @@ int main(int argc, char **argv)
            (unsigned long long)ds->reads, (unsigned long long)ds->writes, (unsigned long long)ds->acts,
            (unsigned long long)ds->pres, (unsigned long long)ds->refs, (unsigned long long)ds->row_conflicts);
     printf("occupancy         ingress mean %.1f max %llu, DRAM queues mean %.1f\n",
-           (double)ds->ingress_occ_sum / st.cycles, (unsigned long long)ds->ingress_occ_max,
-           (double)ds->dramq_occ_sum / st.cycles);
-    cxl_backend_close(b);
+           (double)ds->ingress_occ_sum / st->cycles, (unsigned long long)ds->ingress_occ_max,
+           (double)ds->dramq_occ_sum / st->cycles);
     return 0;
 }

@@ -74,9 +74,32 @@ const char *cxl_backend_status(const char *name)
     return "unknown";
 }
 
+cxl_backend_opts cxl_backend_opts_for(const char *name, const cxl_backend_opts *o)
+{
+    cxl_backend_opts r = { 0 };
+    if (o && !strcmp(name, "verilator"))
+        r.trace_fst = o->trace_fst;
+    if (o && !strcmp(name, "xrt")) {
+        r = *o;
+        r.trace_fst = NULL;
+    }
+    return r;
+}
+
 int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, cxl_err *err)
 {
+    return cxl_backend_open_opts(name, p, NULL, out, err);
+}
+
+int cxl_backend_open_opts(const char *name, const cxl_params *p, const cxl_backend_opts *o, cxl_backend **out,
+                          cxl_err *err)
+{
     *out = NULL;
+    if (o && o->trace_fst && strcmp(name, "verilator"))
+        return cxl_errf(err, CXL_EUSAGE, "--trace-fst needs --backend verilator (backend '%s' has no RTL)", name);
+    if (o && (o->xclbin || o->xrt_card || o->xrt_timeout_ms || o->xrt_fault) && strcmp(name, "xrt"))
+        return cxl_errf(err, CXL_EUSAGE, "--xclbin, --card and --xrt-timeout need --backend xrt (backend '%s' runs "
+                        "no FPGA)", name);
     const cxl_backend_ops *ops = find(name);
     if (!ops) {
         for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
@@ -99,6 +122,8 @@ int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, c
         return cxl_errf(err, CXL_ENOMEM, "out of memory opening backend '%s'", name);
     b->ops = ops;
     b->params = *p;
+    if (o)
+        b->opts = *o;
     int rc = ops->open(b, p, err);
     if (rc) {
         free(b);

@@ -24,6 +24,15 @@
 
 typedef struct cxl_backend cxl_backend;
 
+/* Options of one backend instance; zero-initialised means none. */
+typedef struct cxl_backend_opts {
+    const char *trace_fst;   /* verilator only: write an FST waveform of the RTL to this file */
+    const char *xclbin;      /* xrt only (required): the FPGA image with the cxl_kernel kernel */
+    const char *xrt_card;    /* xrt only: card index ("0", the default) or PCIe BDF ("0000:3b:00.1") */
+    unsigned xrt_timeout_ms; /* xrt only: wall-clock limit of one kernel run; 0: CXL_XRT_TIMEOUT_MS */
+    unsigned xrt_fault;      /* xrt only, tests: enum cxl_xrt_fault (backend_xrt.h) */
+} cxl_backend_opts;
+
 typedef struct cxl_backend_ops {
     const char *name;
     const char *package;  /* Debian package that provides its dependency, for "not built" errors */
@@ -41,6 +50,7 @@ typedef struct cxl_backend_ops {
 struct cxl_backend {
     const cxl_backend_ops *ops;
     cxl_params params;
+    cxl_backend_opts opts;   /* as given to cxl_backend_open_opts, for ops->open */
     void *impl;
 };
 
@@ -52,6 +62,12 @@ int cxl_backend_available(const char *name);
 const char *cxl_backend_status(const char *name);
 
 int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, cxl_err *err);
+/* Same with options (o may be NULL); an option the named backend does not take is CXL_EUSAGE. */
+int cxl_backend_open_opts(const char *name, const cxl_params *p, const cxl_backend_opts *o, cxl_backend **out,
+                          cxl_err *err);
+/* The options of o (may be NULL) that backend `name` takes; the others cleared (for callers that open
+ * several backends with one set of options). */
+cxl_backend_opts cxl_backend_opts_for(const char *name, const cxl_backend_opts *o);
 /* Validate then queue n descriptors (all or none). */
 int cxl_backend_submit(cxl_backend *b, const cxl_desc *d, size_t n, cxl_err *err);
 uint32_t cxl_backend_space(cxl_backend *b, uint32_t requester);

@@ -26,8 +26,8 @@ static int csim_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
     if (!c)
         return cxl_errf(err, CXL_ENOMEM, "out of memory for the C model (%zu bytes)", sizeof *c);
     b->impl = c;
-    uint32_t n = 0;
-    cxl_kernel(p, &c->m, 1, NULL, 0, 0, 0, c->comp, 0, &n, NULL, 0);
+    cxl_kernel_result res;
+    cxl_kernel(p, &c->m, 1, NULL, 0, 0, 0, c->comp, 0, &res, NULL, 0);
     c->initialised = 1;
     return 0;
 }
@@ -66,12 +66,12 @@ static int csim_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err)
     uint32_t tail = (c->comp_head + c->comp_count) % CSIM_COMPS;
     if (tail + room > CSIM_COMPS)
         room = CSIM_COMPS - tail; /* keep the written range contiguous */
-    uint32_t n = 0;
+    cxl_kernel_result res;
     uint32_t st = cxl_kernel(&b->params, &c->m, 0, c->batch, c->nbatch, until, (uint32_t)stop, &c->comp[tail],
-                             room, &n, NULL, 0);
+                             room, &res, NULL, 0);
     c->nbatch = 0;
     memset(c->pending, 0, sizeof c->pending);
-    c->comp_count += n;
+    c->comp_count += res.n_comps;
     if (st == CXL_KST_DESC_REFUSED)
         return cxl_errf(err, CXL_EINTERNAL, "C model refused a descriptor (queue full)");
     if (st == CXL_KST_MODEL_ERROR)
@@ -97,7 +97,10 @@ static size_t csim_poll(cxl_backend *b, cxl_completion *out, size_t max)
 static int csim_stats(cxl_backend *b, cxl_stats *out, cxl_err *err)
 {
     (void)err;
-    memcpy(out, &((csim *)b->impl)->m.st, sizeof *out);
+    /* through the kernel, as the FPGA is asked: nothing submitted (the batch waits for the next advance),
+     * no cycle run (until 0), nothing drained, want_stats */
+    cxl_kernel_result res;
+    cxl_kernel(&b->params, &((csim *)b->impl)->m, 0, NULL, 0, 0, 0, NULL, 0, &res, out, 1);
     return 0;
 }
 

@@ -449,11 +449,13 @@ static void close_backends(cmp_ctx *c)
 static int run(cmp_ctx *c, int *outcome, cmp_diff *d, uint64_t *at, uint64_t *now_out, cxl_err *err)
 {
     int rc = 0;
-    for (int s = 0; s < 2; s++)
-        if ((rc = cxl_backend_open(c->name[s], c->p, &c->be[s], err))) {
+    for (int s = 0; s < 2; s++) {
+        cxl_backend_opts bo = cxl_backend_opts_for(c->name[s], c->o->bo);
+        if ((rc = cxl_backend_open_opts(c->name[s], c->p, &bo, &c->be[s], err))) {
             close_backends(c);
             return rc;
         }
+    }
     memset(c->rnext, 0, sizeof c->rnext);
     memset(c->state, 0, c->t->n);
     c->submitted = c->completed = c->advances = 0;

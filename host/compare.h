@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "../hw/hls/cxl_types.h"
+#include "backend.h"
 #include "err.h"
 #include "trace.h"
 
@@ -44,6 +45,7 @@ typedef struct cmp_opts {
     uint64_t max_cycles;   /* stop at this cycle even if descriptors remain (0: no limit) */
     uint64_t step_cycles;  /* the longest single advance (0: 2^32 cycles) */
     int locate;            /* replay to find the first cycle whose statistics differ (default 1) */
+    const cxl_backend_opts *bo; /* backend options (NULL: none); each backend takes the ones it has */
 } cmp_opts;
 
 /* One diverging event. Values are text: a number, or what the backend did instead ("not completed by

@@ -40,6 +40,10 @@ static const cfg_field fields[] = {
       "16-bit parameters in CXL, prefetched layer by layer (ZeRO-Infinity); needs offload_optimizer" },
     { "cpu_adam_rate", CFG_T_DOUBLE, C(cpu_adam_rate), 0, 1e6, 1e13, NULL, NULL, 0, NULL,
       "CPU optimizer throughput per node, parameters per second, e.g. 2e9" },
+    { "xclbin", CFG_T_STRING, C(xclbin), 0, 1, 0, NULL, NULL, 512, NULL,
+      "backend xrt: the FPGA image built by hw/fpga/build.sh, relative to this file's folder" },
+    { "card", CFG_T_STRING, C(card), 0, 1, 0, NULL, NULL, 32, NULL,
+      "backend xrt: the card's index (0, 1, ...) or PCIe BDF (e.g. 0000:3b:00.1)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -112,9 +116,9 @@ static int check_backend(const cxlcfg *c, cxl_err *err)
 
 /* The folder of the file that wrote `device:` (compose.h's rule: relative to the naming file), else
  * exp_dir (the key inherited from text that is not a file, or not written at all). */
-static void device_dir(const cxlcfg *c, const char *exp_dir, char *buf, size_t sz)
+static void device_dir(const cxlcfg *c, int field, const char *exp_dir, char *buf, size_t sz)
 {
-    const char *f = c->loc[CXLCFG_F_DEVICE].file;
+    const char *f = c->loc[field].file;
     const char *slash = strrchr(f, '/');
     if (f[0] && f[0] != '<') {
         snprintf(buf, sz, "%.*s", slash ? (int)(slash - f + 1) : 0, f);
@@ -146,7 +150,7 @@ static int load_device(cxlcfg *c, const char *exp_dir, cxl_err *err)
         return cfgloc_errf(err, at(c, CXLCFG_F_MEMORY), "cxl.device: memory %s needs a device: a preset (%s) or a "
                            "device file", cxlcfg_memory_names[c->memory], presets);
     char dir[512], path[1024];
-    device_dir(c, exp_dir, dir, sizeof dir);
+    device_dir(c, CXLCFG_F_DEVICE, exp_dir, dir, sizeof dir);
     snprintf(path, sizeof path, "%s%s", name[0] == '/' ? "" : dir, name);
     /* A file first (as compose.c does), then a preset. The device's own errors carry its file:line:col. */
     if (access(path, R_OK) == 0)
@@ -163,6 +167,11 @@ int cxlcfg_finish(cxlcfg *c, uint64_t nodes, const char *exp_dir, cxl_err *err)
     int rc = check_backend(c, err);
     if (rc)
         return rc;
+    if (c->xclbin[0]) {
+        char dir[512];
+        device_dir(c, CXLCFG_F_XCLBIN, exp_dir, dir, sizeof dir);
+        snprintf(c->xclbin_path, sizeof c->xclbin_path, "%s%s", c->xclbin[0] == '/' ? "" : dir, c->xclbin);
+    }
     const char *mem = cxlcfg_memory_names[c->memory];
     if (c->memory == CXLCFG_NONE) {
         c->pool_nodes = 0;

@@ -18,6 +18,8 @@
  *       offload_activations: false  # activation checkpoints to CXL instead of recomputation
  *       offload_parameters: false   # 16-bit parameters in CXL, prefetched layer by layer (ZeRO-Infinity)
  *       cpu_adam_rate: 2e9          # CPU optimizer throughput per node, parameters per second
+ *       xclbin: cxl_kernel.xclbin   # backend xrt: the FPGA image (hw/fpga/build.sh), relative to this file
+ *       card: 0                     # backend xrt: card index or PCIe BDF, e.g. 0000:3b:00.1 (default 0)
  *
  * Absent section: memory none (no CXL; nothing offloaded). Loaded by expcfg through compose.h (inline
  * mapping, file, or { extends: FILE, ... }); the device is loaded with devcfg_load, relative paths from
@@ -42,7 +44,7 @@ enum cxlcfg_opt { CXLCFG_OPT_NONE = 0, CXLCFG_OPT_CPU = 1, CXLCFG_OPT_GPU = 2 };
 
 enum { CXLCFG_F_MEMORY, CXLCFG_F_DEVICE, CXLCFG_F_BACKEND, CXLCFG_F_GPU_PATH, CXLCFG_F_GPU_PATH_BW,
        CXLCFG_F_GPU_PATH_LAT, CXLCFG_F_CAPACITY, CXLCFG_F_OFFLOAD_OPT, CXLCFG_F_OFFLOAD_ACT,
-       CXLCFG_F_OFFLOAD_PARAMS, CXLCFG_F_CPU_ADAM, CXLCFG_NFIELDS };
+       CXLCFG_F_OFFLOAD_PARAMS, CXLCFG_F_CPU_ADAM, CXLCFG_F_XCLBIN, CXLCFG_F_CARD, CXLCFG_NFIELDS };
 
 typedef struct cxlcfg {
     char source[512];
@@ -57,6 +59,9 @@ typedef struct cxlcfg {
     int offload_optimizer;      /* enum cxlcfg_opt */
     int offload_activations, offload_parameters;
     double cpu_adam_rate;       /* parameters per second per node */
+    char xclbin[512];           /* xrt backend: the FPGA image as written ("" none) */
+    char xclbin_path[1024];     /* ... resolved from the folder of the file that names it */
+    char card[32];              /* xrt backend: card index or PCIe BDF ("" = card 0) */
     uint32_t pool_nodes;        /* nodes sharing one domain: 1 per-node, dev.sw.hosts for a pool */
     uint32_t devices;           /* devices in one domain (dev.sw.devices, or 1) */
     cfgloc loc[CXLCFG_NFIELDS];

@@ -64,6 +64,7 @@ typedef struct domain {
 
 struct cxlmem {
     char backend[32];
+    cxl_backend_opts bo;    /* strings borrowed from the caller, who outlives this */
     cxl_params p;
     int exact;
     domain *d;
@@ -124,7 +125,7 @@ static int close_instance(cxlmem *m, domain *d, cxl_err *err)
 
 static int open_instance(cxlmem *m, domain *d, cxl_err *err)
 {
-    int rc = cxl_backend_open(m->backend, &m->p, &d->b, err);
+    int rc = cxl_backend_open_opts(m->backend, &m->p, &m->bo, &d->b, err);
     if (rc)
         return rc;
     d->base = d->now;
@@ -344,12 +345,15 @@ static void remove_xfer(domain *d, uint32_t i) { d->x[i] = d->x[--d->nx]; }
 
 /* ---- public ---- */
 
-int cxlmem_new(const char *backend, const cxl_params *p, uint32_t ndomains, int exact, cxlmem **out, cxl_err *err)
+int cxlmem_new(const char *backend, const cxl_backend_opts *bo, const cxl_params *p, uint32_t ndomains, int exact,
+               cxlmem **out, cxl_err *err)
 {
     cxlmem *m = calloc(1, sizeof *m);
     if (!m)
         return cxl_errf(err, CXL_ENOMEM, "out of memory (CXL domains)");
     snprintf(m->backend, sizeof m->backend, "%s", backend);
+    if (bo)
+        m->bo = *bo;
     m->p = *p;
     m->exact = exact;
     m->nd = ndomains;
@@ -360,7 +364,7 @@ int cxlmem_new(const char *backend, const cxl_params *p, uint32_t ndomains, int 
     }
     /* check the backend once, so a missing one is reported before the run */
     cxl_backend *b;
-    int rc = cxl_backend_open(backend, p, &b, err);
+    int rc = cxl_backend_open_opts(backend, p, &m->bo, &b, err);
     if (rc) {
         cxlmem_free(m);
         return rc;

@@ -41,6 +41,7 @@
 
 #include "../hw/hls/cxl_params.h"
 #include "../hw/hls/cxl_types.h"
+#include "backend.h"
 #include "err.h"
 
 #define CXLMEM_CHUNK 4096u          /* bytes per chunk descriptor */
@@ -74,7 +75,8 @@ typedef struct cxlmem_domain_report {
 } cxlmem_domain_report;
 
 /* ndomains instances of one device, all on the named backend. exact: no acceleration. */
-int cxlmem_new(const char *backend, const cxl_params *p, uint32_t ndomains, int exact, cxlmem **out, cxl_err *err);
+int cxlmem_new(const char *backend, const cxl_backend_opts *bo, const cxl_params *p, uint32_t ndomains, int exact,
+               cxlmem **out, cxl_err *err);
 void cxlmem_free(cxlmem *m);
 
 /* Start a transfer at now_ps (>= every time passed before) in `domain` from host port `host`: bytes

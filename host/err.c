@@ -60,6 +60,7 @@ int cxl_exit_code(int code)
     case CXL_EIO: return 5;
     case CXL_ENOMEM: return 6;
     case CXL_ELIMIT: return 7;
+    case CXL_EDEVICE: return 9;
     default: return 1;
     }
 }

@@ -17,7 +17,10 @@ enum {
     CXL_EBACKEND = -4,  /* backend not built in, or failed to open: exit 4 */
     CXL_EIO = -5,       /* an output or input file could not be read or written: exit 5 */
     CXL_ENOMEM = -6,    /* out of memory: exit 6 */
-    CXL_ELIMIT = -7     /* a request the model cannot serve (too many requesters, tags, ...): exit 7 */
+    CXL_ELIMIT = -7,    /* a request the model cannot serve (too many requesters, tags, ...): exit 7 */
+    CXL_EDEVICE = -9    /* the hardware behind a backend failed: no FPGA card, xclbin refused or without
+                           the kernel, a kernel run that failed or timed out: exit 9 (8 is compare's
+                           "backends differ") */
 };
 
 typedef struct cxl_err {

@@ -1,6 +1,8 @@
 /* main.c - the cxlsim command line. Only this file prints to the user or chooses exit codes
  * (see err.h and README "Exit codes"). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,13 @@ static const char usage_text[] =
     "      --csv FILE         write the loaded-latency curve as CSV\n"
     "      --curve-mix R:W    read:write mix of the loaded-latency curve (default 1:0)\n"
     "      --quick            shorter windows and fewer samples (for smoke tests)\n"
+    "      --samples N        idle-latency samples (default 1000; --quick 200)\n"
+    "      --warmup US, --window US  bandwidth warm-up and measured window in microseconds\n"
+    "                         (default 10 and 50; --quick 5 and 10)\n"
+    "      --points N         loaded-latency curve points, 2-32 (default 12; --quick 6)\n"
+    "      --trace-fst FILE   verilator: FST waveform of the RTL during the idle-latency measurement\n"
+    "      --xclbin FILE, --card N|BDF, --xrt-timeout MS  xrt: the FPGA image, the card (default 0),\n"
+    "                         the limit of one kernel run (default 10000)\n"
     "  memory [EXPERIMENT] per-GPU memory of a training experiment (weights, gradients, optimizer,\n"
     "                     activations) and whether it fits (default: llama2-7b-2x8-h100)\n"
     "      --json FILE        write the figures as JSON\n"
@@ -49,6 +58,7 @@ static const char usage_text[] =
     "      --op-times FILE    measured kernel times (scripts/profile_ops.py); others from the model\n"
     "      --backend NAME     CXL backend for the experiment's cxl: section (csim, analytical, ...)\n"
     "      --exact            CXL: simulate every cycle (no steady-state extrapolation, no memo)\n"
+    "      --xclbin FILE, --card N|BDF, --xrt-timeout MS  as for probe (override the cxl: section)\n"
     "  ops [EXPERIMENT]   list the distinct kernels of an experiment, the input of scripts/profile_ops.py\n"
     "      --out FILE         write the list there instead of standard output\n"
     "      --times            include the modelled time of each kernel\n"
@@ -58,12 +68,14 @@ static const char usage_text[] =
     "  compare [DEVICE]   run one trace on two backends, report the first diverging event (exit 8)\n"
     "      --trace FILE | --random N [--seed S]  descriptor trace (CSV, docs/compare.md) or N random\n"
     "      --backends A,B     default csim,verilator; --max-cycles N, --json FILE, --save-trace FILE\n"
+    "      --xclbin FILE, --card N|BDF, --xrt-timeout MS  for an xrt backend, as for probe\n"
     "  backends           list backends and whether each is built in\n"
     "  version            print the version\n"
     "  help               this text\n"
     "\n"
     "DEVICE is a YAML file or a preset name. Exit codes: 0 ok, 1 internal error, 2 usage, 3 configuration,\n"
-    "4 backend unavailable, 5 file I/O, 6 out of memory, 7 request beyond the model's limits.\n";
+    "4 backend unavailable, 5 file I/O, 6 out of memory, 7 request beyond the model's limits,\n"
+    "8 compare: backends differ, 9 FPGA card or kernel run failed (xrt).\n";
 
 static int fail(const cxl_err *e)
 {
@@ -73,12 +85,57 @@ static int fail(const cxl_err *e)
     return cxl_exit_code(e->code);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "cxlsim: ");
-    fprintf(stderr, fmt, arg);
+    vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n(run 'cxlsim help' for usage)\n");
+    va_end(ap);
     return 2;
+}
+
+/* A whole number from lo to hi, or -1. */
+static long long whole(const char *s, long long lo, long long hi)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    return (*s && !*end && !errno && s[0] != '-' && s[0] != '+' && v >= lo && v <= hi) ? v : -1;
+}
+
+/* The xrt backend's options, parsed once for every command that opens a backend. */
+static int xrt_values(const char *xclbin, const char *card, const char *timeout, cxl_backend_opts *bo)
+{
+    if (xclbin)
+        bo->xclbin = xclbin;
+    if (card)
+        bo->xrt_card = card;
+    if (timeout) {
+        long long v = whole(timeout, 1, 86400000);
+        if (v < 0)
+            return usage_error("--xrt-timeout: '%s' is not a whole number of milliseconds from 1 to 86400000",
+                               timeout);
+        bo->xrt_timeout_ms = (unsigned)v;
+    }
+    return 0;
+}
+
+/* argv[*i] one of --xclbin, --card, --xrt-timeout: take its value. 1 taken, 0 not one of them, or the
+ * usage exit status 2 (negated) when it is malformed. */
+static int xrt_option(int argc, char **argv, int *i, cxl_backend_opts *bo)
+{
+    const char *a = argv[*i];
+    int k = !strcmp(a, "--xclbin") ? 0 : !strcmp(a, "--card") ? 1 : !strcmp(a, "--xrt-timeout") ? 2 : -1;
+    if (k < 0)
+        return 0;
+    if (*i + 1 >= argc)
+        return -usage_error("%s needs a value", a);
+    const char *v = argv[++*i];
+    int rc = xrt_values(k == 0 ? v : NULL, k == 1 ? v : NULL, k == 2 ? v : NULL, bo);
+    return rc ? -rc : 1;
 }
 
 static double now_s(void)
@@ -283,13 +340,17 @@ static int load_experiment(const char *exp, expcfg **out, cxl_err *e)
 
 static int cmd_train(int argc, char **argv)
 {
-    static const char *const opts[] = { "--json=", "--trace=", "--op-times=", "--backend=", "--exact", NULL };
-    const char *vals[5] = { NULL, NULL, NULL, NULL, NULL }, *exp;
+    static const char *const opts[] = { "--json=",   "--trace=", "--op-times=",    "--backend=", "--exact",
+                                        "--xclbin=", "--card=",  "--xrt-timeout=", NULL };
+    const char *vals[8] = { NULL }, *exp;
     int urc = experiment_args(argc, argv, "train", opts, vals, &exp);
     if (urc)
         return urc;
     const char *json_path = vals[0], *trace_path = vals[1], *times_path = vals[2], *backend = vals[3];
     int exact = vals[4] != NULL;
+    cxl_backend_opts bo = { 0 };
+    if (xrt_values(vals[5], vals[6], vals[7], &bo))
+        return 2;
     if (backend) {
         int known = 0;
         for (const char *const *n = cxl_backend_names(); *n; n++)
@@ -310,7 +371,7 @@ static int cmd_train(int argc, char **argv)
         return fail(&e);
     }
     progress_ctx pc = { now_s(), 0, 0 };
-    train_opts o = { ot, trace_path != NULL, isatty(2) ? progress_cb : NULL, &pc, exact, backend };
+    train_opts o = { ot, trace_path != NULL, isatty(2) ? progress_cb : NULL, &pc, exact, backend, bo };
     train_result r;
     double t0 = now_s();
     int rc = train_run(x, &o, &r, &e);
@@ -651,17 +712,32 @@ static int cmd_probe(int argc, char **argv)
     probe_opts o;
     probe_default_opts(&o);
     int have_device = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--quick")) {
+            o.idle_samples = 200;
+            o.warmup_us = 5;
+            o.window_us = 10;
+            o.curve_points = 6;
+        }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *const with_val[] = { "--backend", "--reference", "--json", "--csv", "--curve-mix" };
+        const char *const with_val[] = { "--backend", "--reference", "--json",   "--csv",    "--curve-mix",
+                                         "--trace-fst", "--samples", "--warmup", "--window", "--points" };
         int needs = 0;
-        for (size_t k = 0; k < 5; k++)
+        for (size_t k = 0; k < sizeof with_val / sizeof with_val[0]; k++)
             if (!strcmp(a, with_val[k]))
                 needs = 1;
         if (needs && i + 1 >= argc)
             return usage_error("%s needs a value", a);
+        int x = xrt_option(argc, argv, &i, &o.bo);
+        if (x < 0)
+            return -x;
+        if (x)
+            continue;
         if (!strcmp(a, "--backend"))
             o.backend = argv[++i];
+        else if (!strcmp(a, "--trace-fst"))
+            o.bo.trace_fst = argv[++i];
         else if (!strcmp(a, "--reference"))
             reference = argv[++i];
         else if (!strcmp(a, "--json"))
@@ -671,11 +747,30 @@ static int cmd_probe(int argc, char **argv)
         else if (!strcmp(a, "--curve-mix")) {
             if (parse_mix(argv[++i], &o.curve_rd, &o.curve_wr))
                 return usage_error("--curve-mix: '%s' is not R:W (e.g. 2:1, each 0-255, not both 0)", argv[i]);
+        } else if (!strcmp(a, "--samples") || !strcmp(a, "--points")) {
+            int pts = !strcmp(a, "--points");
+            unsigned long lo = pts ? 2 : 1, hi = pts ? PROBE_MAX_POINTS : 1000000;
+            char *end;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (*argv[i] == '\0' || *end || argv[i][0] == '-' || v < lo || v > hi)
+                return usage_error("%s: '%s' is not a whole number from %lu to %lu", a, argv[i], lo, hi);
+            if (pts)
+                o.curve_points = (uint32_t)v;
+            else
+                o.idle_samples = (uint32_t)v;
+        } else if (!strcmp(a, "--warmup") || !strcmp(a, "--window")) {
+            char *end;
+            double v = strtod(argv[++i], &end);
+            int win = !strcmp(a, "--window");
+            if (*argv[i] == '\0' || *end || !(v >= (win ? 0.001 : 0.0)) || v > 1e6)
+                return usage_error("%s: '%s' is not a time in microseconds (%s to 1000000)", a, argv[i],
+                                   win ? "0.001" : "0");
+            if (win)
+                o.window_us = v;
+            else
+                o.warmup_us = v;
         } else if (!strcmp(a, "--quick")) {
-            o.idle_samples = 200;
-            o.warmup_us = 5;
-            o.window_us = 10;
-            o.curve_points = 6;
+            /* taken before the loop: the options above override it wherever they stand */
         } else if (a[0] == '-')
             return usage_error("probe: unknown option '%s'", a);
         else if (have_device)
@@ -706,7 +801,7 @@ static int cmd_probe(int argc, char **argv)
     {
         cxl_params p;
         cxl_backend *b;
-        if (devcfg_to_params(&dev, &p, &e) || cxl_backend_open(o.backend, &p, &b, &e))
+        if (devcfg_to_params(&dev, &p, &e) || cxl_backend_open_opts(o.backend, &p, &o.bo, &b, &e))
             return fail(&e);
         cxl_backend_close(b);
     }
@@ -832,6 +927,7 @@ static int cmd_compare(int argc, char **argv)
     const char *backends = "csim,verilator";
     uint64_t nrandom = 1000, seed = 1, max_cycles = 0;
     int have_device = 0, have_random = 0, have_seed = 0;
+    cxl_backend_opts bo = { 0 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *const with_val[] = { "--trace", "--random", "--seed", "--backends", "--max-cycles", "--json",
@@ -842,6 +938,11 @@ static int cmd_compare(int argc, char **argv)
                 needs = 1;
         if (needs && i + 1 >= argc)
             return usage_error("%s needs a value", a);
+        int x = xrt_option(argc, argv, &i, &bo);
+        if (x < 0)
+            return -x;
+        if (x)
+            continue;
         if (!strcmp(a, "--trace"))
             trace_path = argv[++i];
         else if (!strcmp(a, "--random")) {
@@ -903,6 +1004,10 @@ static int cmd_compare(int argc, char **argv)
         if (!cxl_backend_available(names[s]) && cxl_backend_open(names[s], &p, &b, &e))
             return fail(&e);
     }
+    if ((bo.xclbin || bo.xrt_card || bo.xrt_timeout_ms) && strcmp(names[0], "xrt") && strcmp(names[1], "xrt"))
+        return usage_error("compare: --xclbin, --card and --xrt-timeout need xrt in --backends (%s)", backends);
+    {
+    }
     trace t;
     int rc = trace_path ? trace_load(trace_path, &p, &t, &e) : trace_random(&p, seed, (size_t)nrandom, &t, &e);
     if (rc)
@@ -925,6 +1030,7 @@ static int cmd_compare(int argc, char **argv)
     o.backend_a = names[0];
     o.backend_b = names[1];
     o.max_cycles = max_cycles;
+    o.bo = &bo;
     cmp_result *r = malloc(sizeof *r);
     if (!r) {
         trace_free(&t);

@@ -19,6 +19,7 @@ void probe_default_opts(probe_opts *o)
     o->curve_rd = 1;
     o->curve_wr = 0;
     o->seed = 1;
+    memset(&o->bo, 0, sizeof o->bo);
 }
 
 typedef struct session {
@@ -35,7 +36,7 @@ static int session_open(session **out, const devcfg *dev, const probe_opts *o, c
         return cxl_errf(err, CXL_ENOMEM, "out of memory");
     int rc = devcfg_to_params(dev, &s->p, err);
     if (!rc)
-        rc = cxl_backend_open(o->backend, &s->p, &s->b, err);
+        rc = cxl_backend_open_opts(o->backend, &s->p, &o->bo, &s->b, err);
     if (rc) {
         free(s);
         return rc;
@@ -225,6 +226,9 @@ int probe_run(const devcfg *dev, const devcfg *ref, const probe_opts *o, probe_r
     if (rc)
         return rc;
     r->simulated_cycles += cyc;
+    probe_opts untraced = *o; /* the waveform covers the first model instance only */
+    untraced.bo.trace_fst = NULL;
+    o = &untraced;
     rc = probe_idle_latency(ref, o, &r->local_idle_read_latency_ns, &cyc, err);
     if (rc)
         return rc;

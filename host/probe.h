@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "devcfg.h"
+#include "backend.h"
 #include "err.h"
 #include "stats_report.h"
 
@@ -29,6 +30,8 @@ typedef struct probe_opts {
     uint32_t curve_points;
     uint32_t curve_rd, curve_wr; /* mix of the loaded-latency curve */
     uint32_t seed;
+    cxl_backend_opts bo;       /* the backend's options; bo.trace_fst (verilator): FST waveform of the
+                                  device's idle-latency run only */
 } probe_opts;
 
 typedef struct probe_point {

@@ -1158,7 +1158,14 @@ static int setup_cxl(eng *E, const train_opts *o, cxl_err *err)
     E->port_since = calloc((size_t)nd * P, sizeof *E->port_since);
     if (!E->domain_active || !E->domain_since || !E->port_active || !E->port_since)
         return oom(E);
-    rc = cxlmem_new(o->backend ? o->backend : cx->backend, &p, nd, o->exact, &E->cm, err);
+    const char *backend = o->backend ? o->backend : cx->backend;
+    cxl_backend_opts bo = o->bo;
+    if (!bo.xclbin && cx->xclbin_path[0])
+        bo.xclbin = cx->xclbin_path;
+    if (!bo.xrt_card && cx->card[0])
+        bo.xrt_card = cx->card;
+    bo = cxl_backend_opts_for(backend, &bo);
+    rc = cxlmem_new(backend, &bo, &p, nd, o->exact, &E->cm, err);
     if (rc)
         return rc;
     if (cx->offload_activations) {

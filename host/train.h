@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend.h"
 #include "err.h"
 #include "expcfg.h"
 #include "gpumem.h"
@@ -45,6 +46,7 @@ typedef struct train_opts {
     void *progress_ctx;
     int exact;                  /* CXL: simulate every cycle of every transfer (no extrapolation, no memo) */
     const char *backend;        /* CXL backend overriding the experiment's cxl.backend; NULL: the experiment's */
+    cxl_backend_opts bo;        /* its options, overriding the experiment's cxl.xclbin and cxl.card */
 } train_opts;
 
 /* One CXL domain (a device description instance) after the run. */

@@ -34,7 +34,7 @@ static int scenario(const char *backend, int exact, done *out, cxlmem_stats *st)
     params("asic", &p);
     cxlmem *m;
     cxl_err e;
-    assert_int_equal(cxlmem_new(backend, &p, 1, exact, &m, &e), 0);
+    assert_int_equal(cxlmem_new(backend, NULL, &p, 1, exact, &m, &e), 0);
     assert_int_equal(cxlmem_start(m, 0, 0, 0, 24 * MIB, 1, 0, 0, 1, &e), 0);
     assert_int_equal(cxlmem_start(m, 0, 0, 0, 12 * MIB, 2, 1, 0, 2, &e), 0);
     int n = 0, rc;
@@ -91,7 +91,7 @@ static void one_read_runs_at_the_link_rate(void **state)
     params("asic", &p);
     cxlmem *m;
     cxl_err e;
-    assert_int_equal(cxlmem_new("csim", &p, 1, 0, &m, &e), 0);
+    assert_int_equal(cxlmem_new("csim", NULL, &p, 1, 0, &m, &e), 0);
     assert_int_equal(cxlmem_start(m, 1000000, 0, 0, 256 * MIB, 1, 0, 0, 7, &e), 0);
     int64_t t;
     uint32_t tag;
@@ -124,7 +124,7 @@ static void domains_synchronise(void **state)
     params("asic", &p);
     cxlmem *m;
     cxl_err e;
-    assert_int_equal(cxlmem_new("csim", &p, 2, 1, &m, &e), 0);
+    assert_int_equal(cxlmem_new("csim", NULL, &p, 2, 1, &m, &e), 0);
     assert_int_equal(cxlmem_start(m, 0, 0, 0, 1 * MIB, 1, 0, 0, 1, &e), 0);
     assert_int_equal(cxlmem_start(m, 0, 1, 0, 4 * MIB, 1, 0, 0, 2, &e), 0);
     int64_t t;
@@ -162,8 +162,8 @@ static void errors(void **state)
     params("asic", &p);
     cxlmem *m;
     cxl_err e;
-    assert_int_equal(cxlmem_new("no-such-backend", &p, 1, 0, &m, &e), CXL_EUSAGE);
-    assert_int_equal(cxlmem_new("csim", &p, 1, 0, &m, &e), 0);
+    assert_int_equal(cxlmem_new("no-such-backend", NULL, &p, 1, 0, &m, &e), CXL_EUSAGE);
+    assert_int_equal(cxlmem_new("csim", NULL, &p, 1, 0, &m, &e), 0);
     assert_int_equal(cxlmem_start(m, 0, 1, 0, 64, 1, 0, 0, 1, &e), CXL_ECONFIG);
     assert_non_null(strstr(e.msg, "domain 1"));
     assert_int_equal(cxlmem_start(m, 0, 0, 3, 64, 1, 0, 0, 1, &e), CXL_ECONFIG);

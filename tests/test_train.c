@@ -260,7 +260,7 @@ static void measured_times_replace_the_model(void **state)
     optimes *ot;
     assert_int_equal(optimes_load(path, &ot, 1, &e), 0);
     train_result a, b;
-    train_opts o = { ot, 0, NULL, NULL, 0, NULL };
+    train_opts o = { ot, 0, NULL, NULL, 0, NULL, { 0 } };
     run(x, NULL, &a);
     run(x, &o, &b);
     assert_int_equal(b.kernels_measured, b.kernels);
@@ -351,7 +351,7 @@ static void cxl_offload_policies(void **state)
         if (i == 2) /* no recomputation when the activations come back from CXL */
             assert_true(a.breakdown_s[TRAIN_BK_COMPUTE] < r0.breakdown_s[TRAIN_BK_COMPUTE]);
         /* the analytical backend runs the same schedule */
-        train_opts o = { NULL, 0, NULL, NULL, 0, "analytical" };
+        train_opts o = { NULL, 0, NULL, NULL, 0, "analytical", { 0 } };
         train_result c;
         run(x, &o, &c);
         assert_adds_up(&c);
@@ -378,7 +378,7 @@ static void trace_is_written(void **state)
 {
     (void)state;
     expcfg *x = load("cluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, tp: 2, pp: 2, dp: 2 }\n");
-    train_opts o = { NULL, 1, NULL, NULL, 0, NULL };
+    train_opts o = { NULL, 1, NULL, NULL, 0, NULL, { 0 } };
     train_result r;
     run(x, &o, &r);
     assert_non_null(r.trace);

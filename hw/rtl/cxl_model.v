@@ -300,7 +300,7 @@ module cxl_model #(
     reg  [ND*32-1:0] dm_ret, ds_ret;
 
     // device controllers' outputs
-    wire [ND-1:0]     dv_cr_req, dv_cr_rwd, dv_idle, dv_in_err;
+    wire [ND-1:0]     dv_cr_req, dv_cr_rwd, dv_idle, dv_refdue, dv_in_err;
     wire [ND*K-1:0]   dv_drs_rdy, dv_ndr_rdy;
     wire [ND*K*W-1:0] dv_drs_msg, dv_ndr_msg;
     // switch outputs
@@ -479,7 +479,7 @@ module cxl_model #(
                 .drs_rdy(dv_drs_rdy[K*gd +: K]), .drs_msg(dv_drs_msg[K*W*gd +: K*W]),
                 .ndr_rdy(dv_ndr_rdy[K*gd +: K]), .ndr_msg(dv_ndr_msg[K*W*gd +: K*W]),
                 .drs_pop_n(dv_drs_pop[8*gd +: 8]), .ndr_pop_n(dv_ndr_pop[8*gd +: 8]),
-                .idle(dv_idle[gd]),
+                .idle(dv_idle[gd]), .refresh_due(dv_refdue[gd]),
                 .st_reads(dv_reads[64*gd +: 64]), .st_writes(dv_writes[64*gd +: 64]),
                 .st_acts(dv_acts[64*gd +: 64]), .st_pres(dv_pres[64*gd +: 64]), .st_refs(dv_refs[64*gd +: 64]),
                 .st_row_conflicts(dv_conf[64*gd +: 64]), .st_ingress_occ_sum(dv_ios[64*gd +: 64]),
@@ -895,7 +895,7 @@ module cxl_model #(
                     idle_c = 1'b0;
         end
         for (d = 0; d < ND; d = d + 1)
-            if (d < p_devices && !dv_idle[d])
+            if (d < p_devices && (!dv_idle[d] || dv_refdue[d]))  // quiet_until: a due refresh is work
                 idle_c = 1'b0;
     end
     assign idle = idle_c;

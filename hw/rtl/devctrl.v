@@ -69,6 +69,7 @@ module devctrl #(
     input  wire [7:0]   drs_pop_n,
     input  wire [7:0]   ndr_pop_n,
     output wire         idle,               // devctrl_idle, start of the cycle
+    output wire         refresh_due,        // a refresh deadline has passed (cxl_model_idle: not quiet)
     // cxl_dev_stats after the last enabled edge
     output wire [63:0]  st_reads,
     output wire [63:0]  st_writes,
@@ -225,6 +226,8 @@ module devctrl #(
     wire [127:0] cmd_row;
     /* verilator lint_on UNUSEDSIGNAL */
     wire [23:0] d_rdn;
+    wire [3:0]  d_refdue;
+    assign refresh_due = d_refdue != 4'd0;
     dram u_dram (
         .clk(clk), .rst_n(rst_n), .ce(ce), .now(now),
         .channels(d_channels[2:0]), .ranks(d_ranks[2:0]), .map_order(map_order), .map_bits(map_bits),
@@ -245,7 +248,7 @@ module devctrl #(
         .done_n(done_n), .done_msg(done_msg),
         .cmd_valid(cmd_valid), .cmd_kind(cmd_kind), .cmd_rank(cmd_rank), .cmd_bg(cmd_bg), .cmd_bank(cmd_bank),
         .cmd_row(cmd_row), .cmd_auto_pre(cmd_auto_pre),
-        .nr(d_nr), .nw(d_nw), .rd_n(d_rdn),
+        .nr(d_nr), .nw(d_nw), .rd_n(d_rdn), .refresh_due(d_refdue),
         .st_reads(st_reads), .st_writes(st_writes), .st_acts(st_acts), .st_pres(st_pres), .st_refs(st_refs),
         .st_row_conflicts(st_row_conflicts), .occ_sum(st_dramq_occ_sum));
 

@@ -80,6 +80,7 @@ module dram (
     output wire [27:0] nr,            // [7*c +: 7] read queue entries
     output wire [27:0] nw,            // [7*c +: 7] write queue entries
     output wire [23:0] rd_n,          // [6*c +: 6] reads issued whose data has not left (rd_count)
+    output wire [3:0]  refresh_due,   // [c]: a refresh deadline of one of channel c's ranks has passed (ref_due <= now)
     output reg  [63:0] st_reads,
     output reg  [63:0] st_writes,
     output reg  [63:0] st_acts,
@@ -118,9 +119,10 @@ module dram (
     genvar c;
     generate
         for (c = 0; c < 4; c = c + 1) begin : g_ch
+            localparam [1:0] CI = c;
             wire here = enq_valid && m_ch[1:0] == c;
-            dram_chan #(.CH(c)) u_ch (
-                .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .en(c < channels),
+            dram_chan u_ch (
+                .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .ch(CI), .en(c < channels),
                 .ranks(ranks), .bg_bits(bg_bits), .bank_bits(bank_bits), .ref_shift(ref_shift),
                 .tRCD(tRCD), .tCL(tCL), .tRP(tRP), .tRAS(tRAS), .tRC(tRC), .tCWL(tCWL), .tWR(tWR),
                 .tRTP(tRTP), .tBL(tBL), .tCCD_S(tCCD_S), .tCCD_L(tCCD_L), .tCCD_S_WR(tCCD_S_WR),
@@ -135,7 +137,8 @@ module dram (
                 .iss_bg(cmd_bg[6*c +: 6]), .iss_bank(cmd_bank[6*c +: 6]), .iss_row(cmd_row[32*c +: 32]),
                 .iss_auto_pre(cmd_auto_pre[c]),
                 .iss_conflict(conf_any[c]),
-                .nr(nr[7*c +: 7]), .nw(nw[7*c +: 7]), .rd_n(rd_n[6*c +: 6]), .nr_next(nr_nx[7*c +: 7]), .nw_next(nw_nx[7*c +: 7])
+                .nr(nr[7*c +: 7]), .nw(nw[7*c +: 7]), .rd_n(rd_n[6*c +: 6]), .nr_next(nr_nx[7*c +: 7]), .nw_next(nw_nx[7*c +: 7]),
+                .refresh_due(refresh_due[c])
             );
         end
     endgenerate
@@ -204,11 +207,12 @@ endmodule
 
 // One channel: queues, timing state, refresh, scheduler, read-data FIFO (cxl_dram_chan).
 /* verilator lint_off DECLFILENAME */  // a part of dram, not used elsewhere
-module dram_chan #(parameter integer CH = 0) (
+module dram_chan (
     input  wire        clk,
     input  wire        rst_n,
     input  wire        ce,
     input  wire [63:0] now,
+    input  wire [1:0]  ch,            // this channel's index (an input, not a parameter: one verilated class)
     input  wire        en,
     input  wire [2:0]  ranks,
     input  wire [2:0]  bg_bits,
@@ -241,7 +245,8 @@ module dram_chan #(parameter integer CH = 0) (
     output reg  [6:0]  nw,
     output wire [5:0]  rd_n,
     output reg  [6:0]  nr_next,
-    output reg  [6:0]  nw_next
+    output reg  [6:0]  nw_next,
+    output wire        refresh_due    // a rank's refresh deadline has passed: the model is not idle (cxl_model_idle)
 );
     localparam EW = `CXL_MSG_W + 52;
     localparam [2:0] C_ACT = 3'd0, C_PRE = 3'd1, C_RD = 3'd2, C_WR = 3'd3, C_REF = 3'd4, C_REFSB = 3'd5;
@@ -310,6 +315,7 @@ module dram_chan #(parameter integer CH = 0) (
 
     // ---- refresh (refresh_step, ranks in order; the first that can issue does) ----
     reg [3:0] due;
+    assign refresh_due = en && due != 4'd0;
     reg ref_fire, ref_is_pre, rk_pre, rk_open;
     reg [1:0] ref_rank;
     reg [5:0] ref_j, rk_j;
@@ -488,9 +494,9 @@ module dram_chan #(parameter integer CH = 0) (
                 r_wr[j] <= 64'd0;
                 faw_n[j] <= 3'd0;
                 faw_head[j] <= 2'd0;
-                // staggered: unit k = CH * ranks + r of n = channels * ranks refreshes first at iv * (k + 1) / n
+                // staggered: unit k = ch * ranks + r of n = channels * ranks refreshes first at iv * (k + 1) / n
                 ref_due[j] <= ref_iv == 32'd0 ? 64'hffffffffffffffff
-                            : ({32'd0, ref_iv} * ({61'd0, ranks} * CH + {32'd0, j} + 64'd1)) >> ref_shift;
+                            : ({32'd0, ref_iv} * ({61'd0, ranks} * {62'd0, ch} + {32'd0, j} + 64'd1)) >> ref_shift;
                 ref_bank[j] <= 6'd0;
             end
             for (j = 0; j < 16; j = j + 1)

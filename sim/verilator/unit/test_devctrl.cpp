@@ -222,7 +222,7 @@ bool run(VerilatedContext &ctx, const Run &rn, uint64_t seed, Checker &ck)
     Traffic tr(rng, p.dram);
     uint32_t pop_pct = 80;
     bool ok = true;
-    uint64_t pushes = 0, resp = 0, errs = 0, held = 0, idles = 0, ties = 0, wr_held = 0;
+    uint64_t pushes = 0, resp = 0, errs = 0, held = 0, idles = 0, ties = 0, wr_held = 0, refdues = 0;
     for (int cyc = 0; cyc < rn.cycles && ok; cyc++) {
         uint64_t now = static_cast<uint64_t>(cyc);
         ck.cycle = now;
@@ -249,6 +249,11 @@ bool run(VerilatedContext &ctx, const Run &rn, uint64_t seed, Checker &ck)
 
         // 1. ingress pushes within the start-of-cycle space (rarely one more: in_err)
         bool idle0 = devctrl_idle(c.get(), &p) != 0;
+        bool refdue0 = false; // a refresh deadline has passed (cxl_model_idle's quiet_until)
+        for (uint32_t ch = 0; ch < p.dram.channels; ch++)
+            for (uint32_t r = 0; r < p.dram.ranks; r++)
+                refdue0 = refdue0 || c->dram.ch[ch].ref_due[r] <= now;
+        refdues += refdue0;
         idles += idle0;
         uint32_t sp_req = pipe_space(&c->ing_req), sp_rwd = pipe_space(&c->ing_rwd);
         uint32_t left_req = sp_req, left_rwd = sp_rwd;
@@ -297,7 +302,8 @@ bool run(VerilatedContext &ctx, const Run &rn, uint64_t seed, Checker &ck)
         top->drs_pop_n = 0;
         top->ndr_pop_n = 0;
         top->eval();
-        ok = ck.same("idle", top->idle, idle0) && ck.same("ing_req_space", top->ing_req_space, sp_req) &&
+        ok = ck.same("idle", top->idle, idle0) && ck.same("refresh_due", top->refresh_due, refdue0) &&
+             ck.same("ing_req_space", top->ing_req_space, sp_req) &&
              ck.same("ing_rwd_space", top->ing_rwd_space, sp_rwd) && ck.same("in_err", top->in_err, err) &&
              ck.same("cr_ret_req", top->cr_ret_req, ret_req) && ck.same("cr_ret_rwd", top->cr_ret_rwd, ret_rwd) &&
              same_window(ck, "drs", top->drs_rdy, top->drs_msg, wd) &&
@@ -330,11 +336,11 @@ bool run(VerilatedContext &ctx, const Run &rn, uint64_t seed, Checker &ck)
     }
     top->final();
     if (ok)
-        std::printf("test_devctrl: %-9s %-5s %s %s ref %u: %d cycles (%" PRIu64 " ce = 0, %" PRIu64 " idle), %" PRIu64
+        std::printf("test_devctrl: %-9s %-5s %s %s ref %u: %d cycles (%" PRIu64 " ce = 0, %" PRIu64 " idle, %" PRIu64 " refresh due), %" PRIu64
                     " pushes (%" PRIu64 " refused), %" PRIu64 " ties, %" PRIu64 " writes held, %" PRIu64
                     " responses, %" PRIu64 " RD %" PRIu64 " WR: equal\n",
                     rn.preset, rn.kind, p.dram.scheduler == CXL_SCHED_FCFS ? "fcfs  " : "frfcfs",
-                    p.dram.row_policy ? "closed" : "open  ", p.dram.refresh, rn.cycles, held, idles, pushes, errs,
+                    p.dram.row_policy ? "closed" : "open  ", p.dram.refresh, rn.cycles, held, idles, refdues, pushes, errs,
                     ties, wr_held, resp, st.reads, st.writes);
     return ok;
 }
@@ -378,7 +384,7 @@ int main(int argc, char **argv)
     ctx.commandArgs(argc, argv);
     Checker ck{"test_devctrl"};
 #ifdef CXLSIM_SANITIZED
-    const int cycles = 1500, per_preset = 3;
+    const int cycles = 1500, per_preset = 3; // one run of each controller kind per preset
 #else
     const int cycles = 6000, per_preset = 12;
 #endif

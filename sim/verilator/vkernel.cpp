@@ -1,0 +1,320 @@
+// vkernel.cpp - the harness of the verilated hw/rtl/cxl_kernel.v (see vkernel.h): owns the
+// VerilatedContext, the model and the optional FST writer; one clock is a low and a high eval.
+#include "vkernel.h"
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "Vcxl_kernel.h"
+#include "Vcxl_kernel___024root.h"
+#include "verilated.h"
+#if VM_TRACE_FST
+#include "verilated_fst_c.h"
+#endif
+
+struct vkernel {
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Vcxl_kernel> top;
+#if VM_TRACE_FST
+    std::unique_ptr<VerilatedFstC> fst;
+#endif
+    uint64_t clocks = 0;
+    bool failed = false;
+    std::string log;  // Verilator's prints since the last clock
+    std::string err;
+};
+
+// Verilator prints through VL_PRINTF (vkernel_vl.h) with no context argument: the handle being evaluated
+// is published here for the length of each eval (thread-local, so handles on other threads stay apart).
+static thread_local vkernel *tl_sink = nullptr;
+
+extern "C" void vkernel_vl_printf(const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (tl_sink) {
+        if (tl_sink->log.size() < 4096)
+            tl_sink->log += buf;
+    } else {
+        std::fputs(buf, stderr);  // outside any eval (cannot happen with this design; kept visible)
+    }
+}
+
+namespace {
+
+struct sink_scope {
+    explicit sink_scope(vkernel *k)
+    {
+        tl_sink = k;
+        Verilated::threadContextp(k->ctx.get());
+    }
+    ~sink_scope() { tl_sink = nullptr; }
+    sink_scope(const sink_scope &) = delete;
+    sink_scope &operator=(const sink_scope &) = delete;
+};
+
+void put(char *msg, size_t cap, const std::string &s)
+{
+    if (cap)
+        std::snprintf(msg, cap, "%s", s.c_str());
+}
+
+void drive(Vcxl_kernel &t, const vk_in &in)
+{
+    t.s_axi_control_AWVALID = in.ctl.awvalid;
+    t.s_axi_control_AWADDR = (uint8_t)in.ctl.awaddr;
+    t.s_axi_control_WVALID = in.ctl.wvalid;
+    t.s_axi_control_WDATA = in.ctl.wdata;
+    t.s_axi_control_WSTRB = in.ctl.wstrb;
+    t.s_axi_control_BREADY = in.ctl.bready;
+    t.s_axi_control_ARVALID = in.ctl.arvalid;
+    t.s_axi_control_ARADDR = (uint8_t)in.ctl.araddr;
+    t.s_axi_control_RREADY = in.ctl.rready;
+    t.m_axi_gmem_AWREADY = in.mem.awready;
+    t.m_axi_gmem_WREADY = in.mem.wready;
+    t.m_axi_gmem_BVALID = in.mem.bvalid;
+    t.m_axi_gmem_BRESP = in.mem.bresp;
+    t.m_axi_gmem_ARREADY = in.mem.arready;
+    t.m_axi_gmem_RVALID = in.mem.rvalid;
+    t.m_axi_gmem_RDATA = in.mem.rdata;
+    t.m_axi_gmem_RRESP = in.mem.rresp;
+    t.m_axi_gmem_RLAST = in.mem.rlast;
+}
+
+void sample(const Vcxl_kernel &t, vk_out &o)
+{
+    o.ctl.awready = t.s_axi_control_AWREADY;
+    o.ctl.wready = t.s_axi_control_WREADY;
+    o.ctl.bvalid = t.s_axi_control_BVALID;
+    o.ctl.bresp = t.s_axi_control_BRESP;
+    o.ctl.arready = t.s_axi_control_ARREADY;
+    o.ctl.rvalid = t.s_axi_control_RVALID;
+    o.ctl.rresp = t.s_axi_control_RRESP;
+    o.ctl.rdata = t.s_axi_control_RDATA;
+    o.interrupt = t.__SYM__interrupt;  // Verilator renames the C++ keyword-like port
+    o.mem.awvalid = t.m_axi_gmem_AWVALID;
+    o.mem.awaddr = t.m_axi_gmem_AWADDR;
+    o.mem.awlen = t.m_axi_gmem_AWLEN;
+    o.mem.awsize = t.m_axi_gmem_AWSIZE;
+    o.mem.awburst = t.m_axi_gmem_AWBURST;
+    o.mem.wvalid = t.m_axi_gmem_WVALID;
+    o.mem.wdata = t.m_axi_gmem_WDATA;
+    o.mem.wstrb = t.m_axi_gmem_WSTRB;
+    o.mem.wlast = t.m_axi_gmem_WLAST;
+    o.mem.bready = t.m_axi_gmem_BREADY;
+    o.mem.arvalid = t.m_axi_gmem_ARVALID;
+    o.mem.araddr = t.m_axi_gmem_ARADDR;
+    o.mem.arlen = t.m_axi_gmem_ARLEN;
+    o.mem.arsize = t.m_axi_gmem_ARSIZE;
+    o.mem.arburst = t.m_axi_gmem_ARBURST;
+    o.mem.rready = t.m_axi_gmem_RREADY;
+}
+
+bool active(const vk_out &o)
+{
+    return o.mem.arvalid || o.mem.awvalid || o.mem.wvalid || o.ctl.bvalid || o.ctl.rvalid || o.interrupt;
+}
+
+uint64_t model_now(const vkernel &k) { return k.top->rootp->cxl_kernel__DOT__now; }
+
+// after an eval: an RTL error or $finish ends the handle's life
+int check(vkernel &k)
+{
+    if (!k.ctx->gotError() && !k.ctx->gotFinish()) {
+        k.log.clear();
+        return VK_OK;
+    }
+    k.failed = true;
+    std::string text = k.log;
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.pop_back();
+    for (char &c : text)
+        if (c == '\n')
+            c = ';';
+    k.err = std::string(k.ctx->gotError() ? "RTL assertion failed" : "RTL called $finish") + " at model cycle " +
+            std::to_string(model_now(k)) + " (clock " + std::to_string(k.clocks) + "): " +
+            (text.empty() ? std::string("(no message)") : text);
+    return VK_ERTL;
+}
+
+// one half clock: the design settles, then time moves on and the waveform (if any) records it
+void settle(vkernel &k, uint8_t clk)
+{
+    k.top->ap_clk = clk;
+    k.top->eval();
+}
+
+void record(vkernel &k)
+{
+    k.ctx->timeInc(1);
+#if VM_TRACE_FST
+    if (k.fst)
+        k.fst->dump(k.ctx->time());
+#endif
+}
+
+void half(vkernel &k, uint8_t clk)
+{
+    settle(k, clk);
+    record(k);
+}
+
+int fail_internal(vkernel *k, const char *what)
+{
+    if (k) {
+        k->failed = true;
+        k->err = std::string("Verilator harness: ") + what;
+    }
+    return VK_EINTERNAL;
+}
+
+}  // namespace
+
+extern "C" int vkernel_can_trace(void) { return VM_TRACE_FST ? 1 : 0; }
+
+extern "C" int vkernel_create(const vkernel_opts *o, vkernel **out, char *msg, size_t cap)
+{
+    *out = nullptr;
+    put(msg, cap, "");
+    vkernel *k = nullptr;
+    try {
+        const char *trace = o ? o->trace_fst : nullptr;
+        if (trace && !VM_TRACE_FST) {
+            put(msg, cap, "this build has no FST tracing: reconfigure with -DCXLSIM_RTL_TRACE=ON and rebuild");
+            return VK_ENOTRACE;
+        }
+        if (trace) {
+            // Verilator's FST writer does not report an unwritable file: find out first
+            FILE *f = std::fopen(trace, "wb");
+            if (!f) {
+                put(msg, cap, std::string("cannot write the FST trace '") + trace + "': " + std::strerror(errno));
+                return VK_EIO;
+            }
+            std::fclose(f);
+        }
+        k = new vkernel;
+        k->ctx.reset(new VerilatedContext);
+        k->ctx->fatalOnError(false);  // $fatal/$stop set gotError/gotFinish instead of aborting
+        k->ctx->traceEverOn(trace != nullptr);
+        sink_scope scope(k);
+        k->top.reset(new Vcxl_kernel(k->ctx.get(), "TOP"));
+#if VM_TRACE_FST
+        if (trace) {
+            k->fst.reset(new VerilatedFstC);
+            k->top->trace(k->fst.get(), 99);
+            k->fst->open(trace);
+            if (!k->fst->isOpen())
+                throw std::runtime_error(std::string("cannot open the FST trace '") + trace + "'");
+        }
+#endif
+        vk_in idle;
+        std::memset(&idle, 0, sizeof idle);
+        drive(*k->top, idle);
+        k->top->ap_rst_n = 0;
+        for (int i = 0; i < 4; i++) {
+            half(*k, 0);
+            half(*k, 1);
+        }
+        k->top->ap_rst_n = 1;
+        int rc = check(*k);
+        if (rc) {
+            put(msg, cap, k->err);
+            delete k;
+            return rc;
+        }
+        *out = k;
+        return VK_OK;
+    } catch (const std::bad_alloc &) {
+        delete k;
+        put(msg, cap, "out of memory creating the Verilator model");
+        return VK_ENOMEM;
+    } catch (const std::exception &e) {
+        delete k;
+        put(msg, cap, std::string("Verilator harness: ") + e.what());
+        return VK_EINTERNAL;
+    } catch (...) {
+        delete k;
+        put(msg, cap, "Verilator harness: unknown exception");
+        return VK_EINTERNAL;
+    }
+}
+
+extern "C" void vkernel_destroy(vkernel *k)
+{
+    if (!k)
+        return;
+    try {
+        sink_scope scope(k);
+        if (!k->failed)
+            k->top->final();
+#if VM_TRACE_FST
+        if (k->fst)
+            k->fst->close();
+#endif
+    } catch (...) {
+        // nothing useful to report while tearing down
+    }
+    delete k;
+}
+
+extern "C" int vkernel_clock(vkernel *k, const vk_in *in, vk_out *out)
+{
+    if (k->failed)
+        return VK_ERTL;
+    try {
+        sink_scope scope(k);
+        drive(*k->top, *in);
+        half(*k, 0);
+        sample(*k->top, *out);
+        half(*k, 1);
+        k->clocks++;
+        return check(*k);
+    } catch (const std::exception &e) {
+        return fail_internal(k, e.what());
+    } catch (...) {
+        return fail_internal(k, "unknown exception");
+    }
+}
+
+extern "C" int vkernel_idle(vkernel *k, const vk_in *in, uint64_t n, vk_out *out, uint64_t *done)
+{
+    *done = 0;
+    if (k->failed)
+        return VK_ERTL;
+    try {
+        sink_scope scope(k);
+        drive(*k->top, *in);
+        for (uint64_t i = 0;; i++) {
+            // look before the clock is recorded: a clock the caller must answer is redone by vkernel_clock
+            settle(*k, 0);
+            sample(*k->top, *out);
+            if (i == n || active(*out))
+                return VK_OK;
+            record(*k);
+            half(*k, 1);
+            k->clocks++;
+            *done = i + 1;
+            int rc = check(*k);
+            if (rc)
+                return rc;
+        }
+    } catch (const std::exception &e) {
+        return fail_internal(k, e.what());
+    } catch (...) {
+        return fail_internal(k, "unknown exception");
+    }
+}
+
+extern "C" uint64_t vkernel_clocks(const vkernel *k) { return k->clocks; }
+extern "C" uint64_t vkernel_model_now(const vkernel *k) { return model_now(*k); }
+extern "C" const char *vkernel_error(const vkernel *k) { return k->err.c_str(); }
