@@ -293,20 +293,18 @@ module dram_chan (
     assign done_msg = rd_msg[rd_head];
 
     // ---- the queues as the scheduler sees them: the enqueued entry appended ----
-    reg [EW-1:0] rv [0:64];
-    reg [EW-1:0] wv [0:64];
+    // Entry ak of a queue (aq = its entry ak, an its length) with this cycle's enqueue (aenq: ane)
+    // appended; 0 past the end (ak = 64). A function of its arguments rather than copies of the queues, so that a simulator does
+    // not copy 2 x 64 entries every clock (the scans below read only the first n entries).
+    function [EW-1:0] app(input [6:0] ak, input [6:0] an, input aenq, input [EW-1:0] aq, input [EW-1:0] ane);
+        app = ak == 7'd64 ? {EW{1'b0}} : ((aenq && ak == an) ? ane : aq);
+    endfunction
     reg [6:0] nr_v, nw_v;
     reg wm;                         // write mode after this cycle's update
     integer i;
     always @* begin
         nr_v = nr + {6'd0, enq_r};
         nw_v = nw + {6'd0, enq_w};
-        for (i = 0; i < 64; i = i + 1) begin
-            rv[i] = (enq_r && i == {25'd0, nr}) ? enq_e : rq[i];
-            wv[i] = (enq_w && i == {25'd0, nw}) ? enq_e : wq[i];
-        end
-        rv[64] = {EW{1'b0}};
-        wv[64] = {EW{1'b0}};
         if (!write_mode)
             wm = {25'd0, nw_v} >= wdrain_high || (nr_v == 7'd0 && nw_v != 7'd0);
         else
@@ -332,7 +330,8 @@ module dram_chan (
             rk_open = 1'b0;
             rk_j = 6'd0;
             rk_ready = sb ? 64'd0 : r_act[r];
-            for (b = 0; b < 64; b = b + 1) begin
+            // (rk_* matter only for a due rank while no rank has fired: skip the scan otherwise)
+            if (due[r] && !ref_fire) for (b = 0; b < 64; b = b + 1) begin
                 if ((b[5:0] >> rsh) == r[5:0] && (!sb || (b[5:0] & kmask) == ref_bank[r])) begin
                     if (open_row[b] != CLOSED) begin
                         rk_open = 1'b1;
@@ -370,17 +369,23 @@ module dram_chan (
         n_m = wm ? nw_v : nr_v;
         n_scan = (fcfs && n_m > 7'd1) ? 7'd1 : n_m;
         hitmask = 64'd0;
+        e = {EW{1'b0}};
         for (i = 0; i < 64; i = i + 1) begin
-            e = wm ? wv[i] : rv[i];
-            if (i < {25'd0, n_m} && open_row[e[5:0]] == e[51:20])
-                hitmask[e[5:0]] = 1'b1;
+            if (i < {25'd0, n_m}) begin
+                e = wm ? app(i[6:0], nw, enq_w, wq[i[5:0]], enq_e) : app(i[6:0], nr, enq_r, rq[i[5:0]], enq_e);
+                if (open_row[e[5:0]] == e[51:20])
+                    hitmask[e[5:0]] = 1'b1;
+            end
         end
         hit_found = 1'b0;
         row_found = 1'b0;
         hit_i = 6'd0;
         row_i = 6'd0;
+        e_bidx = 6'd0; e_bank = 6'd0; e_bg = 6'd0; e_rank = 2'd0; e_row = 32'd0; e_gi = 6'd0;
+        blocked = 1'b0; ishit = 1'b0; isclosed = 1'b0; held = 1'b0; t_col = 64'd0; t_act = 64'd0;
         for (i = 0; i < 64; i = i + 1) begin
-            e = wm ? wv[i] : rv[i];
+          if (i < {25'd0, n_scan}) begin
+            e = wm ? app(i[6:0], nw, enq_w, wq[i[5:0]], enq_e) : app(i[6:0], nr, enq_r, rq[i[5:0]], enq_e);
             e_bidx = e[5:0];
             e_bank = e[11:6];
             e_bg = e[17:12];
@@ -394,7 +399,7 @@ module dram_chan (
             t_col = wm ? max64(b_col[e_bidx], max64(g_wr[e_gi], r_wr[e_rank]))
                        : max64(b_col[e_bidx], max64(g_rd[e_gi], r_rd[e_rank]));
             t_act = max64(b_act[e_bidx], max64(g_act[e_gi], r_act[e_rank]));
-            if (i < {25'd0, n_scan} && !blocked) begin
+            if (!blocked) begin
                 if (ishit) begin
                     if (!hit_found && t_col <= now) begin
                         hit_found = 1'b1;
@@ -405,11 +410,13 @@ module dram_chan (
                     row_i = i[5:0];
                 end
             end
+          end
         end
     end
 
     // ---- the command ----
     reg do_col;
+    reg [5:0] si;
     reg [EW-1:0] se;
     always @* begin
         rd_cand = en && !ref_fire && !wm && hit_found;
@@ -422,7 +429,8 @@ module dram_chan (
         iss_row = 32'd0;
         iss_auto_pre = 1'b0;
         iss_conflict = 1'b0;
-        se = wm ? (do_col ? wv[{1'b0, hit_i}] : wv[{1'b0, row_i}]) : (do_col ? rv[{1'b0, hit_i}] : rv[{1'b0, row_i}]);
+        si = do_col ? hit_i : row_i;
+        se = wm ? app({1'b0, si}, nw, enq_w, wq[si], enq_e) : app({1'b0, si}, nr, enq_r, rq[si], enq_e);
         if (en && ref_fire) begin
             iss_valid = 1'b1;
             iss_rank = ref_rank;
@@ -508,10 +516,14 @@ module dram_chan (
             rd_count <= 6'd0;
         end else if (ce) begin
             // queues: append, then remove the issued entry (shifting the younger ones up)
-            for (j = 0; j < 64; j = j + 1) begin
-                rq[j] <= (rem_r && j >= {26'd0, hit_i}) ? rv[j + 1] : rv[j];
-                wq[j] <= (rem_w && j >= {26'd0, hit_i}) ? wv[j + 1] : wv[j];
-            end
+            if (enq_r || rem_r)
+                for (j = 0; j < 64; j = j + 1)
+                    rq[j] <= (rem_r && j >= {26'd0, hit_i}) ? app(j[6:0] + 7'd1, nr, enq_r, rq[(j + 1) % 64], enq_e)
+                                                             : app(j[6:0], nr, enq_r, rq[j], enq_e);
+            if (enq_w || rem_w)
+                for (j = 0; j < 64; j = j + 1)
+                    wq[j] <= (rem_w && j >= {26'd0, hit_i}) ? app(j[6:0] + 7'd1, nw, enq_w, wq[(j + 1) % 64], enq_e)
+                                                             : app(j[6:0], nw, enq_w, wq[j], enq_e);
             nr <= nr_next;
             nw <= nw_next;
             if (en && !ref_fire)
