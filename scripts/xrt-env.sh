@@ -31,7 +31,8 @@ libs=(libxrt_core.so.2)
 [ "$noop" = 1 ] && libs+=(libxrt_noop.so.2)
 mkdir -p "$dir/lib"
 for l in "${libs[@]}"; do
-  src=$(/sbin/ldconfig -p 2>/dev/null | awk -v l="$l" '$1 == l { print $NF; exit }')
+  # awk reads to the end: exiting early would kill ldconfig with SIGPIPE, which pipefail turns into a failure
+  src=$(/sbin/ldconfig -p 2>/dev/null | awk -v l="$l" '$1 == l && !f { print $NF; f = 1 }')
   if [ -z "$src" ]; then
     for d in /usr/lib/*-linux-gnu /usr/lib /usr/local/lib; do
       [ -e "$d/$l" ] && { src="$d/$l"; break; }
