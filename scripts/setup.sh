@@ -2,11 +2,15 @@
 # setup.sh - install the Debian packages cxlsim uses (only those missing), then configure and build.
 #
 #   scripts/setup.sh [BUILD_DIR]        default build folder: build/
+#   scripts/setup.sh --deps-only        install the packages only (scripts/test.sh's sanitized pass
+#                                       configures and builds its own folder)
 #
 # Packages (see README "Dependencies"): cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev
 # verilator yosys libxrt-dev python3. Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+deps_only=0
+if [ "${1:-}" = --deps-only ]; then deps_only=1; shift; fi
 build=${1:-"$root/build"}
 
 packages=(cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev verilator yosys libxrt-dev python3)
@@ -30,5 +34,6 @@ if ((${#missing[@]})); then
     verilator yosys libxrt-dev || echo "setup: verilator/yosys/libxrt-dev unavailable; the RTL backends and checks will not be built"
 fi
 
+[ "$deps_only" = 1 ] && exit 0
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)"

@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${CXLSIM_SANITIZE:-0}" = 1 ]; then
-  "$root/scripts/setup.sh" "$root/build-asan"
+  "$root/scripts/setup.sh" --deps-only
   # CXLSIM_RTL_REUSE=DIR: take the verilated libraries (built without sanitizers either way) from the
   # already built folder DIR instead of compiling them again (.ci/run)
   cmake -S "$root" -B "$root/build-asan" -DCXLSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
