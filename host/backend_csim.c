@@ -6,9 +6,9 @@
 
 #include "../hw/hls/cxl_kernel.h"
 #include "backend.h"
+#include "comp_ring.h"
 
 #define CSIM_BATCH (CXL_MAX_REQ * CXL_DESCQ)
-#define CSIM_COMPS 1024u
 
 typedef struct csim {
     cxl_model m;
@@ -16,8 +16,7 @@ typedef struct csim {
     cxl_desc batch[CSIM_BATCH];
     uint32_t nbatch;
     uint32_t pending[CXL_MAX_REQ];   /* per requester, in the batch not yet handed over */
-    cxl_completion comp[CSIM_COMPS];
-    uint32_t comp_head, comp_count;
+    cxl_comp_ring ring;
 } csim;
 
 static int csim_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
@@ -27,7 +26,7 @@ static int csim_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
         return cxl_errf(err, CXL_ENOMEM, "out of memory for the C model (%zu bytes)", sizeof *c);
     b->impl = c;
     cxl_kernel_result res;
-    cxl_kernel(p, &c->m, 1, NULL, 0, 0, 0, c->comp, 0, &res, NULL, 0);
+    cxl_kernel(p, &c->m, 1, NULL, 0, 0, 0, c->ring.c, 0, &res, NULL, 0);
     c->initialised = 1;
     return 0;
 }
@@ -56,22 +55,15 @@ static uint32_t csim_space(cxl_backend *b, uint32_t r)
 static int csim_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err)
 {
     csim *c = b->impl;
-    if (c->comp_count) {
-        if (stop)
-            return 0;
-        if (c->comp_count >= CSIM_COMPS)
-            return 0;
-    }
-    uint32_t room = CSIM_COMPS - c->comp_count;
-    uint32_t tail = (c->comp_head + c->comp_count) % CSIM_COMPS;
-    if (tail + room > CSIM_COMPS)
-        room = CSIM_COMPS - tail; /* keep the written range contiguous */
+    if (c->ring.count && (stop || c->ring.count >= CXL_COMP_RING))
+        return 0;
+    uint32_t room = cxl_comp_ring_room(&c->ring), tail = cxl_comp_ring_tail(&c->ring);
     cxl_kernel_result res;
-    uint32_t st = cxl_kernel(&b->params, &c->m, 0, c->batch, c->nbatch, until, (uint32_t)stop, &c->comp[tail],
+    uint32_t st = cxl_kernel(&b->params, &c->m, 0, c->batch, c->nbatch, until, (uint32_t)stop, &c->ring.c[tail],
                              room, &res, NULL, 0);
     c->nbatch = 0;
     memset(c->pending, 0, sizeof c->pending);
-    c->comp_count += res.n_comps;
+    cxl_comp_ring_added(&c->ring, res.n_comps);
     if (st == CXL_KST_DESC_REFUSED)
         return cxl_errf(err, CXL_EINTERNAL, "C model refused a descriptor (queue full)");
     if (st == CXL_KST_MODEL_ERROR)
@@ -84,14 +76,7 @@ static uint64_t csim_now(cxl_backend *b) { return ((csim *)b->impl)->m.now; }
 
 static size_t csim_poll(cxl_backend *b, cxl_completion *out, size_t max)
 {
-    csim *c = b->impl;
-    size_t n = 0;
-    while (n < max && c->comp_count) {
-        out[n++] = c->comp[c->comp_head];
-        c->comp_head = (c->comp_head + 1) % CSIM_COMPS;
-        c->comp_count--;
-    }
-    return n;
+    return cxl_comp_ring_poll(&((csim *)b->impl)->ring, out, max);
 }
 
 static int csim_stats(cxl_backend *b, cxl_stats *out, cxl_err *err)

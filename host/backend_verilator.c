@@ -12,9 +12,9 @@
 #include "../hw/hls/cxl_kernel_regs.h"
 #include "../sim/verilator/vdev.h"
 #include "backend.h"
+#include "comp_ring.h"
 
 #define VBK_BATCH (CXL_MAX_REQ * CXL_DESCQ)
-#define VBK_COMPS 1024u
 /* card memory: the buffers below, each rounded up to 4 KiB */
 #define VBK_MEM_BYTES (1024u * 1024u)
 
@@ -24,8 +24,7 @@ typedef struct vbk {
     cxl_desc batch[VBK_BATCH];
     uint32_t nbatch;
     uint32_t pending[CXL_MAX_REQ];
-    cxl_completion comp[VBK_COMPS];
-    uint32_t comp_head, comp_count;
+    cxl_comp_ring ring;
     cxl_kernel_result last;        /* the result record of the latest call */
 } vbk;
 
@@ -95,7 +94,7 @@ static int vbk_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
     }
     v->a_params = vdev_alloc(v->d, sizeof(cxl_params));
     v->a_descs = vdev_alloc(v->d, sizeof v->batch);
-    v->a_comps = vdev_alloc(v->d, sizeof v->comp);
+    v->a_comps = vdev_alloc(v->d, sizeof v->ring.c);
     v->a_result = vdev_alloc(v->d, sizeof(cxl_kernel_result));
     v->a_stats = vdev_alloc(v->d, sizeof(cxl_stats));
     if (!v->a_params || !v->a_descs || !v->a_comps || !v->a_result || !v->a_stats) {
@@ -138,16 +137,9 @@ static uint32_t vbk_space(cxl_backend *b, uint32_t r)
 static int vbk_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err)
 {
     vbk *v = b->impl;
-    if (v->comp_count) {
-        if (stop)
-            return 0;
-        if (v->comp_count >= VBK_COMPS)
-            return 0;
-    }
-    uint32_t room = VBK_COMPS - v->comp_count;
-    uint32_t tail = (v->comp_head + v->comp_count) % VBK_COMPS;
-    if (tail + room > VBK_COMPS)
-        room = VBK_COMPS - tail; /* keep the written range contiguous */
+    if (v->ring.count && (stop || v->ring.count >= CXL_COMP_RING))
+        return 0;
+    uint32_t room = cxl_comp_ring_room(&v->ring), tail = cxl_comp_ring_tail(&v->ring);
     memcpy(vdev_map(v->d, v->a_descs, sizeof v->batch), v->batch, v->nbatch * sizeof v->batch[0]);
     int rc = kernel_call(v, 0, v->nbatch, until, (uint32_t)stop, v->a_comps + (uint64_t)tail * sizeof(cxl_completion),
                          room, 0, err);
@@ -155,9 +147,9 @@ static int vbk_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err)
         return rc;
     v->nbatch = 0;
     memset(v->pending, 0, sizeof v->pending);
-    memcpy(&v->comp[tail], vdev_map(v->d, v->a_comps + (uint64_t)tail * sizeof(cxl_completion), room * sizeof v->comp[0]),
-           v->last.n_comps * sizeof v->comp[0]);
-    v->comp_count += v->last.n_comps;
+    memcpy(&v->ring.c[tail], vdev_map(v->d, v->a_comps + (uint64_t)tail * sizeof(cxl_completion), room * sizeof(cxl_completion)),
+           v->last.n_comps * sizeof(cxl_completion));
+    cxl_comp_ring_added(&v->ring, v->last.n_comps);
     return status_err(v, err);
 }
 
@@ -165,14 +157,7 @@ static uint64_t vbk_now(cxl_backend *b) { return ((vbk *)b->impl)->last.now; }
 
 static size_t vbk_poll(cxl_backend *b, cxl_completion *out, size_t max)
 {
-    vbk *v = b->impl;
-    size_t n = 0;
-    while (n < max && v->comp_count) {
-        out[n++] = v->comp[v->comp_head];
-        v->comp_head = (v->comp_head + 1) % VBK_COMPS;
-        v->comp_count--;
-    }
-    return n;
+    return cxl_comp_ring_poll(&((vbk *)b->impl)->ring, out, max);
 }
 
 static int vbk_stats(cxl_backend *b, cxl_stats *out, cxl_err *err)

@@ -37,9 +37,9 @@
 #include "../hw/hls/cxl_kernel_regs.h"
 #include "backend.h"
 #include "backend_xrt.h"
+#include "comp_ring.h"
 
 #define XBK_BATCH (CXL_MAX_REQ * CXL_DESCQ)
-#define XBK_COMPS 1024u
 /* at most this many model cycles per run: 67 ms at 1 model cycle per 4 ns clock (design knob) */
 #define XBK_RUN_CYCLES (1ull << 24)
 #define XBK_KERNEL "cxl_kernel"
@@ -68,8 +68,7 @@ typedef struct xbk {
     int dead;                  /* a run timed out: the card may still be running it; nothing more is started */
     uint32_t nbatch;
     uint32_t pending[CXL_MAX_REQ];
-    cxl_completion comp[XBK_COMPS];
-    uint32_t comp_head, comp_count;
+    cxl_comp_ring ring;
     cxl_kernel_result last;    /* the result record of the latest finished run */
     cxl_err deferred;          /* a failure met where it could not be returned */
     unsigned timeout_ms;
@@ -298,8 +297,8 @@ static int settle(xbk *x, cxl_err *err)
     if (r.n_comps) {
         if (sync_bo(S->comps, XCL_BO_SYNC_BO_FROM_DEVICE, r.n_comps * sizeof(cxl_completion), err))
             return err->code;
-        memcpy(&x->comp[(x->comp_head + x->comp_count) % XBK_COMPS], S->m_comps, r.n_comps * sizeof(cxl_completion));
-        x->comp_count += r.n_comps;
+        memcpy(&x->ring.c[cxl_comp_ring_tail(&x->ring)], S->m_comps, r.n_comps * sizeof(cxl_completion));
+        cxl_comp_ring_added(&x->ring, r.n_comps);
     }
     /* a run stops at until, at a completion, or when its completion room is full (cxl_kernel.h): one that
      * did none of these is not the kernel (XRT's no-op shim runs nothing and leaves the record as it was) */
@@ -441,7 +440,7 @@ static int xbk_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
         if (!(S->descs = bo_new(x, CXLK_ARG_DESCS, XBK_BATCH * sizeof(cxl_desc), &m, err)))
             rc = err->code;
         S->m_descs = m;
-        if (!rc && !(S->comps = bo_new(x, CXLK_ARG_COMPS, XBK_COMPS * sizeof(cxl_completion), &m, err)))
+        if (!rc && !(S->comps = bo_new(x, CXLK_ARG_COMPS, CXL_COMP_RING * sizeof(cxl_completion), &m, err)))
             rc = err->code;
         S->m_comps = m;
         if (!rc && !(S->result = bo_new(x, CXLK_ARG_RESULT, sizeof(cxl_kernel_result), &m, err)))
@@ -494,15 +493,12 @@ static int xbk_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err)
         rc = take_deferred(x, err);
     if (rc)
         return rc;
-    if (x->comp_count && (stop || x->comp_count >= XBK_COMPS))
+    if (x->ring.count && (stop || x->ring.count >= CXL_COMP_RING))
         return 0;
     if (until > x->last.now + XBK_RUN_CYCLES)
         until = x->last.now + XBK_RUN_CYCLES;
     /* completions land at the start of the set's buffer, and go to the ring's tail when the run is taken */
-    uint32_t room = XBK_COMPS - x->comp_count;
-    uint32_t tail = (x->comp_head + x->comp_count) % XBK_COMPS;
-    if (tail + room > XBK_COMPS)
-        room = XBK_COMPS - tail; /* the ring's free range must be contiguous for the memcpy in settle() */
+    uint32_t room = cxl_comp_ring_room(&x->ring); /* contiguous: settle() copies them in one piece */
     rc = start_run(x, x->fill, 0, x->nbatch, until, (uint32_t)stop, room, 0, err);
     if (rc)
         return rc;
@@ -523,13 +519,7 @@ static size_t xbk_poll(cxl_backend *b, cxl_completion *out, size_t max)
 {
     xbk *x = b->impl;
     settle_quiet(x);
-    size_t n = 0;
-    while (n < max && x->comp_count) {
-        out[n++] = x->comp[x->comp_head];
-        x->comp_head = (x->comp_head + 1) % XBK_COMPS;
-        x->comp_count--;
-    }
-    return n;
+    return cxl_comp_ring_poll(&x->ring, out, max);
 }
 
 static int xbk_stats(cxl_backend *b, cxl_stats *out, cxl_err *err)
