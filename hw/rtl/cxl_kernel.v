@@ -457,6 +457,27 @@ module cxl_kernel (
     wire          sub_valid = (kst == S_SUB_PUSH) && at_boundary;
     wire          comp_pop  = (kst == S_DR_POP);
 
+    // The parameter and descriptor buffers hold still for thousands of clocks at a time: each has its own
+    // (simulation-only) gated clock, so that the model's logic which reads them is not re-evaluated in
+    // every clock (clkgate.v).
+    wire prm_we  = (kst == S_PRM) && r_hs;
+    wire desc_we = (kst == S_SUB_RD) && r_hs;
+    wire prm_clk, desc_clk;
+    clkgate u_cg_prm (.clk(ap_clk), .en(!ap_rst_n || prm_we), .gclk(prm_clk));
+    clkgate u_cg_desc (.clk(ap_clk), .en(!ap_rst_n || desc_we), .gclk(desc_clk));
+    always @(posedge prm_clk) begin
+        if (!ap_rst_n)
+            prm_buf <= {64*PRM_BEATS{1'b0}};
+        else if (prm_we)
+            prm_buf <= {m_axi_gmem_RDATA, prm_buf[64*PRM_BEATS-1:64]};
+    end
+    always @(posedge desc_clk) begin
+        if (!ap_rst_n)
+            desc_buf <= 512'd0;
+        else if (desc_we)
+            desc_buf <= {m_axi_gmem_RDATA, desc_buf[511:64]};
+    end
+
     cxl_model u_model (
         .clk(ap_clk),
         .rst_n(model_rst_n),
@@ -471,6 +492,7 @@ module cxl_kernel (
         .comp_head(comp_head),
         .comp_pop(comp_pop),
         .st_addr(st_addr_q),
+        .st_rd(kst == S_ST),
         .st_data(st_data),
         .model_error(model_error),
         .idle(model_idle),
@@ -512,8 +534,6 @@ module cxl_kernel (
     always @(posedge ap_clk) begin
         if (!ap_rst_n) begin
             kst <= S_IDLE;
-            prm_buf <= {64*PRM_BEATS{1'b0}};
-            desc_buf <= 512'd0;
             a_descs <= 64'd0;
             a_comps <= 64'd0;
             a_result <= 64'd0;
@@ -577,9 +597,7 @@ module cxl_kernel (
                         kst <= S_SUB_NEXT;
                     end
                 end
-                S_PRM: begin
-                    if (r_hs)
-                        prm_buf <= {m_axi_gmem_RDATA, prm_buf[64*PRM_BEATS-1:64]};
+                S_PRM: begin  // prm_buf takes the beats (below)
                     if (!rd_start && !rd_busy && !(r_hs && rd_pend != 9'd0)) begin
                         wait_cnt <= 3'd0;
                         kst <= S_RST;
@@ -601,9 +619,7 @@ module cxl_kernel (
                         kst <= S_RUN;
                     end
                 end
-                S_SUB_RD: begin
-                    if (r_hs)
-                        desc_buf <= {m_axi_gmem_RDATA, desc_buf[511:64]};
+                S_SUB_RD: begin  // desc_buf takes the beats (below)
                     if (!rd_start && !rd_busy)
                         kst <= S_SUB_PUSH;
                 end

@@ -25,7 +25,7 @@
 //   comp_*       the completion buffer (CXL_COMPQ = 1024): count, oldest entry (cxl_completion as
 //                little-endian bytes), pop (cxl_model_drain).
 //   st_addr      cxl_stats as little-endian 64-bit words (CXL_S_*); st_data is registered (valid the
-//                clock after st_addr).
+//                clock after st_addr) in clocks with st_rd high.
 //   model_error  m->model_error (sticky; 1: an ingress queue refused a push, 2: a host response path
 //                did, 3: the completion buffer overflowed: model bugs, see the C). When several occur in
 //                one cycle the C keeps the last in its step order; this model keeps the last of its
@@ -58,6 +58,7 @@ module cxl_model #(
     output wire [255:0]                 comp_head,
     input  wire                         comp_pop,
     input  wire [15:0]                  st_addr,
+    input  wire                         st_rd,        // st_data is being read (its register must clock)
     output reg  [63:0]                  st_data,
     output wire [31:0]                  model_error,
     output wire                         idle,
@@ -99,6 +100,7 @@ module cxl_model #(
 
     // ---------------------------------------------------------------- sequencing
     reg  [63:0] now_q;
+    reg  [7:0]  local_rr_q, local_rr_n;   // the local path's round robin (below)
     reg         mid_q;            // a model cycle is in progress (response clocks done, main clock next)
     assign now = now_q;
     assign at_boundary = !mid_q && !clearing;
@@ -130,6 +132,26 @@ module cxl_model #(
     wire            sub_clk  = !mid_q && !clearing && !run && sub_valid;
     wire [15:0]     sub_r    = sub_desc[8*`CXL_D_REQUESTER +: 16];
 
+    // Clocks (clkgate.v; in synthesis all of them are clk): mclk for this module's own registers, which
+    // move in reset, in a model cycle, a submit, the histogram sweep, a completion pop or a statistics
+    // read; each unit below gets clk gated by its own clock enable (or reset).
+    wire            mclk;
+    clkgate u_cg (.clk(clk), .en(!rst_n || stepping || sub_clk || clearing || comp_pop || st_rd), .gclk(mclk));
+    // now moves in main clocks only: a clock of a response, a submit or a pop does not disturb the logic
+    // that compares ready cycles with it
+    wire            nclk;
+    clkgate u_cgn (.clk(clk), .en(!rst_n || main_clk), .gclk(nclk));
+    always @(posedge nclk) begin
+        if (!rst_n) begin
+            now_q <= 64'd0;
+            local_rr_q <= 8'd0;
+        end else if (main_clk) begin
+            now_q <= now_q + 64'd1;
+            if (!lp)
+                local_rr_q <= local_rr_n;
+        end
+    end
+
     // ---------------------------------------------------------------- requesters and host paths
     // host_reqs[h][k] of the C: the requesters of each host port in order; pos[r]: r's place there
     // (prm is stable while the model runs, so these are combinational)
@@ -159,17 +181,25 @@ module cxl_model #(
     end
 
     wire [NREQ-1:0]     rq_sub_ready, rq_comp_valid, rq_rsp_write, rq_iss_valid;
-    wire [NREQ*256-1:0] rq_comp;        // cxl_completion bytes
-    wire [NREQ*64-1:0]  rq_lat, rq_quiet;
+    // per requester values read by index are arrays, not one wide vector: a simulator would rebuild
+    // the whole vector whenever one requester's part moved
+    wire [255:0]        rq_comp [0:NREQ-1];   // cxl_completion bytes
+    wire [63:0]         rq_lat  [0:NREQ-1];
+    wire [NREQ*64-1:0]  rq_quiet;
     wire [NREQ*W-1:0]   rq_iss_msg;
     // host request paths (step 9 pushes, step 10 / local path pops)
-    wire [NREQ*K-1:0]   hq_rdy;
-    wire [NREQ*K*W-1:0] hq_msg;
+    wire [K-1:0]        hq_rdy [0:NREQ-1];
+    wire [K*W-1:0]      hq_msg [0:NREQ-1];
     wire [NREQ*32-1:0]  hq_count, hq_space;
     reg  [NREQ*8-1:0]   hq_pop_n;
     reg  [NREQ-1:0]     li_pop;          // local path: moved into the controller this cycle
     wire [NREQ-1:0]     rq_iss_en;
 
+    // the requesters and their request paths share one clock (one domain rather than 32: every one of
+    // them moves in a main clock of a saturated model, and a simulator's bookkeeping grows with the
+    // number of clocks)
+    wire rqclk;
+    clkgate u_cg_rq (.clk(clk), .en(!rst_n || main_clk || rsp_clk || sub_clk), .gclk(rqclk));
     genvar gr;
     generate
         for (gr = 0; gr < NREQ; gr = gr + 1) begin : rq
@@ -178,8 +208,11 @@ module cxl_model #(
             wire [4:0]  sp5;
             wire        used = gr < p_requesters;
             wire        ce_r = (main_clk && used) || (rsp_clk && rreq8 == gr) || (sub_clk && sub_r == gr);
+            wire [63:0] lat;
+            wire [K-1:0]   w_rdy;
+            wire [K*W-1:0] w_msg;
             requester u_req (
-                .clk(clk), .rst_n(rst_n), .ce(ce_r), .now(now_q), .tags(p_tags), .idx(gr[7:0]),
+                .clk(rqclk), .rst_n(rst_n), .ce(ce_r), .now(now_q), .tags(p_tags), .idx(gr[7:0]),
                 .host(req_host[gr]),
                 .sub_valid(sub_clk && sub_r == gr),
                 .sub_ready(rq_sub_ready[gr]),
@@ -201,7 +234,7 @@ module cxl_model #(
                 .comp_valid(rq_comp_valid[gr]),
                 .comp_id(c_id), .comp_start_cycle(c_start), .comp_end_cycle(c_end),
                 .comp_requester(c_req), .comp_lines(c_lines),
-                .rsp_lat(rq_lat[64*gr +: 64]),
+                .rsp_lat(lat),
                 .rsp_write(rq_rsp_write[gr]),
                 .iss_en(main_clk && rq_iss_en[gr]),
                 .iss_valid(rq_iss_valid[gr]),
@@ -209,7 +242,10 @@ module cxl_model #(
                 .quiet_until(rq_quiet[64*gr +: 64]),
                 .space(sp5));
             assign req_space[8*gr +: 8] = {3'd0, sp5};
-            assign rq_comp[256*gr +: 256] = {c_lines, c_req, c_end, c_start, c_id};
+            assign rq_comp[gr] = {c_lines, c_req, c_end, c_start, c_id};
+            assign rq_lat[gr] = lat;
+            assign hq_rdy[gr] = w_rdy;
+            assign hq_msg[gr] = w_msg;
             // step 9: requester_may_issue && pipe_space(host_req[r]) (after the local path's pops)
             wire [31:0] sp = hq_space[32*gr +: 32] + {31'd0, !lp && li_pop[gr]};
             assign rq_iss_en[gr] = sp != 32'd0;
@@ -220,50 +256,22 @@ module cxl_model #(
             wire           perr;
             /* verilator lint_on UNUSEDSIGNAL */
             mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(1), .K(K)) u_hq (
-                .clk(clk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q), .cap(`CXL_MAX_FIFO),
+                .clk(rqclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q), .cap(`CXL_MAX_FIFO),
                 .push_first(1'b0),   // see below: an entry is never ready in the cycle it is pushed
                 .push_n({7'd0, rq_iss_valid[gr]}), .push_msg(rq_iss_msg[W*gr +: W]),
                 .push_ready(now_q + {32'd0, p_host_req}),
                 .pop_n(hq_pop_n[8*gr +: 8]),
-                .win_valid(w_valid), .win_rdy(hq_rdy[K*gr +: K]), .win_msg(hq_msg[K*W*gr +: K*W]),
+                .win_valid(w_valid), .win_rdy(w_rdy), .win_msg(w_msg),
                 .win_ready(w_ready), .count(hq_count[32*gr +: 32]), .space(hq_space[32*gr +: 32]),
                 .push_acc(acc_n), .push_err(perr));
         end
     endgenerate
 
-    // host response paths: step 3 pushes (link) or the local path's, one pop per response clock.
-    // Both host paths take their pops before their pushes (push_first = 0) although the C pushes into a
-    // host request path (step 9) before the link pops it (step 10), and into a response path (step 3)
-    // before step 5: the host paths take at least one cycle, so an entry pushed in a cycle is never
-    // ready in it and the popper sees the same window either way; the requester issues only with room
-    // at the start of the cycle, so no push is refused either way.
+    // host response paths (hr, instantiated after the devices, whose outputs the local path pushes)
     localparam integer RPUSH = 2 * K;
-    reg  [NH*8-1:0]       hr_push_n;
-    reg  [NH*RPUSH*W-1:0] hr_push_msg;
     wire [NH-1:0]         hr_err;
     wire [NH*32-1:0]      hr_count;
     genvar gh;
-    generate
-        for (gh = 0; gh < NH; gh = gh + 1) begin : hr
-            /* verilator lint_off UNUSEDSIGNAL */
-            wire [63:0] w_ready;
-            wire        w_valid;
-            wire [31:0] sp;
-            wire [7:0]  acc_n;
-            /* verilator lint_on UNUSEDSIGNAL */
-            wire used = gh < p_hosts;
-            mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(RPUSH), .K(1)) u_hr (
-                .clk(clk), .rst_n(rst_n), .ce((main_clk && used) || (rsp_clk && rsel_h == gh)),
-                .now(now_q), .cap(`CXL_MAX_FIFO), .push_first(1'b0),
-                .push_n(main_clk ? hr_push_n[8*gh +: 8] : 8'd0),
-                .push_msg(hr_push_msg[RPUSH*W*gh +: RPUSH*W]),
-                .push_ready(now_q + {32'd0, p_host_rsp}),
-                .pop_n({7'd0, rsp_clk && rsel_h == gh}),
-                .win_valid(w_valid), .win_rdy(hr_rdy[gh]), .win_msg(hr_head[W*gh +: W]),
-                .win_ready(w_ready), .count(hr_count[32*gh +: 32]), .space(sp),
-                .push_acc(acc_n), .push_err(hr_err[gh]));
-        end
-    endgenerate
 
     // ---------------------------------------------------------------- links
     // up[h]: host port h (direct: the only link, host 0 <-> device 0); dn[d]: switch <-> device d.
@@ -283,11 +291,7 @@ module cxl_model #(
     wire [ND*32-1:0] dm_msgs, ds_msgs;
     wire [ND*4-1:0] dm_stall, ds_stall;
     // sources and pops
-    reg  [NH*NREQ*K-1:0]   um_src_rdy;
-    reg  [NH*NREQ*K*W-1:0] um_src_msg;
     wire [NH*NREQ*3-1:0]   um_pop;
-    reg  [NH*2*K-1:0]      us_src_rdy;
-    reg  [NH*2*K*W-1:0]    us_src_msg;
     wire [NH*2*3-1:0]      us_pop;
     wire [ND*K-1:0]        dm_src_rdy;
     wire [ND*K*W-1:0]      dm_src_msg;
@@ -296,8 +300,12 @@ module cxl_model #(
     wire [ND*2*K*W-1:0]    ds_src_msg;
     wire [ND*2*3-1:0]      ds_pop;
     // credit returns
-    reg  [NH*32-1:0] um_ret, us_ret;
     reg  [ND*32-1:0] dm_ret, ds_ret;
+
+    // the local path (below): device 0's ingress and response pops, host 0's response pushes
+    reg [7:0]       li_n;
+    reg [DIN*W-1:0] li_msg;
+    reg [7:0]       lo_drs, lo_ndr;
 
     // device controllers' outputs
     wire [ND-1:0]     dv_cr_req, dv_cr_rwd, dv_idle, dv_refdue, dv_in_err;
@@ -351,12 +359,68 @@ module cxl_model #(
             wire [7:0]   rr0, rr1;
             /* verilator lint_on UNUSEDSIGNAL */
             wire [7:0] nsrc_m = host_n[gh] == 8'd0 ? 8'd1 : host_n[gh];
+            wire lclk;
+            wire [63:0] now_l;
+            clkgate u_cg (.clk(clk), .en(!rst_n || (main_clk && used)), .gclk(lclk));
+            model_now u_now (.clk(lclk), .rst_n(rst_n), .step(main_clk), .now(now_l));
+            // the link's inputs, each computed apart (a simulator then re-evaluates an unused port's
+            // link only when its own inputs move)
+            reg  [NREQ*K-1:0]   m_src_rdy;
+            reg  [NREQ*K*W-1:0] m_src_msg;
+            reg  [2*K-1:0]      s_src_rdy;
+            reg  [2*K*W-1:0]    s_src_msg;
+            reg  [31:0]         m_ret, s_ret;
+            integer k;
+            reg [3:0] rr;   // < NREQ = 16
+            always @* begin   // step 10: M2S sources, the host request paths of the port's requesters
+                m_src_rdy = {(NREQ*K){1'b0}};
+                m_src_msg = 0;
+                rr = 4'd0;
+                for (k = 0; k < NREQ; k = k + 1)
+                    if (k < {24'd0, host_n[gh]}) begin
+                        rr = host_list[gh*NREQ + k][3:0];
+                        m_src_rdy[k*K +: K] = hq_rdy[rr];
+                        m_src_msg[k*K*W +: K*W] = hq_msg[rr];
+                    end
+            end
+            always @*         // step 3: the host response path took what arrived: credits go back
+                s_ret = lp ? cls_count(us_rx_n[4*gh +: 4], us_rx_msg[NIN*W*gh +: NIN*W]) : 32'd0;
+            if (gh == 0) begin : p0
+                always @* begin   // step 8: S2M sources, the switch's egress (switch) or device 0 (direct)
+                    s_src_rdy = {(2*K){1'b0}};
+                    s_src_msg = {(2*K*W){1'b0}};
+                    if (sw) begin
+                        for (k = 0; k < K; k = k + 1) begin
+                            s_src_rdy[k] = k < sw_up_out_count[31:0];
+                            s_src_msg[k*W +: W] = sw_up_out_msg[k*W +: W];
+                        end
+                    end else begin
+                        s_src_rdy = {dv_ndr_rdy[K-1:0], dv_drs_rdy[K-1:0]};
+                        s_src_msg = {dv_ndr_msg[K*W-1:0], dv_drs_msg[K*W-1:0]};
+                    end
+                end
+                always @*         // step 6: credits the switch (switch) or device 0 (direct) returns
+                    m_ret = sw ? one_cls(sw_up_cr[0], sw_up_cls[7:0])
+                               : one_cls(dv_cr_req[0], 8'd`CXL_M2S_REQ) | one_cls(dv_cr_rwd[0], 8'd`CXL_M2S_RWD);
+            end else begin : pn
+                always @* begin
+                    s_src_rdy = {(2*K){1'b0}};
+                    s_src_msg = {(2*K*W){1'b0}};
+                    if (sw)
+                        for (k = 0; k < K; k = k + 1) begin
+                            s_src_rdy[k] = k < sw_up_out_count[32*gh +: 32];
+                            s_src_msg[k*W +: W] = sw_up_out_msg[(8*gh + k)*W +: W];
+                        end
+                end
+                always @*
+                    m_ret = sw ? one_cls(sw_up_cr[gh], sw_up_cls[8*gh +: 8]) : 32'd0;
+            end
             link #(.NSRC(NREQ), .K(K), .W(W)) u_m2s (
-                .clk(clk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q),
+                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_l),
                 .dir(1'b0), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool(m2s_pool), .credit_return_cycles(p_crd), .nsrc(nsrc_m),
-                .cr_ret_first(1'b1), .cr_ret_n(um_ret[32*gh +: 32]),
-                .src_rdy(um_src_rdy[NREQ*K*gh +: NREQ*K]), .src_msg(um_src_msg[NREQ*K*W*gh +: NREQ*K*W]),
+                .cr_ret_first(1'b1), .cr_ret_n(m_ret),
+                .src_rdy(m_src_rdy), .src_msg(m_src_msg),
                 .src_pop_n(um_pop[NREQ*3*gh +: NREQ*3]),
                 .tx_flit(um_flit[gh]), .tx_data_flit(um_dflit[gh]), .tx_used(um_used[3*gh +: 3]),
                 .tx_msgs(um_msgs[32*gh +: 32]), .tx_stall(um_stall[4*gh +: 4]),
@@ -364,12 +428,12 @@ module cxl_model #(
                 .cr_avail(a0), .cr_pending(pd0), .acc(acc0), .idle(um_idle[gh]), .fl_count(fc0),
                 .owed_count(oc0), .owed_chunks(och0), .rr(rr0));
             link #(.NSRC(2), .K(K), .W(W)) u_s2m (
-                .clk(clk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q),
+                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_l),
                 .dir(1'b1), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool({p_s2m_rsp_cr, p_s2m_data_cr, 64'd0}),
                 .credit_return_cycles(p_crd), .nsrc(sw ? 8'd1 : 8'd2),
-                .cr_ret_first(1'b1), .cr_ret_n(us_ret[32*gh +: 32]),
-                .src_rdy(us_src_rdy[2*K*gh +: 2*K]), .src_msg(us_src_msg[2*K*W*gh +: 2*K*W]),
+                .cr_ret_first(1'b1), .cr_ret_n(s_ret),
+                .src_rdy(s_src_rdy), .src_msg(s_src_msg),
                 .src_pop_n(us_pop[6*gh +: 6]),
                 .tx_flit(us_flit[gh]), .tx_data_flit(us_dflit[gh]), .tx_used(us_used[3*gh +: 3]),
                 .tx_msgs(us_msgs[32*gh +: 32]), .tx_stall(us_stall[4*gh +: 4]),
@@ -383,6 +447,10 @@ module cxl_model #(
     generate
         for (gd = 0; gd < ND; gd = gd + 1) begin : dn
             wire used = lp && sw && gd < p_devices;
+            wire lclk;
+            wire [63:0] now_l;
+            clkgate u_cg (.clk(clk), .en(!rst_n || (main_clk && used)), .gclk(lclk));
+            model_now u_now (.clk(lclk), .rst_n(rst_n), .step(main_clk), .now(now_l));
             /* verilator lint_off UNUSEDSIGNAL */
             wire [127:0] a0, a1, pd0, pd1;
             wire [63:0]  acc0, acc1;
@@ -392,7 +460,7 @@ module cxl_model #(
             wire [7:0]   rr0, rr1;
             /* verilator lint_on UNUSEDSIGNAL */
             link #(.NSRC(1), .K(K), .W(W)) u_m2s (
-                .clk(clk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q),
+                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_l),
                 .dir(1'b0), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool({64'd0, p_m2s_data_cr, p_m2s_req_cr}),
                 .credit_return_cycles(p_crd), .nsrc(8'd1),
@@ -405,7 +473,7 @@ module cxl_model #(
                 .cr_avail(a0), .cr_pending(pd0), .acc(acc0), .idle(dm_idle[gd]), .fl_count(fc0),
                 .owed_count(oc0), .owed_chunks(och0), .rr(rr0));
             link #(.NSRC(2), .K(K), .W(W)) u_s2m (
-                .clk(clk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q),
+                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_l),
                 .dir(1'b1), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool({p_port_queue, p_port_queue, 64'd0}),
                 .credit_return_cycles(p_crd), .nsrc(8'd2),
@@ -438,9 +506,15 @@ module cxl_model #(
     wire [NH*32-1:0] sw_up_in_count;
     wire [ND*32-1:0] sw_dn_in_count;
     /* verilator lint_on UNUSEDSIGNAL */
+    wire swclk;
+    wire [63:0] now_sw;
+    clkgate u_cg_sw (.clk(clk), .en(!rst_n || (main_clk && lp && sw)), .gclk(swclk));
+    model_now u_now_sw (.clk(swclk), .rst_n(rst_n), .step(main_clk), .now(now_sw));
     switch #(.NH(NH), .ND(ND), .DEPTH(`CXL_MAX_FIFO), .NIN(NIN), .NPOP(8), .W(W)) u_sw (
-        .clk(clk), .rst_n(rst_n), .ce(main_clk && lp && sw), .now(now_q),
-        .hosts(p_hosts), .devices(p_devices), .hop_cycles(pw(`CXL_P_SW_HOP_CYCLES)),
+        .clk(swclk), .rst_n(rst_n), .ce(main_clk && lp && sw), .now(now_sw),
+        // without a switch it sees no ports: it is never clocked then, and its arbitration logic has
+        // nothing to scan (cheaper in simulation; its outputs are not used)
+        .hosts(sw ? p_hosts : 32'd0), .devices(sw ? p_devices : 32'd0), .hop_cycles(pw(`CXL_P_SW_HOP_CYCLES)),
         .port_queue(p_port_queue), .arbitration(pw(`CXL_P_SW_ARBITRATION)),
         .interleave_shift(pw(`CXL_P_SW_INTERLEAVE_SHIFT)), .dev_bits(pw(`CXL_P_SW_DEV_BITS)),
         .ld_shift(pw(`CXL_P_SW_LD_SHIFT)),
@@ -456,15 +530,57 @@ module cxl_model #(
     /* verilator lint_off UNUSEDSIGNAL */   // only the local path (device 0) checks ingress space
     wire [ND*32-1:0] dv_sp_req, dv_sp_rwd;
     /* verilator lint_on UNUSEDSIGNAL */
-    reg  [ND*8-1:0]  dv_in_n;
-    reg  [ND*DIN*W-1:0] dv_in_msg;
-    reg  [ND*8-1:0]  dv_drs_pop, dv_ndr_pop;
     wire [ND*64-1:0] dv_reads, dv_writes, dv_acts, dv_pres, dv_refs, dv_conf, dv_ios, dv_iom, dv_dqs;
     wire [ND*256-1:0] dv_devload;
     generate
         for (gd = 0; gd < ND; gd = gd + 1) begin : dv
+            wire dclk;
+            wire [63:0] now_d;
+            clkgate u_cg (.clk(clk), .en(!rst_n || (main_clk && gd < p_devices)), .gclk(dclk));
+            model_now u_now (.clk(dclk), .rst_n(rst_n), .step(main_clk), .now(now_d));
+            // step 2 (ingress: direct from up link 0, switch from dn link d, local path) and step 7 (the
+            // responses the link or the local path takes), each device's apart
+            reg [7:0]       in_n, drs_pop, ndr_pop;
+            reg [DIN*W-1:0] in_msg;
+            if (gd == 0) begin : r0
+                always @* begin
+                    in_n = 8'd0;
+                    in_msg = {(DIN*W){1'b0}};
+                    drs_pop = 8'd0;
+                    ndr_pop = 8'd0;
+                    if (!lp) begin
+                        in_n = li_n;
+                        in_msg = li_msg;
+                        drs_pop = lo_drs;
+                        ndr_pop = lo_ndr;
+                    end else if (sw) begin
+                        in_n = {4'd0, dm_rx_n[3:0]};
+                        in_msg[NIN*W-1:0] = dm_rx_msg[NIN*W-1:0];
+                        drs_pop = {5'd0, ds_pop[2:0]};
+                        ndr_pop = {5'd0, ds_pop[5:3]};
+                    end else begin
+                        in_n = {4'd0, um_rx_n[3:0]};
+                        in_msg[NIN*W-1:0] = um_rx_msg[NIN*W-1:0];
+                        drs_pop = {5'd0, us_pop[2:0]};
+                        ndr_pop = {5'd0, us_pop[5:3]};
+                    end
+                end
+            end else begin : rn
+                always @* begin
+                    in_n = 8'd0;
+                    in_msg = {(DIN*W){1'b0}};
+                    drs_pop = 8'd0;
+                    ndr_pop = 8'd0;
+                    if (lp && sw) begin
+                        in_n = {4'd0, dm_rx_n[4*gd +: 4]};
+                        in_msg[NIN*W-1:0] = dm_rx_msg[NIN*W*gd +: NIN*W];
+                        drs_pop = {5'd0, ds_pop[6*gd +: 3]};
+                        ndr_pop = {5'd0, ds_pop[6*gd + 3 +: 3]};
+                    end
+                end
+            end
             devctrl #(.NIN(DIN), .K(K), .W(W)) u_dev (
-                .clk(clk), .rst_n(rst_n), .ce(main_clk && gd < p_devices), .now(now_q),
+                .clk(dclk), .rst_n(rst_n), .ce(main_clk && gd < p_devices), .now(now_d),
                 .req_latency_cycles(pw(`CXL_P_CTRL_REQ_LATENCY_CYCLES)),
                 .rsp_latency_cycles(pw(`CXL_P_CTRL_RSP_LATENCY_CYCLES)),
                 .ingress_depth(pw(`CXL_P_CTRL_INGRESS_DEPTH)),
@@ -473,12 +589,12 @@ module cxl_model #(
                 .devload_moderate(pw(`CXL_P_CTRL_DEVLOAD_MODERATE)),
                 .devload_severe(pw(`CXL_P_CTRL_DEVLOAD_SEVERE)),
                 .prm(prm),
-                .in_n(dv_in_n[8*gd +: 8]), .in_msg(dv_in_msg[DIN*W*gd +: DIN*W]), .in_err(dv_in_err[gd]),
+                .in_n(in_n), .in_msg(in_msg), .in_err(dv_in_err[gd]),
                 .ing_req_space(dv_sp_req[32*gd +: 32]), .ing_rwd_space(dv_sp_rwd[32*gd +: 32]),
                 .cr_ret_req(dv_cr_req[gd]), .cr_ret_rwd(dv_cr_rwd[gd]),
                 .drs_rdy(dv_drs_rdy[K*gd +: K]), .drs_msg(dv_drs_msg[K*W*gd +: K*W]),
                 .ndr_rdy(dv_ndr_rdy[K*gd +: K]), .ndr_msg(dv_ndr_msg[K*W*gd +: K*W]),
-                .drs_pop_n(dv_drs_pop[8*gd +: 8]), .ndr_pop_n(dv_ndr_pop[8*gd +: 8]),
+                .drs_pop_n(drs_pop), .ndr_pop_n(ndr_pop),
                 .idle(dv_idle[gd]), .refresh_due(dv_refdue[gd]),
                 .st_reads(dv_reads[64*gd +: 64]), .st_writes(dv_writes[64*gd +: 64]),
                 .st_acts(dv_acts[64*gd +: 64]), .st_pres(dv_pres[64*gd +: 64]), .st_refs(dv_refs[64*gd +: 64]),
@@ -488,12 +604,63 @@ module cxl_model #(
         end
     endgenerate
 
+    // ---------------------------------------------------------------- host response paths
+    // Step 3 pushes (link) or the local path's, one pop per response clock. Both host paths take their
+    // pops before their pushes (push_first = 0) although the C pushes into a host request path (step 9)
+    // before the link pops it (step 10), and into a response path (step 3) before step 5: the host paths
+    // take at least one cycle, so an entry pushed in a cycle is never ready in it and the popper sees
+    // the same window either way; the requester issues only with room at the start of the cycle, so no
+    // push is refused either way.
+    generate
+        for (gh = 0; gh < NH; gh = gh + 1) begin : hr
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [63:0] w_ready;
+            wire        w_valid;
+            wire [31:0] sp;
+            wire [7:0]  acc_n;
+            /* verilator lint_on UNUSEDSIGNAL */
+            wire used = gh < p_hosts;
+            wire ce_h = (main_clk && used) || (rsp_clk && rsel_h == gh);
+            wire hclk;
+            wire [63:0] now_h;
+            clkgate u_cg (.clk(clk), .en(!rst_n || ce_h), .gclk(hclk));
+            model_now u_now (.clk(hclk), .rst_n(rst_n), .step(main_clk), .now(now_h));
+            // step 3: what arrives over up link h, or (local path, host 0) device 0's ready responses
+            reg [7:0]         push_n;
+            reg [RPUSH*W-1:0] push_msg;
+            integer k;
+            always @* begin
+                push_n = 8'd0;
+                push_msg = {(RPUSH*W){1'b0}};
+                if (lp) begin
+                    push_n = {4'd0, us_rx_n[4*gh +: 4]};
+                    push_msg[NIN*W-1:0] = us_rx_msg[NIN*W*gh +: NIN*W];
+                end else if (gh == 0) begin
+                    push_n = lo_drs + lo_ndr;
+                    for (k = 0; k < K; k = k + 1) begin
+                        if (k < {24'd0, lo_drs})
+                            push_msg[W*k +: W] = dv_drs_msg[W*k +: W];
+                        if (k < {24'd0, lo_ndr})
+                            push_msg[W*(k + {24'd0, lo_drs}) +: W] = dv_ndr_msg[W*k +: W];
+                    end
+                end
+            end
+            mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(RPUSH), .K(1)) u_hr (
+                .clk(hclk), .rst_n(rst_n), .ce(ce_h),
+                .now(now_h), .cap(`CXL_MAX_FIFO), .push_first(1'b0),
+                .push_n(main_clk ? push_n : 8'd0),
+                .push_msg(push_msg),
+                .push_ready(now_h + {32'd0, p_host_rsp}),
+                .pop_n({7'd0, rsp_clk && rsel_h == gh}),
+                .win_valid(w_valid), .win_rdy(hr_rdy[gh]), .win_msg(hr_head[W*gh +: W]),
+                .win_ready(w_ready), .count(hr_count[32*gh +: 32]), .space(sp),
+                .push_acc(acc_n), .push_err(hr_err[gh]));
+        end
+    endgenerate
+
     // ---------------------------------------------------------------- wiring of one main clock
     // local path (link_present = 0): host request paths straight into device 0's ingress, requesters
     // visited once each from the one after the last that moved in the previous cycle
-    reg [7:0]  local_rr_q, local_rr_n;
-    reg [7:0]  li_n;
-    reg [DIN*W-1:0] li_msg;
     reg [31:0] li_sp_req, li_sp_rwd;
     reg [7:0]  lr;
     reg [W-1:0] lm;
@@ -512,8 +679,8 @@ module cxl_model #(
                 lr = local_rr_q + lk[7:0];
                 if ({24'd0, lr} >= p_requesters)
                     lr = lr - p_requesters[7:0];
-                lm = hq_msg[K*W*lr +: W];
-                if (hq_rdy[K*lr] && (lm[`CXL_MSG_CLS] == `CXL_M2S_RWD ? li_sp_rwd != 32'd0 : li_sp_req != 32'd0)) begin
+                lm = hq_msg[lr[3:0]][W-1:0];
+                if (hq_rdy[lr[3:0]][0] && (lm[`CXL_MSG_CLS] == `CXL_M2S_RWD ? li_sp_rwd != 32'd0 : li_sp_req != 32'd0)) begin
                     li_msg[W*li_n +: W] = lm;
                     li_n = li_n + 8'd1;
                     if (lm[`CXL_MSG_CLS] == `CXL_M2S_RWD)
@@ -527,7 +694,6 @@ module cxl_model #(
     end
 
     // local path: ready responses (DRS, then NDR) into host 0's response path
-    reg [7:0] lo_drs, lo_ndr;
     integer   lj;
     reg       run_d, run_n;
     always @* begin
@@ -543,42 +709,8 @@ module cxl_model #(
         end
     end
 
-    integer h, d, r, k;
+    integer h, d, r;
     always @* begin
-        // step 2: device ingress (direct: from up link 0; switch: from dn links; local: local_in)
-        dv_in_n = {(ND*8){1'b0}};
-        dv_in_msg = {(ND*DIN*W){1'b0}};
-        for (d = 0; d < ND; d = d + 1)
-            if (!lp) begin
-                if (d == 0) begin
-                    dv_in_n[7:0] = li_n;
-                    dv_in_msg[DIN*W-1:0] = li_msg;
-                end
-            end else if (sw) begin
-                dv_in_n[8*d +: 8] = {4'd0, dm_rx_n[4*d +: 4]};
-                dv_in_msg[DIN*W*d +: NIN*W] = dm_rx_msg[NIN*W*d +: NIN*W];
-            end else if (d == 0) begin
-                dv_in_n[7:0] = {4'd0, um_rx_n[3:0]};
-                dv_in_msg[NIN*W-1:0] = um_rx_msg[NIN*W-1:0];
-            end
-        // step 3: host response paths (link), or local_out
-        hr_push_n = {(NH*8){1'b0}};
-        hr_push_msg = {(NH*RPUSH*W){1'b0}};
-        us_ret = {(NH*32){1'b0}};
-        for (h = 0; h < NH; h = h + 1)
-            if (lp) begin
-                hr_push_n[8*h +: 8] = {4'd0, us_rx_n[4*h +: 4]};
-                hr_push_msg[RPUSH*W*h +: NIN*W] = us_rx_msg[NIN*W*h +: NIN*W];
-                us_ret[32*h +: 32] = cls_count(us_rx_n[4*h +: 4], us_rx_msg[NIN*W*h +: NIN*W]);
-            end else if (h == 0) begin
-                hr_push_n[7:0] = lo_drs + lo_ndr;
-                for (k = 0; k < K; k = k + 1) begin
-                    if (k < {24'd0, lo_drs})
-                        hr_push_msg[W*k +: W] = dv_drs_msg[W*k +: W];
-                    if (k < {24'd0, lo_ndr})
-                        hr_push_msg[W*(k + {24'd0, lo_drs}) +: W] = dv_ndr_msg[W*k +: W];
-                end
-            end
         // step 4: into the switch
         sw_up_in_n = {(NH*8){1'b0}};
         sw_dn_in_n = {(ND*8){1'b0}};
@@ -587,63 +719,20 @@ module cxl_model #(
         for (d = 0; d < ND; d = d + 1)
             if (sw) sw_dn_in_n[8*d +: 8] = {4'd0, ds_rx_n[4*d +: 4]};
         // step 6 credit returns (device accept) and step 8 (switch) into the links
-        um_ret = {(NH*32){1'b0}};
         dm_ret = {(ND*32){1'b0}};
         ds_ret = {(ND*32){1'b0}};
-        for (h = 0; h < NH; h = h + 1)
-            if (sw)
-                um_ret[32*h +: 32] = one_cls(sw_up_cr[h], sw_up_cls[8*h +: 8]);
-            else if (h == 0)
-                um_ret[31:0] = one_cls(dv_cr_req[0], 8'd`CXL_M2S_REQ) | one_cls(dv_cr_rwd[0], 8'd`CXL_M2S_RWD);
         for (d = 0; d < ND; d = d + 1) begin
             dm_ret[32*d +: 32] = one_cls(dv_cr_req[d], 8'd`CXL_M2S_REQ) | one_cls(dv_cr_rwd[d], 8'd`CXL_M2S_RWD);
             ds_ret[32*d +: 32] = one_cls(sw_dn_cr[d], sw_dn_cls[8*d +: 8]);
         end
-        // step 7: device responses out (link sources 0 = DRS, 1 = NDR), or local_out
-        dv_drs_pop = {(ND*8){1'b0}};
-        dv_ndr_pop = {(ND*8){1'b0}};
-        for (d = 0; d < ND; d = d + 1)
-            if (!lp) begin
-                if (d == 0) begin
-                    dv_drs_pop[7:0] = lo_drs;
-                    dv_ndr_pop[7:0] = lo_ndr;
-                end
-            end else if (sw) begin
-                dv_drs_pop[8*d +: 8] = {5'd0, ds_pop[6*d +: 3]};
-                dv_ndr_pop[8*d +: 8] = {5'd0, ds_pop[6*d + 3 +: 3]};
-            end else if (d == 0) begin
-                dv_drs_pop[7:0] = {5'd0, us_pop[2:0]};
-                dv_ndr_pop[7:0] = {5'd0, us_pop[5:3]};
-            end
-        // step 8: S2M sources of the up links: the switch's egress (switch) or device 0 (direct)
-        us_src_rdy = {(NH*2*K){1'b0}};
-        us_src_msg = {(NH*2*K*W){1'b0}};
+        // the switch's egress queues: popped by the up links' S2M (step 8) and the dn links' M2S
         sw_up_pop = {(NH*8){1'b0}};
         sw_dn_pop = {(ND*8){1'b0}};
         for (h = 0; h < NH; h = h + 1)
-            if (sw) begin
-                for (k = 0; k < K; k = k + 1) begin
-                    us_src_rdy[2*K*h + k] = k < sw_up_out_count[32*h +: 32];
-                    us_src_msg[(2*K*h + k)*W +: W] = sw_up_out_msg[(8*h + k)*W +: W];
-                end
+            if (sw)
                 sw_up_pop[8*h +: 8] = {5'd0, us_pop[6*h +: 3]};
-            end else if (h == 0) begin
-                us_src_rdy[2*K-1:0] = {dv_ndr_rdy[K-1:0], dv_drs_rdy[K-1:0]};
-                us_src_msg[2*K*W-1:0] = {dv_ndr_msg[K*W-1:0], dv_drs_msg[K*W-1:0]};
-            end
         for (d = 0; d < ND; d = d + 1)
             sw_dn_pop[8*d +: 8] = {5'd0, dm_pop[3*d +: 3]};
-        // step 10: M2S sources of the up links: the host request paths of the port's requesters
-        for (h = 0; h < NH; h = h + 1)
-            for (k = 0; k < NREQ; k = k + 1)
-                if (k < {24'd0, host_n[h]}) begin
-                    r = {24'd0, host_list[h*NREQ + k]};
-                    um_src_rdy[(h*NREQ + k)*K +: K] = hq_rdy[K*r +: K];
-                    um_src_msg[(h*NREQ + k)*K*W +: K*W] = hq_msg[K*W*r +: K*W];
-                end else begin
-                    um_src_rdy[(h*NREQ + k)*K +: K] = {K{1'b0}};
-                    um_src_msg[(h*NREQ + k)*K*W +: K*W] = {(K*W){1'b0}};
-                end
         hq_pop_n = {(NREQ*8){1'b0}};
         for (r = 0; r < NREQ; r = r + 1)
             if (lp)
@@ -666,7 +755,7 @@ module cxl_model #(
     reg  [63:0] h_cnt0, h_cnt1, h_sum0, h_sum1, h_max0, h_max1;
     reg  [63:0] st_cycles, st_rbytes, st_wbytes;
     wire        rwr  = rq_rsp_write[rreq];
-    wire [63:0] rlat = rq_lat[64*rreq +: 64];
+    wire [63:0] rlat = rq_lat[rreq];
     reg  [3:0]  logk;
     integer     b;
     always @* begin
@@ -732,7 +821,7 @@ module cxl_model #(
                 assign nxt[64*(10 + gc) +: 64] = cur[64*(10 + gc) +: 64] + {63'd0, l_m_stall[4*gl + gc]} +
                                                  {63'd0, l_s_stall[4*gl + gc]};
             end
-            always @(posedge clk)
+            always @(posedge mclk)
                 if (!rst_n)
                     ls[64*14*gl +: 64*14] <= {(64*14){1'b0}};
                 else if (main_clk && l_used[gl])
@@ -753,11 +842,9 @@ module cxl_model #(
 
     reg [31:0] err_q;
     assign model_error = err_q;
-    always @(posedge clk) begin
+    always @(posedge mclk) begin
         if (!rst_n) begin
-            now_q <= 64'd0;
             mid_q <= 1'b0;
-            local_rr_q <= 8'd0;
             cq_head <= 10'd0;
             cq_count <= 11'd0;
             err_q <= 32'd0;
@@ -776,7 +863,7 @@ module cxl_model #(
             end
             if (rq_fin) begin
                 if (cq_count != COMPQ[10:0]) begin
-                    cq[cq_tail] <= rq_comp[256*rreq +: 256];
+                    cq[cq_tail] <= rq_comp[rreq];
                     cq_count <= cq_count + 11'd1;
                 end else begin
                     err_q <= 32'd3;
@@ -805,10 +892,7 @@ module cxl_model #(
             end
             if (main_clk) begin
                 mid_q <= 1'b0;
-                now_q <= now_q + 64'd1;
                 st_cycles <= st_cycles + 64'd1;
-                if (!lp)
-                    local_rr_q <= local_rr_n;
                 // model errors in the C's step order: 1 (step 2), 2 (step 3), 1 (step 4), 2 (local_out)
                 if (|dv_in_err) err_q <= 32'd1;
                 if (lp && |hr_err) err_q <= 32'd2;
@@ -846,7 +930,7 @@ module cxl_model #(
                 dev_word = dv_devload[256*s_di[1:0] + 64*(s_df - `CXL_S_DEV_DEVLOAD_OFF) +: 64];
         end
     end
-    always @(posedge clk) begin
+    always @(posedge mclk) begin
         if (sa == `CXL_S_CYCLES)
             st_data <= st_cycles;
         else if (sa == `CXL_S_READ_BYTES)

@@ -325,7 +325,7 @@ module dram_chan (
         ref_rank = 2'd0;
         ref_j = 6'd0;
         for (r = 0; r < 4; r = r + 1) begin
-            due[r] = r < {29'd0, ranks} && ref_due[r] <= now;
+            due[r] = en && r < {29'd0, ranks} && ref_due[r] <= now;   // (an unused channel: no scan)
             rk_pre = 1'b0;
             rk_open = 1'b0;
             rk_j = 6'd0;
