@@ -13,7 +13,9 @@
 // The enable is sampled at the falling edge (the latch of a standard clock-gating cell, as a flop), so
 // the gated clock never glitches: `en` must be valid before the falling edge that precedes the rising
 // edge it gates. In this design `en` is a function of registers and of inputs that the harness drives
-// before the falling edge (sim/verilator/vkernel.cpp), so it is.
+// before the falling edge (sim/verilator/vkernel.cpp), so it is. `clk` must be the free-running clock,
+// never another gated one: the enable would then be sampled only in the clocks in which that one ran,
+// and go stale in between (a channel gate inside a gated device controller did exactly that).
 `default_nettype none
 
 module clkgate (
