@@ -17,7 +17,7 @@
 // still show this cycle's view). Reset (synchronous, active low, regardless of ce) is pipe_init(cap):
 // cap is sampled then, capped at DEPTH.
 //
-// Cost: DEPTH x (W + 64) bits in registers, NPUSH write ports, K read ports.
+// Storage: ring_ram.v, DEPTH x (W + 64) bits ({ready, msg}) in banks of one write port each.
 `include "cxl_defs.vh"
 
 module mpipe #(
@@ -49,8 +49,7 @@ module mpipe #(
     localparam [31:0] DEPTH32 = DEPTH;
     localparam [31:0] NPUSH32 = NPUSH;
 
-    reg [W-1:0]  msg_mem   [0:DEPTH-1];
-    reg [63:0]   ready_mem [0:DEPTH-1];
+    localparam integer WE = W + 64;  // a stored entry: {ready, msg}
     reg [AW-1:0] head_q;
     reg [AW:0]   count_q;   // 0 .. DEPTH
     reg [AW:0]   cap_q;
@@ -90,8 +89,24 @@ module mpipe #(
     assign count    = cnt32;
     assign space    = cap32 - cnt32;
 
+    // the tail is head + count of the start of the cycle in either order
+    wire [AW-1:0] tail = wrap(head32, cnt32);
+
+    // storage: this cycle's accepted pushes go to tail, tail + 1, ...; the window reads head, head + 1, ...
+    wire [NPUSH*WE-1:0] wdata;
+    wire [K*WE-1:0]     rdata;
+    genvar gi;
+    generate
+        for (gi = 0; gi < NPUSH; gi = gi + 1) begin : wd
+            assign wdata[WE*gi +: WE] = {push_ready, push_msg[W*gi +: W]};
+        end
+    endgenerate
+    ring_ram #(.DEPTH(DEPTH), .W(WE), .NW(NPUSH), .NR(K)) u_ram (
+        .clk(clk), .we(rst_n && ce), .wbase({{(32-AW){1'b0}}, tail}), .wn(acc), .wdata(wdata),
+        .rbase(head32), .rdata(rdata));
+
     // the window: stored entries first, then (push first) this cycle's accepted pushes
-    integer j;
+    integer j, q;
     reg [31:0] pj;
     always @* begin
         win_valid = {K{1'b0}};
@@ -102,35 +117,28 @@ module mpipe #(
             pj = j - cnt32;  // the push index of window entry j when j >= count
             if (j < cnt32) begin
                 win_valid[j] = 1'b1;
-                win_msg[W*j +: W] = msg_mem[wrap(head32, j)];
-                win_ready[64*j +: 64] = ready_mem[wrap(head32, j)];
+                win_msg[W*j +: W] = rdata[WE*j +: W];
+                win_ready[64*j +: 64] = rdata[WE*j + W +: 64];
             end else if (push_first && pj < acc) begin
                 win_valid[j] = 1'b1;
-                win_msg[W*j +: W] = push_msg[W*pj +: W];
+                for (q = 0; q < NPUSH; q = q + 1)  // push_msg[W*pj +: W], as a select of constant parts
+                    if (pj == q)
+                        win_msg[W*j +: W] = push_msg[W*q +: W];
                 win_ready[64*j +: 64] = push_ready;
             end
             win_rdy[j] = win_valid[j] && win_ready[64*j +: 64] <= now;
         end
     end
 
-    // the tail is head + count of the start of the cycle in either order
-    wire [AW-1:0] tail = wrap(head32, cnt32);
     /* verilator lint_off UNUSEDSIGNAL */  // the count is at most DEPTH
     wire [31:0]   cnt_next = cnt32 + acc - pops;
     /* verilator lint_on UNUSEDSIGNAL */
-    integer i;
     always @(posedge clk) begin
         if (!rst_n) begin
             head_q  <= {AW{1'b0}};
             count_q <= {(AW+1){1'b0}};
             cap_q   <= (cap > DEPTH32) ? DEPTH32[AW:0] : cap[AW:0];
         end else if (ce) begin
-            for (i = 0; i < NPUSH; i = i + 1) begin
-                if (i < acc) begin
-                    msg_mem[wrap({{(32-AW){1'b0}}, tail}, i)]   <= push_msg[W*i +: W];
-                    ready_mem[wrap({{(32-AW){1'b0}}, tail}, i)] <= push_ready;
-                end
-            end
             head_q  <= wrap(head32, pops);
             count_q <= cnt_next[AW:0];
         end

@@ -23,7 +23,7 @@
 // Runtime parameters (cxl_params: hosts, devices, sw.*) are sampled during reset (switch_init).
 // NH / ND are the ports built (<= CXL_MAX_HOSTS / CXL_MAX_DEVS); hosts <= NH and devices <= ND are used.
 // Egress entries are pushed with ready = now and `now` never decreases, so they are always ready and
-// their ready cycle is not stored. Queues are register rings of DEPTH (a power of two, CXL_MAX_FIFO);
+// their ready cycle is not stored. Queues are rings of DEPTH (a power of two, CXL_MAX_FIFO; storage in ring_ram.v);
 // capacities 2 * port_queue (ingress, 32-bit wrap as the C) and port_queue (egress), capped at DEPTH.
 // Routing assumes interleave_shift + dev_bits < 64 and dev_bits < 32 (the C shifts are undefined beyond).
 `default_nettype none
@@ -217,8 +217,6 @@ module switch #(
     genvar g, gk;
     generate
         for (g = 0; g < NI; g = g + 1) begin : ing
-            reg [W-1:0]  mem     [0:DEPTH-1];
-            reg [63:0]   rdy_mem [0:DEPTH-1];
             reg [AW-1:0] head_q;
             reg [AW:0]   count_q;
 
@@ -260,10 +258,21 @@ module switch #(
                 end
             end
 
+            // storage (ring_ram.v): {ready cycle, message}, the accepted pushes at head + count, ...
+            wire [NIN*(W+64)-1:0] wdata;
+            for (gk = 0; gk < NIN; gk = gk + 1) begin : wd
+                assign wdata[(W+64)*gk +: W+64] = {push_t, msgs[gk*W +: W]};
+            end
+            wire [AW-1:0] tail = head_q + count_q[AW-1:0];
+            wire [W+63:0] head_e;   // the stored head entry
+            ring_ram #(.DEPTH(DEPTH), .W(W + 64), .NW(NIN), .NR(1)) u_ram (
+                .clk(clk), .we(rst_n && ce), .wbase({{(32-AW){1'b0}}, tail}), .wn(acc), .wdata(wdata),
+                .rbase({{(32-AW){1'b0}}, head_q}), .rdata(head_e));
+
             wire         empty = (count_q == 0);
             wire         bypass = empty && (acc != 32'd0);
-            wire [W-1:0] hmsg = bypass ? msgs[W-1:0] : mem[head_q];
-            wire [63:0]  ht   = bypass ? push_t : rdy_mem[head_q];
+            wire [W-1:0] hmsg = bypass ? msgs[W-1:0] : head_e[W-1:0];
+            wire [63:0]  ht   = bypass ? push_t : head_e[W +: 64];
             wire         hvalid = !empty || bypass;
             /* verilator lint_off UNUSEDSIGNAL */
             wire [W-1:0] hm = hmsg;
@@ -274,17 +283,11 @@ module switch #(
             assign ih_msg[g*W +: W] = hmsg;
             assign i_empty[g] = empty;
 
-            integer j;
             always @(posedge clk) begin
                 if (!rst_n) begin
                     head_q  <= {AW{1'b0}};
                     count_q <= {(AW+1){1'b0}};
                 end else if (ce) begin
-                    for (j = 0; j < NIN; j = j + 1)
-                        if (j < acc) begin
-                            mem[head_q + count_q[AW-1:0] + j[AW-1:0]]     <= msgs[j*W +: W];
-                            rdy_mem[head_q + count_q[AW-1:0] + j[AW-1:0]] <= push_t;
-                        end
                     head_q  <= head_q + {{(AW-1){1'b0}}, ih_pop[g]};
                     count_q <= count_q + acc[AW:0] - {{AW{1'b0}}, ih_pop[g]};
                 end
@@ -308,7 +311,6 @@ module switch #(
     wire [NE-1:0] e_empty;
     generate
         for (g = 0; g < NE; g = g + 1) begin : egr
-            reg [W-1:0]  mem [0:DEPTH-1];
             reg [AW-1:0] head_q;
             reg [AW:0]   count_q;
             assign e_full[g] = (count_q >= ecap_q);
@@ -325,10 +327,16 @@ module switch #(
             /* verilator lint_off UNUSEDSIGNAL */  // <= DEPTH
             wire [31:0]  pops = (p32 > c32) ? c32 : p32;
             /* verilator lint_on UNUSEDSIGNAL */
+            // storage (ring_ram.v): one push at head + count, the window reads head, head + 1, ...
+            wire [NPOP*W-1:0] stored;
+            wire [AW-1:0] tail = head_q + count_q[AW-1:0];
+            ring_ram #(.DEPTH(DEPTH), .W(W), .NW(1), .NR(NPOP)) u_ram (
+                .clk(clk), .we(rst_n && ce), .wbase({{(32-AW){1'b0}}, tail}), .wn({31'd0, e_push[g]}),
+                .wdata(e_push_msg[g*W +: W]), .rbase({{(32-AW){1'b0}}, head_q}), .rdata(stored));
             wire [NPOP*W-1:0] win;
             for (gk = 0; gk < NPOP; gk = gk + 1) begin : pk
                 wire [AW:0] kk = gk;
-                assign win[gk*W +: W] = (kk < count_q) ? mem[head_q + kk[AW-1:0]] :
+                assign win[gk*W +: W] = (kk < count_q) ? stored[gk*W +: W] :
                                         (kk == count_q && e_push[g]) ? e_push_msg[g*W +: W] : {W{1'b0}};
             end
             always @(posedge clk) begin
@@ -336,8 +344,6 @@ module switch #(
                     head_q  <= {AW{1'b0}};
                     count_q <= {(AW+1){1'b0}};
                 end else if (ce) begin
-                    if (e_push[g])
-                        mem[head_q + count_q[AW-1:0]] <= e_push_msg[g*W +: W];
                     head_q  <= head_q + pops[AW-1:0];
                     count_q <= cnt_tx - pops[AW:0];
                 end
