@@ -769,6 +769,11 @@ module cxl_model #(
     wire [63:0] lin_old = h_lin[lin_w];
     wire [63:0] lin_new = rlat[0] ? {lin_old[63:32] + 32'd1, lin_old[31:0]} : {lin_old[63:32], lin_old[31:0] + 32'd1};
     wire [4:0]  log_i   = {rwr, logk};
+    // h_lin's one write port: the clearing sweep, or a response's bin (never both: no model cycle runs
+    // while clearing, so rsp_clk is low). One port lets synthesis build it as a RAM, not 512K flip-flops.
+    always @(posedge mclk)
+        if (rst_n && (clearing || (rsp_clk && lin_hit)))
+            h_lin[clearing ? clr_q[13:0] : lin_w] <= clearing ? 64'd0 : lin_new;
 
     // link statistics: link i < NH is up link i (both directions), NH + d is dn link d; 14 words each
     localparam integer NL = NH + ND;
@@ -857,10 +862,8 @@ module cxl_model #(
             h_log <= {(32*2*HLOG){1'b0}};
             clr_q <= 15'd0;
         end else begin
-            if (clearing) begin
-                h_lin[clr_q[13:0]] <= 64'd0;
+            if (clearing)
                 clr_q <= clr_q + 15'd1;
-            end
             if (rq_fin) begin
                 if (cq_count != COMPQ[10:0]) begin
                     cq[cq_tail] <= rq_comp[rreq];
@@ -885,9 +888,7 @@ module cxl_model #(
                     h_sum0 <= h_sum0 + rlat;
                     if (rlat > h_max0) h_max0 <= rlat;
                 end
-                if (lin_hit)
-                    h_lin[lin_w] <= lin_new;
-                else
+                if (!lin_hit)
                     h_log[32*log_i +: 32] <= h_log[32*log_i +: 32] + 32'd1;
             end
             if (main_clk) begin

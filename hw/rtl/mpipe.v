@@ -50,6 +50,7 @@ module mpipe #(
     localparam [31:0] NPUSH32 = NPUSH;
 
     localparam integer WE = W + 64;  // a stored entry: {ready, msg}
+    localparam integer KP = (K < NPUSH) ? K : NPUSH;  // pushes the window can show
     reg [AW-1:0] head_q;
     reg [AW:0]   count_q;   // 0 .. DEPTH
     reg [AW:0]   cap_q;
@@ -121,7 +122,8 @@ module mpipe #(
                 win_ready[64*j +: 64] = rdata[WE*j + W +: 64];
             end else if (push_first && pj < acc) begin
                 win_valid[j] = 1'b1;
-                for (q = 0; q < NPUSH; q = q + 1)  // push_msg[W*pj +: W], as a select of constant parts
+                // push_msg[W*pj +: W] as a select of constant parts; pj <= j < K, so K candidates at most
+                for (q = 0; q < KP; q = q + 1)
                     if (pj == q)
                         win_msg[W*j +: W] = push_msg[W*q +: W];
                 win_ready[64*j +: 64] = push_ready;
