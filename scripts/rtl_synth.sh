@@ -19,6 +19,8 @@
 #   RTL_SYNTH_PARAMS="NSRC=16 K=5"  override TOP's parameters (to size one module as the top level
 #                          instantiates it, for a per-module estimate)
 #   RTL_SYNTH_BLACKBOX="mpipe link"  keep these modules as black boxes (TOP's own logic only, below)
+#   RTL_SYNTH_NOSHARE=1    leave out synth_xilinx's `share` pass (hours on some modules; figures can
+#                          only be higher)
 # Exit status: 0 done, 1 synthesis failed or TOP not found, 2 usage, 77 yosys not installed.
 #
 # Always used: -noiopad -noclkbuf. A Vitis RTL kernel is synthesised out of context: its ports are
@@ -90,6 +92,15 @@ flatten=-flatten
 [ "${RTL_SYNTH_FLATTEN:-1}" = 0 ] && flatten=
 synth="synth_xilinx -family xcup -top $top $flatten -noiopad -noclkbuf ${RTL_SYNTH_OPTS:-}"
 synth=$(echo "$synth" | tr -s ' ')
+# RTL_SYNTH_NOSHARE=1: synth_xilinx's steps with the `share` pass (SAT-based sharing of arithmetic
+# between mutually exclusive uses) left out of the `coarse` step; it ran for over 20 minutes on switch
+# and on cxl_model's own logic. Without it the estimate can only be higher (nothing is shared).
+if [ "${RTL_SYNTH_NOSHARE:-0}" = 1 ]; then
+  synth="$synth -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt;"
+  synth="$synth memory -nomap; opt_clean; synth_xilinx -family xcup -top $top $flatten -noiopad -noclkbuf"
+  synth="$synth ${RTL_SYNTH_OPTS:-} -run map_memory:"
+  synth=$(echo "$synth" | tr -s ' ')
+fi
 mkdir -p "$out"
 log=$out/$top.log; statf=$out/$top.stat.txt; summary=$out/$top.summary.txt
 # -defer: every file is parsed (a syntax error anywhere still fails) but only the modules under TOP are

@@ -17,7 +17,13 @@
 // still show this cycle's view). Reset (synchronous, active low, regardless of ce) is pipe_init(cap):
 // cap is sampled then, capped at DEPTH.
 //
-// Storage: ring_ram.v, DEPTH x (W + 64) bits ({ready, msg}) in banks of one write port each.
+// Storage: ring_ram.v, DEPTH x (W + 64) bits ({ready, msg}) in banks of one write port each. The speed
+// build of the verilator backend (CXL_SIM_FLAT_RINGS, set with the clock gates by the CMake option
+// CXLSIM_RTL_CLOCK_GATES) keeps plain arrays written and read in place instead: Verilator evaluates
+// every bank, both rotators and the packed write vector whenever anything moves (the banked form made the
+// whole model half as fast), while a multi-port array costs it nothing extra. Same contents, same reads:
+// the unit test runs the banked form, the whole-model tests the plain one (and, built with
+// CXLSIM_RTL_CLOCK_GATES=OFF, the banked one).
 `include "cxl_defs.vh"
 
 module mpipe #(
@@ -49,7 +55,6 @@ module mpipe #(
     localparam [31:0] DEPTH32 = DEPTH;
     localparam [31:0] NPUSH32 = NPUSH;
 
-    localparam integer WE = W + 64;  // a stored entry: {ready, msg}
     localparam integer KP = (K < NPUSH) ? K : NPUSH;  // pushes the window can show
     reg [AW-1:0] head_q;
     reg [AW:0]   count_q;   // 0 .. DEPTH
@@ -94,6 +99,19 @@ module mpipe #(
     wire [AW-1:0] tail = wrap(head32, cnt32);
 
     // storage: this cycle's accepted pushes go to tail, tail + 1, ...; the window reads head, head + 1, ...
+`ifdef CXL_SIM_FLAT_RINGS
+    reg [W-1:0]  msg_mem   [0:DEPTH-1];
+    reg [63:0]   ready_mem [0:DEPTH-1];
+    integer i;
+    always @(posedge clk)
+        if (rst_n && ce)
+            for (i = 0; i < NPUSH; i = i + 1)
+                if (i < acc) begin
+                    msg_mem[wrap({{(32-AW){1'b0}}, tail}, i)]   <= push_msg[W*i +: W];
+                    ready_mem[wrap({{(32-AW){1'b0}}, tail}, i)] <= push_ready;
+                end
+`else
+    localparam integer WE = W + 64;  // a stored entry: {ready, msg}
     wire [NPUSH*WE-1:0] wdata;
     wire [K*WE-1:0]     rdata;
     genvar gi;
@@ -105,6 +123,7 @@ module mpipe #(
     ring_ram #(.DEPTH(DEPTH), .W(WE), .NW(NPUSH), .NR(K)) u_ram (
         .clk(clk), .we(rst_n && ce), .wbase({{(32-AW){1'b0}}, tail}), .wn(acc), .wdata(wdata),
         .rbase(head32), .rdata(rdata));
+`endif
 
     // the window: stored entries first, then (push first) this cycle's accepted pushes
     integer j, q;
@@ -118,8 +137,13 @@ module mpipe #(
             pj = j - cnt32;  // the push index of window entry j when j >= count
             if (j < cnt32) begin
                 win_valid[j] = 1'b1;
+`ifdef CXL_SIM_FLAT_RINGS
+                win_msg[W*j +: W] = msg_mem[wrap(head32, j)];
+                win_ready[64*j +: 64] = ready_mem[wrap(head32, j)];
+`else
                 win_msg[W*j +: W] = rdata[WE*j +: W];
                 win_ready[64*j +: 64] = rdata[WE*j + W +: 64];
+`endif
             end else if (push_first && pj < acc) begin
                 win_valid[j] = 1'b1;
                 // push_msg[W*pj +: W] as a select of constant parts; pj <= j < K, so K candidates at most

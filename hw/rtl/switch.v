@@ -258,16 +258,31 @@ module switch #(
                 end
             end
 
-            // storage (ring_ram.v): {ready cycle, message}, the accepted pushes at head + count, ...
+            // storage: {ready cycle, message}, the accepted pushes at head + count, ...: ring_ram.v, or
+            // plain arrays in the verilator backend's speed build (CXL_SIM_FLAT_RINGS, as in mpipe.v)
+            wire [AW-1:0] tail = head_q + count_q[AW-1:0];
+            wire [W+63:0] head_e;   // the stored head entry
+`ifdef CXL_SIM_FLAT_RINGS
+            reg [W-1:0]  mem     [0:DEPTH-1];
+            reg [63:0]   rdy_mem [0:DEPTH-1];
+            assign head_e = {rdy_mem[head_q], mem[head_q]};
+            integer j;
+            always @(posedge clk)
+                if (rst_n && ce)
+                    for (j = 0; j < NIN; j = j + 1)
+                        if (j < acc) begin
+                            mem[tail + j[AW-1:0]]     <= msgs[j*W +: W];
+                            rdy_mem[tail + j[AW-1:0]] <= push_t;
+                        end
+`else
             wire [NIN*(W+64)-1:0] wdata;
             for (gk = 0; gk < NIN; gk = gk + 1) begin : wd
                 assign wdata[(W+64)*gk +: W+64] = {push_t, msgs[gk*W +: W]};
             end
-            wire [AW-1:0] tail = head_q + count_q[AW-1:0];
-            wire [W+63:0] head_e;   // the stored head entry
             ring_ram #(.DEPTH(DEPTH), .W(W + 64), .NW(NIN), .NR(1)) u_ram (
                 .clk(clk), .we(rst_n && ce), .wbase({{(32-AW){1'b0}}, tail}), .wn(acc), .wdata(wdata),
                 .rbase({{(32-AW){1'b0}}, head_q}), .rdata(head_e));
+`endif
 
             wire         empty = (count_q == 0);
             wire         bypass = empty && (acc != 32'd0);
@@ -327,12 +342,24 @@ module switch #(
             /* verilator lint_off UNUSEDSIGNAL */  // <= DEPTH
             wire [31:0]  pops = (p32 > c32) ? c32 : p32;
             /* verilator lint_on UNUSEDSIGNAL */
-            // storage (ring_ram.v): one push at head + count, the window reads head, head + 1, ...
+            // storage: one push at head + count, the window reads head, head + 1, ...: ring_ram.v, or a
+            // plain array in the speed build (CXL_SIM_FLAT_RINGS)
             wire [NPOP*W-1:0] stored;
             wire [AW-1:0] tail = head_q + count_q[AW-1:0];
+`ifdef CXL_SIM_FLAT_RINGS
+            reg [W-1:0]  mem [0:DEPTH-1];
+            for (gk = 0; gk < NPOP; gk = gk + 1) begin : rd
+                localparam [AW-1:0] KK = gk;
+                assign stored[gk*W +: W] = mem[head_q + KK];
+            end
+            always @(posedge clk)
+                if (rst_n && ce && e_push[g])
+                    mem[tail] <= e_push_msg[g*W +: W];
+`else
             ring_ram #(.DEPTH(DEPTH), .W(W), .NW(1), .NR(NPOP)) u_ram (
                 .clk(clk), .we(rst_n && ce), .wbase({{(32-AW){1'b0}}, tail}), .wn({31'd0, e_push[g]}),
                 .wdata(e_push_msg[g*W +: W]), .rbase({{(32-AW){1'b0}}, head_q}), .rdata(stored));
+`endif
             wire [NPOP*W-1:0] win;
             for (gk = 0; gk < NPOP; gk = gk + 1) begin : pk
                 wire [AW:0] kk = gk;
