@@ -95,6 +95,7 @@ synth=$(echo "$synth" | tr -s ' ')
 # RTL_SYNTH_NOSHARE=1: synth_xilinx's steps with the `share` pass (SAT-based sharing of arithmetic
 # between mutually exclusive uses) left out of the `coarse` step; it ran for over 20 minutes on switch
 # and on cxl_model's own logic. Without it the estimate can only be higher (nothing is shared).
+case ${RTL_SYNTH_NOSHARE:-0} in 0|1) ;; *) echo "error: RTL_SYNTH_NOSHARE must be 0 or 1, not '$RTL_SYNTH_NOSHARE'" >&2; exit 2 ;; esac
 if [ "${RTL_SYNTH_NOSHARE:-0}" = 1 ]; then
   synth="$synth -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt;"
   synth="$synth memory -nomap; opt_clean; synth_xilinx -family xcup -top $top $flatten -noiopad -noclkbuf"
