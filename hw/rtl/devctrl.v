@@ -117,7 +117,9 @@ module devctrl #(
     // ---- 1. ingress pushes, split by class in call order ----
     reg [NIN*W-1:0] req_in, rwd_in;
     reg [7:0] req_n, rwd_n;
-    integer i;
+    // (push i goes to slot "pushes of its class before it" <= i: constant-index writes, a compaction
+    // network in hardware)
+    integer i, q;
     always @* begin
         req_in = {(NIN*W){1'b0}};
         rwd_in = {(NIN*W){1'b0}};
@@ -126,10 +128,14 @@ module devctrl #(
         for (i = 0; i < NIN; i = i + 1) begin
             if (i < {24'd0, in_n}) begin
                 if (in_msg[W*i + 88 +: 8] == CLS_RWD) begin
-                    rwd_in[W*rwd_n +: W] = in_msg[W*i +: W];
+                    for (q = 0; q <= i; q = q + 1)
+                        if (rwd_n == q[7:0])
+                            rwd_in[W*q +: W] = in_msg[W*i +: W];
                     rwd_n = rwd_n + 8'd1;
                 end else begin
-                    req_in[W*req_n +: W] = in_msg[W*i +: W];
+                    for (q = 0; q <= i; q = q + 1)
+                        if (req_n == q[7:0])
+                            req_in[W*q +: W] = in_msg[W*i +: W];
                     req_n = req_n + 8'd1;
                 end
             end

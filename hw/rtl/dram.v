@@ -14,8 +14,17 @@
 // counters are always exactly the number of entries of that queue hitting the bank's open row, so the
 // RTL derives "hits != 0" from the queue (a per-bank mask) instead of keeping them.
 //
+// Shaped as hardware, not as the C's loop: every queue entry carries a row-hit bit (its row is its bank's
+// open row: set at enqueue, updated on each ACT / PRE / auto-precharge to its bank), and the timing
+// limits are compared with now once per bank, bank group and rank (max(a, b, c) <= now is
+// a <= now && b <= now && c <= now), so an entry's readiness is a few single-bit selects by its bank
+// index instead of 64-bit reads of the tables. (Per-bank bits are computed only for banks that some
+// entry of the mode's queue addresses, or all when a refresh is due: the others are never read.)
+//
 // The timing state is dram_timing.v's (same fields, same update rules, copied here): the scheduler reads
 // every entry's bank, bank group and rank at once, which dram_timing's single query port cannot give.
+// The per-bank and per-group tables are flat vectors with one next-state rule per element (a refresh
+// moves a rank's banks at once, so they are registers, not a RAM).
 //
 // The C's wake/wake_on_room skip is an optimisation that does not change results (dram.c); the RTL
 // evaluates every channel every cycle. Channels take turns at the response room in the C's order,
@@ -255,6 +264,7 @@ module dram_chan (
     // ---- state ----
     reg [EW-1:0] rq [0:63];
     reg [EW-1:0] wq [0:63];
+    reg [63:0]   rq_hit, wq_hit;    // entry i's row is its bank's open row (see the scan)
     reg          write_mode;
     reg [63:0]   ref_due [0:3];
     reg [5:0]    ref_bank [0:3];
@@ -263,13 +273,11 @@ module dram_chan (
     reg [4:0]    rd_head;
     reg [5:0]    rd_count;
     // timing (dram_timing.v)
-    reg [31:0] open_row [0:63];
-    reg [63:0] b_act [0:63];
-    reg [63:0] b_pre [0:63];
-    reg [63:0] b_col [0:63];
-    reg [63:0] g_act [0:63];
-    reg [63:0] g_rd  [0:63];
-    reg [63:0] g_wr  [0:63];
+    // per bank b: open row at [32b +: 32], earliest ACT / PRE / column command at [64b +: 64]; per bank
+    // group (rank, bg) g: earliest ACT / RD / WR at [64g +: 64] (flat vectors: every element has its own
+    // next-state logic, and a refresh moves a whole rank at once, so they are registers, not a RAM)
+    reg [2047:0] open_row;
+    reg [4095:0] b_act, b_pre, b_col, g_act, g_rd, g_wr;
     reg [63:0] r_act [0:3];
     reg [63:0] r_rd  [0:3];
     reg [63:0] r_wr  [0:3];
@@ -311,106 +319,164 @@ module dram_chan (
             wm = !(nw_v == 7'd0 || ({25'd0, nw_v} <= wdrain_low && nr_v != 7'd0));
     end
 
+    // ---- the mode's queue (with this cycle's enqueue appended): the banks and groups it addresses, and
+    // the banks whose open row some entry hits (hitmask) ----
+    reg [6:0] n_m, n_scan;
+    reg [63:0] hitmask, q_hit, need, need_g;
+    reg [5:0] v_b;
+    reg v_hit;
+    reg [383:0] v_bank;             // entry i's bank index at [6i +: 6]
+    reg [63:0] v_hits;              // entry i's row-hit bit
+    wire enq_hit = open_row[32*enq_e[5:0] +: 32] == enq_e[51:20];
+    always @* begin
+        n_m = wm ? nw_v : nr_v;
+        n_scan = (fcfs && n_m > 7'd1) ? 7'd1 : n_m;
+        q_hit = wm ? wq_hit : rq_hit;
+        hitmask = 64'd0;
+        need = 64'd0;
+        need_g = 64'd0;
+        v_b = 6'd0;
+        v_hit = 1'b0;
+        v_bank = 384'd0;
+        v_hits = 64'd0;
+        for (i = 0; i < 64; i = i + 1) begin
+            if (i < {25'd0, n_m}) begin
+                if ((wm ? enq_w : enq_r) && i[6:0] == (wm ? nw : nr)) begin
+                    v_b = enq_e[5:0];
+                    v_hit = enq_hit;
+                end else begin
+                    v_b = wm ? wq[i][5:0] : rq[i][5:0];
+                    v_hit = q_hit[i];
+                end
+                v_bank[6*i +: 6] = v_b;
+                v_hits[i] = v_hit;
+                need = need | (64'd1 << v_b);
+                need_g = need_g | (64'd1 << (v_b >> bank_bits));
+                if (v_hit)
+                    hitmask = hitmask | (64'd1 << v_b);
+            end
+        end
+    end
+
+    // ---- per bank: which timing limits have passed (the C's max(...) <= now, one comparator per
+    // timestamp: max(a, b, c) <= now is a <= now && b <= now && c <= now) ----
+    // Bank b is rank b >> rsh, bank group index (rank, bg) = b >> bank_bits, bank b & kmask (enq_bidx).
+    reg [63:0] bk_col, bk_act, bk_pre, gk_act, gk_rd, gk_wr, closed_b, blk_b;
+    reg [63:0] ok_col_r, ok_col_w, ok_act;
+    reg [3:0]  rk_act_ok, rk_rd_ok, rk_wr_ok;
+    reg [5:0]  bgi;
+    /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3: brk[1:0]
+    reg [5:0]  brk;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [3:0]  due;                 // rank r's refresh deadline has passed
+    integer r, b;
+    always @*
+        for (r = 0; r < 4; r = r + 1)
+            due[r] = en && r < {29'd0, ranks} && ref_due[r] <= now;   // (an unused channel: no scan)
+    // Only the banks (groups) that some entry of the mode's queue addresses are looked at by the scan,
+    // and all of a rank's banks by a due refresh: the bits of the others are 0 (need / need_g), which
+    // saves a simulator most of the comparisons.
+    wire all_b = due != 4'd0;
+    always @* begin
+        for (r = 0; r < 4; r = r + 1) begin
+            rk_act_ok[r] = r_act[r] <= now;
+            rk_rd_ok[r] = r_rd[r] <= now;
+            rk_wr_ok[r] = r_wr[r] <= now;
+        end
+        bk_col = 64'd0; bk_act = 64'd0; bk_pre = 64'd0; closed_b = 64'd0;
+        gk_act = 64'd0; gk_rd = 64'd0; gk_wr = 64'd0;
+        ok_col_r = 64'd0; ok_col_w = 64'd0; ok_act = 64'd0; blk_b = 64'd0;
+        bgi = 6'd0; brk = 6'd0;
+        for (b = 0; b < 64; b = b + 1)
+            if (need_g[b] || all_b) begin
+                gk_act[b] = g_act[64*b +: 64] <= now;
+                gk_rd[b] = g_rd[64*b +: 64] <= now;
+                gk_wr[b] = g_wr[64*b +: 64] <= now;
+            end
+        for (b = 0; b < 64; b = b + 1)
+          if (need[b] || all_b) begin
+            bk_col[b] = b_col[64*b +: 64] <= now;
+            bk_act[b] = b_act[64*b +: 64] <= now;
+            bk_pre[b] = b_pre[64*b +: 64] <= now;
+            closed_b[b] = open_row[32*b +: 32] == CLOSED;
+            bgi = b[5:0] >> bank_bits;
+            brk = b[5:0] >> rsh;
+            ok_col_r[b] = bk_col[b] && gk_rd[bgi] && rk_rd_ok[brk[1:0]];
+            ok_col_w[b] = bk_col[b] && gk_wr[bgi] && rk_wr_ok[brk[1:0]];
+            ok_act[b] = bk_act[b] && gk_act[bgi] && rk_act_ok[brk[1:0]];
+            blk_b[b] = due[brk[1:0]] && (!sb || (b[5:0] & kmask) == ref_bank[brk[1:0]]);
+          end
+    end
+
     // ---- refresh (refresh_step, ranks in order; the first that can issue does) ----
-    reg [3:0] due;
+    // Rank r may precharge its lowest open bank whose PRE time has passed (rk_pre), or refresh when no
+    // bank is open and every bank's and the rank's ACT time has passed (same-bank: only bank ref_bank[r],
+    // and not the rank's ACT time).
     assign refresh_due = en && due != 4'd0;
-    reg ref_fire, ref_is_pre, rk_pre, rk_open;
+    reg ref_fire, ref_is_pre, rk_pre;
     reg [1:0] ref_rank;
     reg [5:0] ref_j, rk_j;
-    reg [63:0] rk_ready;
-    integer r, b;
+    reg [63:0] sel_r, pre_c;
     always @* begin
         ref_fire = 1'b0;
         ref_is_pre = 1'b0;
         ref_rank = 2'd0;
         ref_j = 6'd0;
+        sel_r = 64'd0;
+        pre_c = 64'd0;
+        rk_pre = 1'b0;
+        rk_j = 6'd0;
         for (r = 0; r < 4; r = r + 1) begin
-            due[r] = en && r < {29'd0, ranks} && ref_due[r] <= now;   // (an unused channel: no scan)
-            rk_pre = 1'b0;
-            rk_open = 1'b0;
-            rk_j = 6'd0;
-            rk_ready = sb ? 64'd0 : r_act[r];
-            // (rk_* matter only for a due rank while no rank has fired: skip the scan otherwise)
-            if (due[r] && !ref_fire) for (b = 0; b < 64; b = b + 1) begin
-                if ((b[5:0] >> rsh) == r[5:0] && (!sb || (b[5:0] & kmask) == ref_bank[r])) begin
-                    if (open_row[b] != CLOSED) begin
-                        rk_open = 1'b1;
-                        if (!rk_pre && b_pre[b] <= now) begin
-                            rk_pre = 1'b1;
-                            rk_j = b[5:0];
-                        end
-                    end else begin
-                        rk_ready = max64(rk_ready, b_act[b]);
-                    end
+            // (only a due rank while no rank has fired: skip the rest)
+            if (due[r] && !ref_fire) begin
+                for (b = 0; b < 64; b = b + 1)
+                    sel_r[b] = (b[5:0] >> rsh) == r[5:0] && (!sb || (b[5:0] & kmask) == ref_bank[r]);
+                pre_c = sel_r & ~closed_b & bk_pre;
+                rk_pre = pre_c != 64'd0;
+                rk_j = 6'd0;
+                for (b = 63; b >= 0; b = b - 1)
+                    if (pre_c[b])
+                        rk_j = b[5:0];
+                if (rk_pre || ((sel_r & ~closed_b) == 64'd0 && (sb || rk_act_ok[r]) && (sel_r & ~bk_act) == 64'd0)) begin
+                    ref_fire = 1'b1;
+                    ref_is_pre = rk_pre;
+                    ref_rank = r[1:0];
+                    ref_j = rk_j;
                 end
-            end
-            if (due[r] && !ref_fire && (rk_pre || (!rk_open && rk_ready <= now))) begin
-                ref_fire = 1'b1;
-                ref_is_pre = rk_pre;
-                ref_rank = r[1:0];
-                ref_j = rk_j;
             end
         end
     end
 
     // ---- FR-FCFS / FCFS over the mode's queue ----
-    /* verilator lint_off UNUSEDSIGNAL */  // the scan reads the address fields, not the message
-    reg [EW-1:0] e;
-    /* verilator lint_on UNUSEDSIGNAL */
-    reg [6:0] n_m, n_scan;
-    reg [63:0] hitmask;
-    reg hit_found, row_found, blocked, ishit, isclosed, held;
-    reg [5:0] hit_i, row_i;
-    reg [63:0] t_col, t_act;
-    reg [5:0] e_bidx, e_bank, e_bg, e_gi;
-    reg [1:0] e_rank;
-    reg [31:0] e_row;
+    // Every queue entry carries a row-hit bit (rq_hit / wq_hit: its row is its bank's open row), set
+    // at enqueue and updated on every ACT / PRE to its bank, so the scan reads per-bank bits, not rows
+    // and timestamps. held (FR-FCFS): a queued entry of the mode hits the bank's open row, so no PRE.
+    reg hit_found, row_found, e_hit;
+    reg [5:0] hit_i, row_i, e_b;
     always @* begin
-        n_m = wm ? nw_v : nr_v;
-        n_scan = (fcfs && n_m > 7'd1) ? 7'd1 : n_m;
-        hitmask = 64'd0;
-        e = {EW{1'b0}};
-        for (i = 0; i < 64; i = i + 1) begin
-            if (i < {25'd0, n_m}) begin
-                e = wm ? app(i[6:0], nw, enq_w, wq[i[5:0]], enq_e) : app(i[6:0], nr, enq_r, rq[i[5:0]], enq_e);
-                if (open_row[e[5:0]] == e[51:20])
-                    hitmask[e[5:0]] = 1'b1;
-            end
-        end
+        e_b = 6'd0;
+        e_hit = 1'b0;
         hit_found = 1'b0;
         row_found = 1'b0;
         hit_i = 6'd0;
         row_i = 6'd0;
-        e_bidx = 6'd0; e_bank = 6'd0; e_bg = 6'd0; e_rank = 2'd0; e_row = 32'd0; e_gi = 6'd0;
-        blocked = 1'b0; ishit = 1'b0; isclosed = 1'b0; held = 1'b0; t_col = 64'd0; t_act = 64'd0;
         for (i = 0; i < 64; i = i + 1) begin
-          if (i < {25'd0, n_scan}) begin
-            e = wm ? app(i[6:0], nw, enq_w, wq[i[5:0]], enq_e) : app(i[6:0], nr, enq_r, rq[i[5:0]], enq_e);
-            e_bidx = e[5:0];
-            e_bank = e[11:6];
-            e_bg = e[17:12];
-            e_rank = e[19:18];
-            e_row = e[51:20];
-            e_gi = ({4'd0, e_rank} << bg_bits) | e_bg;
-            blocked = due[e_rank] && (!sb || e_bank == ref_bank[e_rank]);
-            ishit = open_row[e_bidx] == e_row;
-            isclosed = open_row[e_bidx] == CLOSED;
-            held = !fcfs && hitmask[e_bidx];
-            t_col = wm ? max64(b_col[e_bidx], max64(g_wr[e_gi], r_wr[e_rank]))
-                       : max64(b_col[e_bidx], max64(g_rd[e_gi], r_rd[e_rank]));
-            t_act = max64(b_act[e_bidx], max64(g_act[e_gi], r_act[e_rank]));
-            if (!blocked) begin
-                if (ishit) begin
-                    if (!hit_found && t_col <= now) begin
-                        hit_found = 1'b1;
-                        hit_i = i[5:0];
+            if (i < {25'd0, n_scan}) begin
+                e_b = v_bank[6*i +: 6];
+                e_hit = v_hits[i];
+                if (!blk_b[e_b]) begin
+                    if (e_hit) begin
+                        if (!hit_found && (wm ? ok_col_w[e_b] : ok_col_r[e_b])) begin
+                            hit_found = 1'b1;
+                            hit_i = i[5:0];
+                        end
+                    end else if (!row_found && (closed_b[e_b] ? ok_act[e_b]
+                                                              : ((fcfs || !hitmask[e_b]) && bk_pre[e_b]))) begin
+                        row_found = 1'b1;
+                        row_i = i[5:0];
                     end
-                end else if (!row_found && (isclosed ? t_act <= now : (!held && b_pre[e_bidx] <= now))) begin
-                    row_found = 1'b1;
-                    row_i = i[5:0];
                 end
             end
-          end
         end
     end
 
@@ -455,7 +521,7 @@ module dram_chan (
             iss_rank = se[19:18];
             iss_bg = se[17:12];
             iss_bank = se[11:6];
-            if (open_row[se[5:0]] == CLOSED) begin
+            if (closed_b[se[5:0]]) begin
                 iss_cmd = C_ACT;
                 iss_row = se[51:20];
             end else begin
@@ -472,7 +538,7 @@ module dram_chan (
     wire [5:0] ig = ({4'd0, iss_rank} << bg_bits) | iss_bg;
     wire is_rd = iss_cmd == C_RD;
     wire [63:0] pre_at = is_rd ? now + {32'd0, tRTP} : now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWR};
-    wire [63:0] pre_new = max64(b_pre[ib], pre_at);
+    wire [63:0] pre_new = max64(b_pre[64*ib +: 64], pre_at);
     wire [31:0] wr_sum = tCWL + tBL + 32'd2;
     wire [63:0] wr_other_rd = {32'd0, wr_sum > tCL ? wr_sum - tCL : 32'd1};
     wire [2:0] fn = faw_n[iss_rank];
@@ -484,18 +550,31 @@ module dram_chan (
     wire rem_r = do_col && !wm;
     wire rem_w = do_col && wm;
 
+    // ---- the row-hit bits after this cycle: append, the issued ACT / PRE (or auto-precharge) on its
+    // bank's entries in both queues, then the issued entry's removal (as the queues themselves) ----
+    reg [63:0] rh_a, wh_a, lo_m, rq_hit_nx, wq_hit_nx;
+    reg row_opens, row_closes;
+    integer jj;
+    always @* begin
+        row_opens = iss_valid && iss_cmd == C_ACT;
+        row_closes = iss_valid && (iss_cmd == C_PRE || ((iss_cmd == C_RD || iss_cmd == C_WR) && iss_auto_pre));
+        rh_a = enq_r ? (rq_hit & ~(64'd1 << nr)) | ({63'd0, enq_hit} << nr) : rq_hit;
+        wh_a = enq_w ? (wq_hit & ~(64'd1 << nw)) | ({63'd0, enq_hit} << nw) : wq_hit;
+        if (row_opens || row_closes)
+            for (jj = 0; jj < 64; jj = jj + 1) begin
+                if (jj < {25'd0, nr_v} && ((enq_r && jj[6:0] == nr) ? enq_e[5:0] : rq[jj][5:0]) == ib)
+                    rh_a[jj] = row_opens && ((enq_r && jj[6:0] == nr) ? enq_e[51:20] : rq[jj][51:20]) == iss_row;
+                if (jj < {25'd0, nw_v} && ((enq_w && jj[6:0] == nw) ? enq_e[5:0] : wq[jj][5:0]) == ib)
+                    wh_a[jj] = row_opens && ((enq_w && jj[6:0] == nw) ? enq_e[51:20] : wq[jj][51:20]) == iss_row;
+            end
+        lo_m = (64'd1 << hit_i) - 64'd1;
+        rq_hit_nx = rem_r ? (rh_a & lo_m) | ((rh_a >> 1) & ~lo_m) : rh_a;
+        wq_hit_nx = rem_w ? (wh_a & lo_m) | ((wh_a >> 1) & ~lo_m) : wh_a;
+    end
+
     integer j;
     always @(posedge clk) begin
         if (!rst_n) begin
-            for (j = 0; j < 64; j = j + 1) begin
-                open_row[j] <= CLOSED;
-                b_act[j] <= 64'd0;
-                b_pre[j] <= 64'd0;
-                b_col[j] <= 64'd0;
-                g_act[j] <= 64'd0;
-                g_rd[j] <= 64'd0;
-                g_wr[j] <= 64'd0;
-            end
             for (j = 0; j < 4; j = j + 1) begin
                 r_act[j] <= 64'd0;
                 r_rd[j] <= 64'd0;
@@ -510,6 +589,8 @@ module dram_chan (
             for (j = 0; j < 16; j = j + 1)
                 faw[j] <= 64'd0;
             write_mode <= 1'b0;
+            rq_hit <= 64'd0;
+            wq_hit <= 64'd0;
             nr <= 7'd0;
             nw <= 7'd0;
             rd_head <= 5'd0;
@@ -526,6 +607,8 @@ module dram_chan (
                                                              : app(j[6:0], nw, enq_w, wq[j], enq_e);
             nr <= nr_next;
             nw <= nw_next;
+            rq_hit <= rq_hit_nx;
+            wq_hit <= wq_hit_nx;
             if (en && !ref_fire)
                 write_mode <= wm;
             // read-data FIFO
@@ -546,11 +629,6 @@ module dram_chan (
             if (iss_valid) begin
                 case (iss_cmd)
                 C_ACT: begin
-                    open_row[ib] <= iss_row;
-                    b_col[ib] <= max64(b_col[ib], now + {32'd0, tRCD});
-                    b_pre[ib] <= max64(b_pre[ib], now + {32'd0, tRAS});
-                    b_act[ib] <= max64(b_act[ib], now + {32'd0, tRC});
-                    g_act[ig] <= max64(g_act[ig], now + {32'd0, tRRD_L});
                     r_act[iss_rank] <= max64(max64(r_act[iss_rank], now + {32'd0, tRRD_S}),
                                              faw_full ? faw_oldest + {32'd0, tFAW} : 64'd0);
                     if (fn < 3'd4) begin
@@ -561,23 +639,7 @@ module dram_chan (
                         faw_head[iss_rank] <= fh + 2'd1;
                     end
                 end
-                C_PRE: begin
-                    open_row[ib] <= CLOSED;
-                    b_act[ib] <= max64(b_act[ib], now + {32'd0, tRP});
-                end
                 C_RD, C_WR: begin
-                    b_pre[ib] <= pre_new;
-                    if (iss_auto_pre) begin
-                        open_row[ib] <= CLOSED;
-                        b_act[ib] <= max64(b_act[ib], pre_new + {32'd0, tRP});
-                    end
-                    if (is_rd) begin
-                        g_rd[ig] <= max64(g_rd[ig], now + {32'd0, tCCD_L});
-                        g_wr[ig] <= max64(g_wr[ig], now + {32'd0, tRTW});
-                    end else begin
-                        g_wr[ig] <= max64(g_wr[ig], now + {32'd0, tCCD_L_WR});
-                        g_rd[ig] <= max64(g_rd[ig], now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_L});
-                    end
                     for (j = 0; j < 4; j = j + 1) begin
                         if (j[1:0] == iss_rank) begin
                             if (is_rd) begin
@@ -598,19 +660,70 @@ module dram_chan (
                         end
                     end
                 end
-                C_REF: begin
-                    for (j = 0; j < 64; j = j + 1)
-                        if ((j[5:0] >> rsh) == {4'd0, iss_rank})
-                            b_act[j] <= max64(b_act[j], now + {32'd0, tRFC});
+                C_REF:
                     r_act[iss_rank] <= max64(r_act[iss_rank], now + {32'd0, tRFC});
-                end
-                C_REFSB: begin
-                    for (j = 0; j < 64; j = j + 1)
-                        if ((j[5:0] >> rsh) == {4'd0, iss_rank} && (j[5:0] & kmask) == iss_bank)
-                            b_act[j] <= max64(b_act[j], now + {32'd0, tRFCsb});
-                end
                 default: ;
                 endcase
+            end
+        end
+    end
+
+    // the bank and bank-group tables: bank b moves when the issued command addresses it (or, for a
+    // refresh, its rank / its same-bank set), group g when the command's bank is in it. The new values
+    // of the addressed bank and group are computed once (ib_*, ig_*); a refresh raises each bank of
+    // its rank (same-bank set) to at least ref_at.
+    wire [63:0] ib_act = b_act[64*ib +: 64];
+    wire [63:0] ib_pre = b_pre[64*ib +: 64];
+    wire [63:0] ib_col = b_col[64*ib +: 64];
+    wire [63:0] ig_act = g_act[64*ig +: 64];
+    wire [63:0] ig_rd = g_rd[64*ig +: 64];
+    wire [63:0] ig_wr = g_wr[64*ig +: 64];
+    wire [63:0] act_at = iss_cmd == C_ACT ? now + {32'd0, tRC} : iss_cmd == C_PRE ? now + {32'd0, tRP}
+                                          : pre_new + {32'd0, tRP};
+    wire [63:0] ib_act_nx = max64(ib_act, act_at);
+    wire [63:0] ib_pre_nx = iss_cmd == C_ACT ? max64(ib_pre, now + {32'd0, tRAS}) : pre_new;
+    wire [63:0] ib_col_nx = max64(ib_col, now + {32'd0, tRCD});
+    wire [63:0] ig_act_nx = max64(ig_act, now + {32'd0, tRRD_L});
+    wire [63:0] ig_rd_nx = max64(ig_rd, is_rd ? now + {32'd0, tCCD_L} : now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_L});
+    wire [63:0] ig_wr_nx = max64(ig_wr, is_rd ? now + {32'd0, tRTW} : now + {32'd0, tCCD_L_WR});
+    wire [63:0] ref_at = now + {32'd0, iss_cmd == C_REF ? tRFC : tRFCsb};
+    wire        is_ref = iss_cmd == C_REF || iss_cmd == C_REFSB;
+    wire        bank_moves = iss_cmd == C_ACT || iss_cmd == C_PRE || ((iss_cmd == C_RD || iss_cmd == C_WR) && iss_auto_pre);
+    integer jt;
+    always @(posedge clk) begin
+        if (!rst_n) begin
+            open_row <= {64{CLOSED}};
+            b_act <= 4096'd0;
+            b_pre <= 4096'd0;
+            b_col <= 4096'd0;
+            g_act <= 4096'd0;
+            g_rd <= 4096'd0;
+            g_wr <= 4096'd0;
+        end else if (ce && iss_valid) begin
+            for (jt = 0; jt < 64; jt = jt + 1) begin
+                if (jt[5:0] == ib) begin
+                    if (bank_moves) begin
+                        open_row[32*jt +: 32] <= iss_cmd == C_ACT ? iss_row : CLOSED;
+                        b_act[64*jt +: 64] <= ib_act_nx;
+                    end
+                    if (iss_cmd == C_ACT) begin
+                        b_col[64*jt +: 64] <= ib_col_nx;
+                        b_pre[64*jt +: 64] <= ib_pre_nx;
+                    end
+                    if (iss_cmd == C_RD || iss_cmd == C_WR)
+                        b_pre[64*jt +: 64] <= ib_pre_nx;
+                end
+                if (jt[5:0] == ig) begin
+                    if (iss_cmd == C_ACT)
+                        g_act[64*jt +: 64] <= ig_act_nx;
+                    if (iss_cmd == C_RD || iss_cmd == C_WR) begin
+                        g_rd[64*jt +: 64] <= ig_rd_nx;
+                        g_wr[64*jt +: 64] <= ig_wr_nx;
+                    end
+                end
+                if (is_ref && (jt[5:0] >> rsh) == {4'd0, iss_rank} &&
+                    (iss_cmd == C_REF || (jt[5:0] & kmask) == iss_bank) && b_act[64*jt +: 64] < ref_at)
+                    b_act[64*jt +: 64] <= ref_at;
             end
         end
     end

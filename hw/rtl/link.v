@@ -79,6 +79,7 @@ module link #(
 );
     localparam integer MAXF = 64;   // CXL_MAX_FLIGHT
     localparam integer OWED = 8;    // CXL_OWED_MAX
+    localparam [7:0]   K8   = K[7:0];
 
     // ---- state
     reg               dir_q;
@@ -151,21 +152,147 @@ module link #(
         flit_max = (c == 0) ? 2 : (c == 1) ? 1 : (c == 2) ? 3 : 2;
     endfunction
 
-    // ---- transmit: the flit build, as tx_free / fill_slot / send_chunk, unrolled
-    integer        sl, p, sc, s, j, c, pos, placed, used, nd, k;
-    integer        oh, on, ol, oc;         // owed head, count, left, chunks (working copies)
-    integer        cnt [0:3];
-    integer        av [0:3];
-    integer        popc [0:NSRC-1];
-    reg [3:0]      full, stalled, allow, rdy_cls, crd_cls;
-    reg [15:0]     slot_cnt;
-    reg            go, found, hdr, build;
-    reg [W-1:0]    m;
-    reg [8*W-1:0]  done_v;
-    reg [W-1:0]    app_msg [0:2];
-    reg [2:0]      app_idx [0:2];
-    reg [1:0]      app_n;
-    integer        rr_l;
+    // ---- transmit: the flit build (tx_free / fill_slot / send_chunk) as hardware.
+    // fill_slot's scan "from pos, every source once, the first whose next entry is of an allowed class
+    // with a credit" is a rotating priority arbiter over per-source bit vectors: cr (the source's next
+    // entry exists and is ready) and isc (its class, one vector per class). A slot takes up to 3 rounds;
+    // each round picks one source; only the picked source's next entry changes (popc + 1). The scan's
+    // side effect, a credit stall of class c for every source scanned before the pick (or all, when
+    // nothing is picked) whose entry is of an allowed class c without a credit, is the same mask
+    // arithmetic. The scan position pos is always rr (fill_slot starts at rr % nsrc, and rr < nsrc
+    // because it is only ever set to the source after a picked one, wrapping at nsrc; 0 at reset).
+    // All writes have constant indices (one-hot decodes), so synthesis sees 12 round stages and 3
+    // chunk stages, not the C's loops unrolled over every source.
+    reg  [NSRC-1:0]   nsrc_mask;            // sources < nsrc
+    reg  [NSRC-1:0]   cr;                   // source's next entry exists (popc < K) and is ready
+    reg  [4*NSRC-1:0] isc;                  // [NSRC*c +: NSRC]: source's next entry is of class c
+    reg  [3*NSRC-1:0] popc;                 // entries taken from each source so far in this flit
+    reg  [NSRC-1:0]   elig, take, him, tk, ch_oh, passed;
+    reg  [7:0]        rr_l;
+    reg  [7:0]        chs;                  // picked source
+    reg  [7:0]        idx;                  // its entry, K*chs + j
+    reg  [2:0]        jn;
+    reg  [1:0]        c, ncl;
+    reg  [1:0]        placed, app_n;
+    reg  [2:0]        oh, ol, used;
+    reg  [3:0]        on, nd;
+    reg  [5:0]        oc;
+    reg  [7:0]        av;                   // held credits of class k at [2k +: 2], capped at 3
+    reg  [11:0]       cnt;                  // headers of class k in this flit at [3k +: 3]
+    reg  [3:0]        full, stalled, allow, rdy_cls, crd_cls;
+    reg  [15:0]       slot_cnt;
+    reg               go, found, build;
+    reg  [W-1:0]      m;
+    reg  [8*W-1:0]    done_v;
+    reg  [3*W-1:0]    app_msg;              // data messages appended to the owed ring, in order
+    reg  [8:0]        app_idx;              // their owed-ring slots, [3a +: 3]
+    wire [W-1:0]      owed_head_msg = owed_mem[owed_head_q];
+    integer           k, q, sl, p, cc;
+
+    // send_chunk: one data chunk of the owed head; the message completes with its last chunk
+    task chunk;
+        begin
+            ol = ol - 3'd1;
+            oc = oc - 6'd1;
+            if (ol == 3'd0) begin
+                for (q = 0; q < 8; q = q + 1)
+                    if (nd == q[3:0])
+                        done_v[W*q +: W] = owed_head_msg;
+                nd = nd + 4'd1;
+                oh = oh + 3'd1;
+                on = on - 4'd1;
+                ol = (on != 4'd0) ? 3'd4 : 3'd0;
+            end
+        end
+    endtask
+
+    // one fill_slot round: pick a source, place its next entry in the slot (hdr: slot 0)
+    task round(input hdr);
+        begin
+            allow = addable(dir_q, hdr, slot_cnt) & ~full;
+            if (on >= OWED[3:0])
+                allow = allow & 4'b1001;    // no room for RwD/DRS data
+            elig = {NSRC{1'b0}};
+            take = {NSRC{1'b0}};
+            for (cc = 0; cc < 4; cc = cc + 1)
+                if (allow[cc]) begin
+                    elig = elig | isc[NSRC*cc +: NSRC];
+                    if (av[2*cc +: 2] != 2'd0)
+                        take = take | isc[NSRC*cc +: NSRC];
+                end
+            elig = elig & cr & nsrc_mask;
+            take = take & elig;
+            him = {NSRC{1'b1}} << rr_l;     // sources >= pos
+            tk = ((take & him) != {NSRC{1'b0}}) ? (take & him) : take;
+            ch_oh = tk & (~tk + {{(NSRC-1){1'b0}}, 1'b1});   // lowest set bit
+            found = tk != {NSRC{1'b0}};
+            // sources the scan passes before the pick: [pos, pick) or [pos, nsrc) + [0, pick)
+            if (!found)
+                passed = {NSRC{1'b1}};
+            else if ((ch_oh & him) != {NSRC{1'b0}})
+                passed = him & (ch_oh - {{(NSRC-1){1'b0}}, 1'b1});
+            else
+                passed = him | (ch_oh - {{(NSRC-1){1'b0}}, 1'b1});
+            for (cc = 0; cc < 4; cc = cc + 1)
+                if ((elig & ~take & passed & isc[NSRC*cc +: NSRC]) != {NSRC{1'b0}})
+                    stalled[cc] = 1'b1;
+            if (!found) begin
+                go = 1'b0;
+            end else begin
+                chs = 8'd0;
+                jn = 3'd0;
+                for (k = 0; k < NSRC; k = k + 1)
+                    if (ch_oh[k]) begin
+                        chs = k[7:0];
+                        jn = popc[3*k +: 3];
+                    end
+                idx = K8 * chs + {5'd0, jn};
+                m = src_msg[W*idx +: W];
+                c = m[89:88];
+                slot_cnt = slot_cnt + (16'd1 << {c, 2'b00});
+                for (cc = 0; cc < 4; cc = cc + 1)
+                    if (c == cc[1:0]) begin
+                        av[2*cc +: 2] = av[2*cc +: 2] - 2'd1;
+                        cnt[3*cc +: 3] = cnt[3*cc +: 3] + 3'd1;
+                        if ({29'd0, cnt[3*cc +: 3]} + 1 > flit_max(cc))
+                            full[cc] = 1'b1;
+                    end
+                if (c == 2'd1 || c == 2'd2) begin
+                    for (q = 0; q < 3; q = q + 1)
+                        if (app_n == q[1:0]) begin
+                            app_msg[W*q +: W] = m;
+                            app_idx[3*q +: 3] = oh + on[2:0];
+                        end
+                    app_n = app_n + 2'd1;
+                    if (on == 4'd0)
+                        ol = 3'd4;
+                    on = on + 4'd1;
+                    oc = oc + 6'd4;
+                end else begin
+                    for (q = 0; q < 8; q = q + 1)
+                        if (nd == q[3:0])
+                            done_v[W*q +: W] = m;
+                    nd = nd + 4'd1;
+                end
+                // the picked source's next entry
+                for (k = 0; k < NSRC; k = k + 1)
+                    if (ch_oh[k]) begin
+                        popc[3*k +: 3] = jn + 3'd1;
+                        cr[k] = 1'b0;
+                        ncl = 2'd0;
+                        for (q = 0; q < K; q = q + 1)
+                            if ({29'd0, jn} + 1 == q) begin
+                                cr[k] = src_rdy[K*k + q];
+                                ncl = src_msg[W*(K*k + q) + 88 +: 2];
+                            end
+                        for (cc = 0; cc < 4; cc = cc + 1)
+                            isc[NSRC*cc + k] = ncl == cc[1:0];
+                    end
+                rr_l = ({24'd0, chs} + 1 == {24'd0, nsrc_q}) ? 8'd0 : chs + 8'd1;
+                placed = placed + 2'd1;
+            end
+        end
+    endtask
 
     always @* begin
         tx_flit = 1'b0;
@@ -176,18 +303,16 @@ module link #(
         take_n = 32'd0;
         src_pop_n = {(NSRC*3){1'b0}};
         done_v = {(8*W){1'b0}};
-        nd = 0;
+        nd = 4'd0;
         app_n = 2'd0;
-        for (k = 0; k < 3; k = k + 1) begin
-            app_msg[k] = {W{1'b0}};
-            app_idx[k] = 3'd0;
-        end
-        oh = {29'd0, owed_head_q};
-        on = {28'd0, owed_count_q};
-        ol = {29'd0, owed_left_q};
-        oc = {26'd0, owed_chunks_q};
-        rr_l = {24'd0, rr_q};
-        used = 0;
+        app_msg = {(3*W){1'b0}};
+        app_idx = 9'd0;
+        oh = owed_head_q;
+        on = owed_count_q;
+        ol = owed_left_q;
+        oc = owed_chunks_q;
+        rr_l = rr_q;
+        used = 3'd0;
         full = 4'd0;
         stalled = 4'd0;
         rdy_cls = 4'd0;
@@ -195,50 +320,50 @@ module link #(
         slot_cnt = 16'd0;
         go = 1'b0;
         found = 1'b0;
-        hdr = 1'b0;
         build = 1'b0;
         allow = 4'd0;
         m = {W{1'b0}};
-        placed = 0;
-        pos = 0;
-        s = 0;
-        j = 0;
-        c = 0;
+        c = 2'd0;
+        ncl = 2'd0;
+        chs = 8'd0;
+        idx = 8'd0;
+        jn = 3'd0;
+        placed = 2'd0;
+        elig = {NSRC{1'b0}};
+        take = {NSRC{1'b0}};
+        him = {NSRC{1'b0}};
+        tk = {NSRC{1'b0}};
+        ch_oh = {NSRC{1'b0}};
+        passed = {NSRC{1'b0}};
+        cnt = 12'd0;
+        popc = {(3*NSRC){1'b0}};
+        isc = {(4*NSRC){1'b0}};
         for (k = 0; k < 4; k = k + 1) begin
-            cnt[k] = 0;
-            // held credits, capped at 3 (the most one flit takes of a class): only > 0 matters
-            if (cr_avail[32*k +: 32] > 32'd3)
-                av[k] = 3;
-            else
-                av[k] = {30'd0, cr_avail[32*k +: 2]};
+            // only > 0 matters; at most 3 of a class go in one flit
+            av[2*k +: 2] = (cr_avail[32*k +: 32] > 32'd3) ? 2'd3 : cr_avail[32*k +: 2];
             crd_cls[k] = cr_avail[32*k +: 32] != 32'd0;
         end
-        for (k = 0; k < NSRC; k = k + 1)
-            popc[k] = 0;
+        for (k = 0; k < NSRC; k = k + 1) begin
+            nsrc_mask[k] = k < {24'd0, nsrc_q};
+            cr[k] = src_rdy[K*k];
+            ncl = src_msg[W*K*k + 88 +: 2];
+            for (cc = 0; cc < 4; cc = cc + 1)
+                isc[NSRC*cc + k] = ncl == cc[1:0];
+        end
 
         if (wire_free) begin
-            if (oc > 3) begin
+            if (oc > 6'd3) begin
                 // all-data flit: four send_chunk
-                for (sl = 0; sl < 4; sl = sl + 1) begin
-                    ol = ol - 1;
-                    oc = oc - 1;
-                    if (ol == 0) begin
-                        done_v[W*nd +: W] = owed_mem[oh[2:0]];
-                        nd = nd + 1;
-                        oh = (oh + 1) % OWED;
-                        on = on - 1;
-                        ol = (on != 0) ? 4 : 0;
-                    end
-                end
-                used = 4;
+                for (sl = 0; sl < 4; sl = sl + 1)
+                    chunk;
+                used = 3'd4;
                 tx_data_flit = 1'b1;
             end else begin
                 build = 1'b1;
-                if (oc == 0) begin
+                if (oc == 6'd0) begin
                     // fast path: no ready head of a class holding a credit -> stalls, no flit
-                    for (k = 0; k < NSRC; k = k + 1)
-                        if (k < nsrc_q && src_rdy[K*k])
-                            rdy_cls[src_msg[W*K*k + 88 +: 2]] = 1'b1;
+                    for (cc = 0; cc < 4; cc = cc + 1)
+                        rdy_cls[cc] = (isc[NSRC*cc +: NSRC] & cr & nsrc_mask) != {NSRC{1'b0}};
                     if ((rdy_cls & crd_cls) == 4'd0) begin
                         tx_stall = rdy_cls;
                         build = 1'b0;
@@ -246,90 +371,32 @@ module link #(
                 end
                 if (build) begin
                     for (sl = 0; sl < 4; sl = sl + 1) begin
-                        hdr = (sl == 0);
-                        if (!hdr && oc != 0) begin
-                            // send_chunk
-                            ol = ol - 1;
-                            oc = oc - 1;
-                            if (ol == 0) begin
-                                done_v[W*nd +: W] = owed_mem[oh[2:0]];
-                                nd = nd + 1;
-                                oh = (oh + 1) % OWED;
-                                on = on - 1;
-                                ol = (on != 0) ? 4 : 0;
-                            end
-                            used = used + 1;
+                        if (sl != 0 && oc != 6'd0) begin
+                            chunk;
+                            used = used + 3'd1;
                         end else begin
-                            // fill_slot: up to 3 rounds, each scans every source once from pos
+                            // fill_slot: up to 3 rounds
                             slot_cnt = 16'd0;
-                            placed = 0;
-                            go = (nsrc_q != 8'd0);
-                            pos = (nsrc_q != 8'd0) ? rr_l % {24'd0, nsrc_q} : 0;
-                            for (p = 0; p < 3; p = p + 1) begin
-                                if (go) begin
-                                    allow = addable(dir_q, hdr, slot_cnt) & ~full;
-                                    if (on >= OWED)
-                                        allow = allow & 4'b1001;  // no room for RwD/DRS data
-                                    found = 1'b0;
-                                    for (sc = 0; sc < NSRC; sc = sc + 1) begin
-                                        if (!found && sc < nsrc_q) begin
-                                            s = pos;
-                                            pos = (s + 1 == {24'd0, nsrc_q}) ? 0 : s + 1;
-                                            j = popc[s];
-                                            if (j < K && src_rdy[K*s + j]) begin
-                                                m = src_msg[W*(K*s + j) +: W];
-                                                c = {30'd0, m[89:88]};
-                                                if (allow[c]) begin
-                                                    if (av[c] == 0) begin
-                                                        stalled[c] = 1'b1;
-                                                    end else begin
-                                                        av[c] = av[c] - 1;
-                                                        slot_cnt = slot_cnt + (16'd1 << (4 * c));
-                                                        cnt[c] = cnt[c] + 1;
-                                                        if (cnt[c] + 1 > flit_max(c))
-                                                            full[c] = 1'b1;
-                                                        if (c == 1 || c == 2) begin
-                                                            app_msg[app_n] = m;
-                                                            app_idx[app_n] = oh[2:0] + on[2:0];
-                                                            app_n = app_n + 2'd1;
-                                                            if (on == 0)
-                                                                ol = 4;
-                                                            on = on + 1;
-                                                            oc = oc + 4;
-                                                        end else begin
-                                                            done_v[W*nd +: W] = m;
-                                                            nd = nd + 1;
-                                                        end
-                                                        popc[s] = popc[s] + 1;
-                                                        rr_l = pos;
-                                                        found = 1'b1;
-                                                    end
-                                                end
-                                            end
-                                        end
-                                    end
-                                    if (found)
-                                        placed = placed + 1;
-                                    else
-                                        go = 1'b0;
-                                end
-                            end
-                            if (placed != 0)
-                                used = used + 1;
+                            placed = 2'd0;
+                            go = nsrc_q != 8'd0;
+                            for (p = 0; p < 3; p = p + 1)
+                                if (go)
+                                    round(sl == 0);
+                            if (placed != 2'd0)
+                                used = used + 3'd1;
                         end
                     end
                     tx_stall = stalled;
                 end
             end
-            if (used != 0) begin
+            if (used != 3'd0) begin
                 tx_flit = 1'b1;
-                tx_used = used[2:0];
+                tx_used = used;
                 for (k = 0; k < 4; k = k + 1) begin
-                    tx_msgs[8*k +: 8] = cnt[k][7:0];
-                    take_n[8*k +: 8] = cnt[k][7:0];
+                    tx_msgs[8*k +: 8] = {5'd0, cnt[3*k +: 3]};
+                    take_n[8*k +: 8] = {5'd0, cnt[3*k +: 3]};
                 end
-                for (k = 0; k < NSRC; k = k + 1)
-                    src_pop_n[3*k +: 3] = popc[k][2:0];
+                src_pop_n = popc;
             end
         end
     end
@@ -356,16 +423,16 @@ module link #(
             acc_q <= tx_flit ? acc_t - cost_q : acc_t;
             if (tx_flit) begin
                 fl_arrive[fl_tail] <= now + lat_q;
-                fl_n[fl_tail]      <= nd[3:0];
+                fl_n[fl_tail]      <= nd;
                 fl_msg[fl_tail]    <= done_v;
                 for (a = 0; a < 3; a = a + 1)
                     if (a < {30'd0, app_n})
-                        owed_mem[app_idx[a]] <= app_msg[a];
-                owed_head_q   <= oh[2:0];
-                owed_count_q  <= on[3:0];
-                owed_left_q   <= ol[2:0];
-                owed_chunks_q <= oc[5:0];
-                rr_q          <= rr_l[7:0];
+                        owed_mem[app_idx[3*a +: 3]] <= app_msg[W*a +: W];
+                owed_head_q   <= oh;
+                owed_count_q  <= on;
+                owed_left_q   <= ol;
+                owed_chunks_q <= oc;
+                rr_q          <= rr_l;
             end
             if (rx_fire)
                 fl_head_q <= fl_head_q + 6'd1;
