@@ -262,8 +262,10 @@ module dram_chan (
     localparam [31:0] CLOSED = 32'hffffffff;
 
     // ---- state ----
-    reg [EW-1:0] rq [0:63];
-    reg [EW-1:0] wq [0:63];
+    // The queues: every entry is rewritten when one is removed (a shift). Yosys is told to keep them as
+    // registers (mem2reg): as memories they would have 64 write ports, each a mux chain over every word.
+    (* mem2reg *) reg [EW-1:0] rq [0:63];
+    (* mem2reg *) reg [EW-1:0] wq [0:63];
     reg [63:0]   rq_hit, wq_hit;    // entry i's row is its bank's open row (see the scan)
     reg          write_mode;
     reg [63:0]   ref_due [0:3];
@@ -273,11 +275,16 @@ module dram_chan (
     reg [4:0]    rd_head;
     reg [5:0]    rd_count;
     // timing (dram_timing.v)
-    // per bank b: open row at [32b +: 32], earliest ACT / PRE / column command at [64b +: 64]; per bank
-    // group (rank, bg) g: earliest ACT / RD / WR at [64g +: 64] (flat vectors: every element has its own
-    // next-state logic, and a refresh moves a whole rank at once, so they are registers, not a RAM)
-    reg [2047:0] open_row;
-    reg [4095:0] b_act, b_pre, b_col, g_act, g_rd, g_wr;
+    // per bank b: open row, earliest ACT / PRE / column command; per bank group (rank, bg) g: earliest
+    // ACT / RD / WR. Registers, not RAMs (mem2reg): the scan compares every element every clock, and a
+    // refresh moves a whole rank at once.
+    (* mem2reg *) reg [31:0] open_row [0:63];
+    (* mem2reg *) reg [63:0] b_act [0:63];
+    (* mem2reg *) reg [63:0] b_pre [0:63];
+    (* mem2reg *) reg [63:0] b_col [0:63];
+    (* mem2reg *) reg [63:0] g_act [0:63];
+    (* mem2reg *) reg [63:0] g_rd [0:63];
+    (* mem2reg *) reg [63:0] g_wr [0:63];
     reg [63:0] r_act [0:3];
     reg [63:0] r_rd  [0:3];
     reg [63:0] r_wr  [0:3];
@@ -327,7 +334,7 @@ module dram_chan (
     reg v_hit;
     reg [383:0] v_bank;             // entry i's bank index at [6i +: 6]
     reg [63:0] v_hits;              // entry i's row-hit bit
-    wire enq_hit = open_row[32*enq_e[5:0] +: 32] == enq_e[51:20];
+    wire enq_hit = open_row[enq_e[5:0]] == enq_e[51:20];
     always @* begin
         n_m = wm ? nw_v : nr_v;
         n_scan = (fcfs && n_m > 7'd1) ? 7'd1 : n_m;
@@ -389,16 +396,16 @@ module dram_chan (
         bgi = 6'd0; brk = 6'd0;
         for (b = 0; b < 64; b = b + 1)
             if (need_g[b] || all_b) begin
-                gk_act[b] = g_act[64*b +: 64] <= now;
-                gk_rd[b] = g_rd[64*b +: 64] <= now;
-                gk_wr[b] = g_wr[64*b +: 64] <= now;
+                gk_act[b] = g_act[b] <= now;
+                gk_rd[b] = g_rd[b] <= now;
+                gk_wr[b] = g_wr[b] <= now;
             end
         for (b = 0; b < 64; b = b + 1)
           if (need[b] || all_b) begin
-            bk_col[b] = b_col[64*b +: 64] <= now;
-            bk_act[b] = b_act[64*b +: 64] <= now;
-            bk_pre[b] = b_pre[64*b +: 64] <= now;
-            closed_b[b] = open_row[32*b +: 32] == CLOSED;
+            bk_col[b] = b_col[b] <= now;
+            bk_act[b] = b_act[b] <= now;
+            bk_pre[b] = b_pre[b] <= now;
+            closed_b[b] = open_row[b] == CLOSED;
             bgi = b[5:0] >> bank_bits;
             brk = b[5:0] >> rsh;
             ok_col_r[b] = bk_col[b] && gk_rd[bgi] && rk_rd_ok[brk[1:0]];
@@ -538,7 +545,7 @@ module dram_chan (
     wire [5:0] ig = ({4'd0, iss_rank} << bg_bits) | iss_bg;
     wire is_rd = iss_cmd == C_RD;
     wire [63:0] pre_at = is_rd ? now + {32'd0, tRTP} : now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWR};
-    wire [63:0] pre_new = max64(b_pre[64*ib +: 64], pre_at);
+    wire [63:0] pre_new = max64(b_pre[ib], pre_at);
     wire [31:0] wr_sum = tCWL + tBL + 32'd2;
     wire [63:0] wr_other_rd = {32'd0, wr_sum > tCL ? wr_sum - tCL : 32'd1};
     wire [2:0] fn = faw_n[iss_rank];
@@ -597,14 +604,17 @@ module dram_chan (
             rd_count <= 6'd0;
         end else if (ce) begin
             // queues: append, then remove the issued entry (shifting the younger ones up)
+            // (app() written out: entry j, or j + 1 when shifting; the enqueued entry at index n; 0 past 63)
             if (enq_r || rem_r)
                 for (j = 0; j < 64; j = j + 1)
-                    rq[j] <= (rem_r && j >= {26'd0, hit_i}) ? app(j[6:0] + 7'd1, nr, enq_r, rq[(j + 1) % 64], enq_e)
-                                                             : app(j[6:0], nr, enq_r, rq[j], enq_e);
+                    rq[j] <= (rem_r && j >= {26'd0, hit_i})
+                             ? (j == 63 ? {EW{1'b0}} : (enq_r && j + 1 == {25'd0, nr}) ? enq_e : rq[(j + 1) % 64])
+                             : ((enq_r && j == {25'd0, nr}) ? enq_e : rq[j]);
             if (enq_w || rem_w)
                 for (j = 0; j < 64; j = j + 1)
-                    wq[j] <= (rem_w && j >= {26'd0, hit_i}) ? app(j[6:0] + 7'd1, nw, enq_w, wq[(j + 1) % 64], enq_e)
-                                                             : app(j[6:0], nw, enq_w, wq[j], enq_e);
+                    wq[j] <= (rem_w && j >= {26'd0, hit_i})
+                             ? (j == 63 ? {EW{1'b0}} : (enq_w && j + 1 == {25'd0, nw}) ? enq_e : wq[(j + 1) % 64])
+                             : ((enq_w && j == {25'd0, nw}) ? enq_e : wq[j]);
             nr <= nr_next;
             nw <= nw_next;
             rq_hit <= rq_hit_nx;
@@ -625,59 +635,56 @@ module dram_chan (
                 if (sb)
                     ref_bank[iss_rank] <= (ref_bank[iss_rank] + 6'd1) & kmask;
             end
-            // timing
-            if (iss_valid) begin
-                case (iss_cmd)
-                C_ACT: begin
-                    r_act[iss_rank] <= max64(max64(r_act[iss_rank], now + {32'd0, tRRD_S}),
-                                             faw_full ? faw_oldest + {32'd0, tFAW} : 64'd0);
-                    if (fn < 3'd4) begin
-                        faw[{iss_rank, fh + fn[1:0]}] <= now;
-                        faw_n[iss_rank] <= fn + 3'd1;
-                    end else begin
-                        faw[{iss_rank, fh}] <= now;
-                        faw_head[iss_rank] <= fh + 2'd1;
-                    end
+            // timing: the new values are computed once (rk_*_nx, below)
+            if (iss_valid && (iss_cmd == C_ACT || iss_cmd == C_REF))
+                r_act[iss_rank] <= rk_act_nx;
+            if (iss_valid && iss_cmd == C_ACT) begin
+                if (fn < 3'd4) begin
+                    faw[{iss_rank, fh + fn[1:0]}] <= now;
+                    faw_n[iss_rank] <= fn + 3'd1;
+                end else begin
+                    faw[{iss_rank, fh}] <= now;
+                    faw_head[iss_rank] <= fh + 2'd1;
                 end
-                C_RD, C_WR: begin
-                    for (j = 0; j < 4; j = j + 1) begin
-                        if (j[1:0] == iss_rank) begin
-                            if (is_rd) begin
-                                r_rd[j] <= max64(r_rd[j], now + {32'd0, tCCD_S});
-                                r_wr[j] <= max64(r_wr[j], now + {32'd0, tRTW});
-                            end else begin
-                                r_wr[j] <= max64(r_wr[j], now + {32'd0, tCCD_S_WR});
-                                r_rd[j] <= max64(r_rd[j], now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_S});
-                            end
-                        end else if (j < {29'd0, ranks}) begin
-                            if (is_rd) begin
-                                r_rd[j] <= max64(r_rd[j], now + {32'd0, tBL} + 64'd2);
-                                r_wr[j] <= max64(r_wr[j], now + {32'd0, tRTW});
-                            end else begin
-                                r_wr[j] <= max64(r_wr[j], now + {32'd0, tBL} + 64'd2);
-                                r_rd[j] <= max64(r_rd[j], now + wr_other_rd);
-                            end
-                        end
-                    end
-                end
-                C_REF:
-                    r_act[iss_rank] <= max64(r_act[iss_rank], now + {32'd0, tRFC});
-                default: ;
-                endcase
             end
+            if (iss_valid && (iss_cmd == C_RD || iss_cmd == C_WR))
+                for (j = 0; j < 4; j = j + 1)
+                    if (j[1:0] == iss_rank || j < {29'd0, ranks}) begin
+                        r_rd[j] <= rk_rd_nx[64*j +: 64];
+                        r_wr[j] <= rk_wr_nx[64*j +: 64];
+                    end
         end
+    end
+
+    // rank timing after a column command (rank j; the issuing rank, or another used rank) and after
+    // an ACT / REF (the issuing rank)
+    reg [255:0] rk_rd_nx, rk_wr_nx;
+    reg [63:0]  rk_act_nx;
+    integer jr;
+    always @* begin
+        for (jr = 0; jr < 4; jr = jr + 1)
+            if (jr[1:0] == iss_rank) begin
+                rk_rd_nx[64*jr +: 64] = max64(r_rd[jr], is_rd ? now + {32'd0, tCCD_S}
+                                                               : now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_S});
+                rk_wr_nx[64*jr +: 64] = max64(r_wr[jr], is_rd ? now + {32'd0, tRTW} : now + {32'd0, tCCD_S_WR});
+            end else begin
+                rk_rd_nx[64*jr +: 64] = max64(r_rd[jr], is_rd ? now + {32'd0, tBL} + 64'd2 : now + wr_other_rd);
+                rk_wr_nx[64*jr +: 64] = max64(r_wr[jr], is_rd ? now + {32'd0, tRTW} : now + {32'd0, tBL} + 64'd2);
+            end
+        rk_act_nx = iss_cmd == C_REF ? max64(r_act[iss_rank], now + {32'd0, tRFC})
+                  : max64(max64(r_act[iss_rank], now + {32'd0, tRRD_S}), faw_full ? faw_oldest + {32'd0, tFAW} : 64'd0);
     end
 
     // the bank and bank-group tables: bank b moves when the issued command addresses it (or, for a
     // refresh, its rank / its same-bank set), group g when the command's bank is in it. The new values
     // of the addressed bank and group are computed once (ib_*, ig_*); a refresh raises each bank of
     // its rank (same-bank set) to at least ref_at.
-    wire [63:0] ib_act = b_act[64*ib +: 64];
-    wire [63:0] ib_pre = b_pre[64*ib +: 64];
-    wire [63:0] ib_col = b_col[64*ib +: 64];
-    wire [63:0] ig_act = g_act[64*ig +: 64];
-    wire [63:0] ig_rd = g_rd[64*ig +: 64];
-    wire [63:0] ig_wr = g_wr[64*ig +: 64];
+    wire [63:0] ib_act = b_act[ib];
+    wire [63:0] ib_pre = b_pre[ib];
+    wire [63:0] ib_col = b_col[ib];
+    wire [63:0] ig_act = g_act[ig];
+    wire [63:0] ig_rd = g_rd[ig];
+    wire [63:0] ig_wr = g_wr[ig];
     wire [63:0] act_at = iss_cmd == C_ACT ? now + {32'd0, tRC} : iss_cmd == C_PRE ? now + {32'd0, tRP}
                                           : pre_new + {32'd0, tRP};
     wire [63:0] ib_act_nx = max64(ib_act, act_at);
@@ -692,39 +699,35 @@ module dram_chan (
     integer jt;
     always @(posedge clk) begin
         if (!rst_n) begin
-            open_row <= {64{CLOSED}};
-            b_act <= 4096'd0;
-            b_pre <= 4096'd0;
-            b_col <= 4096'd0;
-            g_act <= 4096'd0;
-            g_rd <= 4096'd0;
-            g_wr <= 4096'd0;
-        end else if (ce && iss_valid) begin
             for (jt = 0; jt < 64; jt = jt + 1) begin
-                if (jt[5:0] == ib) begin
-                    if (bank_moves) begin
-                        open_row[32*jt +: 32] <= iss_cmd == C_ACT ? iss_row : CLOSED;
-                        b_act[64*jt +: 64] <= ib_act_nx;
-                    end
-                    if (iss_cmd == C_ACT) begin
-                        b_col[64*jt +: 64] <= ib_col_nx;
-                        b_pre[64*jt +: 64] <= ib_pre_nx;
-                    end
-                    if (iss_cmd == C_RD || iss_cmd == C_WR)
-                        b_pre[64*jt +: 64] <= ib_pre_nx;
-                end
-                if (jt[5:0] == ig) begin
-                    if (iss_cmd == C_ACT)
-                        g_act[64*jt +: 64] <= ig_act_nx;
-                    if (iss_cmd == C_RD || iss_cmd == C_WR) begin
-                        g_rd[64*jt +: 64] <= ig_rd_nx;
-                        g_wr[64*jt +: 64] <= ig_wr_nx;
-                    end
-                end
-                if (is_ref && (jt[5:0] >> rsh) == {4'd0, iss_rank} &&
-                    (iss_cmd == C_REF || (jt[5:0] & kmask) == iss_bank) && b_act[64*jt +: 64] < ref_at)
-                    b_act[64*jt +: 64] <= ref_at;
+                open_row[jt] <= CLOSED;
+                b_act[jt] <= 64'd0;
+                b_pre[jt] <= 64'd0;
+                b_col[jt] <= 64'd0;
+                g_act[jt] <= 64'd0;
+                g_rd[jt] <= 64'd0;
+                g_wr[jt] <= 64'd0;
             end
+        end else if (ce && iss_valid) begin
+            if (bank_moves) begin
+                open_row[ib] <= iss_cmd == C_ACT ? iss_row : CLOSED;
+                b_act[ib] <= ib_act_nx;
+            end
+            if (iss_cmd == C_ACT || iss_cmd == C_RD || iss_cmd == C_WR)
+                b_pre[ib] <= ib_pre_nx;
+            if (iss_cmd == C_ACT) begin
+                b_col[ib] <= ib_col_nx;
+                g_act[ig] <= ig_act_nx;
+            end
+            if (iss_cmd == C_RD || iss_cmd == C_WR) begin
+                g_rd[ig] <= ig_rd_nx;
+                g_wr[ig] <= ig_wr_nx;
+            end
+            if (is_ref)
+                for (jt = 0; jt < 64; jt = jt + 1)
+                    if ((jt[5:0] >> rsh) == {4'd0, iss_rank} &&
+                        (iss_cmd == C_REF || (jt[5:0] & kmask) == iss_bank) && b_act[jt] < ref_at)
+                        b_act[jt] <= ref_at;
         end
     end
 endmodule

@@ -182,12 +182,35 @@ module link #(
     reg  [3:0]        full, stalled, allow, rdy_cls, crd_cls;
     reg  [15:0]       slot_cnt;
     reg               go, found, build;
-    reg  [W-1:0]      m;
+    // The flit's done list and owed-ring appends are recorded as which entry fills each position (8-bit
+    // source-entry index K*s + j, or the owed head for a completed data message) and read out once after
+    // the build: one NSRC*K-way select per position, instead of a message-wide write at a running
+    // position in every round stage.
+    reg  [7:0]        done_owed;            // position q completes the owed head
+    reg  [63:0]       done_idx;             // else source entry [8q +: 8]
+    reg  [23:0]       app_src;              // data message a comes from source entry [8a +: 8]
     reg  [8*W-1:0]    done_v;
     reg  [3*W-1:0]    app_msg;              // data messages appended to the owed ring, in order
     reg  [8:0]        app_idx;              // their owed-ring slots, [3a +: 3]
     wire [W-1:0]      owed_head_msg = owed_mem[owed_head_q];
     integer           k, q, sl, p, cc;
+
+    // Entry e (K*s + j) of the source bus. A simulator indexes the bus (W*e is not known to synthesis
+    // to be a multiple of W: Yosys builds a barrel shifter over the whole bus, and a DSP for W*e); the
+    // hardware form is an NSRC*K-way AND-OR select. Both give the same value (the unit test runs the
+    // hardware form, the speed build defines CXL_SIM_INDEXED_SELECT).
+    function [W-1:0] entry(input [NSRC*K*W-1:0] v, input [7:0] e);
+`ifdef CXL_SIM_INDEXED_SELECT
+        entry = v[W*e +: W];
+`else
+        integer ei;
+        begin
+            entry = {W{1'b0}};
+            for (ei = 0; ei < NSRC*K; ei = ei + 1)
+                entry = entry | (v[W*ei +: W] & {W{e == ei[7:0]}});
+        end
+`endif
+    endfunction
 
     // send_chunk: one data chunk of the owed head; the message completes with its last chunk
     task chunk;
@@ -197,7 +220,7 @@ module link #(
             if (ol == 3'd0) begin
                 for (q = 0; q < 8; q = q + 1)
                     if (nd == q[3:0])
-                        done_v[W*q +: W] = owed_head_msg;
+                        done_owed[q] = 1'b1;
                 nd = nd + 4'd1;
                 oh = oh + 3'd1;
                 on = on - 4'd1;
@@ -241,14 +264,16 @@ module link #(
             end else begin
                 chs = 8'd0;
                 jn = 3'd0;
+                idx = 8'd0;
                 for (k = 0; k < NSRC; k = k + 1)
                     if (ch_oh[k]) begin
                         chs = k[7:0];
                         jn = popc[3*k +: 3];
+                        idx = K8 * k[7:0] + {5'd0, popc[3*k +: 3]};   // constant K*k per source
                     end
-                idx = K8 * chs + {5'd0, jn};
-                m = src_msg[W*idx +: W];
-                c = m[89:88];
+                // its class: the class plane of the picked source's bit
+                c = {(ch_oh & (isc[NSRC*2 +: NSRC] | isc[NSRC*3 +: NSRC])) != {NSRC{1'b0}},
+                     (ch_oh & (isc[NSRC*1 +: NSRC] | isc[NSRC*3 +: NSRC])) != {NSRC{1'b0}}};
                 slot_cnt = slot_cnt + (16'd1 << {c, 2'b00});
                 for (cc = 0; cc < 4; cc = cc + 1)
                     if (c == cc[1:0]) begin
@@ -260,7 +285,7 @@ module link #(
                 if (c == 2'd1 || c == 2'd2) begin
                     for (q = 0; q < 3; q = q + 1)
                         if (app_n == q[1:0]) begin
-                            app_msg[W*q +: W] = m;
+                            app_src[8*q +: 8] = idx;
                             app_idx[3*q +: 3] = oh + on[2:0];
                         end
                     app_n = app_n + 2'd1;
@@ -271,7 +296,7 @@ module link #(
                 end else begin
                     for (q = 0; q < 8; q = q + 1)
                         if (nd == q[3:0])
-                            done_v[W*q +: W] = m;
+                            done_idx[8*q +: 8] = idx;
                     nd = nd + 4'd1;
                 end
                 // the picked source's next entry
@@ -303,6 +328,9 @@ module link #(
         take_n = 32'd0;
         src_pop_n = {(NSRC*3){1'b0}};
         done_v = {(8*W){1'b0}};
+        done_owed = 8'd0;
+        done_idx = 64'd0;
+        app_src = 24'd0;
         nd = 4'd0;
         app_n = 2'd0;
         app_msg = {(3*W){1'b0}};
@@ -322,7 +350,6 @@ module link #(
         found = 1'b0;
         build = 1'b0;
         allow = 4'd0;
-        m = {W{1'b0}};
         c = 2'd0;
         ncl = 2'd0;
         chs = 8'd0;
@@ -397,6 +424,13 @@ module link #(
                     take_n[8*k +: 8] = {5'd0, cnt[3*k +: 3]};
                 end
                 src_pop_n = popc;
+                // the lists, read out once
+                for (q = 0; q < 8; q = q + 1)
+                    if (q < {28'd0, nd})
+                        done_v[W*q +: W] = done_owed[q] ? owed_head_msg : entry(src_msg, done_idx[8*q +: 8]);
+                for (q = 0; q < 3; q = q + 1)
+                    if (q < {30'd0, app_n})
+                        app_msg[W*q +: W] = entry(src_msg, app_src[8*q +: 8]);
             end
         end
     end
