@@ -21,6 +21,9 @@
 #   RTL_SYNTH_BLACKBOX="mpipe link"  keep these modules as black boxes (TOP's own logic only, below)
 #   RTL_SYNTH_NOSHARE=1    leave out synth_xilinx's `share` pass (hours on some modules; figures can
 #                          only be higher)
+#   RTL_SYNTH_SPLIT=1      with RTL_SYNTH_FLATTEN=0: one Yosys process per module (same netlist as one
+#                          hierarchical run, the memory of the largest module instead of the whole design)
+#   RTL_SYNTH_JOBS=N       with RTL_SYNTH_SPLIT=1: N modules at a time (default 1; each can take GBs)
 # Exit status: 0 done, 1 synthesis failed or TOP not found, 2 usage, 77 yosys not installed.
 #
 # Always used: -noiopad -noclkbuf. A Vitis RTL kernel is synthesised out of context: its ports are
@@ -90,33 +93,105 @@ fi
 
 flatten=-flatten
 [ "${RTL_SYNTH_FLATTEN:-1}" = 0 ] && flatten=
-synth="synth_xilinx -family xcup -top $top $flatten -noiopad -noclkbuf ${RTL_SYNTH_OPTS:-}"
-synth=$(echo "$synth" | tr -s ' ')
+case ${RTL_SYNTH_SPLIT:-0} in 0|1) ;; *) echo "error: RTL_SYNTH_SPLIT must be 0 or 1, not '$RTL_SYNTH_SPLIT'" >&2; exit 2 ;; esac
+if [ "${RTL_SYNTH_SPLIT:-0}" = 1 ] && [ -n "$flatten" ]; then
+  echo "error: RTL_SYNTH_SPLIT=1 synthesises each module on its own: it needs RTL_SYNTH_FLATTEN=0" >&2
+  exit 2
+fi
+jobs=${RTL_SYNTH_JOBS:-1}
+case $jobs in ''|*[!0-9]*|0) echo "error: RTL_SYNTH_JOBS must be a positive integer, not '$jobs'" >&2; exit 2 ;; esac
+case ${RTL_SYNTH_NOSHARE:-0} in 0|1) ;; *) echo "error: RTL_SYNTH_NOSHARE must be 0 or 1, not '$RTL_SYNTH_NOSHARE'" >&2; exit 2 ;; esac
+# synth_for MODULE: the synthesis commands with MODULE as the top
 # RTL_SYNTH_NOSHARE=1: synth_xilinx's steps with the `share` pass (SAT-based sharing of arithmetic
 # between mutually exclusive uses) left out of the `coarse` step; it ran for over 20 minutes on switch
 # and on cxl_model's own logic. Without it the estimate can only be higher (nothing is shared).
-case ${RTL_SYNTH_NOSHARE:-0} in 0|1) ;; *) echo "error: RTL_SYNTH_NOSHARE must be 0 or 1, not '$RTL_SYNTH_NOSHARE'" >&2; exit 2 ;; esac
-if [ "${RTL_SYNTH_NOSHARE:-0}" = 1 ]; then
-  synth="$synth -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt;"
-  synth="$synth memory -nomap; opt_clean; synth_xilinx -family xcup -top $top $flatten -noiopad -noclkbuf"
-  synth="$synth ${RTL_SYNTH_OPTS:-} -run map_memory:"
-  synth=$(echo "$synth" | tr -s ' ')
-fi
+synth_for() {
+  local s="synth_xilinx -family xcup -top $1 $flatten -noiopad -noclkbuf ${RTL_SYNTH_OPTS:-}"
+  if [ "${RTL_SYNTH_NOSHARE:-0}" = 1 ]; then
+    s="$s -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt;"
+    s="$s memory -nomap; opt_clean; synth_xilinx -family xcup -top $1 $flatten -noiopad -noclkbuf"
+    s="$s ${RTL_SYNTH_OPTS:-} -run map_memory:"
+  fi
+  echo "$s" | tr -s ' '
+}
+synth=$(synth_for "$top")
 mkdir -p "$out"
 log=$out/$top.log; statf=$out/$top.stat.txt; summary=$out/$top.summary.txt
 # -defer: every file is parsed (a syntax error anywhere still fails) but only the modules under TOP are
 # elaborated, which saves about a minute per run (link.v alone takes ~30 s to elaborate on its own)
 lib=
 [ ${#libfiles[@]} -gt 0 ] && lib="read_verilog -lib -sv -I$rtl ${libfiles[*]}; "
-script="${lib}read_verilog -defer -sv -I$rtl ${files[*]}; $libdir$synth; tee -q -o $statf stat"
+read="${lib}read_verilog -defer -sv -I$rtl ${files[*]}; "
 
 echo "rtl_synth: $($yosys -V)"
-echo "rtl_synth: yosys -p '$libdir$synth' on ${#files[@]} file(s) (log: $log)"
 t0=$(date +%s)
-if ! "$yosys" -q -l "$log" -p "$script" >/dev/null 2>"$out/$top.err"; then
-  echo "error: yosys failed on $top (full log: $log):" >&2
-  if [ -s "$out/$top.err" ]; then cat "$out/$top.err" >&2; else tail -n 20 "$log" >&2; fi
-  exit 1
+if [ "${RTL_SYNTH_SPLIT:-0}" = 0 ]; then
+  echo "rtl_synth: yosys -p '$libdir$synth' on ${#files[@]} file(s) (log: $log)"
+  if ! "$yosys" -q -l "$log" -p "$read$libdir$synth; tee -q -o $statf stat" >/dev/null 2>"$out/$top.err"; then
+    echo "error: yosys failed on $top (full log: $log):" >&2
+    if [ -s "$out/$top.err" ]; then cat "$out/$top.err" >&2; else tail -n 20 "$log" >&2; fi
+    exit 1
+  fi
+else
+  # RTL_SYNTH_SPLIT=1: the hierarchical synthesis in one Yosys process per module. (1) elaborate TOP
+  # (parameters resolved: one module per parameter set) and save it; (2) for each module, in its own
+  # process: load the saved design, keep the module and make every other module a black box, synthesise
+  # it, save its netlist; (3) load the netlists and `stat` the hierarchy (each module's cells times its
+  # instance count). Hierarchical synth_xilinx does not optimise across module boundaries, so this is the
+  # same netlist as one hierarchical run; what it saves is memory (one module at a time: the single
+  # process held the whole design and ended at 21 GB) and, with RTL_SYNTH_JOBS=N, wall time.
+  sdir=$out/$top.split
+  rm -rf "$sdir"; mkdir -p "$sdir"
+  : > "$log"
+  echo "rtl_synth: split: elaborating $top (log: $log, per-module logs: $sdir/)"
+  if ! "$yosys" -q -l "$sdir/elab.log" -p "$read${libdir:-hierarchy -top $top; }write_rtlil $sdir/elab.il; tee -q -o $sdir/elab.stat.txt stat" \
+       >/dev/null 2>"$out/$top.err"; then
+    echo "error: yosys failed elaborating $top (log: $sdir/elab.log):" >&2
+    if [ -s "$out/$top.err" ]; then cat "$out/$top.err" >&2; else tail -n 20 "$sdir/elab.log" >&2; fi
+    exit 1
+  fi
+  # modules of the elaborated design, largest (by cell count before synthesis) first, so the long ones
+  # start early when several run at once; blackboxes (RTL_SYNTH_BLACKBOX) have no section in stat
+  awk '/^=== .* ===$/ && $2 != "design" { m = $2; next }
+       m != "" && /Number of cells:/ { print $4, m; m = "" }' "$sdir/elab.stat.txt" \
+    | sort -k1,1nr -k2 | awk '{ print $2 }' > "$sdir/modules.txt"
+  nmod=$(wc -l < "$sdir/modules.txt")
+  [ "$nmod" -gt 0 ] || { echo "error: no module found in the elaborated $top ($sdir/elab.stat.txt)" >&2; exit 1; }
+  echo "rtl_synth: split: $nmod modules, $jobs at a time: $(synth_for MODULE)"
+  run_module() {  # index name
+    local i=$1 m=$2 s t
+    s=$(synth_for "$m")
+    t=$(date +%s)
+    if "$yosys" -q -l "$sdir/$i.log" -p "read_rtlil $sdir/elab.il; hierarchy -top $m; blackbox A:top %n; $s; tee -q -o $sdir/$i.stat.txt stat; delete =A:blackbox; write_rtlil $sdir/$i.il" \
+         >/dev/null 2>"$sdir/$i.err"; then
+      echo "rtl_synth: split: done $m ($(( $(date +%s) - t )) s)"
+    else
+      echo "error: yosys failed on module $m (log: $sdir/$i.log):" >&2
+      if [ -s "$sdir/$i.err" ]; then cat "$sdir/$i.err" >&2; else tail -n 20 "$sdir/$i.log" >&2; fi
+      return 1
+    fi
+  }
+  i=0; running=0; failed=0
+  while read -r m; do
+    i=$((i + 1))
+    if [ "$running" -ge "$jobs" ]; then
+      wait -n || failed=1
+      running=$((running - 1))
+    fi
+    [ "$failed" = 0 ] || break
+    run_module "$i" "$m" &
+    running=$((running + 1))
+  done < "$sdir/modules.txt"
+  while [ "$running" -gt 0 ]; do wait -n || failed=1; running=$((running - 1)); done
+  [ "$failed" = 0 ] || { echo "error: split synthesis of $top failed (see above)" >&2; exit 1; }
+  reads=""
+  for f in "$sdir"/[0-9]*.il; do reads="$reads read_rtlil $f;"; done
+  if ! "$yosys" -q -l "$log" -p "$reads hierarchy -top $top; tee -q -o $statf stat" >/dev/null 2>"$out/$top.err"; then
+    echo "error: yosys failed summing the module netlists of $top (log: $log):" >&2
+    cat "$out/$top.err" >&2
+    exit 1
+  fi
+  synth="$synth (one process per module, RTL_SYNTH_SPLIT=1)"
 fi
 secs=$(( $(date +%s) - t0 ))
 

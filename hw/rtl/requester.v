@@ -86,6 +86,10 @@ module requester (
     reg [63:0] s_off [0:15];
     reg [31:0] s_mix [0:15];
     reg [31:0] s_outst [0:15];
+    // per-slot flags kept beside the counters, so the retire and issue scans read one bit per slot
+    // instead of comparing two 64-bit counters per slot (32 comparators): s_fin[i] = !(s_done < s_lines),
+    // s_left[i] = s_issued < s_lines, each updated with the counter it follows
+    reg [15:0] s_fin, s_left;
     reg [3:0]  head;
     reg [4:0]  count;
     // tags
@@ -118,8 +122,8 @@ module requester (
         run = cfin;
         for (k = 0; k < 16; k = k + 1) begin
             rs = head + k[3:0];
-            run = run && (k[4:0] < count) &&
-                  !(((rsp_valid && rs == cs) ? cdone : s_done[rs]) < s_lines[rs]);
+            // the slot completed in this cycle (cs) is finished exactly when cfin: run would be 0 otherwise
+            run = run && (k[4:0] < count) && ((rsp_valid && rs == cs) || s_fin[rs]);
             n_ret = n_ret + {4'd0, run};
         end
     end
@@ -136,7 +140,7 @@ module requester (
         s = 4'd0;
         for (k = 15; k >= 0; k = k - 1) begin
             fs = head + k[3:0];
-            if (k[4:0] < count && s_issued[fs] < s_lines[fs]) begin
+            if (k[4:0] < count && s_left[fs]) begin
                 found = 1'b1;
                 s = fs;
             end
@@ -184,6 +188,8 @@ module requester (
     wire [63:0] z2 = (z1 ^ (z1 >> 27)) * 64'h94D049BB133111EB;
     wire [63:0] z3 = z2 ^ (z2 >> 31);
     wire [8:0]  tags_cap = tags > 32'd256 ? 9'd256 : tags[8:0];
+    wire [63:0] issued1 = s_issued[s] + 64'd1;
+    wire [63:0] sub_lines = sub_bytes >> 6;
 
     always @(posedge clk) begin
         if (!rst_n) begin
@@ -192,9 +198,12 @@ module requester (
             nfree <= tags_cap;
             ntags <= tags_cap;
             low <= tags_cap; // tags are handed out lowest first: a stack with tag 0 on top
+            s_fin <= 16'd0;
+            s_left <= 16'd0;
         end else if (ce) begin
             if (rsp_valid) begin
                 s_done[cs] <= cdone;
+                s_fin[cs] <= cfin;
                 s_outst[cs] <= s_outst[cs] - 32'd1;
                 if (!go)
                     free_tags[nfree[7:0]] <= rsp_tag;
@@ -206,7 +215,8 @@ module requester (
             count <= count_r + {4'd0, sub_valid && sub_ready};
             if (go) begin
                 s_outst[s] <= outst1 + 32'd1;
-                s_issued[s] <= s_issued[s] + 64'd1;
+                s_issued[s] <= issued1;
+                s_left[s] <= issued1 < s_lines[s];
                 if (s_issued[s] == 64'd0)
                     s_start[s] <= now;
                 s_next[s] <= now + (d_gap[s] != 32'd0 ? {32'd0, d_gap[s]} : 64'd1);
@@ -230,7 +240,9 @@ module requester (
                 d_pat[ns] <= sub_pattern;
                 d_rw[ns] <= no_w ? 8'd1 : sub_rd_weight;
                 d_ww[ns] <= sub_wr_weight;
-                s_lines[ns] <= sub_bytes >> 6;
+                s_lines[ns] <= sub_lines;
+                s_fin[ns] <= sub_lines == 64'd0;
+                s_left[ns] <= sub_lines != 64'd0;
                 s_issued[ns] <= 64'd0;
                 s_done[ns] <= 64'd0;
                 s_start[ns] <= 64'd0;

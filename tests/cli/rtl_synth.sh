@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# scripts/rtl_synth.sh (the rtl_synth target's script, docs/rtl-synthesis.md): the one-process-per-module
+# form (RTL_SYNTH_SPLIT=1) on a small unit with a child module gives a total that is the sum of the
+# modules' own netlists, and bad settings exit 2 with a message; yosys missing exits 77.
+# usage: rtl_synth.sh CXLSIM SOURCE_DIR. Exit 77 (skipped) without Yosys.
+set -u
+src=$2
+script=$src/scripts/rtl_synth.sh
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+# expect RC TEXT WHAT: the last run ($rc, $out) exited RC and printed TEXT
+expect() { if [ "$rc" != "$1" ] || [[ $out != *"$2"* ]]; then fail "$3: exit $rc, '$out'"; fi; }
+
+out=$(YOSYS=/nonexistent/yosys bash "$script" mpipe 2>&1); rc=$?
+expect 77 "yosys not installed" "yosys missing"
+if ! command -v yosys >/dev/null 2>&1; then
+  echo "SKIPPED: yosys not installed"
+  exit 77
+fi
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+out=$(RTL_SYNTH_SPLIT=1 bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
+expect 2 "needs RTL_SYNTH_FLATTEN=0" "SPLIT without FLATTEN=0"
+out=$(RTL_SYNTH_SPLIT=1 RTL_SYNTH_FLATTEN=0 RTL_SYNTH_JOBS=0 bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
+expect 2 "RTL_SYNTH_JOBS must be a positive integer" "JOBS=0"
+out=$(RTL_SYNTH_SPLIT=yes bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
+expect 2 "RTL_SYNTH_SPLIT must be 0 or 1" "SPLIT=yes"
+
+# mpipe with one push and one pop: itself and its ring_ram, two modules in two processes
+out=$(RTL_SYNTH_SPLIT=1 RTL_SYNTH_FLATTEN=0 RTL_SYNTH_JOBS=2 RTL_SYNTH_READ=top RTL_SYNTH_PARAMS="NPUSH=1 K=1" \
+      bash "$script" mpipe "$tmp/s" 2>&1); rc=$?
+if [ "$rc" != 0 ]; then
+  fail "split mpipe: rc $rc"; echo "$out"
+else
+  ndone=$(grep -c "^rtl_synth: split: done " <<<"$out")
+  [ "$ndone" = 2 ] || fail "split mpipe: $ndone modules done, expected 2 (mpipe, ring_ram)"
+  total=$(awk '$1 == "LUT" { print $2 }' "$tmp/s/mpipe.summary.txt")
+  # each module's own LUT cells (its stat, before the sum), one instance of each here
+  sum=$(cat "$tmp"/s/mpipe.split/[0-9]*.stat.txt |
+        awk '$1 ~ /^(LUT[1-6]|INV)$/ && NF == 2 { n += $2 } END { print n + 0 }')
+  if [ -z "$total" ] || [ "$total" = 0 ] || [ "$total" != "$sum" ]; then
+    fail "split mpipe: total LUT '$total', sum of the modules' own LUTs '$sum'"
+  fi
+fi
+[ "$fails" = 0 ] || exit 1
+echo "rtl_synth: split synthesis and bad settings as documented"
