@@ -159,23 +159,34 @@ module cxl_model #(
     reg [7:0]  req_pos  [0:NREQ-1];
     reg [7:0]  host_n   [0:NH-1];
     reg [7:0]  host_list [0:NH*NREQ-1];
+    reg [NREQ-1:0] req_in;   // requester r is in use and names a host port that exists
     reg [31:0] rh;
-    integer    ri, hh, hx;
+    integer    ri, rj, hh;
+    // Only constant indices: with a running count per port and writes at host_list[port, count], Yosys
+    // unrolled the loop into 60,480 address comparators and ran out of memory (docs/rtl-synthesis.md).
     always @* begin
-        hx = 0;
-        for (hh = 0; hh < NH; hh = hh + 1)
-            host_n[hh] = 8'd0;
-        for (ri = 0; ri < NH*NREQ; ri = ri + 1)
-            host_list[ri] = 8'd0;
         for (ri = 0; ri < NREQ; ri = ri + 1) begin
             rh = pw(`CXL_P_REQ_HOST + ri);
             req_host[ri] = rh < NH ? rh[7:0] : 8'd0;
+            req_in[ri] = ri < p_requesters && rh < NH;
+        end
+        // r's place among its port's requesters: the in-use requesters before it on the same port
+        for (ri = 0; ri < NREQ; ri = ri + 1) begin
             req_pos[ri] = 8'd0;
-            if (ri < p_requesters && rh < NH) begin
-                hx = rh;
-                host_list[hx*NREQ + {24'd0, host_n[hx]}] = ri[7:0];
-                req_pos[ri] = host_n[hx];
-                host_n[hx] = host_n[hx] + 8'd1;
+            for (rj = 0; rj < ri; rj = rj + 1)
+                if (req_in[ri] && req_in[rj] && req_host[rj] == req_host[ri])
+                    req_pos[ri] = req_pos[ri] + 8'd1;
+        end
+        for (hh = 0; hh < NH; hh = hh + 1) begin
+            host_n[hh] = 8'd0;
+            for (ri = 0; ri < NREQ; ri = ri + 1)
+                if (req_in[ri] && req_host[ri] == hh[7:0])
+                    host_n[hh] = host_n[hh] + 8'd1;
+            for (rj = 0; rj < NREQ; rj = rj + 1) begin
+                host_list[hh*NREQ + rj] = 8'd0;
+                for (ri = 0; ri < NREQ; ri = ri + 1)
+                    if (req_in[ri] && req_host[ri] == hh[7:0] && req_pos[ri] == rj[7:0])
+                        host_list[hh*NREQ + rj] = ri[7:0];
             end
         end
     end
@@ -664,24 +675,46 @@ module cxl_model #(
     reg [31:0] li_sp_req, li_sp_rwd;
     reg [7:0]  lr;
     reg [W-1:0] lm;
+    // what iteration lk took: the message and its place in li_msg, placed after the loop with constant
+    // part-selects (a write at W*li_n inside the loop was, for Yosys, 30 shifters of the whole 1,920-bit
+    // vector; the simulator build, CXL_SIM_INDEXED_SELECT, writes in place as link.v does)
+`ifndef CXL_SIM_INDEXED_SELECT
+    reg [NREQ-1:0] lk_take;
+    reg [W-1:0]    lk_msg [0:NREQ-1];
+    reg [7:0]      lk_pos [0:NREQ-1];
+    integer        lj2;
+`endif
     integer    lk;
     always @* begin
         li_n = 8'd0;
         li_msg = {(DIN*W){1'b0}};
+`ifndef CXL_SIM_INDEXED_SELECT
+        lk_take = {NREQ{1'b0}};
+`endif
         li_pop = {NREQ{1'b0}};
         local_rr_n = local_rr_q;
         li_sp_req = dv_sp_req[31:0];
         li_sp_rwd = dv_sp_rwd[31:0];
         lr = 8'd0;
         lm = {W{1'b0}};
-        for (lk = 0; lk < NREQ; lk = lk + 1)
+        for (lk = 0; lk < NREQ; lk = lk + 1) begin
+`ifndef CXL_SIM_INDEXED_SELECT
+            lk_msg[lk] = {W{1'b0}};
+            lk_pos[lk] = 8'd0;
+`endif
             if (!lp && lk < p_requesters) begin
                 lr = local_rr_q + lk[7:0];
                 if ({24'd0, lr} >= p_requesters)
                     lr = lr - p_requesters[7:0];
                 lm = hq_msg[lr[3:0]][W-1:0];
                 if (hq_rdy[lr[3:0]][0] && (lm[`CXL_MSG_CLS] == `CXL_M2S_RWD ? li_sp_rwd != 32'd0 : li_sp_req != 32'd0)) begin
-                    li_msg[W*li_n +: W] = lm;
+`ifdef CXL_SIM_INDEXED_SELECT
+                    li_msg[W*li_n +: W] = lm;   // the speed build writes in place (one copy per message)
+`else
+                    lk_take[lk] = 1'b1;
+                    lk_msg[lk] = lm;
+                    lk_pos[lk] = li_n;
+`endif
                     li_n = li_n + 8'd1;
                     if (lm[`CXL_MSG_CLS] == `CXL_M2S_RWD)
                         li_sp_rwd = li_sp_rwd - 32'd1;
@@ -691,6 +724,14 @@ module cxl_model #(
                     local_rr_n = ({24'd0, lr} + 32'd1 == p_requesters) ? 8'd0 : lr + 8'd1;
                 end
             end
+        end
+`ifndef CXL_SIM_INDEXED_SELECT
+        // the place of a message is at most its iteration: lk >= lj2
+        for (lj2 = 0; lj2 < DIN; lj2 = lj2 + 1)
+            for (lk = lj2; lk < NREQ; lk = lk + 1)
+                if (lk_take[lk] && lk_pos[lk] == lj2[7:0])
+                    li_msg[W*lj2 +: W] = lk_msg[lk];
+`endif
     end
 
     // local path: ready responses (DRS, then NDR) into host 0's response path
