@@ -24,6 +24,12 @@
 #   RTL_SYNTH_SPLIT=1      with RTL_SYNTH_FLATTEN=0: one Yosys process per module (same netlist as one
 #                          hierarchical run, the memory of the largest module instead of the whole design)
 #   RTL_SYNTH_JOBS=N       with RTL_SYNTH_SPLIT=1: N modules at a time (default 1; each can take GBs)
+#   RTL_SYNTH_ABC=fast     LUT mapping with `abc -fast` (ABC's mapping without its logic optimisation
+#                          scripts: hours less on the largest modules, more LUTs; docs/rtl-synthesis.md
+#                          has the difference measured on modules mapped both ways)
+#   RTL_SYNTH_CACHE=0      with RTL_SYNTH_SPLIT=1: do not reuse module netlists from OUTDIR/TOP.cache/ (by
+#                          default a module whose elaborated text, synthesis commands and Yosys version
+#                          match a netlist made before is taken from there, not synthesised again)
 # Exit status: 0 done, 1 synthesis failed or TOP not found, 2 usage, 77 yosys not installed.
 #
 # Always used: -noiopad -noclkbuf. A Vitis RTL kernel is synthesised out of context: its ports are
@@ -101,16 +107,30 @@ fi
 jobs=${RTL_SYNTH_JOBS:-1}
 case $jobs in ''|*[!0-9]*|0) echo "error: RTL_SYNTH_JOBS must be a positive integer, not '$jobs'" >&2; exit 2 ;; esac
 case ${RTL_SYNTH_NOSHARE:-0} in 0|1) ;; *) echo "error: RTL_SYNTH_NOSHARE must be 0 or 1, not '$RTL_SYNTH_NOSHARE'" >&2; exit 2 ;; esac
+case ${RTL_SYNTH_ABC:-full} in full|fast) ;; *) echo "error: RTL_SYNTH_ABC must be full or fast, not '$RTL_SYNTH_ABC'" >&2; exit 2 ;; esac
+case ${RTL_SYNTH_CACHE:-1} in 0|1) ;; *) echo "error: RTL_SYNTH_CACHE must be 0 or 1, not '$RTL_SYNTH_CACHE'" >&2; exit 2 ;; esac
 # synth_for MODULE: the synthesis commands with MODULE as the top
 # RTL_SYNTH_NOSHARE=1: synth_xilinx's steps with the `share` pass (SAT-based sharing of arithmetic
 # between mutually exclusive uses) left out of the `coarse` step; it ran for over 20 minutes on switch
 # and on cxl_model's own logic. Without it the estimate can only be higher (nothing is shared).
 synth_for() {
-  local s="synth_xilinx -family xcup -top $1 $flatten -noiopad -noclkbuf ${RTL_SYNTH_OPTS:-}"
+  local base="synth_xilinx -family xcup -top $1 $flatten -noiopad -noclkbuf ${RTL_SYNTH_OPTS:-}" s from=
+  s=$base
   if [ "${RTL_SYNTH_NOSHARE:-0}" = 1 ]; then
-    s="$s -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt;"
-    s="$s memory -nomap; opt_clean; synth_xilinx -family xcup -top $1 $flatten -noiopad -noclkbuf"
-    s="$s ${RTL_SYNTH_OPTS:-} -run map_memory:"
+    s="$base -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt;"
+    s="$s memory -nomap; opt_clean; $base"
+    from=map_memory
+  fi
+  # RTL_SYNTH_ABC=fast: synth_xilinx's map_luts step (Yosys 0.23, `help synth_xilinx`, for xcup without
+  # -nowidelut/-dff/-retime/-abc9/-nosrl) with `abc -fast`: ABC's LUT mapping without the fraig / scorr /
+  # dc2 / dch / mfs2 optimisation of its default script
+  if [ "${RTL_SYNTH_ABC:-full}" = fast ]; then
+    s="$s -run $from:map_luts; opt_expr -mux_undef -noclkinv; abc -fast -luts 2:2,3,6:5,10,20; clean;"
+    s="$s techmap -map +/xilinx/ff_map.v; xilinx_srl -fixed -minlen 3;"
+    s="$s techmap -map +/xilinx/lut_map.v -map +/xilinx/cells_map.v -D LUT_WIDTH=6; xilinx_dffopt;"
+    s="$s opt_lut_ins -tech xilinx; $base -run finalize:"
+  elif [ -n "$from" ]; then
+    s="$s -run $from:"
   fi
   echo "$s" | tr -s ' '
 }
@@ -158,13 +178,47 @@ else
   nmod=$(wc -l < "$sdir/modules.txt")
   [ "$nmod" -gt 0 ] || { echo "error: no module found in the elaborated $top ($sdir/elab.stat.txt)" >&2; exit 1; }
   echo "rtl_synth: split: $nmod modules, $jobs at a time: $(synth_for MODULE)"
+  # RTL_SYNTH_CACHE (default 1): module netlists are kept in OUTDIR/TOP.cache/, named by a hash of the
+  # module's elaborated RTLIL (its text in elab.il: its own logic, its submodules' names and parameters),
+  # the synthesis commands and the Yosys version; a module whose hash is there is not synthesised again
+  # (the other modules are black boxes in its synthesis, so nothing else goes into its netlist). Yosys
+  # numbers the names it makes ($eq$file:line$1234) with one counter for the whole elaboration, so a
+  # change in one module renumbers the next ones: the numbers are replaced by their order of first
+  # appearance in the module before hashing.
+  cdir=$out/$top.cache
+  mkdir -p "$cdir"
+  modkey() {  # name commands: the cache name of module `name`
+    M=$1 awk 'BEGIN { a = "module \\" ENVIRON["M"]; b = "module " ENVIRON["M"] }
+              $0 == a || $0 == b { on = 1 }
+              on {
+                line = $0; o = ""
+                while (match(line, /[$][0-9]+/)) {
+                  tok = substr(line, RSTART, RLENGTH); nx = substr(line, RSTART + RLENGTH, 1)
+                  if (nx ~ /[0-9A-Za-z]/) { o = o substr(line, 1, RSTART + RLENGTH - 1) }
+                  else { if (!(tok in id)) id[tok] = ++nid; o = o substr(line, 1, RSTART - 1) "$#" id[tok] }
+                  line = substr(line, RSTART + RLENGTH)
+                }
+                print o line
+              }
+              on && $0 == "end" { exit }' \
+        "$sdir/elab.il" | { cat; echo "$2"; "$yosys" -V; } | sha256sum | cut -c1-40
+  }
   run_module() {  # index name
-    local i=$1 m=$2 s t
+    local i=$1 m=$2 s t key
     s=$(synth_for "$m")
+    key=$(modkey "$m" "$s")
+    if [ "${RTL_SYNTH_CACHE:-1}" = 1 ] && [ -s "$cdir/$key.il" ] && [ -s "$cdir/$key.stat.txt" ]; then
+      cp "$cdir/$key.il" "$sdir/$i.il" && cp "$cdir/$key.stat.txt" "$sdir/$i.stat.txt" &&
+        echo "rtl_synth: split: done $m (from $cdir/$key.il)"
+      return
+    fi
     t=$(date +%s)
     if "$yosys" -q -l "$sdir/$i.log" -p "read_rtlil $sdir/elab.il; hierarchy -top $m; blackbox A:top %n; $s; tee -q -o $sdir/$i.stat.txt stat; delete =A:blackbox; write_rtlil $sdir/$i.il" \
          >/dev/null 2>"$sdir/$i.err"; then
       echo "rtl_synth: split: done $m ($(( $(date +%s) - t )) s)"
+      # into the cache under a temporary name first: a stopped run leaves no partial netlist there
+      cp "$sdir/$i.stat.txt" "$cdir/$key.stat.txt.tmp" && cp "$sdir/$i.il" "$cdir/$key.il.tmp" &&
+        mv "$cdir/$key.stat.txt.tmp" "$cdir/$key.stat.txt" && mv "$cdir/$key.il.tmp" "$cdir/$key.il"
     else
       echo "error: yosys failed on module $m (log: $sdir/$i.log):" >&2
       if [ -s "$sdir/$i.err" ]; then cat "$sdir/$i.err" >&2; else tail -n 20 "$sdir/$i.log" >&2; fi

@@ -153,41 +153,24 @@ module cxl_model #(
     end
 
     // ---------------------------------------------------------------- requesters and host paths
-    // host_reqs[h][k] of the C: the requesters of each host port in order; pos[r]: r's place there
-    // (prm is stable while the model runs, so these are combinational)
+    // host_reqs[h][k] of the C: the requesters of each host port in order. The RTL does not build those
+    // lists: every host port's M2S link has all NREQ requesters as its sources, in requester order, with
+    // the requesters of other ports (and those not in use) never ready. The link's scan then visits the
+    // port's requesters in the same order as the C's scan of host_reqs[h] from rr: a requester's place in
+    // the list and its index are in the same order, and the link's rr (after the picked source, wrapping)
+    // names the same next requester in both. So the flits and completions are the same; only the link's
+    // internal rr counts requesters instead of list places (it is not an output of the model). Building
+    // the lists instead cost 64 600-bit 16-way selects, most of this module's logic in synthesis
+    // (docs/rtl-synthesis.md). prm is stable while the model runs, so these are combinational.
     reg [7:0]  req_host [0:NREQ-1];
-    reg [7:0]  req_pos  [0:NREQ-1];
-    reg [7:0]  host_n   [0:NH-1];
-    reg [7:0]  host_list [0:NH*NREQ-1];
     reg [NREQ-1:0] req_in;   // requester r is in use and names a host port that exists
     reg [31:0] rh;
-    integer    ri, rj, hh;
-    // Only constant indices: with a running count per port and writes at host_list[port, count], Yosys
-    // unrolled the loop into 60,480 address comparators and ran out of memory (docs/rtl-synthesis.md).
+    integer    ri;
     always @* begin
         for (ri = 0; ri < NREQ; ri = ri + 1) begin
             rh = pw(`CXL_P_REQ_HOST + ri);
             req_host[ri] = rh < NH ? rh[7:0] : 8'd0;
             req_in[ri] = ri < p_requesters && rh < NH;
-        end
-        // r's place among its port's requesters: the in-use requesters before it on the same port
-        for (ri = 0; ri < NREQ; ri = ri + 1) begin
-            req_pos[ri] = 8'd0;
-            for (rj = 0; rj < ri; rj = rj + 1)
-                if (req_in[ri] && req_in[rj] && req_host[rj] == req_host[ri])
-                    req_pos[ri] = req_pos[ri] + 8'd1;
-        end
-        for (hh = 0; hh < NH; hh = hh + 1) begin
-            host_n[hh] = 8'd0;
-            for (ri = 0; ri < NREQ; ri = ri + 1)
-                if (req_in[ri] && req_host[ri] == hh[7:0])
-                    host_n[hh] = host_n[hh] + 8'd1;
-            for (rj = 0; rj < NREQ; rj = rj + 1) begin
-                host_list[hh*NREQ + rj] = 8'd0;
-                for (ri = 0; ri < NREQ; ri = ri + 1)
-                    if (req_in[ri] && req_host[ri] == hh[7:0] && req_pos[ri] == rj[7:0])
-                        host_list[hh*NREQ + rj] = ri[7:0];
-            end
         end
     end
 
@@ -201,6 +184,7 @@ module cxl_model #(
     // host request paths (step 9 pushes, step 10 / local path pops)
     wire [K-1:0]        hq_rdy [0:NREQ-1];
     wire [K*W-1:0]      hq_msg [0:NREQ-1];
+    wire [NREQ*K*W-1:0] hq_msg_bus;      // the same, as every host port's M2S link's source bus
     wire [NREQ*32-1:0]  hq_count, hq_space;
     reg  [NREQ*8-1:0]   hq_pop_n;
     reg  [NREQ-1:0]     li_pop;          // local path: moved into the controller this cycle
@@ -257,6 +241,7 @@ module cxl_model #(
             assign rq_lat[gr] = lat;
             assign hq_rdy[gr] = w_rdy;
             assign hq_msg[gr] = w_msg;
+            assign hq_msg_bus[K*W*gr +: K*W] = w_msg;
             // step 9: requester_may_issue && pipe_space(host_req[r]) (after the local path's pops)
             wire [31:0] sp = hq_space[32*gr +: 32] + {31'd0, !lp && li_pop[gr]};
             assign rq_iss_en[gr] = sp != 32'd0;
@@ -369,7 +354,6 @@ module cxl_model #(
             wire [5:0]   och0, och1;
             wire [7:0]   rr0, rr1;
             /* verilator lint_on UNUSEDSIGNAL */
-            wire [7:0] nsrc_m = host_n[gh] == 8'd0 ? 8'd1 : host_n[gh];
             wire lclk;
             wire [63:0] now_l;
             clkgate u_cg (.clk(clk), .en(!rst_n || (main_clk && used)), .gclk(lclk));
@@ -377,22 +361,14 @@ module cxl_model #(
             // the link's inputs, each computed apart (a simulator then re-evaluates an unused port's
             // link only when its own inputs move)
             reg  [NREQ*K-1:0]   m_src_rdy;
-            reg  [NREQ*K*W-1:0] m_src_msg;
             reg  [2*K-1:0]      s_src_rdy;
             reg  [2*K*W-1:0]    s_src_msg;
             reg  [31:0]         m_ret, s_ret;
             integer k;
-            reg [3:0] rr;   // < NREQ = 16
+            localparam [7:0] GH = gh;
             always @* begin   // step 10: M2S sources, the host request paths of the port's requesters
-                m_src_rdy = {(NREQ*K){1'b0}};
-                m_src_msg = 0;
-                rr = 4'd0;
                 for (k = 0; k < NREQ; k = k + 1)
-                    if (k < {24'd0, host_n[gh]}) begin
-                        rr = host_list[gh*NREQ + k][3:0];
-                        m_src_rdy[k*K +: K] = hq_rdy[rr];
-                        m_src_msg[k*K*W +: K*W] = hq_msg[rr];
-                    end
+                    m_src_rdy[k*K +: K] = (req_in[k] && req_host[k] == GH) ? hq_rdy[k] : {K{1'b0}};
             end
             always @*         // step 3: the host response path took what arrived: credits go back
                 s_ret = lp ? cls_count(us_rx_n[4*gh +: 4], us_rx_msg[NIN*W*gh +: NIN*W]) : 32'd0;
@@ -429,9 +405,9 @@ module cxl_model #(
             link #(.NSRC(NREQ), .K(K), .W(W)) u_m2s (
                 .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_l),
                 .dir(1'b0), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
-                .phy_cycles(p_phy), .pool(m2s_pool), .credit_return_cycles(p_crd), .nsrc(nsrc_m),
+                .phy_cycles(p_phy), .pool(m2s_pool), .credit_return_cycles(p_crd), .nsrc(NREQ[7:0]),
                 .cr_ret_first(1'b1), .cr_ret_n(m_ret),
-                .src_rdy(m_src_rdy), .src_msg(m_src_msg),
+                .src_rdy(m_src_rdy), .src_msg(hq_msg_bus),
                 .src_pop_n(um_pop[NREQ*3*gh +: NREQ*3]),
                 .tx_flit(um_flit[gh]), .tx_data_flit(um_dflit[gh]), .tx_used(um_used[3*gh +: 3]),
                 .tx_msgs(um_msgs[32*gh +: 32]), .tx_stall(um_stall[4*gh +: 4]),
@@ -777,7 +753,7 @@ module cxl_model #(
         hq_pop_n = {(NREQ*8){1'b0}};
         for (r = 0; r < NREQ; r = r + 1)
             if (lp)
-                hq_pop_n[8*r +: 8] = {5'd0, um_pop[({24'd0, req_host[r]}*NREQ + {24'd0, req_pos[r]})*3 +: 3]};
+                hq_pop_n[8*r +: 8] = {5'd0, um_pop[({24'd0, req_host[r]}*NREQ + r)*3 +: 3]};
             else
                 hq_pop_n[8*r +: 8] = {7'd0, li_pop[r]};
     end

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/rtl_synth.sh (the rtl_synth target's script, docs/rtl-synthesis.md): the one-process-per-module
 # form (RTL_SYNTH_SPLIT=1) on a small unit with a child module gives a total that is the sum of the
-# modules' own netlists, and bad settings exit 2 with a message; yosys missing exits 77.
+# modules' own netlists, a second run takes them from the cache, RTL_SYNTH_ABC=fast maps them, and bad
+# settings exit 2 with a message; yosys missing exits 77.
 # usage: rtl_synth.sh CXLSIM SOURCE_DIR. Exit 77 (skipped) without Yosys.
 set -u
 src=$2
@@ -25,15 +26,23 @@ out=$(RTL_SYNTH_SPLIT=1 RTL_SYNTH_FLATTEN=0 RTL_SYNTH_JOBS=0 bash "$script" mpip
 expect 2 "RTL_SYNTH_JOBS must be a positive integer" "JOBS=0"
 out=$(RTL_SYNTH_SPLIT=yes bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
 expect 2 "RTL_SYNTH_SPLIT must be 0 or 1" "SPLIT=yes"
+out=$(RTL_SYNTH_ABC=quick bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
+expect 2 "RTL_SYNTH_ABC must be full or fast" "ABC=quick"
+out=$(RTL_SYNTH_CACHE=yes bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
+expect 2 "RTL_SYNTH_CACHE must be 0 or 1" "CACHE=yes"
 
-# mpipe with one push and one pop: itself and its ring_ram, two modules in two processes
-out=$(RTL_SYNTH_SPLIT=1 RTL_SYNTH_FLATTEN=0 RTL_SYNTH_JOBS=2 RTL_SYNTH_READ=top RTL_SYNTH_PARAMS="NPUSH=1 K=1" \
-      bash "$script" mpipe "$tmp/s" 2>&1); rc=$?
+# mpipe with one push and one pop: itself and its ring_ram, two modules in two processes; run again, both
+# netlists come from the cache and give the same table; with RTL_SYNTH_ABC=fast, both are mapped again
+run_split() { RTL_SYNTH_SPLIT=1 RTL_SYNTH_FLATTEN=0 RTL_SYNTH_JOBS=2 RTL_SYNTH_READ=top RTL_SYNTH_PARAMS="NPUSH=1 K=1" \
+          bash "$script" mpipe "$tmp/s" 2>&1; }
+# the resource table without its first line (which has the wall time)
+table() { sed 1d "$tmp/s/mpipe.summary.txt"; }
+out=$(run_split); rc=$?
 if [ "$rc" != 0 ]; then
   fail "split mpipe: rc $rc"; echo "$out"
 else
-  ndone=$(grep -c "^rtl_synth: split: done " <<<"$out")
-  [ "$ndone" = 2 ] || fail "split mpipe: $ndone modules done, expected 2 (mpipe, ring_ram)"
+  ndone=$(grep -c "^rtl_synth: split: done [^ ]* ([0-9]* s)" <<<"$out")
+  [ "$ndone" = 2 ] || fail "split mpipe: $ndone modules synthesised, expected 2 (mpipe, ring_ram)"
   total=$(awk '$1 == "LUT" { print $2 }' "$tmp/s/mpipe.summary.txt")
   # each module's own LUT cells (its stat, before the sum), one instance of each here
   sum=$(cat "$tmp"/s/mpipe.split/[0-9]*.stat.txt |
@@ -41,6 +50,17 @@ else
   if [ -z "$total" ] || [ "$total" = 0 ] || [ "$total" != "$sum" ]; then
     fail "split mpipe: total LUT '$total', sum of the modules' own LUTs '$sum'"
   fi
+  first=$(table)
+  out=$(run_split); rc=$?
+  ncache=$(grep -c "^rtl_synth: split: done [^ ]* (from $tmp/s/mpipe.cache/" <<<"$out")
+  [ "$rc" = 0 ] && [ "$ncache" = 2 ] || fail "split mpipe again: rc $rc, $ncache of 2 from the cache: $out"
+  [ "$(table)" = "$first" ] || fail "split mpipe from the cache: table differs: $(table) / $first"
+  out=$(RTL_SYNTH_ABC=fast run_split); rc=$?
+  nfast=$(grep -c "^rtl_synth: split: done [^ ]* ([0-9]* s)" <<<"$out")
+  [ "$rc" = 0 ] && [ "$nfast" = 2 ] || fail "split mpipe, RTL_SYNTH_ABC=fast: rc $rc, $nfast of 2 synthesised: $out"
+  grep -q "abc -fast" "$tmp/s/mpipe.split/1.log" || fail "RTL_SYNTH_ABC=fast: no 'abc -fast' in the log"
+  lut=$(awk '$1 == "LUT" { print $2 }' "$tmp/s/mpipe.summary.txt")
+  [ -n "$lut" ] && [ "$lut" -gt 0 ] || fail "RTL_SYNTH_ABC=fast: LUT '$lut'"
 fi
 [ "$fails" = 0 ] || exit 1
 echo "rtl_synth: split synthesis and bad settings as documented"
