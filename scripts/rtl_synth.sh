@@ -187,7 +187,7 @@ else
   # appearance in the module before hashing.
   cdir=$out/$top.cache
   mkdir -p "$cdir"
-  modkey() {  # name commands: the cache name of module `name`
+  modkey() {  # name commands index: the cache name of module `name` (empty: none)
     M=$1 awk 'BEGIN { a = "module \\" ENVIRON["M"]; b = "module " ENVIRON["M"] }
               $0 == a || $0 == b { on = 1 }
               on {
@@ -201,13 +201,18 @@ else
                 print o line
               }
               on && $0 == "end" { exit }' \
-        "$sdir/elab.il" | { cat; echo "$2"; "$yosys" -V; } | sha256sum | cut -c1-40
+        "$sdir/elab.il" > "$sdir/$3.key.txt"
+    # a module not found in elab.il gets no cache name (an empty text would give them all one)
+    if [ -s "$sdir/$3.key.txt" ]; then
+      { cat "$sdir/$3.key.txt"; echo "$2"; "$yosys" -V; } | sha256sum | cut -c1-40
+    fi
+    rm -f "$sdir/$3.key.txt"
   }
   run_module() {  # index name
     local i=$1 m=$2 s t key
     s=$(synth_for "$m")
-    key=$(modkey "$m" "$s")
-    if [ "${RTL_SYNTH_CACHE:-1}" = 1 ] && [ -s "$cdir/$key.il" ] && [ -s "$cdir/$key.stat.txt" ]; then
+    key=$(modkey "$m" "$s" "$i")
+    if [ "${RTL_SYNTH_CACHE:-1}" = 1 ] && [ -n "$key" ] && [ -s "$cdir/$key.il" ] && [ -s "$cdir/$key.stat.txt" ]; then
       cp "$cdir/$key.il" "$sdir/$i.il" && cp "$cdir/$key.stat.txt" "$sdir/$i.stat.txt" &&
         echo "rtl_synth: split: done $m (from $cdir/$key.il)"
       return
@@ -217,8 +222,11 @@ else
          >/dev/null 2>"$sdir/$i.err"; then
       echo "rtl_synth: split: done $m ($(( $(date +%s) - t )) s)"
       # into the cache under a temporary name first: a stopped run leaves no partial netlist there
-      cp "$sdir/$i.stat.txt" "$cdir/$key.stat.txt.tmp" && cp "$sdir/$i.il" "$cdir/$key.il.tmp" &&
-        mv "$cdir/$key.stat.txt.tmp" "$cdir/$key.stat.txt" && mv "$cdir/$key.il.tmp" "$cdir/$key.il"
+      if [ -n "$key" ]; then
+        cp "$sdir/$i.stat.txt" "$cdir/$key.stat.txt.tmp" && cp "$sdir/$i.il" "$cdir/$key.il.tmp" &&
+          mv "$cdir/$key.stat.txt.tmp" "$cdir/$key.stat.txt" && mv "$cdir/$key.il.tmp" "$cdir/$key.il" ||
+          echo "warning: could not keep $m's netlist in $cdir (synthesised again next time)" >&2
+      fi
     else
       echo "error: yosys failed on module $m (log: $sdir/$i.log):" >&2
       if [ -s "$sdir/$i.err" ]; then cat "$sdir/$i.err" >&2; else tail -n 20 "$sdir/$i.log" >&2; fi
