@@ -29,7 +29,8 @@
 #                          has the difference measured on modules mapped both ways)
 #   RTL_SYNTH_CACHE=0      with RTL_SYNTH_SPLIT=1: do not reuse module netlists from OUTDIR/TOP.cache/ (by
 #                          default a module whose elaborated text, synthesis commands and Yosys version
-#                          match a netlist made before is taken from there, not synthesised again)
+#                          match a netlist made before is taken from there, not synthesised again;
+#                          the cache only grows: about 0.9 GB for the whole top, rm -rf it to clear)
 # Exit status: 0 done, 1 synthesis failed or TOP not found, 2 usage, 77 yosys not installed.
 #
 # Always used: -noiopad -noclkbuf. A Vitis RTL kernel is synthesised out of context: its ports are
@@ -187,6 +188,7 @@ else
   # appearance in the module before hashing.
   cdir=$out/$top.cache
   mkdir -p "$cdir"
+  rm -f "$cdir"/*.tmp   # copies a stopped run left unfinished
   modkey() {  # name commands index: the cache name of module `name` (empty: none)
     M=$1 awk 'BEGIN { a = "module \\" ENVIRON["M"]; b = "module " ENVIRON["M"] }
               $0 == a || $0 == b { on = 1 }
