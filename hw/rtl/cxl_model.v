@@ -184,7 +184,13 @@ module cxl_model #(
     // host request paths (step 9 pushes, step 10 / local path pops)
     wire [K-1:0]        hq_rdy [0:NREQ-1];
     wire [K*W-1:0]      hq_msg [0:NREQ-1];
-    wire [NREQ*K*W-1:0] hq_msg_bus;      // the same, as every host port's M2S link's source bus
+    reg  [NREQ*K*W-1:0] hq_msg_bus;      // the same, as every host port's M2S link's source bus
+    // (a loop rather than one assign per requester: Verilator merged those into one concatenation built
+    // pairwise, some 2,600 64-bit copies per evaluation)
+    integer hb;
+    always @*
+        for (hb = 0; hb < NREQ; hb = hb + 1)
+            hq_msg_bus[K*W*hb +: K*W] = hq_msg[hb];
     wire [NREQ*32-1:0]  hq_count, hq_space;
     reg  [NREQ*8-1:0]   hq_pop_n;
     reg  [NREQ-1:0]     li_pop;          // local path: moved into the controller this cycle
@@ -241,7 +247,6 @@ module cxl_model #(
             assign rq_lat[gr] = lat;
             assign hq_rdy[gr] = w_rdy;
             assign hq_msg[gr] = w_msg;
-            assign hq_msg_bus[K*W*gr +: K*W] = w_msg;
             // step 9: requester_may_issue && pipe_space(host_req[r]) (after the local path's pops)
             wire [31:0] sp = hq_space[32*gr +: 32] + {31'd0, !lp && li_pop[gr]};
             assign rq_iss_en[gr] = sp != 32'd0;

@@ -31,56 +31,58 @@
 `include "cxl_defs.vh"
 `include "cxl_layout.vh"
 
+// Every port but clk and ndr_rdy (which feeds back through the parent's logic) is marked
+// public_flat_rd, so that Verilator's instances share their code (as requester.v; docs/rtl.md).
 module devctrl #(
     parameter integer NIN = 16,             // ingress pushes per cycle
     parameter integer K   = 5,              // response-queue window
     parameter integer W   = `CXL_MSG_W
 ) (
     input  wire         clk,
-    input  wire         rst_n,              // synchronous, active low: devctrl_init
-    input  wire         ce,                 // clock enable: the state advances on edges with ce = 1
-    input  wire [63:0]  now,
+    input  wire         rst_n /* verilator public_flat_rd */,              // synchronous, active low: devctrl_init
+    input  wire         ce /* verilator public_flat_rd */,                 // clock enable: the state advances on edges with ce = 1
+    input  wire [63:0]  now /* verilator public_flat_rd */,
     // cxl_ctrl_params
-    input  wire [31:0]  req_latency_cycles,
-    input  wire [31:0]  rsp_latency_cycles,
-    input  wire [31:0]  ingress_depth,      // sampled at reset
-    input  wire [31:0]  response_depth,
-    input  wire [31:0]  devload_optimal,
-    input  wire [31:0]  devload_moderate,
-    input  wire [31:0]  devload_severe,
+    input  wire [31:0]  req_latency_cycles /* verilator public_flat_rd */,
+    input  wire [31:0]  rsp_latency_cycles /* verilator public_flat_rd */,
+    input  wire [31:0]  ingress_depth /* verilator public_flat_rd */,      // sampled at reset
+    input  wire [31:0]  response_depth /* verilator public_flat_rd */,
+    input  wire [31:0]  devload_optimal /* verilator public_flat_rd */,
+    input  wire [31:0]  devload_moderate /* verilator public_flat_rd */,
+    input  wire [31:0]  devload_severe /* verilator public_flat_rd */,
     // cxl_params words; devctrl reads the dram fields (CXL_P_DRAM_*)
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [32*`CXL_PRM_WORDS-1:0] prm,
+    input  wire [32*`CXL_PRM_WORDS-1:0] prm /* verilator public_flat_rd */,
     /* verilator lint_on UNUSEDSIGNAL */
     // ingress pushes of this cycle, in call order
-    input  wire [7:0]   in_n,               // <= NIN
-    input  wire [NIN*W-1:0] in_msg,         // message i at [W*i +: W]
-    output wire         in_err,
-    output wire [31:0]  ing_req_space,      // pipe_space, start of the cycle
-    output wire [31:0]  ing_rwd_space,
+    input  wire [7:0]   in_n /* verilator public_flat_rd */,               // <= NIN
+    input  wire [NIN*W-1:0] in_msg /* verilator public_flat_rd */,         // message i at [W*i +: W]
+    output wire         in_err /* verilator public_flat_rd */,
+    output wire [31:0]  ing_req_space /* verilator public_flat_rd */,      // pipe_space, start of the cycle
+    output wire [31:0]  ing_rwd_space /* verilator public_flat_rd */,
     // credit returns of the accept step (at most one)
-    output wire         cr_ret_req,
-    output wire         cr_ret_rwd,
+    output wire         cr_ret_req /* verilator public_flat_rd */,
+    output wire         cr_ret_rwd /* verilator public_flat_rd */,
     // the response queues after this cycle's tick
-    output wire [K-1:0]   drs_rdy,
-    output wire [K*W-1:0] drs_msg,
+    output wire [K-1:0]   drs_rdy /* verilator public_flat_rd */,
+    output wire [K*W-1:0] drs_msg /* verilator public_flat_rd */,
     output wire [K-1:0]   ndr_rdy,
-    output wire [K*W-1:0] ndr_msg,
-    input  wire [7:0]   drs_pop_n,
-    input  wire [7:0]   ndr_pop_n,
-    output wire         idle,               // devctrl_idle, start of the cycle
-    output wire         refresh_due,        // a refresh deadline has passed (cxl_model_idle: not quiet)
+    output wire [K*W-1:0] ndr_msg /* verilator public_flat_rd */,
+    input  wire [7:0]   drs_pop_n /* verilator public_flat_rd */,
+    input  wire [7:0]   ndr_pop_n /* verilator public_flat_rd */,
+    output wire         idle /* verilator public_flat_rd */,               // devctrl_idle, start of the cycle
+    output wire         refresh_due /* verilator public_flat_rd */,        // a refresh deadline has passed (cxl_model_idle: not quiet)
     // cxl_dev_stats after the last enabled edge
-    output wire [63:0]  st_reads,
-    output wire [63:0]  st_writes,
-    output wire [63:0]  st_acts,
-    output wire [63:0]  st_pres,
-    output wire [63:0]  st_refs,
-    output wire [63:0]  st_row_conflicts,
-    output reg  [63:0]  st_ingress_occ_sum,
-    output reg  [63:0]  st_ingress_occ_max,
-    output wire [63:0]  st_dramq_occ_sum,
-    output reg  [255:0] st_devload          // devload[k] at [64k +: 64]
+    output wire [63:0]  st_reads /* verilator public_flat_rd */,
+    output wire [63:0]  st_writes /* verilator public_flat_rd */,
+    output wire [63:0]  st_acts /* verilator public_flat_rd */,
+    output wire [63:0]  st_pres /* verilator public_flat_rd */,
+    output wire [63:0]  st_refs /* verilator public_flat_rd */,
+    output wire [63:0]  st_row_conflicts /* verilator public_flat_rd */,
+    output reg  [63:0]  st_ingress_occ_sum /* verilator public_flat_rd */,
+    output reg  [63:0]  st_ingress_occ_max /* verilator public_flat_rd */,
+    output wire [63:0]  st_dramq_occ_sum /* verilator public_flat_rd */,
+    output reg  [255:0] st_devload /* verilator public_flat_rd */          // devload[k] at [64k +: 64]
 );
     localparam [7:0] CLS_RWD = `CXL_M2S_RWD;
     localparam [7:0] CLS_DRS = `CXL_S2M_DRS;

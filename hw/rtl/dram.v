@@ -215,47 +215,69 @@ module dram (
 endmodule
 
 // One channel: queues, timing state, refresh, scheduler, read-data FIFO (cxl_dram_chan).
+// Every port but clk is marked public_flat_rd, and the helpers are macros rather than functions, so that
+// the channel instances (16 in the kernel) share one copy of the code Verilator generates instead of
+// one each: about 60 KB of machine code per busy channel (docs/rtl.md, "Simulation speed").
 /* verilator lint_off DECLFILENAME */  // a part of dram, not used elsewhere
 module dram_chan (
     input  wire        clk,
-    input  wire        rst_n,
-    input  wire        ce,
-    input  wire [63:0] now,
-    input  wire [1:0]  ch,            // this channel's index (an input, not a parameter: one verilated class)
-    input  wire        en,
-    input  wire [2:0]  ranks,
-    input  wire [2:0]  bg_bits,
-    input  wire [2:0]  bank_bits,
-    input  wire [3:0]  ref_shift,
-    input  wire [31:0] tRCD, tCL, tRP, tRAS, tRC, tCWL, tWR, tRTP, tBL,
-    input  wire [31:0] tCCD_S, tCCD_L, tCCD_S_WR, tCCD_L_WR, tRRD_S, tRRD_L, tFAW, tWTR_S, tWTR_L, tRTW,
-    input  wire [31:0] tREFI, tRFC, tRFCsb,
-    input  wire [1:0]  refresh,
-    input  wire [31:0] wdrain_high,
-    input  wire [31:0] wdrain_low,
-    input  wire        row_closed,
-    input  wire        fcfs,
-    input  wire        enq_r,
-    input  wire        enq_w,
-    input  wire [`CXL_MSG_W+51:0] enq_e,
-    input  wire        col_grant,
-    output reg         rd_cand,
-    output wire        done_valid,
-    output wire [`CXL_MSG_W-1:0] done_msg,
-    output reg         iss_valid,
-    output reg  [2:0]  iss_cmd,
-    output reg  [1:0]  iss_rank,
-    output reg  [5:0]  iss_bg,
-    output reg  [5:0]  iss_bank,
-    output reg  [31:0] iss_row,
-    output reg         iss_auto_pre,
-    output reg         iss_conflict,
-    output reg  [6:0]  nr,
-    output reg  [6:0]  nw,
-    output wire [5:0]  rd_n,
-    output reg  [6:0]  nr_next,
-    output reg  [6:0]  nw_next,
-    output wire        refresh_due    // a rank's refresh deadline has passed: the model is not idle (cxl_model_idle)
+    input  wire        rst_n /* verilator public_flat_rd */,
+    input  wire        ce /* verilator public_flat_rd */,
+    input  wire [63:0] now /* verilator public_flat_rd */,
+    input  wire [1:0]  ch /* verilator public_flat_rd */,            // this channel's index (an input, not a parameter: one verilated class)
+    input  wire        en /* verilator public_flat_rd */,
+    input  wire [2:0]  ranks /* verilator public_flat_rd */,
+    input  wire [2:0]  bg_bits /* verilator public_flat_rd */,
+    input  wire [2:0]  bank_bits /* verilator public_flat_rd */,
+    input  wire [3:0]  ref_shift /* verilator public_flat_rd */,
+    input  wire [31:0] tRCD /* verilator public_flat_rd */,
+    input  wire [31:0] tCL /* verilator public_flat_rd */,
+    input  wire [31:0] tRP /* verilator public_flat_rd */,
+    input  wire [31:0] tRAS /* verilator public_flat_rd */,
+    input  wire [31:0] tRC /* verilator public_flat_rd */,
+    input  wire [31:0] tCWL /* verilator public_flat_rd */,
+    input  wire [31:0] tWR /* verilator public_flat_rd */,
+    input  wire [31:0] tRTP /* verilator public_flat_rd */,
+    input  wire [31:0] tBL /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_S /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_L /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_S_WR /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_L_WR /* verilator public_flat_rd */,
+    input  wire [31:0] tRRD_S /* verilator public_flat_rd */,
+    input  wire [31:0] tRRD_L /* verilator public_flat_rd */,
+    input  wire [31:0] tFAW /* verilator public_flat_rd */,
+    input  wire [31:0] tWTR_S /* verilator public_flat_rd */,
+    input  wire [31:0] tWTR_L /* verilator public_flat_rd */,
+    input  wire [31:0] tRTW /* verilator public_flat_rd */,
+    input  wire [31:0] tREFI /* verilator public_flat_rd */,
+    input  wire [31:0] tRFC /* verilator public_flat_rd */,
+    input  wire [31:0] tRFCsb /* verilator public_flat_rd */,
+    input  wire [1:0]  refresh /* verilator public_flat_rd */,
+    input  wire [31:0] wdrain_high /* verilator public_flat_rd */,
+    input  wire [31:0] wdrain_low /* verilator public_flat_rd */,
+    input  wire        row_closed /* verilator public_flat_rd */,
+    input  wire        fcfs /* verilator public_flat_rd */,
+    input  wire        enq_r /* verilator public_flat_rd */,
+    input  wire        enq_w /* verilator public_flat_rd */,
+    input  wire [`CXL_MSG_W+51:0] enq_e /* verilator public_flat_rd */,
+    input  wire        col_grant /* verilator public_flat_rd */,
+    output reg         rd_cand /* verilator public_flat_rd */,
+    output wire        done_valid /* verilator public_flat_rd */,
+    output wire [`CXL_MSG_W-1:0] done_msg /* verilator public_flat_rd */,
+    output reg         iss_valid /* verilator public_flat_rd */,
+    output reg  [2:0]  iss_cmd /* verilator public_flat_rd */,
+    output reg  [1:0]  iss_rank /* verilator public_flat_rd */,
+    output reg  [5:0]  iss_bg /* verilator public_flat_rd */,
+    output reg  [5:0]  iss_bank /* verilator public_flat_rd */,
+    output reg  [31:0] iss_row /* verilator public_flat_rd */,
+    output reg         iss_auto_pre /* verilator public_flat_rd */,
+    output reg         iss_conflict /* verilator public_flat_rd */,
+    output reg  [6:0]  nr /* verilator public_flat_rd */,
+    output reg  [6:0]  nw /* verilator public_flat_rd */,
+    output wire [5:0]  rd_n /* verilator public_flat_rd */,
+    output reg  [6:0]  nr_next /* verilator public_flat_rd */,
+    output reg  [6:0]  nw_next /* verilator public_flat_rd */,
+    output wire        refresh_due /* verilator public_flat_rd */    // a rank's refresh deadline has passed: the model is not idle (cxl_model_idle)
 );
     localparam EW = `CXL_MSG_W + 52;
     localparam [2:0] C_ACT = 3'd0, C_PRE = 3'd1, C_RD = 3'd2, C_WR = 3'd3, C_REF = 3'd4, C_REFSB = 3'd5;
@@ -292,9 +314,10 @@ module dram_chan (
     reg [2:0]  faw_n [0:3];
     reg [1:0]  faw_head [0:3];
 
-    function [63:0] max64(input [63:0] a, input [63:0] b);
-        max64 = a > b ? a : b;
-    endfunction
+    // DRAM_MAX64(a, b) and DRAM_APP(...) below are macros, not functions: Verilator gives every call site of a
+    // function its own numbered temporaries, which would make each channel's code a separate copy (every
+    // use here is 64 bits wide on both sides, as the function's arguments were)
+`define DRAM_MAX64(a, b) ((a) > (b) ? (a) : (b))
 
     wire sb = refresh == 2'd2;
     wire [31:0] ref_iv = (refresh == 2'd0 || tREFI == 32'd0) ? 32'd0 : (sb ? tREFI >> bank_bits : tREFI);
@@ -309,11 +332,9 @@ module dram_chan (
 
     // ---- the queues as the scheduler sees them: the enqueued entry appended ----
     // Entry ak of a queue (aq = its entry ak, an its length) with this cycle's enqueue (aenq: ane)
-    // appended; 0 past the end (ak = 64). A function of its arguments rather than copies of the queues, so that a simulator does
+    // appended; 0 past the end (ak = 64). An expression of its arguments rather than copies of the queues, so that a simulator does
     // not copy 2 x 64 entries every clock (the scans below read only the first n entries).
-    function [EW-1:0] app(input [6:0] ak, input [6:0] an, input aenq, input [EW-1:0] aq, input [EW-1:0] ane);
-        app = ak == 7'd64 ? {EW{1'b0}} : ((aenq && ak == an) ? ane : aq);
-    endfunction
+`define DRAM_APP(ak, an, aenq, aq, ane) ((ak) == 7'd64 ? {EW{1'b0}} : (((aenq) && (ak) == (an)) ? (ane) : (aq)))
     reg [6:0] nr_v, nw_v;
     reg wm;                         // write mode after this cycle's update
     integer i;
@@ -503,7 +524,7 @@ module dram_chan (
         iss_auto_pre = 1'b0;
         iss_conflict = 1'b0;
         si = do_col ? hit_i : row_i;
-        se = wm ? app({1'b0, si}, nw, enq_w, wq[si], enq_e) : app({1'b0, si}, nr, enq_r, rq[si], enq_e);
+        se = wm ? `DRAM_APP({1'b0, si}, nw, enq_w, wq[si], enq_e) : `DRAM_APP({1'b0, si}, nr, enq_r, rq[si], enq_e);
         if (en && ref_fire) begin
             iss_valid = 1'b1;
             iss_rank = ref_rank;
@@ -545,7 +566,7 @@ module dram_chan (
     wire [5:0] ig = ({4'd0, iss_rank} << bg_bits) | iss_bg;
     wire is_rd = iss_cmd == C_RD;
     wire [63:0] pre_at = is_rd ? now + {32'd0, tRTP} : now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWR};
-    wire [63:0] pre_new = max64(b_pre[ib], pre_at);
+    wire [63:0] pre_new = `DRAM_MAX64(b_pre[ib], pre_at);
     wire [31:0] wr_sum = tCWL + tBL + 32'd2;
     wire [63:0] wr_other_rd = {32'd0, wr_sum > tCL ? wr_sum - tCL : 32'd1};
     wire [2:0] fn = faw_n[iss_rank];
@@ -604,7 +625,7 @@ module dram_chan (
             rd_count <= 6'd0;
         end else if (ce) begin
             // queues: append, then remove the issued entry (shifting the younger ones up)
-            // (app() written out: entry j, or j + 1 when shifting; the enqueued entry at index n; 0 past 63)
+            // (DRAM_APP written out: entry j, or j + 1 when shifting; the enqueued entry at index n; 0 past 63)
             if (enq_r || rem_r)
                 for (j = 0; j < 64; j = j + 1)
                     rq[j] <= (rem_r && j >= {26'd0, hit_i})
@@ -664,15 +685,15 @@ module dram_chan (
     always @* begin
         for (jr = 0; jr < 4; jr = jr + 1)
             if (jr[1:0] == iss_rank) begin
-                rk_rd_nx[64*jr +: 64] = max64(r_rd[jr], is_rd ? now + {32'd0, tCCD_S}
+                rk_rd_nx[64*jr +: 64] = `DRAM_MAX64(r_rd[jr], is_rd ? now + {32'd0, tCCD_S}
                                                                : now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_S});
-                rk_wr_nx[64*jr +: 64] = max64(r_wr[jr], is_rd ? now + {32'd0, tRTW} : now + {32'd0, tCCD_S_WR});
+                rk_wr_nx[64*jr +: 64] = `DRAM_MAX64(r_wr[jr], is_rd ? now + {32'd0, tRTW} : now + {32'd0, tCCD_S_WR});
             end else begin
-                rk_rd_nx[64*jr +: 64] = max64(r_rd[jr], is_rd ? now + {32'd0, tBL} + 64'd2 : now + wr_other_rd);
-                rk_wr_nx[64*jr +: 64] = max64(r_wr[jr], is_rd ? now + {32'd0, tRTW} : now + {32'd0, tBL} + 64'd2);
+                rk_rd_nx[64*jr +: 64] = `DRAM_MAX64(r_rd[jr], is_rd ? now + {32'd0, tBL} + 64'd2 : now + wr_other_rd);
+                rk_wr_nx[64*jr +: 64] = `DRAM_MAX64(r_wr[jr], is_rd ? now + {32'd0, tRTW} : now + {32'd0, tBL} + 64'd2);
             end
-        rk_act_nx = iss_cmd == C_REF ? max64(r_act[iss_rank], now + {32'd0, tRFC})
-                  : max64(max64(r_act[iss_rank], now + {32'd0, tRRD_S}), faw_full ? faw_oldest + {32'd0, tFAW} : 64'd0);
+        rk_act_nx = iss_cmd == C_REF ? `DRAM_MAX64(r_act[iss_rank], now + {32'd0, tRFC})
+                  : `DRAM_MAX64(`DRAM_MAX64(r_act[iss_rank], now + {32'd0, tRRD_S}), faw_full ? faw_oldest + {32'd0, tFAW} : 64'd0);
     end
 
     // the bank and bank-group tables: bank b moves when the issued command addresses it (or, for a
@@ -687,12 +708,12 @@ module dram_chan (
     wire [63:0] ig_wr = g_wr[ig];
     wire [63:0] act_at = iss_cmd == C_ACT ? now + {32'd0, tRC} : iss_cmd == C_PRE ? now + {32'd0, tRP}
                                           : pre_new + {32'd0, tRP};
-    wire [63:0] ib_act_nx = max64(ib_act, act_at);
-    wire [63:0] ib_pre_nx = iss_cmd == C_ACT ? max64(ib_pre, now + {32'd0, tRAS}) : pre_new;
-    wire [63:0] ib_col_nx = max64(ib_col, now + {32'd0, tRCD});
-    wire [63:0] ig_act_nx = max64(ig_act, now + {32'd0, tRRD_L});
-    wire [63:0] ig_rd_nx = max64(ig_rd, is_rd ? now + {32'd0, tCCD_L} : now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_L});
-    wire [63:0] ig_wr_nx = max64(ig_wr, is_rd ? now + {32'd0, tRTW} : now + {32'd0, tCCD_L_WR});
+    wire [63:0] ib_act_nx = `DRAM_MAX64(ib_act, act_at);
+    wire [63:0] ib_pre_nx = iss_cmd == C_ACT ? `DRAM_MAX64(ib_pre, now + {32'd0, tRAS}) : pre_new;
+    wire [63:0] ib_col_nx = `DRAM_MAX64(ib_col, now + {32'd0, tRCD});
+    wire [63:0] ig_act_nx = `DRAM_MAX64(ig_act, now + {32'd0, tRRD_L});
+    wire [63:0] ig_rd_nx = `DRAM_MAX64(ig_rd, is_rd ? now + {32'd0, tCCD_L} : now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_L});
+    wire [63:0] ig_wr_nx = `DRAM_MAX64(ig_wr, is_rd ? now + {32'd0, tRTW} : now + {32'd0, tCCD_L_WR});
     wire [63:0] ref_at = now + {32'd0, iss_cmd == C_REF ? tRFC : tRFCsb};
     wire        is_ref = iss_cmd == C_REF || iss_cmd == C_REFSB;
     wire        bank_moves = iss_cmd == C_ACT || iss_cmd == C_PRE || ((iss_cmd == C_RD || iss_cmd == C_WR) && iss_auto_pre);
@@ -732,5 +753,7 @@ module dram_chan (
     end
 endmodule
 /* verilator lint_on DECLFILENAME */
+`undef DRAM_MAX64
+`undef DRAM_APP
 
 `default_nettype wire
