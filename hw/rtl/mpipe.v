@@ -26,6 +26,9 @@
 // CXLSIM_RTL_CLOCK_GATES=OFF, the banked one).
 `include "cxl_defs.vh"
 
+// Every port but clk and push_first (a constant per instance, which Verilator then folds) is marked
+// public_flat_rd, and the helpers are macros, so that Verilator's instances of one parameter set (the 16
+// host request paths) share one copy of the generated code (as requester.v; docs/rtl.md).
 module mpipe #(
     parameter integer DEPTH = `CXL_MAX_FIFO,  // storage entries, >= 2, >= NPUSH, >= K
     parameter integer W     = `CXL_MSG_W,     // message width
@@ -33,23 +36,23 @@ module mpipe #(
     parameter integer K     = 5               // window entries, 1 .. DEPTH
 ) (
     input  wire             clk,
-    input  wire             rst_n,       // synchronous, active low: pipe_init(cap)
-    input  wire             ce,          // clock enable: the state advances on edges with ce = 1
-    input  wire [63:0]      now,         // the current model cycle
-    input  wire [31:0]      cap,         // capacity, sampled at reset, capped at DEPTH
+    input  wire             rst_n /* verilator public_flat_rd */,       // synchronous, active low: pipe_init(cap)
+    input  wire             ce /* verilator public_flat_rd */,          // clock enable: the state advances on edges with ce = 1
+    input  wire [63:0]      now /* verilator public_flat_rd */,         // the current model cycle
+    input  wire [31:0]      cap /* verilator public_flat_rd */,         // capacity, sampled at reset, capped at DEPTH
     input  wire             push_first,  // 1: pushes then pops; 0: pops then pushes
-    input  wire [7:0]       push_n,      // pipe_push calls this cycle
-    input  wire [NPUSH*W-1:0] push_msg,  // message i at [W*i +: W], in push order
-    input  wire [63:0]      push_ready,  // the ready cycle of this cycle's pushes
-    input  wire [7:0]       pop_n,       // pipe_pop calls this cycle
-    output reg  [K-1:0]     win_valid,   // window entry j exists
-    output reg  [K-1:0]     win_rdy,     // ... and its ready cycle <= now
-    output reg  [K*W-1:0]   win_msg,     // entry j at [W*j +: W] (0 when absent)
-    output reg  [K*64-1:0]  win_ready,   // its ready cycle (all ones when absent)
-    output wire [31:0]      count,       // pipe_count, start of the cycle
-    output wire [31:0]      space,       // pipe_space, start of the cycle
-    output wire [7:0]       push_acc,    // pushes accepted
-    output wire             push_err     // push_acc < push_n
+    input  wire [7:0]       push_n /* verilator public_flat_rd */,      // pipe_push calls this cycle
+    input  wire [NPUSH*W-1:0] push_msg /* verilator public_flat_rd */,  // message i at [W*i +: W], in push order
+    input  wire [63:0]      push_ready /* verilator public_flat_rd */,  // the ready cycle of this cycle's pushes
+    input  wire [7:0]       pop_n /* verilator public_flat_rd */,       // pipe_pop calls this cycle
+    output reg  [K-1:0]     win_valid /* verilator public_flat_rd */,   // window entry j exists
+    output reg  [K-1:0]     win_rdy /* verilator public_flat_rd */,     // ... and its ready cycle <= now
+    output reg  [K*W-1:0]   win_msg /* verilator public_flat_rd */,     // entry j at [W*j +: W] (0 when absent)
+    output reg  [K*64-1:0]  win_ready /* verilator public_flat_rd */,   // its ready cycle (all ones when absent)
+    output wire [31:0]      count /* verilator public_flat_rd */,       // pipe_count, start of the cycle
+    output wire [31:0]      space /* verilator public_flat_rd */,       // pipe_space, start of the cycle
+    output wire [7:0]       push_acc /* verilator public_flat_rd */,    // pushes accepted
+    output wire             push_err /* verilator public_flat_rd */     // push_acc < push_n
 );
     localparam integer AW = $clog2(DEPTH);
     localparam [31:0] DEPTH32 = DEPTH;
@@ -60,33 +63,23 @@ module mpipe #(
     reg [AW:0]   count_q;   // 0 .. DEPTH
     reg [AW:0]   cap_q;
 
-    // (a + b) mod DEPTH for a < DEPTH, b <= DEPTH
-    function [AW-1:0] wrap(input [31:0] a, input [31:0] b);
-        reg [31:0] s;
-        begin
-            s = a + b;
-            if (s >= DEPTH32)
-                s = s - DEPTH32;
-            wrap = s[AW-1:0];
-        end
-    endfunction
-
-    function [31:0] min32(input [31:0] a, input [31:0] b);
-        min32 = a < b ? a : b;
-    endfunction
+    // (a + b) mod DEPTH for a < DEPTH, b <= DEPTH (32 bits), and the smaller of two 32-bit values: macros,
+    // not functions, as every helper here (see the ports above)
+`define MPIPE_WRAP(a, b) (((a) + (b) >= DEPTH32) ? (a) + (b) - DEPTH32 : (a) + (b))
+`define MPIPE_MIN32(a, b) ((a) < (b) ? (a) : (b))
 
     wire [31:0] cnt32  = {{(31-AW){1'b0}}, count_q};
     wire [31:0] cap32  = {{(31-AW){1'b0}}, cap_q};
     wire [31:0] head32 = {{(32-AW){1'b0}}, head_q};
-    wire [31:0] pn32   = min32({24'd0, push_n}, NPUSH32);  // pushes that carry a message
+    wire [31:0] pn32   = `MPIPE_MIN32({24'd0, push_n}, NPUSH32);  // pushes that carry a message
     wire [31:0] pop32  = {24'd0, pop_n};
 
     // push first: the pushes see the start count; the pops see count + accepted
-    wire [31:0] acc_pf  = min32(pn32, cap32 - cnt32);
-    wire [31:0] pops_pf = min32(pop32, cnt32 + acc_pf);
+    wire [31:0] acc_pf  = `MPIPE_MIN32(pn32, cap32 - cnt32);
+    wire [31:0] pops_pf = `MPIPE_MIN32(pop32, cnt32 + acc_pf);
     // pop first: the pops see the start count; the pushes see the count after the pops
-    wire [31:0] pops_pl = min32(pop32, cnt32);
-    wire [31:0] acc_pl  = min32(pn32, cap32 - (cnt32 - pops_pl));
+    wire [31:0] pops_pl = `MPIPE_MIN32(pop32, cnt32);
+    wire [31:0] acc_pl  = `MPIPE_MIN32(pn32, cap32 - (cnt32 - pops_pl));
     wire [31:0] acc     = push_first ? acc_pf : acc_pl;
     wire [31:0] pops    = push_first ? pops_pf : pops_pl;
 
@@ -96,19 +89,38 @@ module mpipe #(
     assign space    = cap32 - cnt32;
 
     // the tail is head + count of the start of the cycle in either order
-    wire [AW-1:0] tail = wrap(head32, cnt32);
+    /* verilator lint_off UNUSEDSIGNAL */  // slot arithmetic in 32 bits, slots are AW bits
+    wire [31:0]   tail32 = `MPIPE_WRAP(head32, cnt32);
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [AW-1:0] tail = tail32[AW-1:0];
 
     // storage: this cycle's accepted pushes go to tail, tail + 1, ...; the window reads head, head + 1, ...
 `ifdef CXL_SIM_FLAT_RINGS
     reg [W-1:0]  msg_mem   [0:DEPTH-1];
     reg [63:0]   ready_mem [0:DEPTH-1];
+    // the slots of push i and of window entry j
+    reg [AW-1:0] wslot [0:NPUSH-1];
+    reg [AW-1:0] rslot [0:K-1];
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [31:0]   sl;
+    /* verilator lint_on UNUSEDSIGNAL */
     integer i;
+    always @* begin
+        for (i = 0; i < NPUSH; i = i + 1) begin
+            sl = `MPIPE_WRAP({{(32-AW){1'b0}}, tail}, i);
+            wslot[i] = sl[AW-1:0];
+        end
+        for (i = 0; i < K; i = i + 1) begin
+            sl = `MPIPE_WRAP(head32, i);
+            rslot[i] = sl[AW-1:0];
+        end
+    end
     always @(posedge clk)
         if (rst_n && ce)
             for (i = 0; i < NPUSH; i = i + 1)
                 if (i < acc) begin
-                    msg_mem[wrap({{(32-AW){1'b0}}, tail}, i)]   <= push_msg[W*i +: W];
-                    ready_mem[wrap({{(32-AW){1'b0}}, tail}, i)] <= push_ready;
+                    msg_mem[wslot[i]]   <= push_msg[W*i +: W];
+                    ready_mem[wslot[i]] <= push_ready;
                 end
 `else
     localparam integer WE = W + 64;  // a stored entry: {ready, msg}
@@ -138,8 +150,8 @@ module mpipe #(
             if (j < cnt32) begin
                 win_valid[j] = 1'b1;
 `ifdef CXL_SIM_FLAT_RINGS
-                win_msg[W*j +: W] = msg_mem[wrap(head32, j)];
-                win_ready[64*j +: 64] = ready_mem[wrap(head32, j)];
+                win_msg[W*j +: W] = msg_mem[rslot[j]];
+                win_ready[64*j +: 64] = ready_mem[rslot[j]];
 `else
                 win_msg[W*j +: W] = rdata[WE*j +: W];
                 win_ready[64*j +: 64] = rdata[WE*j + W +: 64];
@@ -158,6 +170,7 @@ module mpipe #(
 
     /* verilator lint_off UNUSEDSIGNAL */  // the count is at most DEPTH
     wire [31:0]   cnt_next = cnt32 + acc - pops;
+    wire [31:0]   head_nx = `MPIPE_WRAP(head32, pops);
     /* verilator lint_on UNUSEDSIGNAL */
     always @(posedge clk) begin
         if (!rst_n) begin
@@ -165,8 +178,10 @@ module mpipe #(
             count_q <= {(AW+1){1'b0}};
             cap_q   <= (cap > DEPTH32) ? DEPTH32[AW:0] : cap[AW:0];
         end else if (ce) begin
-            head_q  <= wrap(head32, pops);
+            head_q  <= head_nx[AW-1:0];
             count_q <= cnt_next[AW:0];
         end
     end
 endmodule
+`undef MPIPE_WRAP
+`undef MPIPE_MIN32
