@@ -186,7 +186,7 @@ module cxl_model #(
     wire [K*W-1:0]      hq_msg [0:NREQ-1];
     reg  [NREQ*K*W-1:0] hq_msg_bus;      // the same, as every host port's M2S link's source bus
     // (a loop rather than one assign per requester: Verilator merged those into one concatenation built
-    // pairwise, some 2,600 64-bit copies per evaluation)
+    // pairwise, some 2,800 32-bit word copies per evaluation)
     integer hb;
     always @*
         for (hb = 0; hb < NREQ; hb = hb + 1)
