@@ -318,6 +318,15 @@ module dram_chan (
     // function its own numbered temporaries, which would make each channel's code a separate copy (every
     // use here is 64 bits wide on both sides, as the function's arguments were)
 `define DRAM_MAX64(a, b) ((a) > (b) ? (a) : (b))
+// DRAM_UPTO(v, n): v = 0 .. n - 1 (n <= 64). Hardware: 64 unrolled copies, those >= n disabled. In
+// the speed build of the verilator backend (CXL_SIM_ROLLED_LOOPS): a loop of n iterations, which is
+// not unrolled (its bound is not a constant), so a channel's scans are a few hundred bytes of machine
+// code that run n times rather than 64 unrolled copies, each tested (docs/rtl.md, "Simulation speed")
+`ifdef CXL_SIM_ROLLED_LOOPS
+`define DRAM_UPTO(v, n) for (v = 0; v < {25'd0, n}; v = v + 1)
+`else
+`define DRAM_UPTO(v, n) for (v = 0; v < 64; v = v + 1) if (v < {25'd0, n})
+`endif
 
     wire sb = refresh == 2'd2;
     wire [31:0] ref_iv = (refresh == 2'd0 || tREFI == 32'd0) ? 32'd0 : (sb ? tREFI >> bank_bits : tREFI);
@@ -367,8 +376,8 @@ module dram_chan (
         v_hit = 1'b0;
         v_bank = 384'd0;
         v_hits = 64'd0;
-        for (i = 0; i < 64; i = i + 1) begin
-            if (i < {25'd0, n_m}) begin
+        `DRAM_UPTO(i, n_m) begin
+            begin
                 if ((wm ? enq_w : enq_r) && i[6:0] == (wm ? nw : nr)) begin
                     v_b = enq_e[5:0];
                     v_hit = enq_hit;
@@ -488,8 +497,14 @@ module dram_chan (
         row_found = 1'b0;
         hit_i = 6'd0;
         row_i = 6'd0;
+`ifdef CXL_SIM_ROLLED_LOOPS
+        // (stops once both are found: later entries change nothing)
+        for (i = 0; i < {25'd0, n_scan} && !(hit_found && row_found); i = i + 1) begin
+            begin
+`else
         for (i = 0; i < 64; i = i + 1) begin
             if (i < {25'd0, n_scan}) begin
+`endif
                 e_b = v_bank[6*i +: 6];
                 e_hit = v_hits[i];
                 if (!blk_b[e_b]) begin
@@ -589,7 +604,7 @@ module dram_chan (
         rh_a = enq_r ? (rq_hit & ~(64'd1 << nr)) | ({63'd0, enq_hit} << nr) : rq_hit;
         wh_a = enq_w ? (wq_hit & ~(64'd1 << nw)) | ({63'd0, enq_hit} << nw) : wq_hit;
         if (row_opens || row_closes)
-            for (jj = 0; jj < 64; jj = jj + 1) begin
+            `DRAM_UPTO(jj, (nr_v > nw_v ? nr_v : nw_v)) begin
                 if (jj < {25'd0, nr_v} && ((enq_r && jj[6:0] == nr) ? enq_e[5:0] : rq[jj][5:0]) == ib)
                     rh_a[jj] = row_opens && ((enq_r && jj[6:0] == nr) ? enq_e[51:20] : rq[jj][51:20]) == iss_row;
                 if (jj < {25'd0, nw_v} && ((enq_w && jj[6:0] == nw) ? enq_e[5:0] : wq[jj][5:0]) == ib)
@@ -755,5 +770,6 @@ endmodule
 /* verilator lint_on DECLFILENAME */
 `undef DRAM_MAX64
 `undef DRAM_APP
+`undef DRAM_UPTO
 
 `default_nettype wire

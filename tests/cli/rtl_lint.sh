@@ -33,11 +33,11 @@ for f in "$src"/hw/rtl/*.v "$src"/hw/rtl/*.sv; do
   fi
 done
 # the verilator backend's build of the top: the same RTL with the simulation-only clock gates (clkgate.v)
-if out=$(verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT -I"$src/hw/rtl" -y "$src/hw/rtl" --top-module cxl_kernel \
+if out=$(verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT -DCXL_SIM_ROLLED_LOOPS -I"$src/hw/rtl" -y "$src/hw/rtl" --top-module cxl_kernel \
          "$src/hw/rtl/cxl_kernel.v" 2>&1) && [ -z "$out" ]; then
   passes=$((passes+1))
 else
-  echo "FAIL: verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT cxl_kernel"; echo "$out"; fails=$((fails+1))
+  echo "FAIL: verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT -DCXL_SIM_ROLLED_LOOPS cxl_kernel"; echo "$out"; fails=$((fails+1))
 fi
 [ "$passes" -gt 0 ] || { echo "FAIL: no module in $src/hw/rtl"; fails=$((fails+1)); }
 echo "rtl_lint: $passes passed, $fails failed"
