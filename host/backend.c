@@ -77,8 +77,10 @@ const char *cxl_backend_status(const char *name)
 cxl_backend_opts cxl_backend_opts_for(const char *name, const cxl_backend_opts *o)
 {
     cxl_backend_opts r = { 0 };
-    if (o && !strcmp(name, "verilator"))
+    if (o && !strcmp(name, "verilator")) {
         r.trace_fst = o->trace_fst;
+        r.rtl_full = o->rtl_full;
+    }
     if (o && !strcmp(name, "xrt")) {
         r = *o;
         r.trace_fst = NULL;

@@ -65,6 +65,9 @@ static int status_err(const vbk *v, cxl_err *err)
     case CXL_KST_DESC_REFUSED:
         return cxl_errf(err, CXL_EINTERNAL, "RTL model refused a descriptor (queue full)");
     case CXL_KST_MODEL_ERROR:
+        if (v->last.model_error == 4)
+            return cxl_errf(err, CXL_EINTERNAL, "the RTL kernel build (%s) has fewer host ports or devices than "
+                            "the configuration", vdev_build(v->d));
         return cxl_errf(err, CXL_EINTERNAL, "RTL model internal bound exceeded (code %u) at cycle %llu",
                         v->last.model_error, (unsigned long long)v->last.now);
     default:
@@ -85,7 +88,10 @@ static int vbk_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
     if (!v)
         return cxl_errf(err, CXL_ENOMEM, "out of memory for the verilator backend");
     char msg[1024];
-    int rc = vdev_open(b->opts.trace_fst, VBK_MEM_BYTES, &v->d, msg, sizeof msg);
+    /* the kernel build that fits the configuration (vkernel.h) */
+    const vkernel_opts ko = { .trace_fst = b->opts.trace_fst, .hosts = p->hosts, .devices = p->devices,
+                              .full = b->opts.rtl_full != 0 };
+    int rc = vdev_open(&ko, VBK_MEM_BYTES, &v->d, msg, sizeof msg);
     if (rc) {
         free(v);
         int code = rc == VK_ENOMEM ? CXL_ENOMEM : rc == VK_EIO ? CXL_EIO : rc == VK_ENOTRACE ? CXL_EBACKEND

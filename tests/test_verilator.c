@@ -3,7 +3,8 @@
  * slots and idleness after every call, and byte-identical statistics. Scenarios cover the three
  * topologies (direct, switch/pool, local-DDR path), every pattern, mixes, gaps, not_before, stop and
  * non-stop advances, refills as slots free up, and advances that end with completions left in the
- * backend (the 1024-entry buffer's wrap). Skipped (reported as such) where the backend is not built.
+ * backend (the 1024-entry buffer's wrap). Configurations of one host port and one device run on the
+ * kernel's 1x1 build; one scenario runs such a configuration on the 4x4 build as well. Skipped (reported as such) where the backend is not built.
  * Cost: tens of thousands of model cycles per scenario, seconds on the verilated RTL. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,14 +33,16 @@ static void load_preset(const char *name, cxl_params *p)
         fail_msg("%s: %s", name, e.msg);
 }
 
-static void open_pair(pair *x, const char *preset)
+/* full: the verilator backend runs the kernel's 4x4 build even if the 1x1 one fits */
+static void open_pair(pair *x, const char *preset, int full)
 {
     cxl_err e;
     cxl_err_clear(&e);
     load_preset(preset, &x->p);
     if (cxl_backend_open("csim", &x->p, &x->c, &e))
         fail_msg("csim: %s", e.msg);
-    if (cxl_backend_open("verilator", &x->p, &x->v, &e))
+    const cxl_backend_opts o = { .rtl_full = (unsigned)full };
+    if (cxl_backend_open_opts("verilator", &x->p, &o, &x->v, &e))
         fail_msg("verilator: %s", e.msg);
 }
 
@@ -157,12 +160,13 @@ static cxl_desc mk(const cxl_params *p, uint16_t r, uint32_t k, uint64_t now)
 
 /* Keep every requester's queue topped up for `rounds` advances of `step` cycles, polling `poll` per
  * round (less than arrives, so completions pile up in the backend and its buffer wraps). */
-static void workload(const char *preset, uint32_t nreq, uint32_t rounds, uint64_t step, size_t poll, int stop)
+static void workload_on(const char *preset, int full, uint32_t nreq, uint32_t rounds, uint64_t step, size_t poll,
+                        int stop)
 {
     if (!cxl_backend_available("verilator"))
         skip();
     pair x;
-    open_pair(&x, preset);
+    open_pair(&x, preset, full);
     same_view(&x, "after open");
     if (nreq > x.p.requesters)
         nreq = x.p.requesters;
@@ -200,10 +204,28 @@ static void workload(const char *preset, uint32_t nreq, uint32_t rounds, uint64_
     close_pair(&x);
 }
 
+static void workload(const char *preset, uint32_t nreq, uint32_t rounds, uint64_t step, size_t poll, int stop)
+{
+    workload_on(preset, 0, nreq, rounds, step, poll, stop);
+}
+
 static void test_direct(void **state)
 {
     (void)state;
     workload("asic", 4, ROUNDS(40), 700, 8, 1);
+}
+
+/* the same on the 4x4 build (asic has one host port and one device: test_direct ran the 1x1 build) */
+static void test_direct_4x4(void **state)
+{
+    (void)state;
+    workload_on("asic", 1, 4, ROUNDS(40), 700, 8, 1);
+}
+
+static void test_switch(void **state)
+{
+    (void)state;
+    workload("asic-switch", 4, ROUNDS(20), 700, 8, 1);
 }
 
 static void test_pool(void **state)
@@ -233,6 +255,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_direct),
+        cmocka_unit_test(test_direct_4x4),
+        cmocka_unit_test(test_switch),
         cmocka_unit_test(test_pool),
         cmocka_unit_test(test_local),
         cmocka_unit_test(test_full_buffer),

@@ -29,7 +29,9 @@
 //   model_error  m->model_error (sticky; 1: an ingress queue refused a push, 2: a host response path
 //                did, 3: the completion buffer overflowed: model bugs, see the C). When several occur in
 //                one cycle the C keeps the last in its step order; this model keeps the last of its
-//                clocks (response clocks come before the main clock).
+//                clocks (response clocks come before the main clock). 4 (this model only): the
+//                parameters ask for more host ports or devices than this build has (NH, ND); set at
+//                reset, nothing runs meaningfully after it.
 //   idle         cxl_model_idle.
 //   req_space    requester_space (free descriptor slots) of each requester, 8 bits each.
 // Built sizes (rebuild to change): NREQ requesters, NH host ports, ND devices (<= CXL_MAX_*), the pipe
@@ -883,6 +885,8 @@ module cxl_model #(
             h_max0 <= 64'd0; h_max1 <= 64'd0;
             h_log <= {(32*2*HLOG){1'b0}};
             clr_q <= 15'd0;
+            if (p_hosts > NH || p_devices > ND)
+                err_q <= 32'd4;
         end else begin
             if (clearing)
                 clr_q <= clr_q + 15'd1;

@@ -2,8 +2,9 @@
  * as the host sees it over AXI4-Lite, and what becomes of a run that goes wrong: an RTL assertion (the
  * kernel's AXI checks, fired by a memory told to break the protocol) is an error naming the model cycle
  * and the unit, never an abort, and the handle refuses further use; a buffer outside card memory is a
- * bus error; a kernel that does not finish in time is an error with the cycle it reached. Built only
- * with the verilator backend. */
+ * bus error; a kernel that does not finish in time is an error with the cycle it reached; the kernel
+ * build follows the configuration's size, and parameters larger than the build are refused (model_error
+ * 4). Built only with the verilator backend. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,24 +26,27 @@ typedef struct card {
     uint64_t params, result, comps;
 } card;
 
-static void open_card(card *c)
+/* a card running the kernel build chosen by o (NULL: the 4x4 build) with the parameters of a device preset */
+static void open_card_with(card *c, const vkernel_opts *o, const char *preset)
 {
     char msg[512];
-    int rc = vdev_open(NULL, MEM, &c->d, msg, sizeof msg);
+    int rc = vdev_open(o, MEM, &c->d, msg, sizeof msg);
     if (rc)
         fail_msg("vdev_open: %d %s", rc, msg);
     devcfg dev;
     cxl_params p;
     cxl_err e;
     cxl_err_clear(&e);
-    if (devcfg_load("asic", &dev, &e) || devcfg_to_params(&dev, &p, &e))
-        fail_msg("asic: %s", e.msg);
+    if (devcfg_load(preset, &dev, &e) || devcfg_to_params(&dev, &p, &e))
+        fail_msg("%s: %s", preset, e.msg);
     c->params = vdev_alloc(c->d, sizeof p);
     c->result = vdev_alloc(c->d, sizeof(cxl_kernel_result));
     c->comps = vdev_alloc(c->d, 64 * sizeof(cxl_completion));
     assert_true(c->params && c->result && c->comps);
     memcpy(vdev_map(c->d, c->params, sizeof p), &p, sizeof p);
 }
+
+static void open_card(card *c) { open_card_with(c, NULL, "asic"); }
 
 /* the arguments of an init call (cxl_kernel(params, -, init = 1, ...)) */
 static void init_args(card *c, uint64_t params)
@@ -150,6 +154,39 @@ static void test_timeout(void **state)
     vdev_close(c.d);
 }
 
+static void test_builds(void **state)
+{
+    (void)state;
+    /* the build follows the sizes given: one host port and one device run on the 1x1 build */
+    const vkernel_opts small = { .hosts = 1, .devices = 1 };
+    const vkernel_opts forced = { .hosts = 1, .devices = 1, .full = 1 };
+    const vkernel_opts two = { .hosts = 2, .devices = 2 };
+    const vkernel_opts unknown = { 0 };
+    const struct {
+        const vkernel_opts *o;
+        const char *build;
+    } cases[] = { { &small, "1x1" }, { &forced, "4x4" }, { &two, "4x4" }, { &unknown, "4x4" }, { NULL, "4x4" } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        card c;
+        open_card_with(&c, cases[i].o, "asic");
+        assert_string_equal(vdev_build(c.d), cases[i].build);
+        init_args(&c, c.params);
+        assert_int_equal(vdev_run(c.d, 0), 0);
+        const cxl_kernel_result *r = vdev_map(c.d, c.result, sizeof *r);
+        assert_int_equal(r->status, CXL_KST_OK);
+        vdev_close(c.d);
+    }
+    /* two host ports and two devices on the 1x1 build: every call ends with status 2, model_error 4 */
+    card c;
+    open_card_with(&c, &small, "pool-2x2");
+    init_args(&c, c.params);
+    assert_int_equal(vdev_run(c.d, 0), 0);
+    const cxl_kernel_result *r = vdev_map(c.d, c.result, sizeof *r);
+    assert_int_equal(r->status, CXL_KST_MODEL_ERROR);
+    assert_int_equal(r->model_error, 4);
+    vdev_close(c.d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_rtl_assertion),
         cmocka_unit_test(test_bus_error),
         cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_builds),
     };
     return cmocka_run_group_tests_name("vdev", tests, NULL, NULL);
 }

@@ -77,7 +77,7 @@ int vdev_reg_read(vdev *d, uint32_t addr, uint32_t *value)
     return rc;
 }
 
-int vdev_open(const char *trace_fst, uint64_t mem_bytes, vdev **out, char *msg, size_t cap)
+int vdev_open(const vkernel_opts *o, uint64_t mem_bytes, vdev **out, char *msg, size_t cap)
 {
     *out = NULL;
     vdev *d = calloc(1, sizeof *d);
@@ -85,8 +85,7 @@ int vdev_open(const char *trace_fst, uint64_t mem_bytes, vdev **out, char *msg, 
         snprintf(msg, cap, "out of memory");
         return VK_ENOMEM;
     }
-    vkernel_opts o = { trace_fst };
-    int rc = vkernel_create(&o, &d->k, msg, cap);
+    int rc = vkernel_create(o, &d->k, msg, cap);
     if (rc)
         goto fail_kernel;
     if (axi_mem_init(&d->mem, VDEV_MEM_BASE, mem_bytes)) {
@@ -126,6 +125,7 @@ void vdev_close(vdev *d)
 uint64_t vdev_alloc(vdev *d, uint64_t bytes) { return axi_mem_alloc(&d->mem, bytes); }
 void *vdev_map(vdev *d, uint64_t addr, uint64_t bytes) { return axi_mem_host(&d->mem, addr, bytes); }
 uint64_t vdev_clocks(const vdev *d) { return vkernel_clocks(d->k); }
+const char *vdev_build(const vdev *d) { return vkernel_build(d->k); }
 void vdev_inject(vdev *d, uint32_t fault) { d->mem.fault = fault; }
 const char *vdev_error(const vdev *d) { return d->err; }
 

@@ -18,9 +18,9 @@
 
 typedef struct vdev vdev;
 
-/* A card with `mem_bytes` of memory; trace_fst: FST waveform file or NULL. msg gets the reason on
- * failure (cap bytes). */
-int vdev_open(const char *trace_fst, uint64_t mem_bytes, vdev **out, char *msg, size_t cap);
+/* A card with `mem_bytes` of memory; o: the kernel's options (FST waveform file, the configuration's sizes,
+ * which choose the kernel build: vkernel.h), NULL for none. msg gets the reason on failure (cap bytes). */
+int vdev_open(const vkernel_opts *o, uint64_t mem_bytes, vdev **out, char *msg, size_t cap);
 void vdev_close(vdev *d);
 /* A buffer in card memory: its device address (4 KiB aligned), 0 when memory is exhausted. */
 uint64_t vdev_alloc(vdev *d, uint64_t bytes);
@@ -33,6 +33,8 @@ int vdev_reg_write64(vdev *d, uint32_t addr, uint64_t value);
  * interrupt status cleared). max_clocks bounds the wait (0: no bound). */
 int vdev_run(vdev *d, uint64_t max_clocks);
 uint64_t vdev_clocks(const vdev *d);
+/* The kernel build the card runs ("1x1", "4x4": vkernel_build). */
+const char *vdev_build(const vdev *d);
 /* Make the card's memory break the AXI protocol (AXI_FAULT_* of axi_mem.h, 0: none); for tests. */
 void vdev_inject(vdev *d, uint32_t fault);
 const char *vdev_error(const vdev *d);

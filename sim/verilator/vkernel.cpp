@@ -1,5 +1,7 @@
 // vkernel.cpp - the harness of the verilated hw/rtl/cxl_kernel.v (see vkernel.h): owns the
 // VerilatedContext, the model and the optional FST writer; one clock is a low and a high eval.
+// Two builds of the top are linked in (CMakeLists.txt): Vcxl_kernel (NH = ND = 4, every configuration)
+// and Vcxl_kernel_1x1 (NH = ND = 1); a handle runs the smallest that fits its configuration.
 #include "vkernel.h"
 
 #include <cerrno>
@@ -13,15 +15,58 @@
 #include <string>
 
 #include "Vcxl_kernel.h"
+#include "Vcxl_kernel_1x1.h"
+#include "Vcxl_kernel_1x1___024root.h"
 #include "Vcxl_kernel___024root.h"
 #include "verilated.h"
 #if VM_TRACE_FST
 #include "verilated_fst_c.h"
 #endif
 
+namespace {
+
+// One verilated build of the top, behind the calls the harness makes (the generated classes share no
+// base with the ports).
+struct top_if {
+    virtual ~top_if() = default;
+    virtual void drive(const vk_in &in) = 0;
+    virtual void sample(vk_out &o) const = 0;
+    virtual void clock(uint8_t clk) = 0;     // set ap_clk and evaluate
+    virtual void reset(uint8_t rst_n) = 0;   // set ap_rst_n (evaluated with the next clock)
+    virtual void final() = 0;
+    virtual uint64_t now() const = 0;        // cxl_model's `now`
+#if VM_TRACE_FST
+    virtual void trace(VerilatedFstC *f) = 0;
+#endif
+};
+
+template <class T> void drive(T &t, const vk_in &in);
+template <class T> void sample(const T &t, vk_out &o);
+
+template <class T> struct top_of final : top_if {
+    T t;
+    explicit top_of(VerilatedContext *c) : t(c, "TOP") {}
+    void drive(const vk_in &in) override { ::drive(t, in); }
+    void sample(vk_out &o) const override { ::sample(t, o); }
+    void clock(uint8_t clk) override
+    {
+        t.ap_clk = clk;
+        t.eval();
+    }
+    void reset(uint8_t rst_n) override { t.ap_rst_n = rst_n; }
+    void final() override { t.final(); }
+    uint64_t now() const override { return t.rootp->cxl_kernel__DOT__now; }
+#if VM_TRACE_FST
+    void trace(VerilatedFstC *f) override { t.trace(f, 99); }
+#endif
+};
+
+}  // namespace
+
 struct vkernel {
     std::unique_ptr<VerilatedContext> ctx;
-    std::unique_ptr<Vcxl_kernel> top;
+    std::unique_ptr<top_if> top;
+    const char *build = "";
 #if VM_TRACE_FST
     std::unique_ptr<VerilatedFstC> fst;
 #endif
@@ -69,7 +114,7 @@ void put(char *msg, size_t cap, const std::string &s)
         std::snprintf(msg, cap, "%s", s.c_str());
 }
 
-void drive(Vcxl_kernel &t, const vk_in &in)
+template <class T> void drive(T &t, const vk_in &in)
 {
     t.s_axi_control_AWVALID = in.ctl.awvalid;
     t.s_axi_control_AWADDR = (uint8_t)in.ctl.awaddr;
@@ -91,7 +136,7 @@ void drive(Vcxl_kernel &t, const vk_in &in)
     t.m_axi_gmem_RLAST = in.mem.rlast;
 }
 
-void sample(const Vcxl_kernel &t, vk_out &o)
+template <class T> void sample(const T &t, vk_out &o)
 {
     o.ctl.awready = t.s_axi_control_AWREADY;
     o.ctl.wready = t.s_axi_control_WREADY;
@@ -125,7 +170,7 @@ bool active(const vk_out &o)
     return o.mem.arvalid || o.mem.awvalid || o.mem.wvalid || o.ctl.bvalid || o.ctl.rvalid || o.interrupt;
 }
 
-uint64_t model_now(const vkernel &k) { return k.top->rootp->cxl_kernel__DOT__now; }
+uint64_t model_now(const vkernel &k) { return k.top->now(); }
 
 // after an eval: an RTL error or $finish ends the handle's life
 int check(vkernel &k)
@@ -150,8 +195,7 @@ int check(vkernel &k)
 // one half clock: the design settles, then time moves on and the waveform (if any) records it
 void settle(vkernel &k, uint8_t clk)
 {
-    k.top->ap_clk = clk;
-    k.top->eval();
+    k.top->clock(clk);
 }
 
 void record(vkernel &k)
@@ -207,11 +251,17 @@ extern "C" int vkernel_create(const vkernel_opts *o, vkernel **out, char *msg, s
         k->ctx->fatalOnError(false);  // $fatal/$stop set gotError/gotFinish instead of aborting
         k->ctx->traceEverOn(trace != nullptr);
         sink_scope scope(k);
-        k->top.reset(new Vcxl_kernel(k->ctx.get(), "TOP"));
+        // the smallest build that fits (unknown sizes: the full one)
+        bool small = o && !o->full && o->hosts == 1 && o->devices == 1;
+        if (small)
+            k->top.reset(new top_of<Vcxl_kernel_1x1>(k->ctx.get()));
+        else
+            k->top.reset(new top_of<Vcxl_kernel>(k->ctx.get()));
+        k->build = small ? "1x1" : "4x4";
 #if VM_TRACE_FST
         if (trace) {
             k->fst.reset(new VerilatedFstC);
-            k->top->trace(k->fst.get(), 99);
+            k->top->trace(k->fst.get());
             k->fst->open(trace);
             if (!k->fst->isOpen())
                 throw std::runtime_error(std::string("cannot open the FST trace '") + trace + "'");
@@ -219,13 +269,13 @@ extern "C" int vkernel_create(const vkernel_opts *o, vkernel **out, char *msg, s
 #endif
         vk_in idle;
         std::memset(&idle, 0, sizeof idle);
-        drive(*k->top, idle);
-        k->top->ap_rst_n = 0;
+        k->top->drive(idle);
+        k->top->reset(0);
         for (int i = 0; i < 4; i++) {
             half(*k, 0);
             half(*k, 1);
         }
-        k->top->ap_rst_n = 1;
+        k->top->reset(1);
         int rc = check(*k);
         if (rc) {
             put(msg, cap, k->err);
@@ -273,9 +323,9 @@ extern "C" int vkernel_clock(vkernel *k, const vk_in *in, vk_out *out)
         return VK_ERTL;
     try {
         sink_scope scope(k);
-        drive(*k->top, *in);
+        k->top->drive(*in);
         half(*k, 0);
-        sample(*k->top, *out);
+        k->top->sample(*out);
         half(*k, 1);
         k->clocks++;
         return check(*k);
@@ -293,11 +343,11 @@ extern "C" int vkernel_idle(vkernel *k, const vk_in *in, uint64_t n, vk_out *out
         return VK_ERTL;
     try {
         sink_scope scope(k);
-        drive(*k->top, *in);
+        k->top->drive(*in);
         for (uint64_t i = 0;; i++) {
             // look before the clock is recorded: a clock the caller must answer is redone by vkernel_clock
             settle(*k, 0);
-            sample(*k->top, *out);
+            k->top->sample(*out);
             if (i == n || active(*out))
                 return VK_OK;
             record(*k);
@@ -316,5 +366,6 @@ extern "C" int vkernel_idle(vkernel *k, const vk_in *in, uint64_t n, vk_out *out
 }
 
 extern "C" uint64_t vkernel_clocks(const vkernel *k) { return k->clocks; }
+extern "C" const char *vkernel_build(const vkernel *k) { return k->build; }
 extern "C" uint64_t vkernel_model_now(const vkernel *k) { return model_now(*k); }
 extern "C" const char *vkernel_error(const vkernel *k) { return k->err.c_str(); }

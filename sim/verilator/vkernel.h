@@ -37,6 +37,11 @@ typedef struct vkernel vkernel;
 
 typedef struct vkernel_opts {
     const char *trace_fst;   /* FST waveform file, or NULL */
+    /* The configuration's host ports and devices (cxl_params hosts, devices; 0: not known). The kernel is
+     * built twice (cxl_kernel.v's NH / ND): with 4 host ports and 4 devices ("4x4"), and with one of each
+     * ("1x1", faster); a handle runs the 1x1 build when both are 1 and `full` is 0, else the 4x4 build. */
+    unsigned hosts, devices;
+    int full;                /* 1: the 4x4 build whatever the sizes (to compare the two builds) */
 } vkernel_opts;
 
 /* what the host side drives into the kernel */
@@ -66,6 +71,8 @@ int vkernel_clock(vkernel *k, const vk_in *in, vk_out *out);
  * the next edge. 0 or a VK_E* code. */
 int vkernel_idle(vkernel *k, const vk_in *in, uint64_t n, vk_out *out, uint64_t *done);
 uint64_t vkernel_clocks(const vkernel *k);
+/* The build this handle runs: "1x1" or "4x4" (vkernel_opts). */
+const char *vkernel_build(const vkernel *k);
 /* The model's current cycle (cxl_model `now`). */
 uint64_t vkernel_model_now(const vkernel *k);
 /* The last error's message ("" if none). */
