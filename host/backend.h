@@ -31,7 +31,7 @@ typedef struct cxl_backend_opts {
     const char *xrt_card;    /* xrt only: card index ("0", the default) or PCIe BDF ("0000:3b:00.1") */
     unsigned xrt_timeout_ms; /* xrt only: wall-clock limit of one kernel run; 0: CXL_XRT_TIMEOUT_MS */
     unsigned xrt_fault;      /* xrt only, tests: enum cxl_xrt_fault (backend_xrt.h) */
-    unsigned rtl_full;       /* verilator only: run the 4x4 kernel build even where the 1x1 one fits (tests) */
+    unsigned rtl_full;       /* verilator only: run the full kernel build even where the small one fits (tests) */
 } cxl_backend_opts;
 
 typedef struct cxl_backend_ops {

@@ -66,8 +66,8 @@ static int status_err(const vbk *v, cxl_err *err)
         return cxl_errf(err, CXL_EINTERNAL, "RTL model refused a descriptor (queue full)");
     case CXL_KST_MODEL_ERROR:
         if (v->last.model_error == 4)
-            return cxl_errf(err, CXL_EINTERNAL, "the RTL kernel build (%s) has fewer host ports or devices than "
-                            "the configuration", vdev_build(v->d));
+            return cxl_errf(err, CXL_EINTERNAL, "the RTL kernel build (%s) has fewer host ports, devices or DRAM "
+                            "channels than the configuration", vdev_build(v->d));
         return cxl_errf(err, CXL_EINTERNAL, "RTL model internal bound exceeded (code %u) at cycle %llu",
                         v->last.model_error, (unsigned long long)v->last.now);
     default:
@@ -90,7 +90,7 @@ static int vbk_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
     char msg[1024];
     /* the kernel build that fits the configuration (vkernel.h) */
     const vkernel_opts ko = { .trace_fst = b->opts.trace_fst, .hosts = p->hosts, .devices = p->devices,
-                              .full = b->opts.rtl_full != 0 };
+                              .channels = p->dram.channels, .full = b->opts.rtl_full != 0 };
     int rc = vdev_open(&ko, VBK_MEM_BYTES, &v->d, msg, sizeof msg);
     if (rc) {
         free(v);

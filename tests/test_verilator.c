@@ -3,8 +3,10 @@
  * slots and idleness after every call, and byte-identical statistics. Scenarios cover the three
  * topologies (direct, switch/pool, local-DDR path), every pattern, mixes, gaps, not_before, stop and
  * non-stop advances, refills as slots free up, and advances that end with completions left in the
- * backend (the 1024-entry buffer's wrap). Configurations of one host port and one device run on the
- * kernel's 1x1 build; one scenario runs such a configuration on the 4x4 build as well. Skipped (reported as such) where the backend is not built.
+ * backend (the 1024-entry buffer's wrap). Configurations of one host port, one device and up to two
+ * DRAM channels run on the kernel's small build; one scenario runs such a configuration on the full
+ * build as well, and cz120 (four channels) runs on the full build. Skipped (reported as such) where the
+ * backend is not built.
  * Cost: tens of thousands of model cycles per scenario, seconds on the verilated RTL. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,7 +35,7 @@ static void load_preset(const char *name, cxl_params *p)
         fail_msg("%s: %s", name, e.msg);
 }
 
-/* full: the verilator backend runs the kernel's 4x4 build even if the 1x1 one fits */
+/* full: the verilator backend runs the kernel's full build even if the small one fits */
 static void open_pair(pair *x, const char *preset, int full)
 {
     cxl_err e;
@@ -215,11 +217,18 @@ static void test_direct(void **state)
     workload("asic", 4, ROUNDS(40), 700, 8, 1);
 }
 
-/* the same on the 4x4 build (asic has one host port and one device: test_direct ran the 1x1 build) */
-static void test_direct_4x4(void **state)
+/* the same on the full build (test_direct ran the small one) */
+static void test_direct_full(void **state)
 {
     (void)state;
     workload_on("asic", 1, 4, ROUNDS(40), 700, 8, 1);
+}
+
+/* four DRAM channels (two DDR5 DIMM channels): the full build */
+static void test_two_channels(void **state)
+{
+    (void)state;
+    workload("cz120", 4, ROUNDS(20), 700, 8, 1);
 }
 
 static void test_switch(void **state)
@@ -255,7 +264,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_direct),
-        cmocka_unit_test(test_direct_4x4),
+        cmocka_unit_test(test_direct_full),
+        cmocka_unit_test(test_two_channels),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_pool),
         cmocka_unit_test(test_local),

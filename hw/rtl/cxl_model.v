@@ -30,8 +30,8 @@
 //                did, 3: the completion buffer overflowed: model bugs, see the C). When several occur in
 //                one cycle the C keeps the last in its step order; this model keeps the last of its
 //                clocks (response clocks come before the main clock). 4 (this model only): the
-//                parameters ask for more host ports or devices than this build has (NH, ND); set at
-//                reset, nothing runs meaningfully after it.
+//                parameters ask for more host ports, devices or DRAM channels than this build has
+//                (NH, ND, NCH); set at reset, nothing runs meaningfully after it.
 //   idle         cxl_model_idle.
 //   req_space    requester_space (free descriptor slots) of each requester, 8 bits each.
 // Built sizes (rebuild to change): NREQ requesters, NH host ports, ND devices (<= CXL_MAX_*), the pipe
@@ -43,7 +43,8 @@
 module cxl_model #(
     parameter integer NREQ = 16,   // CXL_MAX_REQ
     parameter integer NH   = 4,    // CXL_MAX_HOSTS
-    parameter integer ND   = 4     // CXL_MAX_DEVS
+    parameter integer ND   = 4,    // CXL_MAX_DEVS
+    parameter integer NCH  = 4     // DRAM channels per device, CXL_MAX_CH
 ) (
     input  wire                         clk,
     input  wire                         rst_n,
@@ -573,7 +574,7 @@ module cxl_model #(
                     end
                 end
             end
-            devctrl #(.NIN(DIN), .K(K), .W(W)) u_dev (
+            devctrl #(.NCH(NCH), .NIN(DIN), .K(K), .W(W)) u_dev (
                 .clk(dclk), .rst_n(rst_n), .ce(main_clk && gd < p_devices), .now(now_d),
                 .req_latency_cycles(pw(`CXL_P_CTRL_REQ_LATENCY_CYCLES)),
                 .rsp_latency_cycles(pw(`CXL_P_CTRL_RSP_LATENCY_CYCLES)),
@@ -885,7 +886,7 @@ module cxl_model #(
             h_max0 <= 64'd0; h_max1 <= 64'd0;
             h_log <= {(32*2*HLOG){1'b0}};
             clr_q <= 15'd0;
-            if (p_hosts > NH || p_devices > ND)
+            if (p_hosts > NH || p_devices > ND || pw(`CXL_P_DRAM_CHANNELS) > NCH)
                 err_q <= 32'd4;
         end else begin
             if (clearing)

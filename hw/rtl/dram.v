@@ -49,7 +49,9 @@
 `default_nettype none
 `include "cxl_defs.vh"
 
-module dram (
+module dram #(
+    parameter integer NCH = 4       // channels built (<= CXL_MAX_CH); the outputs of the others are 0
+) (
     input  wire        clk,
     input  wire        rst_n,
     input  wire        ce,            // clock enable: the state advances on edges with ce = 1
@@ -118,7 +120,9 @@ module dram (
 
     // ---- channels ----
     wire [3:0] rd_cand;
+    /* verilator lint_off UNUSEDSIGNAL */  // the bits of channels not built (NCH < 4) are not read
     reg  [3:0] col_grant;
+    /* verilator lint_on UNUSEDSIGNAL */
     wire [3:0] done_v;
     wire [4*`CXL_MSG_W-1:0] done_m;
     wire [1:0] cmask = channels[1:0] - 2'd1;  // channels is 1, 2 or 4
@@ -129,6 +133,25 @@ module dram (
     generate
         for (c = 0; c < 4; c = c + 1) begin : g_ch
             localparam [1:0] CI = c;
+            if (c >= NCH) begin : none   // not built: never used (channels <= NCH), outputs 0
+                assign rd_cand[c] = 1'b0;
+                assign done_v[c] = 1'b0;
+                assign done_m[c*`CXL_MSG_W +: `CXL_MSG_W] = {`CXL_MSG_W{1'b0}};
+                assign cmd_valid[c] = 1'b0;
+                assign cmd_kind[3*c +: 3] = 3'd0;
+                assign cmd_rank[2*c +: 2] = 2'd0;
+                assign cmd_bg[6*c +: 6] = 6'd0;
+                assign cmd_bank[6*c +: 6] = 6'd0;
+                assign cmd_row[32*c +: 32] = 32'd0;
+                assign cmd_auto_pre[c] = 1'b0;
+                assign conf_any[c] = 1'b0;
+                assign nr[7*c +: 7] = 7'd0;
+                assign nw[7*c +: 7] = 7'd0;
+                assign rd_n[6*c +: 6] = 6'd0;
+                assign nr_nx[7*c +: 7] = 7'd0;
+                assign nw_nx[7*c +: 7] = 7'd0;
+                assign refresh_due[c] = 1'b0;
+            end else begin : ch
             wire here = enq_valid && m_ch[1:0] == c;
             dram_chan u_ch (
                 .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .ch(CI), .en(c < channels),
@@ -149,6 +172,7 @@ module dram (
                 .nr(nr[7*c +: 7]), .nw(nw[7*c +: 7]), .rd_n(rd_n[6*c +: 6]), .nr_next(nr_nx[7*c +: 7]), .nw_next(nw_nx[7*c +: 7]),
                 .refresh_due(refresh_due[c])
             );
+            end
         end
     endgenerate
 

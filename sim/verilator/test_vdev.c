@@ -26,7 +26,7 @@ typedef struct card {
     uint64_t params, result, comps;
 } card;
 
-/* a card running the kernel build chosen by o (NULL: the 4x4 build) with the parameters of a device preset */
+/* a card running the kernel build chosen by o (NULL: the full build) with the parameters of a device preset */
 static void open_card_with(card *c, const vkernel_opts *o, const char *preset)
 {
     char msg[512];
@@ -157,15 +157,18 @@ static void test_timeout(void **state)
 static void test_builds(void **state)
 {
     (void)state;
-    /* the build follows the sizes given: one host port and one device run on the 1x1 build */
-    const vkernel_opts small = { .hosts = 1, .devices = 1 };
-    const vkernel_opts forced = { .hosts = 1, .devices = 1, .full = 1 };
-    const vkernel_opts two = { .hosts = 2, .devices = 2 };
+    /* the build follows the sizes given: one host port and device and up to two channels run on the small
+     * build (asic: one DDR5 DIMM channel, two controller channels) */
+    const vkernel_opts small = { .hosts = 1, .devices = 1, .channels = 2 };
+    const vkernel_opts forced = { .hosts = 1, .devices = 1, .channels = 2, .full = 1 };
+    const vkernel_opts two = { .hosts = 2, .devices = 2, .channels = 2 };
+    const vkernel_opts twoch = { .hosts = 1, .devices = 1, .channels = 4 };
     const vkernel_opts unknown = { 0 };
     const struct {
         const vkernel_opts *o;
         const char *build;
-    } cases[] = { { &small, "1x1" }, { &forced, "4x4" }, { &two, "4x4" }, { &unknown, "4x4" }, { NULL, "4x4" } };
+    } cases[] = { { &small, "small" }, { &forced, "full" }, { &two, "full" }, { &twoch, "full" },
+                  { &unknown, "full" }, { NULL, "full" } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         card c;
         open_card_with(&c, cases[i].o, "asic");
@@ -173,18 +176,23 @@ static void test_builds(void **state)
         init_args(&c, c.params);
         assert_int_equal(vdev_run(c.d, 0), 0);
         const cxl_kernel_result *r = vdev_map(c.d, c.result, sizeof *r);
-        assert_int_equal(r->status, CXL_KST_OK);
+        if (r->status != CXL_KST_OK)
+            fail_msg("case %zu (%s): status %u model_error %u", i, cases[i].build, r->status, r->model_error);
         vdev_close(c.d);
     }
-    /* two host ports and two devices on the 1x1 build: every call ends with status 2, model_error 4 */
-    card c;
-    open_card_with(&c, &small, "pool-2x2");
-    init_args(&c, c.params);
-    assert_int_equal(vdev_run(c.d, 0), 0);
-    const cxl_kernel_result *r = vdev_map(c.d, c.result, sizeof *r);
-    assert_int_equal(r->status, CXL_KST_MODEL_ERROR);
-    assert_int_equal(r->model_error, 4);
-    vdev_close(c.d);
+    /* more host ports and devices (pool-2x2), or channels (cz120: four), than the small build has: every
+     * call ends with status 2, model_error 4 */
+    const char *big[] = { "pool-2x2", "cz120" };
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        card c;
+        open_card_with(&c, &small, big[i]);
+        init_args(&c, c.params);
+        assert_int_equal(vdev_run(c.d, 0), 0);
+        const cxl_kernel_result *r = vdev_map(c.d, c.result, sizeof *r);
+        assert_int_equal(r->status, CXL_KST_MODEL_ERROR);
+        assert_int_equal(r->model_error, 4);
+        vdev_close(c.d);
+    }
 }
 
 int main(void)

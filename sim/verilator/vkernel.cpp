@@ -1,7 +1,7 @@
 // vkernel.cpp - the harness of the verilated hw/rtl/cxl_kernel.v (see vkernel.h): owns the
 // VerilatedContext, the model and the optional FST writer; one clock is a low and a high eval.
-// Two builds of the top are linked in (CMakeLists.txt): Vcxl_kernel (NH = ND = 4, every configuration)
-// and Vcxl_kernel_1x1 (NH = ND = 1); a handle runs the smallest that fits its configuration.
+// Two builds of the top are linked in (CMakeLists.txt): Vcxl_kernel (NH = ND = NCH = 4: every
+// configuration) and Vcxl_kernel_small (NH = ND = 1, NCH = 2); a handle runs the smallest that fits.
 #include "vkernel.h"
 
 #include <cerrno>
@@ -15,8 +15,8 @@
 #include <string>
 
 #include "Vcxl_kernel.h"
-#include "Vcxl_kernel_1x1.h"
-#include "Vcxl_kernel_1x1___024root.h"
+#include "Vcxl_kernel_small.h"
+#include "Vcxl_kernel_small___024root.h"
 #include "Vcxl_kernel___024root.h"
 #include "verilated.h"
 #if VM_TRACE_FST
@@ -252,12 +252,13 @@ extern "C" int vkernel_create(const vkernel_opts *o, vkernel **out, char *msg, s
         k->ctx->traceEverOn(trace != nullptr);
         sink_scope scope(k);
         // the smallest build that fits (unknown sizes: the full one)
-        bool small = o && !o->full && o->hosts == 1 && o->devices == 1;
+        bool small = o && !o->full && o->hosts == 1 && o->devices == 1 && o->channels >= 1 &&
+                     o->channels <= 2;
         if (small)
-            k->top.reset(new top_of<Vcxl_kernel_1x1>(k->ctx.get()));
+            k->top.reset(new top_of<Vcxl_kernel_small>(k->ctx.get()));
         else
             k->top.reset(new top_of<Vcxl_kernel>(k->ctx.get()));
-        k->build = small ? "1x1" : "4x4";
+        k->build = small ? "small" : "full";
 #if VM_TRACE_FST
         if (trace) {
             k->fst.reset(new VerilatedFstC);

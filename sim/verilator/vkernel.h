@@ -37,11 +37,13 @@ typedef struct vkernel vkernel;
 
 typedef struct vkernel_opts {
     const char *trace_fst;   /* FST waveform file, or NULL */
-    /* The configuration's host ports and devices (cxl_params hosts, devices; 0: not known). The kernel is
-     * built twice (cxl_kernel.v's NH / ND): with 4 host ports and 4 devices ("4x4"), and with one of each
-     * ("1x1", faster); a handle runs the 1x1 build when both are 1 and `full` is 0, else the 4x4 build. */
-    unsigned hosts, devices;
-    int full;                /* 1: the 4x4 build whatever the sizes (to compare the two builds) */
+    /* The configuration's host ports, devices and DRAM controller channels per device (cxl_params hosts,
+     * devices, dram.channels; 0: not known). The kernel is built twice (cxl_kernel.v's NH / ND / NCH):
+     * "full", with 4 of each (CXL_MAX_*), and "small", with one host port, one device and two channels (one
+     * DDR5 DIMM channel), which is faster; a handle runs the small build when the sizes fit it and `full`
+     * is 0, else the full build. */
+    unsigned hosts, devices, channels;
+    int full;                /* 1: the full build whatever the sizes (to compare the two builds) */
 } vkernel_opts;
 
 /* what the host side drives into the kernel */
@@ -71,7 +73,7 @@ int vkernel_clock(vkernel *k, const vk_in *in, vk_out *out);
  * the next edge. 0 or a VK_E* code. */
 int vkernel_idle(vkernel *k, const vk_in *in, uint64_t n, vk_out *out, uint64_t *done);
 uint64_t vkernel_clocks(const vkernel *k);
-/* The build this handle runs: "1x1" or "4x4" (vkernel_opts). */
+/* The build this handle runs: "small" or "full" (vkernel_opts). */
 const char *vkernel_build(const vkernel *k);
 /* The model's current cycle (cxl_model `now`). */
 uint64_t vkernel_model_now(const vkernel *k);
