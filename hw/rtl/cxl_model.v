@@ -199,11 +199,14 @@ module cxl_model #(
     reg  [NREQ-1:0]     li_pop;          // local path: moved into the controller this cycle
     wire [NREQ-1:0]     rq_iss_en;
 
-    // the requesters and their request paths share one clock (one domain rather than 32: every one of
-    // them moves in a main clock of a saturated model, and a simulator's bookkeeping grows with the
-    // number of clocks)
-    wire rqclk;
-    clkgate u_cg_rq (.clk(clk), .en(!rst_n || main_clk || rsp_clk || sub_clk), .gclk(rqclk));
+    // The requesters share one clock and their request paths another (two domains rather than 32: a
+    // simulator's bookkeeping grows with the number of clocks). In a main clock a requester's state moves
+    // only when it issues (no response, no submit: nothing retires, no tag comes back), so their clock
+    // ticks in a main clock only when one of them issues; in a saturated model every tag is out and most
+    // main clocks have none. The request paths move in every main clock (pops, ready times).
+    wire rqclk, hqclk;
+    clkgate u_cg_rq (.clk(clk), .en(!rst_n || rsp_clk || sub_clk || (main_clk && |rq_iss_valid)), .gclk(rqclk));
+    clkgate u_cg_hq (.clk(clk), .en(!rst_n || main_clk), .gclk(hqclk));
     genvar gr;
     generate
         for (gr = 0; gr < NREQ; gr = gr + 1) begin : rq
@@ -260,7 +263,7 @@ module cxl_model #(
             wire           perr;
             /* verilator lint_on UNUSEDSIGNAL */
             mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(1), .K(K)) u_hq (
-                .clk(rqclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q), .cap(`CXL_MAX_FIFO),
+                .clk(hqclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q), .cap(`CXL_MAX_FIFO),
                 .push_first(1'b0),   // see below: an entry is never ready in the cycle it is pushed
                 .push_n({7'd0, rq_iss_valid[gr]}), .push_msg(rq_iss_msg[W*gr +: W]),
                 .push_ready(now_q + {32'd0, p_host_req}),

@@ -124,12 +124,15 @@ module requester (
     always @* begin
         n_ret = 5'd0;
         run = cfin;
-        for (k = 0; k < 16; k = k + 1) begin
-            rs = head + k[3:0];
-            // the slot completed in this cycle (cs) is finished exactly when cfin: run would be 0 otherwise
-            run = run && (k[4:0] < count) && ((rsp_valid && rs == cs) || s_fin[rs]);
-            n_ret = n_ret + {4'd0, run};
-        end
+        rs = head;
+        // only a cycle in which a descriptor finished retires any (a simulator skips the scan otherwise)
+        if (cfin)
+            for (k = 0; k < 16; k = k + 1) begin
+                rs = head + k[3:0];
+                // the slot completed in this cycle (cs) is finished exactly when cfin
+                run = run && (k[4:0] < count) && ((rsp_valid && rs == cs) || s_fin[rs]);
+                n_ret = n_ret + {4'd0, run};
+            end
     end
     wire [4:0] count_r = count - n_ret;
     assign sub_ready = count_r < 5'd16;
@@ -142,6 +145,18 @@ module requester (
     always @* begin
         found = 1'b0;
         s = 4'd0;
+        fs = head;
+`ifdef CXL_SIM_ROLLED_LOOPS
+        // the speed build of the verilator backend: a loop over the stored descriptors only, stopping at
+        // the first with lines left (the same pick; docs/rtl.md "Simulation speed")
+        for (k = 0; k < {27'd0, count} && !found; k = k + 1) begin
+            fs = head + k[3:0];
+            if (s_left[fs]) begin
+                found = 1'b1;
+                s = fs;
+            end
+        end
+`else
         for (k = 15; k >= 0; k = k - 1) begin
             fs = head + k[3:0];
             if (k[4:0] < count && s_left[fs]) begin
@@ -149,6 +164,7 @@ module requester (
                 s = fs;
             end
         end
+`endif
     end
     wire [9:0]  nfree1 = {1'b0, nfree} + {9'd0, rsp_valid};
     wire [31:0] outst1 = s_outst[s] - {31'd0, rsp_valid && cs == s};
