@@ -206,8 +206,8 @@ module cxl_model #(
     // main clocks have none. The request paths move in every main clock (pops, ready times).
     wire rqclk, hqclk;
     clkgate u_cg_rq (.clk(clk), .en(!rst_n || rsp_clk || sub_clk || (main_clk && |rq_iss_valid)), .gclk(rqclk));
-    clkgate u_cg_hq (.clk(clk), .en(!rst_n || main_clk), .gclk(hqclk));
-    genvar gr;
+    clkgate u_cg_hq (.clk(clk), .en(!rst_n || (main_clk && (|rq_iss_valid || |hq_pop_n))), .gclk(hqclk));
+    genvar gr, gk;
     generate
         for (gr = 0; gr < NREQ; gr = gr + 1) begin : rq
             wire [63:0] c_id, c_start, c_end;
@@ -216,7 +216,6 @@ module cxl_model #(
             wire        used = gr < p_requesters;
             wire        ce_r = (main_clk && used) || (rsp_clk && rreq8 == gr) || (sub_clk && sub_r == gr);
             wire [63:0] lat;
-            wire [K-1:0]   w_rdy;
             wire [K*W-1:0] w_msg;
             requester u_req (
                 .clk(rqclk), .rst_n(rst_n), .ce(ce_r), .now(now_q), .tags(p_tags), .idx(gr[7:0]),
@@ -251,18 +250,18 @@ module cxl_model #(
             assign req_space[8*gr +: 8] = {3'd0, sp5};
             assign rq_comp[gr] = {c_lines, c_req, c_end, c_start, c_id};
             assign rq_lat[gr] = lat;
-            assign hq_rdy[gr] = w_rdy;
             assign hq_msg[gr] = w_msg;
             // step 9: requester_may_issue && pipe_space(host_req[r]) (after the local path's pops)
             wire [31:0] sp = hq_space[32*gr +: 32] + {31'd0, !lp && li_pop[gr]};
             assign rq_iss_en[gr] = sp != 32'd0;
-            /* verilator lint_off UNUSEDSIGNAL */
             wire [K-1:0]   w_valid;
             wire [K*64-1:0] w_ready;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [K-1:0]   w_rdy;      // 0 (RDY = 0): hq_rdy below
             wire [7:0]     acc_n;
             wire           perr;
             /* verilator lint_on UNUSEDSIGNAL */
-            mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(1), .K(K)) u_hq (
+            mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(1), .K(K), .RDY(0)) u_hq (
                 .clk(hqclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q), .cap(`CXL_MAX_FIFO),
                 .push_first(1'b0),   // see below: an entry is never ready in the cycle it is pushed
                 .push_n({7'd0, rq_iss_valid[gr]}), .push_msg(rq_iss_msg[W*gr +: W]),
@@ -271,6 +270,11 @@ module cxl_model #(
                 .win_valid(w_valid), .win_rdy(w_rdy), .win_msg(w_msg),
                 .win_ready(w_ready), .count(hq_count[32*gr +: 32]), .space(hq_space[32*gr +: 32]),
                 .push_acc(acc_n), .push_err(perr));
+            // the ready bits from the window's ready cycles here, not in the path (RDY = 0): its window
+            // then depends on its own state only, and a simulator evaluates it only when the path moves
+            for (gk = 0; gk < K; gk = gk + 1) begin : rdy
+                assign hq_rdy[gr][gk] = w_valid[gk] && !(now_q < w_ready[64*gk +: 64]);
+            end
         end
     endgenerate
 
@@ -484,7 +488,6 @@ module cxl_model #(
                 .cr_avail(a1), .cr_pending(pd1), .acc(acc1), .idle(ds_idle[gd]), .fl_count(fc1),
                 .owed_count(oc1), .owed_chunks(och1), .rr(rr1));
             // the switch's egress queue towards device d feeds dn_m2s[d]; devices feed dn_s2m[d]
-            genvar gk;
             for (gk = 0; gk < K; gk = gk + 1) begin : win
                 assign dm_src_rdy[K*gd + gk] = gk < sw_dn_out_count[32*gd +: 32];
                 assign dm_src_msg[(K*gd + gk)*W +: W] = sw_dn_out_msg[(8*gd + gk)*W +: W];
