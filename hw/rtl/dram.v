@@ -385,10 +385,40 @@ module dram_chan (
     reg [6:0] n_m, n_scan;
     reg [63:0] hitmask, q_hit, need, need_g;
     reg [5:0] v_b;
+    wire enq_hit = open_row[enq_e[5:0]] == enq_e[51:20];
+`ifdef CXL_SIM_ROLLED_LOOPS
+    // The speed build reads the stored entries in place and adds the appended one after them: no
+    // per-entry copy of the queue view (v_bank / v_hits below), no per-entry test for the appended one.
+    reg       app_m;                // this cycle's enqueue goes to the mode's queue
+    reg [6:0] n_old;                // the mode's stored entries (the appended one is entry n_old)
+    always @* begin
+        n_m = wm ? nw_v : nr_v;
+        n_scan = (fcfs && n_m > 7'd1) ? 7'd1 : n_m;
+        q_hit = wm ? wq_hit : rq_hit;
+        app_m = wm ? enq_w : enq_r;
+        n_old = wm ? nw : nr;
+        hitmask = 64'd0;
+        need = 64'd0;
+        need_g = 64'd0;
+        v_b = 6'd0;
+        for (i = 0; i < {25'd0, n_old}; i = i + 1) begin
+            v_b = wm ? wq[i][5:0] : rq[i][5:0];
+            need = need | (64'd1 << v_b);
+            need_g = need_g | (64'd1 << (v_b >> bank_bits));
+            if (q_hit[i])
+                hitmask = hitmask | (64'd1 << v_b);
+        end
+        if (app_m) begin
+            need = need | (64'd1 << enq_e[5:0]);
+            need_g = need_g | (64'd1 << (enq_e[5:0] >> bank_bits));
+            if (enq_hit)
+                hitmask = hitmask | (64'd1 << enq_e[5:0]);
+        end
+    end
+`else
     reg v_hit;
     reg [383:0] v_bank;             // entry i's bank index at [6i +: 6]
     reg [63:0] v_hits;              // entry i's row-hit bit
-    wire enq_hit = open_row[enq_e[5:0]] == enq_e[51:20];
     always @* begin
         n_m = wm ? nw_v : nr_v;
         n_scan = (fcfs && n_m > 7'd1) ? 7'd1 : n_m;
@@ -418,6 +448,7 @@ module dram_chan (
             end
         end
     end
+`endif
 
     // ---- per bank: which timing limits have passed (the C's max(...) <= now, one comparator per
     // timestamp: max(a, b, c) <= now is a <= now && b <= now && c <= now) ----
@@ -525,12 +556,19 @@ module dram_chan (
         // (stops once both are found: later entries change nothing)
         for (i = 0; i < {25'd0, n_scan} && !(hit_found && row_found); i = i + 1) begin
             begin
+                if (app_m && i[6:0] == n_old) begin
+                    e_b = enq_e[5:0];
+                    e_hit = enq_hit;
+                end else begin
+                    e_b = wm ? wq[i][5:0] : rq[i][5:0];
+                    e_hit = q_hit[i];
+                end
 `else
         for (i = 0; i < 64; i = i + 1) begin
             if (i < {25'd0, n_scan}) begin
-`endif
                 e_b = v_bank[6*i +: 6];
                 e_hit = v_hits[i];
+`endif
                 if (!blk_b[e_b]) begin
                     if (e_hit) begin
                         if (!hit_found && (wm ? ok_col_w[e_b] : ok_col_r[e_b])) begin
