@@ -383,7 +383,7 @@ module dram_chan (
     // ---- the mode's queue (with this cycle's enqueue appended): the banks and groups it addresses, and
     // the banks whose open row some entry hits (hitmask) ----
     reg [6:0] n_m, n_scan;
-    reg [63:0] hitmask, q_hit, need, need_g;
+    reg [63:0] hitmask, q_hit;
     reg [5:0] v_b;
     wire enq_hit = open_row[enq_e[5:0]] == enq_e[51:20];
 `ifdef CXL_SIM_ROLLED_LOOPS
@@ -398,24 +398,18 @@ module dram_chan (
         app_m = wm ? enq_w : enq_r;
         n_old = wm ? nw : nr;
         hitmask = 64'd0;
-        need = 64'd0;
-        need_g = 64'd0;
         v_b = 6'd0;
-        for (i = 0; i < {25'd0, n_old}; i = i + 1) begin
-            v_b = wm ? wq[i][5:0] : rq[i][5:0];
-            need = need | (64'd1 << v_b);
-            need_g = need_g | (64'd1 << (v_b >> bank_bits));
-            if (q_hit[i])
+        // only the row-hit entries: the loop ends after the last one (row hits are few on most workloads)
+        for (i = 0; i < {25'd0, n_old} && (q_hit >> i) != 64'd0; i = i + 1)
+            if (q_hit[i]) begin
+                v_b = wm ? wq[i][5:0] : rq[i][5:0];
                 hitmask = hitmask | (64'd1 << v_b);
-        end
-        if (app_m) begin
-            need = need | (64'd1 << enq_e[5:0]);
-            need_g = need_g | (64'd1 << (enq_e[5:0] >> bank_bits));
-            if (enq_hit)
-                hitmask = hitmask | (64'd1 << enq_e[5:0]);
-        end
+            end
+        if (app_m && enq_hit)
+            hitmask = hitmask | (64'd1 << enq_e[5:0]);
     end
 `else
+    reg [63:0] need, need_g;
     reg v_hit;
     reg [383:0] v_bank;             // entry i's bank index at [6i +: 6]
     reg [63:0] v_hits;              // entry i's row-hit bit
@@ -453,10 +447,8 @@ module dram_chan (
     // ---- per bank: which timing limits have passed (the C's max(...) <= now, one comparator per
     // timestamp: max(a, b, c) <= now is a <= now && b <= now && c <= now) ----
     // Bank b is rank b >> rsh, bank group index (rank, bg) = b >> bank_bits, bank b & kmask (enq_bidx).
-    reg [63:0] bk_col, bk_act, bk_pre, gk_act, gk_rd, gk_wr, closed_b, blk_b;
-    reg [63:0] ok_col_r, ok_col_w, ok_act;
+    reg [63:0] bk_act, bk_pre, closed_b, blk_b;
     reg [3:0]  rk_act_ok, rk_rd_ok, rk_wr_ok;
-    reg [5:0]  bgi;
     /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3: brk[1:0]
     reg [5:0]  brk;
     /* verilator lint_on UNUSEDSIGNAL */
@@ -465,10 +457,35 @@ module dram_chan (
     always @*
         for (r = 0; r < 4; r = r + 1)
             due[r] = en && r < {29'd0, ranks} && ref_due[r] <= now;   // (an unused channel: no scan)
+    wire all_b = due != 4'd0;
+`ifdef CXL_SIM_ROLLED_LOOPS
+    // The speed build's scan reads an entry's timing limits from the tables directly (the same
+    // comparisons as the bits below); the per-bank bits are computed only for a due refresh, which reads
+    // all of its rank's banks, and then for every bank.
+    always @* begin
+        for (r = 0; r < 4; r = r + 1) begin
+            rk_act_ok[r] = r_act[r] <= now;
+            rk_rd_ok[r] = r_rd[r] <= now;
+            rk_wr_ok[r] = r_wr[r] <= now;
+        end
+        bk_act = 64'd0; bk_pre = 64'd0; closed_b = 64'd0; blk_b = 64'd0;
+        brk = 6'd0;
+        if (all_b)
+            for (b = 0; b < 64; b = b + 1) begin
+                bk_act[b] = b_act[b] <= now;
+                bk_pre[b] = b_pre[b] <= now;
+                closed_b[b] = open_row[b] == CLOSED;
+                brk = b[5:0] >> rsh;
+                blk_b[b] = due[brk[1:0]] && (!sb || (b[5:0] & kmask) == ref_bank[brk[1:0]]);
+            end
+    end
+`else
+    reg [63:0] bk_col, gk_act, gk_rd, gk_wr;
+    reg [63:0] ok_col_r, ok_col_w, ok_act;
+    reg [5:0]  bgi;
     // Only the banks (groups) that some entry of the mode's queue addresses are looked at by the scan,
     // and all of a rank's banks by a due refresh: the bits of the others are 0 (need / need_g), which
     // saves a simulator most of the comparisons.
-    wire all_b = due != 4'd0;
     always @* begin
         for (r = 0; r < 4; r = r + 1) begin
             rk_act_ok[r] = r_act[r] <= now;
@@ -499,7 +516,7 @@ module dram_chan (
             blk_b[b] = due[brk[1:0]] && (!sb || (b[5:0] & kmask) == ref_bank[brk[1:0]]);
           end
     end
-
+`endif
     // ---- refresh (refresh_step, ranks in order; the first that can issue does) ----
     // Rank r may precharge its lowest open bank whose PRE time has passed (rk_pre), or refresh when no
     // bank is open and every bank's and the rank's ACT time has passed (same-bank: only bank ref_bank[r],
@@ -545,16 +562,30 @@ module dram_chan (
     // and timestamps. held (FR-FCFS): a queued entry of the mode hits the bank's open row, so no PRE.
     reg hit_found, row_found, e_hit;
     reg [5:0] hit_i, row_i, e_b;
+`ifdef CXL_SIM_ROLLED_LOOPS
+    /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3: e_r[1:0]
+    reg [5:0] e_g, e_r;
+    /* verilator lint_on UNUSEDSIGNAL */
+`endif
     always @* begin
         e_b = 6'd0;
+`ifdef CXL_SIM_ROLLED_LOOPS
+        e_g = 6'd0;
+        e_r = 6'd0;
+`endif
         e_hit = 1'b0;
         hit_found = 1'b0;
         row_found = 1'b0;
         hit_i = 6'd0;
         row_i = 6'd0;
 `ifdef CXL_SIM_ROLLED_LOOPS
-        // (stops once both are found: later entries change nothing)
-        for (i = 0; i < {25'd0, n_scan} && !(hit_found && row_found); i = i + 1) begin
+        // (stops once the row command is found and either the hit is found too or no entry from here
+        // on is a row hit: later entries change nothing. An entry's readiness is read from the timing
+        // tables directly, the same comparisons as the per-bank bits, which are computed only when a
+        // refresh is due: blk_b.)
+        for (i = 0; i < {25'd0, n_scan}
+                    && !(row_found && (hit_found || !((q_hit >> i) != 64'd0 || (app_m && enq_hit))));
+             i = i + 1) begin
             begin
                 if (app_m && i[6:0] == n_old) begin
                     e_b = enq_e[5:0];
@@ -563,12 +594,29 @@ module dram_chan (
                     e_b = wm ? wq[i][5:0] : rq[i][5:0];
                     e_hit = q_hit[i];
                 end
+                e_g = e_b >> bank_bits;
+                e_r = e_b >> rsh;
+                if (!blk_b[e_b]) begin
+                    if (e_hit) begin
+                        if (!hit_found && b_col[e_b] <= now
+                            && (wm ? g_wr[e_g] <= now && rk_wr_ok[e_r[1:0]] : g_rd[e_g] <= now && rk_rd_ok[e_r[1:0]])) begin
+                            hit_found = 1'b1;
+                            hit_i = i[5:0];
+                        end
+                    end else if (!row_found && (open_row[e_b] == CLOSED
+                                                ? b_act[e_b] <= now && g_act[e_g] <= now && rk_act_ok[e_r[1:0]]
+                                                : (fcfs || !hitmask[e_b]) && b_pre[e_b] <= now)) begin
+                        row_found = 1'b1;
+                        row_i = i[5:0];
+                    end
+                end
+            end
+        end
 `else
         for (i = 0; i < 64; i = i + 1) begin
             if (i < {25'd0, n_scan}) begin
                 e_b = v_bank[6*i +: 6];
                 e_hit = v_hits[i];
-`endif
                 if (!blk_b[e_b]) begin
                     if (e_hit) begin
                         if (!hit_found && (wm ? ok_col_w[e_b] : ok_col_r[e_b])) begin
@@ -583,9 +631,16 @@ module dram_chan (
                 end
             end
         end
+`endif
     end
 
     // ---- the command ----
+    // (the issued entry's bank is one the scan looked at; the speed build reads its open row directly)
+`ifdef CXL_SIM_ROLLED_LOOPS
+`define DRAM_SE_CLOSED (open_row[se[5:0]] == CLOSED)
+`else
+`define DRAM_SE_CLOSED (closed_b[se[5:0]])
+`endif
     reg do_col;
     reg [5:0] si;
     reg [EW-1:0] se;
@@ -626,7 +681,7 @@ module dram_chan (
             iss_rank = se[19:18];
             iss_bg = se[17:12];
             iss_bank = se[11:6];
-            if (closed_b[se[5:0]]) begin
+            if (`DRAM_SE_CLOSED) begin
                 iss_cmd = C_ACT;
                 iss_row = se[51:20];
             end else begin
@@ -833,5 +888,6 @@ endmodule
 `undef DRAM_MAX64
 `undef DRAM_APP
 `undef DRAM_UPTO
+`undef DRAM_SE_CLOSED
 
 `default_nettype wire
