@@ -815,6 +815,13 @@ module dram_chan (
     reg [63:0]  rk_act_nx;
     integer jr;
     always @* begin
+`ifdef CXL_SIM_ROLLED_LOOPS
+        // (read only in a cycle that issues: the speed build computes them only then)
+        rk_rd_nx = 256'd0;
+        rk_wr_nx = 256'd0;
+        rk_act_nx = 64'd0;
+        if (iss_valid) begin
+`endif
         for (jr = 0; jr < 4; jr = jr + 1)
             if (jr[1:0] == iss_rank) begin
                 rk_rd_nx[64*jr +: 64] = `DRAM_MAX64(r_rd[jr], is_rd ? now + {32'd0, tCCD_S}
@@ -826,6 +833,9 @@ module dram_chan (
             end
         rk_act_nx = iss_cmd == C_REF ? `DRAM_MAX64(r_act[iss_rank], now + {32'd0, tRFC})
                   : `DRAM_MAX64(`DRAM_MAX64(r_act[iss_rank], now + {32'd0, tRRD_S}), faw_full ? faw_oldest + {32'd0, tFAW} : 64'd0);
+`ifdef CXL_SIM_ROLLED_LOOPS
+        end
+`endif
     end
 
     // the bank and bank-group tables: bank b moves when the issued command addresses it (or, for a

@@ -53,8 +53,15 @@ module dram_map (
         h = 32'd0;
         rw = v[F_ROW];
         if (bank_hash && bb != 6'd0) begin
-            // fold the row to bb bits; 32 steps cover a 32-bit row for any bb >= 1
+            // fold the row to bb bits; 32 steps cover a 32-bit row for any bb >= 1. The simulator's speed
+            // build (CXL_SIM_ROLLED_LOOPS) stops once no row bit is left (the later steps XOR in 0): a
+            // few steps for a real row instead of 32 unrolled ones, in each of the three maps of a busy
+            // device (docs/rtl.md, "Simulation speed")
+`ifdef CXL_SIM_ROLLED_LOOPS
+            for (i = 0; i < 32 && rw != 32'd0; i = i + 1) begin
+`else
             for (i = 0; i < 32; i = i + 1) begin
+`endif
                 h = h ^ (rw & mask);
                 rw = rw >> bb;
             end
