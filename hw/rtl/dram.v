@@ -19,7 +19,9 @@
 // limits are compared with now once per bank, bank group and rank (max(a, b, c) <= now is
 // a <= now && b <= now && c <= now), so an entry's readiness is a few single-bit selects by its bank
 // index instead of 64-bit reads of the tables. (Per-bank bits are computed only for banks that some
-// entry of the mode's queue addresses, or all when a refresh is due: the others are never read.)
+// entry of the mode's queue addresses, or all when a refresh is due: the others are never read. The
+// simulator's speed build, CXL_SIM_ROLLED_LOOPS, reads the tables per scanned entry instead and
+// computes the bits only for a due refresh: docs/rtl.md, "Simulation speed".)
 //
 // The timing state is dram_timing.v's (same fields, same update rules, copied here): the scheduler reads
 // every entry's bank, bank group and rank at once, which dram_timing's single query port cannot give.
