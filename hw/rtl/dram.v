@@ -562,59 +562,77 @@ module dram_chan (
     // Every queue entry carries a row-hit bit (rq_hit / wq_hit: its row is its bank's open row), set
     // at enqueue and updated on every ACT / PRE to its bank, so the scan reads per-bank bits, not rows
     // and timestamps. held (FR-FCFS): a queued entry of the mode hits the bank's open row, so no PRE.
-    reg hit_found, row_found, e_hit;
+    reg hit_found, row_found;
     reg [5:0] hit_i, row_i, e_b;
 `ifdef CXL_SIM_ROLLED_LOOPS
     /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3: e_r[1:0]
     reg [5:0] e_g, e_r;
     /* verilator lint_on UNUSEDSIGNAL */
+    reg [6:0] n_st;                 // stored entries the scan covers (FCFS: 1)
+    reg       app_scan;             // it covers the appended one
+    // An entry's readiness read from the timing tables directly (the same comparisons as the per-bank
+    // bits of the hardware form, which the speed build computes only for a due refresh: blk_b). e_b is
+    // the entry's bank, e_g its bank group index, e_r its rank.
+`define DRAM_COL_OK (b_col[e_b] <= now && (wm ? g_wr[e_g] <= now && rk_wr_ok[e_r[1:0]] : g_rd[e_g] <= now && rk_rd_ok[e_r[1:0]]))
+`define DRAM_ROW_OK (open_row[e_b] == CLOSED ? b_act[e_b] <= now && g_act[e_g] <= now && rk_act_ok[e_r[1:0]] \
+                                             : (fcfs || !hitmask[e_b]) && b_pre[e_b] <= now)
+`else
+    reg e_hit;
 `endif
     always @* begin
         e_b = 6'd0;
-`ifdef CXL_SIM_ROLLED_LOOPS
-        e_g = 6'd0;
-        e_r = 6'd0;
-`endif
-        e_hit = 1'b0;
         hit_found = 1'b0;
         row_found = 1'b0;
         hit_i = 6'd0;
         row_i = 6'd0;
 `ifdef CXL_SIM_ROLLED_LOOPS
-        // (stops once the row command is found and either the hit is found too or no entry from here
-        // on is a row hit: later entries change nothing. An entry's readiness is read from the timing
-        // tables directly, the same comparisons as the per-bank bits, which are computed only when a
-        // refresh is due: blk_b.)
-        for (i = 0; i < {25'd0, n_scan}
-                    && !(row_found && (hit_found || !((q_hit >> i) != 64'd0 || (app_m && enq_hit))));
-             i = i + 1) begin
-            begin
-                if (app_m && i[6:0] == n_old) begin
-                    e_b = enq_e[5:0];
-                    e_hit = enq_hit;
-                end else begin
-                    e_b = wm ? wq[i][5:0] : rq[i][5:0];
-                    e_hit = q_hit[i];
-                end
+        // Two scans, each stopping at its pick: the oldest ready row hit over the row-hit entries only
+        // (none on most cycles of a random workload: q_hit = 0), and the oldest ready row command over
+        // the others. The same picks as the single pass of the hardware form.
+        e_g = 6'd0;
+        e_r = 6'd0;
+        n_st = n_scan < n_old ? n_scan : n_old;
+        app_scan = app_m && n_old < n_scan;
+        for (i = 0; i < {25'd0, n_st} && !hit_found && (q_hit >> i) != 64'd0; i = i + 1)
+            if (q_hit[i]) begin
+                e_b = wm ? wq[i][5:0] : rq[i][5:0];
                 e_g = e_b >> bank_bits;
                 e_r = e_b >> rsh;
-                if (!blk_b[e_b]) begin
-                    if (e_hit) begin
-                        if (!hit_found && b_col[e_b] <= now
-                            && (wm ? g_wr[e_g] <= now && rk_wr_ok[e_r[1:0]] : g_rd[e_g] <= now && rk_rd_ok[e_r[1:0]])) begin
-                            hit_found = 1'b1;
-                            hit_i = i[5:0];
-                        end
-                    end else if (!row_found && (open_row[e_b] == CLOSED
-                                                ? b_act[e_b] <= now && g_act[e_g] <= now && rk_act_ok[e_r[1:0]]
-                                                : (fcfs || !hitmask[e_b]) && b_pre[e_b] <= now)) begin
-                        row_found = 1'b1;
-                        row_i = i[5:0];
-                    end
+                if (!blk_b[e_b] && `DRAM_COL_OK) begin
+                    hit_found = 1'b1;
+                    hit_i = i[5:0];
                 end
+            end
+        if (!hit_found && app_scan && enq_hit) begin
+            e_b = enq_e[5:0];
+            e_g = e_b >> bank_bits;
+            e_r = e_b >> rsh;
+            if (!blk_b[e_b] && `DRAM_COL_OK) begin
+                hit_found = 1'b1;
+                hit_i = n_old[5:0];
+            end
+        end
+        for (i = 0; i < {25'd0, n_st} && !row_found; i = i + 1)
+            if (!q_hit[i]) begin
+                e_b = wm ? wq[i][5:0] : rq[i][5:0];
+                e_g = e_b >> bank_bits;
+                e_r = e_b >> rsh;
+                if (!blk_b[e_b] && `DRAM_ROW_OK) begin
+                    row_found = 1'b1;
+                    row_i = i[5:0];
+                end
+            end
+        if (!row_found && app_scan && !enq_hit) begin
+            e_b = enq_e[5:0];
+            e_g = e_b >> bank_bits;
+            e_r = e_b >> rsh;
+            if (!blk_b[e_b] && `DRAM_ROW_OK) begin
+                row_found = 1'b1;
+                row_i = n_old[5:0];
             end
         end
 `else
+        e_hit = 1'b0;
         for (i = 0; i < 64; i = i + 1) begin
             if (i < {25'd0, n_scan}) begin
                 e_b = v_bank[6*i +: 6];
@@ -901,5 +919,9 @@ endmodule
 `undef DRAM_APP
 `undef DRAM_UPTO
 `undef DRAM_SE_CLOSED
+`ifdef CXL_SIM_ROLLED_LOOPS
+`undef DRAM_COL_OK
+`undef DRAM_ROW_OK
+`endif
 
 `default_nettype wire
