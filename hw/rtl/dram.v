@@ -460,16 +460,17 @@ module dram_chan (
         for (r = 0; r < 4; r = r + 1)
             due[r] = en && r < {29'd0, ranks} && ref_due[r] <= now;   // (an unused channel: no scan)
     wire all_b = due != 4'd0;
-`ifdef CXL_SIM_ROLLED_LOOPS
-    // The speed build's scan reads an entry's timing limits from the tables directly (the same
-    // comparisons as the bits below); the per-bank bits are computed only for a due refresh, which reads
-    // all of its rank's banks, and then for every bank.
-    always @* begin
+    always @*
         for (r = 0; r < 4; r = r + 1) begin
             rk_act_ok[r] = r_act[r] <= now;
             rk_rd_ok[r] = r_rd[r] <= now;
             rk_wr_ok[r] = r_wr[r] <= now;
         end
+`ifdef CXL_SIM_ROLLED_LOOPS
+    // The speed build's scan reads an entry's timing limits from the tables directly (the same
+    // comparisons as the bits below); the per-bank bits are computed only for a due refresh, which reads
+    // all of its rank's banks, and then for every bank.
+    always @* begin
         bk_act = 64'd0; bk_pre = 64'd0; closed_b = 64'd0; blk_b = 64'd0;
         brk = 6'd0;
         if (all_b)
@@ -489,11 +490,6 @@ module dram_chan (
     // and all of a rank's banks by a due refresh: the bits of the others are 0 (need / need_g), which
     // saves a simulator most of the comparisons.
     always @* begin
-        for (r = 0; r < 4; r = r + 1) begin
-            rk_act_ok[r] = r_act[r] <= now;
-            rk_rd_ok[r] = r_rd[r] <= now;
-            rk_wr_ok[r] = r_wr[r] <= now;
-        end
         bk_col = 64'd0; bk_act = 64'd0; bk_pre = 64'd0; closed_b = 64'd0;
         gk_act = 64'd0; gk_rd = 64'd0; gk_wr = 64'd0;
         ok_col_r = 64'd0; ok_col_w = 64'd0; ok_act = 64'd0; blk_b = 64'd0;
@@ -576,6 +572,8 @@ module dram_chan (
 `define DRAM_COL_OK (b_col[e_b] <= now && (wm ? g_wr[e_g] <= now && rk_wr_ok[e_r[1:0]] : g_rd[e_g] <= now && rk_rd_ok[e_r[1:0]]))
 `define DRAM_ROW_OK (open_row[e_b] == CLOSED ? b_act[e_b] <= now && g_act[e_g] <= now && rk_act_ok[e_r[1:0]] \
                                              : (fcfs || !hitmask[e_b]) && b_pre[e_b] <= now)
+// DRAM_AT(b): look at bank b (e_b, e_g, e_r as above)
+`define DRAM_AT(b) begin e_b = (b); e_g = e_b >> bank_bits; e_r = e_b >> rsh; end
 `else
     reg e_hit;
 `endif
@@ -595,18 +593,14 @@ module dram_chan (
         app_scan = app_m && n_old < n_scan;
         for (i = 0; i < {25'd0, n_st} && !hit_found && (q_hit >> i) != 64'd0; i = i + 1)
             if (q_hit[i]) begin
-                e_b = wm ? wq[i][5:0] : rq[i][5:0];
-                e_g = e_b >> bank_bits;
-                e_r = e_b >> rsh;
+                `DRAM_AT(wm ? wq[i][5:0] : rq[i][5:0])
                 if (!blk_b[e_b] && `DRAM_COL_OK) begin
                     hit_found = 1'b1;
                     hit_i = i[5:0];
                 end
             end
         if (!hit_found && app_scan && enq_hit) begin
-            e_b = enq_e[5:0];
-            e_g = e_b >> bank_bits;
-            e_r = e_b >> rsh;
+            `DRAM_AT(enq_e[5:0])
             if (!blk_b[e_b] && `DRAM_COL_OK) begin
                 hit_found = 1'b1;
                 hit_i = n_old[5:0];
@@ -614,18 +608,14 @@ module dram_chan (
         end
         for (i = 0; i < {25'd0, n_st} && !row_found; i = i + 1)
             if (!q_hit[i]) begin
-                e_b = wm ? wq[i][5:0] : rq[i][5:0];
-                e_g = e_b >> bank_bits;
-                e_r = e_b >> rsh;
+                `DRAM_AT(wm ? wq[i][5:0] : rq[i][5:0])
                 if (!blk_b[e_b] && `DRAM_ROW_OK) begin
                     row_found = 1'b1;
                     row_i = i[5:0];
                 end
             end
         if (!row_found && app_scan && !enq_hit) begin
-            e_b = enq_e[5:0];
-            e_g = e_b >> bank_bits;
-            e_r = e_b >> rsh;
+            `DRAM_AT(enq_e[5:0])
             if (!blk_b[e_b] && `DRAM_ROW_OK) begin
                 row_found = 1'b1;
                 row_i = n_old[5:0];
@@ -922,6 +912,7 @@ endmodule
 `ifdef CXL_SIM_ROLLED_LOOPS
 `undef DRAM_COL_OK
 `undef DRAM_ROW_OK
+`undef DRAM_AT
 `endif
 
 `default_nettype wire
