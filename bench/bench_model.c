@@ -1,10 +1,11 @@
 /* bench_model.c - simulated model cycles per wall second on a saturating workload (issue 2, section 7).
  *
- * usage: bench_model [DEVICE] [--backend NAME] [--pattern random|seq] [--mix R:W] [--cycles N]
+ * usage: bench_model [DEVICE] [--backend NAME] [--pattern random|seq] [--mix R:W] [--cycles N] [--no-csim]
  * Default: the ASIC preset, every requester issuing random 64 B reads with all tags outstanding.
  * Prints cycles simulated, wall seconds, cycles per second, and what the model did (bandwidth, flits,
  * DRAM commands) so the figure can be checked to be a saturating run. With a backend other than csim
- * (issue 5: --backend verilator) it also runs csim on the same workload and prints the ratio. Default
+ * (issue 5: --backend verilator) it also runs csim on the same workload and prints the ratio, unless
+ * --no-csim (the verilated kernel's profile-guided build runs it so: cmake/rtl_pgo.cmake). Default
  * cycles: 5 M on csim, 20 000 on the others. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
     int pattern = CXL_PAT_RANDOM;
     unsigned rd = 1, wr = 0;
     unsigned long long cycles = 0;
+    int ref_csim = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--pattern") && i + 1 < argc)
             pattern = !strcmp(argv[++i], "seq") ? CXL_PAT_SEQ : CXL_PAT_RANDOM;
@@ -86,10 +88,13 @@ int main(int argc, char **argv)
             cycles = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
             backend = argv[++i];
+        else if (!strcmp(argv[i], "--no-csim"))
+            ref_csim = 0;
         else
             device = argv[i];
     }
     int is_csim = !strcmp(backend, "csim");
+    int ratio = !is_csim && ref_csim;
     if (!cycles)
         cycles = is_csim ? 5000000 : 20000; /* the verilated RTL runs thousands of cycles per second */
     devcfg c;
@@ -106,7 +111,7 @@ int main(int argc, char **argv)
     if (run_workload(backend, &p, pattern, rd, wr, cycles, &r))
         return 1;
     /* the ratio to the C model: csim on the same workload, long enough to time */
-    if (!is_csim && run_workload("csim", &p, pattern, rd, wr, cycles < 5000000 ? 5000000 : cycles, &ref))
+    if (ratio && run_workload("csim", &p, pattern, rd, wr, cycles < 5000000 ? 5000000 : cycles, &ref))
         return 1;
     const cxl_stats *st = &r.st;
     double wall = r.wall;
@@ -119,7 +124,7 @@ int main(int argc, char **argv)
     printf("model cycles      %llu\n", (unsigned long long)st->cycles);
     printf("wall seconds      %.3f\n", wall);
     printf("cycles per second %.4f M\n", st->cycles / wall / 1e6);
-    if (!is_csim)
+    if (ratio)
         printf("csim              %.2f M cycles per second (%llu cycles): %s is %.1fx slower\n",
                ref.st.cycles / ref.wall / 1e6, (unsigned long long)ref.st.cycles, backend,
                (ref.st.cycles / ref.wall) / (st->cycles / wall));

@@ -1,0 +1,69 @@
+# rtl_pgo.cmake - the training step of the verilated kernel's profile-guided build (CMakeLists.txt,
+# CXLSIM_RTL_PGO; docs/rtl.md "Profile-guided build").
+#
+#   cmake -DTRAIN=<rtl_pgo_train> -DFROM=<CMakeFiles/cxlrtl_pgo.dir> -DTO=<CMakeFiles/cxlrtl.dir>
+#         -DSTAMP=<file> -P rtl_pgo.cmake
+#
+# TRAIN is bench_model linked with the instrumented kernel (cxlrtl_pgo). It runs short saturating
+# workloads that between them use both builds of the kernel (small: one host port, one device; full)
+# and every kind of unit (the switch, reads and writes, random and sequential addresses); GCC writes the
+# counts beside each instrumented object (FROM/<object>.gcda); the old ones are removed before the
+# runs, as the instrumented program adds to the files it finds. They are copied to the same place under
+# TO (whose old counts go first), where GCC's -fprofile-use finds them when it compiles cxlrtl's object
+# from the same source. The runs are deterministic: their counts, and so the compiled kernel, are the
+# same in every build (but for the order in which functions first ran, which the build does not use:
+# -fno-profile-reorder-functions in CMakeLists.txt). A run that fails leaves no profile (a warning;
+# the kernel is compiled without one): the model's tests, not the build, report what is wrong.
+foreach(var IN ITEMS TRAIN FROM TO STAMP)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "rtl_pgo.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+file(GLOB_RECURSE old "${FROM}/*.gcda")
+if(old)
+  file(REMOVE ${old})
+endif()
+
+# device preset, then bench_model's options; which kernel build each preset runs on: sim/verilator/vkernel.cpp
+set(runs
+  "asic --cycles 20000"                                  # small build: the saturating read workload
+  "local-ddr5 --mix 1:1 --pattern seq --cycles 20000"    # small: writes, row hits
+  "asic-switch --mix 2:1 --cycles 10000"                 # small: the switch
+  "pool-2x2 --mix 2:1 --cycles 10000"                    # full: two hosts, two devices
+  "cz120 --cycles 10000")                                # full: four channels
+foreach(run IN LISTS runs)
+  separate_arguments(args UNIX_COMMAND "${run}")
+  execute_process(COMMAND "${TRAIN}" ${args} --backend verilator --no-csim
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    set(failed "training run '${run}' failed (exit ${rc}):\n${out}")
+    break()
+  endif()
+endforeach()
+
+file(GLOB_RECURSE stale "${TO}/*.gcda")
+if(stale)
+  file(REMOVE ${stale})
+endif()
+file(GLOB_RECURSE counts RELATIVE "${FROM}" "${FROM}/*.gcda")
+# only the generated model's own files (verilate()'s <prefix>.dir folders): Verilator's runtime
+# (verilated.cpp, its thread pool) is not on the hot path, and its counts need not repeat
+list(FILTER counts INCLUDE REGEX "\\.dir/V[^/]+\\.dir/[^/]+\\.gcda$")
+if(NOT failed AND NOT counts)
+  set(failed "the training runs left no counts under ${FROM}")
+endif()
+if(failed)
+  # a model that fails here fails its tests too, which say more: build it without a profile
+  message(WARNING "rtl_pgo.cmake: ${failed}\nThe verilated kernel is compiled without a profile.")
+  file(TOUCH "${STAMP}")
+  return()
+endif()
+list(LENGTH counts n)
+foreach(f IN LISTS counts)
+  get_filename_component(dir "${TO}/${f}" DIRECTORY)
+  file(MAKE_DIRECTORY "${dir}")
+  file(COPY_FILE "${FROM}/${f}" "${TO}/${f}")
+endforeach()
+message(STATUS "rtl_pgo.cmake: ${n} profiles from ${FROM} -> ${TO}")
+file(TOUCH "${STAMP}")
