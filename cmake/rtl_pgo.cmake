@@ -16,7 +16,7 @@
 # the kernel is compiled without one): the model's tests, not the build, report what is wrong.
 foreach(var IN ITEMS TRAIN FROM TO STAMP)
   if(NOT DEFINED ${var})
-    message(FATAL_ERROR "rtl_pgo.cmake: -D${var}=... is required")
+    message(FATAL_ERROR "rtl_pgo.cmake: -D${var} is required (usage: the top of this file)")
   endif()
 endforeach()
 
