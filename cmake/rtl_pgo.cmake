@@ -20,10 +20,15 @@ foreach(var IN ITEMS TRAIN FROM TO STAMP)
   endif()
 endforeach()
 
-file(GLOB_RECURSE old "${FROM}/*.gcda")
-if(old)
-  file(REMOVE ${old})
-endif()
+# remove_counts(DIR): every .gcda file under DIR
+function(remove_counts dir)
+  file(GLOB_RECURSE files "${dir}/*.gcda")
+  if(files)
+    file(REMOVE ${files})
+  endif()
+endfunction()
+
+remove_counts("${FROM}")
 
 # device preset, then bench_model's options; which kernel build each preset runs on: sim/verilator/vkernel.cpp
 set(runs
@@ -42,10 +47,7 @@ foreach(run IN LISTS runs)
   endif()
 endforeach()
 
-file(GLOB_RECURSE stale "${TO}/*.gcda")
-if(stale)
-  file(REMOVE ${stale})
-endif()
+remove_counts("${TO}")
 file(GLOB_RECURSE counts RELATIVE "${FROM}" "${FROM}/*.gcda")
 # only the generated model's own files (verilate()'s <prefix>.dir folders): Verilator's runtime
 # (verilated.cpp, its thread pool) is not on the hot path, and its counts need not repeat
