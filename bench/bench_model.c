@@ -1,12 +1,16 @@
 /* bench_model.c - simulated model cycles per wall second on a saturating workload (issue 2, section 7).
  *
  * usage: bench_model [DEVICE] [--backend NAME] [--pattern random|seq] [--mix R:W] [--cycles N] [--no-csim]
+ *                    [--idle]
  * Default: the ASIC preset, every requester issuing random 64 B reads with all tags outstanding.
  * Prints cycles simulated, wall seconds, cycles per second, and what the model did (bandwidth, flits,
  * DRAM commands) so the figure can be checked to be a saturating run. With a backend other than csim
  * (issue 5: --backend verilator) it also runs csim on the same workload and prints the ratio, unless
  * --no-csim (the verilated kernel's profile-guided build runs it so: cmake/rtl_pgo.cmake). Default
- * cycles: 5 M on csim, 20 000 on the others. */
+ * cycles: 5 M on csim, 20 000 on the others.
+ * --idle submits nothing: the rate at which a backend steps a model with no traffic at all, the floor of
+ * its per-cycle cost (docs/rtl.md "The floor: an idle model"). csim skips idle stretches exactly
+ * (docs/cxl-model.md section 2.4), so it gets no ratio there. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +32,10 @@ typedef struct run {
     cxl_stats st;
 } run;
 
-/* Every requester streams with all tags outstanding until `cycles`; 0 or 1 (message printed). */
+/* Every requester streams with all tags outstanding until `cycles` (none when `idle`); 0 or 1 (message
+ * printed). */
 static int run_workload(const char *backend, const cxl_params *p, int pattern, unsigned rd, unsigned wr,
-                        unsigned long long cycles, run *out)
+                        int idle, unsigned long long cycles, run *out)
 {
     cxl_err e;
     cxl_err_clear(&e);
@@ -50,7 +55,7 @@ static int run_workload(const char *backend, const cxl_params *p, int pattern, u
         d[r].seed = 1;
     }
     int rc = cxl_backend_open(backend, p, &b, &e);
-    if (!rc)
+    if (!rc && !idle)
         rc = cxl_backend_submit(b, d, p->requesters, &e);
     double t0 = now_s();
     while (!rc && cxl_backend_now(b) < cycles) {
@@ -78,7 +83,7 @@ int main(int argc, char **argv)
     int pattern = CXL_PAT_RANDOM;
     unsigned rd = 1, wr = 0;
     unsigned long long cycles = 0;
-    int ref_csim = 1;
+    int ref_csim = 1, idle = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--pattern") && i + 1 < argc)
             pattern = !strcmp(argv[++i], "seq") ? CXL_PAT_SEQ : CXL_PAT_RANDOM;
@@ -90,11 +95,13 @@ int main(int argc, char **argv)
             backend = argv[++i];
         else if (!strcmp(argv[i], "--no-csim"))
             ref_csim = 0;
+        else if (!strcmp(argv[i], "--idle"))
+            idle = 1;
         else
             device = argv[i];
     }
     int is_csim = !strcmp(backend, "csim");
-    int ratio = !is_csim && ref_csim;
+    int ratio = !is_csim && ref_csim && !idle;
     if (!cycles)
         cycles = is_csim ? 5000000 : 20000; /* the verilated RTL runs thousands of cycles per second */
     devcfg c;
@@ -108,22 +115,27 @@ int main(int argc, char **argv)
         return 1;
     }
     static run r, ref;
-    if (run_workload(backend, &p, pattern, rd, wr, cycles, &r))
+    if (run_workload(backend, &p, pattern, rd, wr, idle, cycles, &r))
         return 1;
     /* the ratio to the C model: csim on the same workload, long enough to time */
-    if (ratio && run_workload("csim", &p, pattern, rd, wr, cycles < 5000000 ? 5000000 : cycles, &ref))
+    if (ratio && run_workload("csim", &p, pattern, rd, wr, 0, cycles < 5000000 ? 5000000 : cycles, &ref))
         return 1;
     const cxl_stats *st = &r.st;
     double wall = r.wall;
     double secs = (double)st->cycles / (p.clk_khz * 1000.0);
     const cxl_dev_stats *ds = &st->dev[0];
     const cxl_link_stats *ls = &st->link[0];
-    printf("device            %s, %s %u:%u, %u requesters x %u tags\n", c.name,
-           pattern == CXL_PAT_SEQ ? "sequential" : "random", rd, wr, p.requesters, p.tags);
+    if (idle)
+        printf("device            %s, idle (no traffic), %u requesters x %u tags\n", c.name, p.requesters, p.tags);
+    else
+        printf("device            %s, %s %u:%u, %u requesters x %u tags\n", c.name,
+               pattern == CXL_PAT_SEQ ? "sequential" : "random", rd, wr, p.requesters, p.tags);
     printf("backend           %s\n", backend);
     printf("model cycles      %llu\n", (unsigned long long)st->cycles);
     printf("wall seconds      %.3f\n", wall);
     printf("cycles per second %.4f M\n", st->cycles / wall / 1e6);
+    if (idle && !is_csim)
+        printf("csim              skips idle stretches exactly (docs/cxl-model.md 2.4): no ratio\n");
     if (ratio)
         printf("csim              %.2f M cycles per second (%llu cycles): %s is %.1fx slower\n",
                ref.st.cycles / ref.wall / 1e6, (unsigned long long)ref.st.cycles, backend,
