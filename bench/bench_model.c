@@ -19,6 +19,7 @@
 
 #include "backend.h"
 #include "devcfg.h"
+#include "workload.h"
 
 static double now_s(void)
 {
@@ -34,26 +35,14 @@ typedef struct run {
 
 /* Every requester streams with all tags outstanding until `cycles` (none when `idle`); 0 or 1 (message
  * printed). */
-static int run_workload(const char *backend, const cxl_params *p, int pattern, unsigned rd, unsigned wr,
-                        int idle, unsigned long long cycles, run *out)
+static int run_workload(const char *backend, const cxl_params *p, const workload *w, int idle,
+                        unsigned long long cycles, run *out)
 {
     cxl_err e;
     cxl_err_clear(&e);
     cxl_backend *b = NULL;
     cxl_desc d[CXL_MAX_REQ];
-    memset(d, 0, sizeof d);
-    for (uint32_t r = 0; r < p->requesters; r++) {
-        d[r].id = r;
-        d[r].requester = (uint16_t)r;
-        d[r].base = (uint64_t)r << 26;
-        d[r].bytes = 1ull << 40;
-        d[r].footprint = 1ull << 26;
-        d[r].pattern = (uint8_t)pattern;
-        d[r].rd_weight = (uint8_t)rd;
-        d[r].wr_weight = (uint8_t)wr;
-        d[r].max_outstanding = (uint16_t)p->tags;
-        d[r].seed = 1;
-    }
+    saturating_descs(d, p, w);
     int rc = cxl_backend_open(backend, p, &b, &e);
     if (!rc && !idle)
         rc = cxl_backend_submit(b, d, p->requesters, &e);
@@ -79,46 +68,35 @@ static int run_workload(const char *backend, const cxl_params *p, int pattern, u
 
 int main(int argc, char **argv)
 {
-    const char *device = "asic", *backend = "csim";
-    int pattern = CXL_PAT_RANDOM;
-    unsigned rd = 1, wr = 0;
-    unsigned long long cycles = 0;
+    const char *backend = "csim";
+    workload w = workload_defaults();
     int ref_csim = 1, idle = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--pattern") && i + 1 < argc)
-            pattern = !strcmp(argv[++i], "seq") ? CXL_PAT_SEQ : CXL_PAT_RANDOM;
-        else if (!strcmp(argv[i], "--mix") && i + 1 < argc)
-            sscanf(argv[++i], "%u:%u", &rd, &wr);
-        else if (!strcmp(argv[i], "--cycles") && i + 1 < argc)
-            cycles = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+        if (workload_arg(&w, argc, argv, &i))
+            continue;
+        if (!strcmp(argv[i], "--backend") && i + 1 < argc)
             backend = argv[++i];
         else if (!strcmp(argv[i], "--no-csim"))
             ref_csim = 0;
         else if (!strcmp(argv[i], "--idle"))
             idle = 1;
         else
-            device = argv[i];
+            w.device = argv[i];
     }
     int is_csim = !strcmp(backend, "csim");
     int ratio = !is_csim && ref_csim && !idle;
+    unsigned long long cycles = w.cycles;
     if (!cycles)
         cycles = is_csim ? 5000000 : 20000; /* the verilated RTL runs thousands of cycles per second */
     devcfg c;
     cxl_params p;
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (devcfg_load(device, &c, &e) || devcfg_to_params(&c, &p, &e)) {
-        char buf[2048];
-        cxl_err_format(&e, buf, sizeof buf);
-        fprintf(stderr, "bench_model: %s\n", buf);
+    if (workload_params("bench_model", &w, &c, &p))
         return 1;
-    }
     static run r, ref;
-    if (run_workload(backend, &p, pattern, rd, wr, idle, cycles, &r))
+    if (run_workload(backend, &p, &w, idle, cycles, &r))
         return 1;
     /* the ratio to the C model: csim on the same workload, long enough to time */
-    if (ratio && run_workload("csim", &p, pattern, rd, wr, 0, cycles < 5000000 ? 5000000 : cycles, &ref))
+    if (ratio && run_workload("csim", &p, &w, 0, cycles < 5000000 ? 5000000 : cycles, &ref))
         return 1;
     const cxl_stats *st = &r.st;
     double wall = r.wall;
@@ -129,7 +107,7 @@ int main(int argc, char **argv)
         printf("device            %s, idle (no traffic), %u requesters x %u tags\n", c.name, p.requesters, p.tags);
     else
         printf("device            %s, %s %u:%u, %u requesters x %u tags\n", c.name,
-               pattern == CXL_PAT_SEQ ? "sequential" : "random", rd, wr, p.requesters, p.tags);
+               w.pattern == CXL_PAT_SEQ ? "sequential" : "random", w.rd, w.wr, p.requesters, p.tags);
     printf("backend           %s\n", backend);
     printf("model cycles      %llu\n", (unsigned long long)st->cycles);
     printf("wall seconds      %.3f\n", wall);
