@@ -227,9 +227,12 @@ static int bind_timing(const cfg_node *n, void *dst, cxl_err *err)
             return cfg_errf(err, v, "dram.timing.%s: expected a number of clock cycles", k);
         if (cfg_parse_u64(s, &x, why, sizeof why))
             return cfg_errf(err, v, "dram.timing.%s: '%s' %s (clock cycles, e.g. 34)", k, s, why);
-        if (x == 0 || x > 1000000)
-            return cfg_errf(err, v, "dram.timing.%s: %llu out of range (1 to 1000000 cycles)", k,
-                            (unsigned long long)x);
+        /* tREFI only sets refresh deadlines; every other timing is a down-counter of the hardware model
+         * (CXL_MAX_TIMING, cxl_params.h) */
+        uint64_t most = j == T_REFI ? 1000000 : CXL_MAX_TIMING;
+        if (x == 0 || x > most)
+            return cfg_errf(err, v, "dram.timing.%s: %llu out of range (1 to %llu cycles)", k,
+                            (unsigned long long)x, (unsigned long long)most);
         t[j] = x;
     }
     return 0;

@@ -28,6 +28,8 @@
 #define CXL_MAX_DELAY 4096u    /* largest credit_return_cycles accepted */
 #define CXL_HIST_LINEAR 16384u /* latency histogram: one bin per cycle below this */
 #define CXL_HIST_LOG 16u       /* then power-of-two bins */
+#define CXL_MAX_TIMING 16383u  /* largest DRAM timing but tREFI, in cycles: the RTL's timing counters are
+                                  16 bits and the longest count adds four timings (hw/rtl/dram_timing.v) */
 
 enum cxl_dram_std { CXL_DDR4 = 0, CXL_DDR5 = 1 };
 enum cxl_row_policy { CXL_ROW_OPEN = 0, CXL_ROW_CLOSED = 1 };

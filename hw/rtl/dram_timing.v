@@ -1,36 +1,47 @@
-// dram_timing.v - per-bank, per-bank-group, per-rank and per-channel timing state of one DRAM channel
-// (hw/hls/dram_timing.c; JEDEC constraints DDR4 JESD79-4, DDR5 JESD79-5; docs/cxl-model.md).
+// dram_timing.v - per-bank, per-bank-group and per-rank timing state of one DRAM channel, as small
+// down-counters (hw/hls/dram_timing.c; JEDEC constraints DDR4 JESD79-4, DDR5 JESD79-5; docs/cxl-model.md).
 //
-// State: per bank open_row (all ones = -1, precharged), next_act, next_pre, next_col; per bank group
-// (rank * bankgroups + bg) act/rd/wr; per rank act/rd/wr and the four-entry tFAW window.
+// The C keeps, per bank, bank group and rank, the earliest cycle T at which each command may issue. Here
+// each T is a counter c = max(T - now, 0): the cycles left until the limit passes, so "T <= now" is
+// "c == 0" and no unit compares a 64-bit time (the shape of LiteDRAM's tXXDController). A command that
+// raises a limit to now + d sets c to max(c, d); every model cycle (ce) counts every counter down to 0.
+// Exact while every d fits TW bits: devcfg accepts timings of at most 16383 cycles, so the largest
+// raise, a write's auto-precharge (tCWL + tBL + tWR, then + tRP), is at most 4 * 16383 < 2^16.
 //
-// Check ("can this command issue now", dram_ready): combinational from the state for the bank addressed
-// by q_rank/q_bg/q_bank, all commands at once: rdy_act, rdy_pre, rdy_rd, rdy_wr, rdy_ref (REF and REFsb
-// both read the rank's act, as the C's default case). A command may issue when rdy_<cmd> <= now. The
-// same port shows that bank's, bank group's and rank's state (q_*), so a controller or a test reads
-// every field through it.
-// Update (dram_issue): at the clock edge when iss_valid and ce, with the cycle `now`. One command per edge.
-// Clock enable: the state moves only on edges with ce = 1 (one model cycle may span several clocks);
-// reset acts regardless of ce.
+// State: per bank the open bit, the open row (a RAM: one write per cycle, read by the query port) and
+// the ACT / PRE / column counters; per bank group (rank * bankgroups + bg) ACT / RD / WR; per rank ACT /
+// RD / WR and the tFAW window (the cycles left of each of the last four ACTs' window of tFAW).
+//
+// Readiness, every bank at once (what a scheduler reads for every queue entry): ok_act (the bank's,
+// its group's and its rank's ACT limits), ok_pre, ok_rd and ok_wr (the bank's column limit with the
+// group's and rank's RD or WR limit), bk_act (the bank's own ACT limit: a refresh needs every bank of the
+// rank), rk_act (the rank's ACT limit, which REF reads). Bank b is rank b >> (bg_bits + bank_bits),
+// group b >> bank_bits.
+// Query (a controller's enqueue reads the open row; tests read every counter): the bank q_rank/q_bg/q_bank.
+// Update (dram_issue): at the clock edge when iss_valid and ce, for the cycle the edge ends. One command
+// per edge; the other counters count down on the same edge. Clock enable: the state moves only on edges
+// with ce = 1, one edge per model cycle; reset acts regardless of ce.
 //
 // Runtime parameters: ranks (count, <= CXL_MAX_RANKS), bg_bits / bank_bits (log2 of bankgroups and of
-// banks: the C multiplies by the counts, the RTL concatenates; equal because devcfg makes every mapping
-// field a power of two) and the timings in cycles (the C's uint32 fields). Indices must be in range
-// (rank < ranks, bg < bankgroups, bank < banks, ranks * bankgroups * banks <= 64), as in the C.
+// banks; devcfg makes every mapping field a power of two) and the timings in cycles (at most 16383 each;
+// only their low TW bits are read). Indices must be in range, as in the C.
 `default_nettype none
 
-module dram_timing (
+module dram_timing #(
+    parameter integer TW = 16       // counter width: holds the largest raise (4 * 16383)
+) (
     input  wire        clk,
     input  wire        rst_n,
     input  wire        ce,          // clock enable: the state advances on edges with ce = 1
-    input  wire [63:0] now,
     // parameters (cxl_dram_params)
     input  wire [2:0]  ranks,
     input  wire [2:0]  bg_bits,
     input  wire [2:0]  bank_bits,
+    /* verilator lint_off UNUSEDSIGNAL */  // timings are at most 16383 cycles (devcfg): the low TW bits
     input  wire [31:0] tRCD, tCL, tRP, tRAS, tRC, tCWL, tWR, tRTP, tBL,
     input  wire [31:0] tCCD_S, tCCD_L, tCCD_S_WR, tCCD_L_WR, tRRD_S, tRRD_L, tFAW, tWTR_S, tWTR_L, tRTW,
     input  wire [31:0] tRFC, tRFCsb,
+    /* verilator lint_on UNUSEDSIGNAL */
     // command issued this cycle (enum cxl_dram_cmd: ACT 0, PRE 1, RD 2, WR 3, REF 4, REFSB 5)
     input  wire        iss_valid,
     input  wire [2:0]  iss_cmd,
@@ -39,64 +50,88 @@ module dram_timing (
     input  wire [5:0]  iss_bank,
     input  wire [31:0] iss_row,
     input  wire        iss_auto_pre,
-    // query: readiness and state of one bank
+    // readiness this cycle, per bank / rank
+    output reg  [63:0] open_b,
+    output reg  [63:0] ok_act,
+    output reg  [63:0] ok_pre,
+    output reg  [63:0] ok_rd,
+    output reg  [63:0] ok_wr,
+    output reg  [63:0] bk_act,
+    output reg  [3:0]  rk_act,
+    // query: one bank's open row (all ones when precharged) and counters
     input  wire [1:0]  q_rank,
     input  wire [5:0]  q_bg,
     input  wire [5:0]  q_bank,
-    output wire [63:0] rdy_act,
-    output wire [63:0] rdy_pre,
-    output wire [63:0] rdy_rd,
-    output wire [63:0] rdy_wr,
-    output wire [63:0] rdy_ref,
     output wire [31:0] q_open_row,
-    output wire [63:0] q_next_act,
-    output wire [63:0] q_next_pre,
-    output wire [63:0] q_next_col,
-    output wire [63:0] q_bg_act,
-    output wire [63:0] q_bg_rd,
-    output wire [63:0] q_bg_wr,
-    output wire [63:0] q_rank_act,
-    output wire [63:0] q_rank_rd,
-    output wire [63:0] q_rank_wr,
-    output wire [255:0] q_faw,      // faw[q_rank][k] at [64*k +: 64]
+    output wire [TW-1:0] q_act, q_pre, q_col,
+    output wire [TW-1:0] q_bg_act, q_bg_rd, q_bg_wr,
+    output wire [TW-1:0] q_rank_act, q_rank_rd, q_rank_wr,
+    output wire [4*TW-1:0] q_faw,   // window k of q_rank at [TW*k +: TW]
     output wire [2:0]  q_faw_n,
     output wire [1:0]  q_faw_head
 );
     localparam [2:0] C_ACT = 3'd0, C_PRE = 3'd1, C_RD = 3'd2, C_WR = 3'd3, C_REF = 3'd4, C_REFSB = 3'd5;
+    localparam [TW-1:0] ZERO = {TW{1'b0}};
 
-    reg [31:0] open_row [0:63];
-    reg [63:0] b_act [0:63];
-    reg [63:0] b_pre [0:63];
-    reg [63:0] b_col [0:63];
-    reg [63:0] g_act [0:63];
-    reg [63:0] g_rd  [0:63];
-    reg [63:0] g_wr  [0:63];
-    reg [63:0] r_act [0:3];
-    reg [63:0] r_rd  [0:3];
-    reg [63:0] r_wr  [0:3];
-    reg [63:0] faw   [0:15];     // rank * 4 + k
-    reg [2:0]  faw_n [0:3];
-    reg [1:0]  faw_head [0:3];
+    reg [31:0]   open_row [0:63];   // valid while open_b: one write port, one read port (LUT RAM)
+    reg [TW-1:0] c_act [0:63];
+    reg [TW-1:0] c_pre [0:63];
+    reg [TW-1:0] c_col [0:63];
+    reg [TW-1:0] g_act [0:63];
+    reg [TW-1:0] g_rd  [0:63];
+    reg [TW-1:0] g_wr  [0:63];
+    reg [TW-1:0] r_act [0:3];
+    reg [TW-1:0] r_rd  [0:3];
+    reg [TW-1:0] r_wr  [0:3];
+    reg [TW-1:0] faw   [0:15];      // rank * 4 + k
+    reg [2:0]    faw_n [0:3];
+    reg [1:0]    faw_head [0:3];
 
-    function [63:0] max64(input [63:0] a, input [63:0] b);
-        max64 = a > b ? a : b;
-    endfunction
+`define DT_MAX(a, b) ((a) > (b) ? (a) : (b))
+// the counter after a model cycle: raised to at least d, then one cycle less (0 stays 0)
+`define DT_NEXT(c, d) (`DT_MAX(c, d) == ZERO ? ZERO : `DT_MAX(c, d) - 1'b1)
+`define DT_DEC(c) ((c) == ZERO ? ZERO : (c) - 1'b1)
 
-    // (rank * bankgroups + bg) * banks + bank, and rank * bankgroups + bg, for power-of-two sizes
-    function [5:0] bank_idx(input [1:0] r, input [5:0] g, input [5:0] k, input [2:0] gb, input [2:0] kb);
-        bank_idx = ({4'd0, r} << (gb + kb)) | (g << kb) | k;
-    endfunction
-    function [5:0] group_idx(input [1:0] r, input [5:0] g, input [2:0] gb);
-        group_idx = ({4'd0, r} << gb) | g;
-    endfunction
+    wire [2:0] rsh = bg_bits + bank_bits;
+    wire [5:0] kmask = ~(6'h3f << bank_bits);
 
-    // ---- check ----
-    wire [5:0] qb = bank_idx(q_rank, q_bg, q_bank, bg_bits, bank_bits);
-    wire [5:0] qg = group_idx(q_rank, q_bg, bg_bits);
-    assign q_open_row = open_row[qb];
-    assign q_next_act = b_act[qb];
-    assign q_next_pre = b_pre[qb];
-    assign q_next_col = b_col[qb];
+    // ---- readiness ----
+    reg [63:0] gz_act, gz_rd, gz_wr;
+    reg [3:0]  rz_rd, rz_wr;
+    reg [5:0]  gi;
+    /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3
+    reg [5:0]  ri;
+    /* verilator lint_on UNUSEDSIGNAL */
+    integer b;
+    always @* begin
+        for (b = 0; b < 64; b = b + 1) begin
+            gz_act[b] = g_act[b] == ZERO;
+            gz_rd[b] = g_rd[b] == ZERO;
+            gz_wr[b] = g_wr[b] == ZERO;
+        end
+        for (b = 0; b < 4; b = b + 1) begin
+            rk_act[b] = r_act[b] == ZERO;
+            rz_rd[b] = r_rd[b] == ZERO;
+            rz_wr[b] = r_wr[b] == ZERO;
+        end
+        for (b = 0; b < 64; b = b + 1) begin
+            gi = b[5:0] >> bank_bits;
+            ri = b[5:0] >> rsh;
+            bk_act[b] = c_act[b] == ZERO;
+            ok_pre[b] = c_pre[b] == ZERO;
+            ok_act[b] = bk_act[b] && gz_act[gi] && rk_act[ri[1:0]];
+            ok_rd[b] = c_col[b] == ZERO && gz_rd[gi] && rz_rd[ri[1:0]];
+            ok_wr[b] = c_col[b] == ZERO && gz_wr[gi] && rz_wr[ri[1:0]];
+        end
+    end
+
+    // ---- query ----
+    wire [5:0] qb = ({4'd0, q_rank} << rsh) | (q_bg << bank_bits) | q_bank;
+    wire [5:0] qg = ({4'd0, q_rank} << bg_bits) | q_bg;
+    assign q_open_row = open_b[qb] ? open_row[qb] : 32'hffffffff;
+    assign q_act = c_act[qb];
+    assign q_pre = c_pre[qb];
+    assign q_col = c_col[qb];
     assign q_bg_act = g_act[qg];
     assign q_bg_rd = g_rd[qg];
     assign q_bg_wr = g_wr[qg];
@@ -106,123 +141,143 @@ module dram_timing (
     assign q_faw = {faw[{q_rank, 2'd3}], faw[{q_rank, 2'd2}], faw[{q_rank, 2'd1}], faw[{q_rank, 2'd0}]};
     assign q_faw_n = faw_n[q_rank];
     assign q_faw_head = faw_head[q_rank];
-    assign rdy_act = max64(q_next_act, max64(q_bg_act, q_rank_act));
-    assign rdy_pre = q_next_pre;
-    assign rdy_rd = max64(q_next_col, max64(q_bg_rd, q_rank_rd));
-    assign rdy_wr = max64(q_next_col, max64(q_bg_wr, q_rank_wr));
-    assign rdy_ref = q_rank_act;
 
-    // ---- update ----
-    wire [5:0] ib = bank_idx(iss_rank, iss_bg, iss_bank, bg_bits, bank_bits);
-    wire [5:0] ig = group_idx(iss_rank, iss_bg, bg_bits);
-    wire [2:0] rsh = bg_bits + bank_bits;
-    wire [5:0] kmask = ~(6'h3f << bank_bits);
+    // ---- what the issued command raises (cycles from now; 0: nothing) ----
+    wire [5:0] ib = ({4'd0, iss_rank} << rsh) | (iss_bg << bank_bits) | iss_bank;
+    wire [5:0] ig = ({4'd0, iss_rank} << bg_bits) | iss_bg;
+    wire v_act = iss_valid && iss_cmd == C_ACT;
+    wire v_pre = iss_valid && iss_cmd == C_PRE;
+    wire v_col = iss_valid && (iss_cmd == C_RD || iss_cmd == C_WR);
+    wire v_ref = iss_valid && iss_cmd == C_REF;
+    wire v_refsb = iss_valid && iss_cmd == C_REFSB;
     wire is_rd = iss_cmd == C_RD;
-    // RD: now + tRTP; WR: now + tCWL + tBL + tWR (64-bit sums, as the C)
-    wire [63:0] pre_at = is_rd ? now + {32'd0, tRTP} : now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWR};
-    wire [63:0] pre_new = max64(b_pre[ib], pre_at);
-    // WR to another rank: RD waits max(1, tCWL + tBL + 2 - tCL), computed in 32 bits as the C
-    wire [31:0] wr_sum = tCWL + tBL + 32'd2;
-    wire [63:0] wr_other_rd = {32'd0, wr_sum > tCL ? wr_sum - tCL : 32'd1};
+    wire [TW-1:0] t_RCD = tRCD[TW-1:0], t_RP = tRP[TW-1:0], t_RAS = tRAS[TW-1:0], t_RC = tRC[TW-1:0];
+    wire [TW-1:0] t_CL = tCL[TW-1:0], t_CWL = tCWL[TW-1:0], t_WR = tWR[TW-1:0], t_RTP = tRTP[TW-1:0];
+    wire [TW-1:0] t_BL = tBL[TW-1:0], t_RTW = tRTW[TW-1:0], t_FAW = tFAW[TW-1:0];
+    // a column command's PRE limit: RD + tRTP, WR + tCWL + tBL + tWR; with auto-precharge the bank's ACT
+    // waits for the precharge (at the later of that and its PRE limit) + tRP
+    wire [TW-1:0] pre_at = is_rd ? t_RTP : t_CWL + t_BL + t_WR;
+    wire [TW-1:0] pre_new = `DT_MAX(c_pre[ib], pre_at);
+    wire [TW-1:0] act_at = v_act ? t_RC : v_pre ? t_RP : pre_new + t_RP;
+    wire bank_moves = v_act || v_pre || (v_col && iss_auto_pre);
+    // WR to another rank: RD waits max(1, tCWL + tBL + 2 - tCL)
+    wire [TW:0] wr_sum = {1'b0, t_CWL} + {1'b0, t_BL} + 2;
+    wire [TW-1:0] wr_other_rd = wr_sum > {1'b0, t_CL} ? wr_sum[TW-1:0] - t_CL : 1;
     // tFAW: the window after this ACT holds four entries when it held three or four; its oldest entry is
     // then faw[head] (three: the new one goes behind it) or faw[head + 1] (four: the new one replaces head)
     wire [2:0] fn = faw_n[iss_rank];
     wire [1:0] fh = faw_head[iss_rank];
-    wire [63:0] faw_oldest = fn >= 3'd4 ? faw[{iss_rank, fh + 2'd1}] : faw[{iss_rank, fh}];
+    wire [TW-1:0] faw_oldest = fn >= 3'd4 ? faw[{iss_rank, fh + 2'd1}] : faw[{iss_rank, fh}];
     wire faw_full = fn >= 3'd3;
+    wire [TW-1:0] ract_at = v_ref ? tRFC[TW-1:0] : `DT_MAX(tRRD_S[TW-1:0], faw_full ? faw_oldest : ZERO);
+    wire [TW-1:0] ref_at = v_ref ? tRFC[TW-1:0] : tRFCsb[TW-1:0];
+
+    // ---- the next state: every counter one cycle nearer, raised first by the issued command ----
+    reg [TW-1:0] n_act [0:63];
+    reg [TW-1:0] n_pre [0:63];
+    reg [TW-1:0] n_col [0:63];
+    reg [TW-1:0] n_gact [0:63];
+    reg [TW-1:0] n_grd [0:63];
+    reg [TW-1:0] n_gwr [0:63];
+    reg [TW-1:0] n_ract [0:3];
+    reg [TW-1:0] n_rrd [0:3];
+    reg [TW-1:0] n_rwr [0:3];
+    reg [TW-1:0] n_faw [0:15];
+    reg [TW-1:0] d_act, d_pre, d_col, d_gact, d_grd, d_gwr, d_rrd, d_rwr, d_ract;
+    reg own, on_bus;
+    integer k;
+    always @* begin
+        for (k = 0; k < 64; k = k + 1) begin
+            // the bank: ACT / PRE / auto-precharge move its ACT limit; a refresh every bank of the rank
+            // (REF) or its same-bank set (REFsb)
+            d_act = (bank_moves && k[5:0] == ib) ? act_at
+                  : ((v_ref || v_refsb) && (k[5:0] >> rsh) == {4'd0, iss_rank} &&
+                     (v_ref || (k[5:0] & kmask) == iss_bank)) ? ref_at : ZERO;
+            d_pre = ((v_act || v_col) && k[5:0] == ib) ? (v_act ? t_RAS : pre_new) : ZERO;
+            d_col = (v_act && k[5:0] == ib) ? t_RCD : ZERO;
+            n_act[k] = `DT_NEXT(c_act[k], d_act);
+            n_pre[k] = `DT_NEXT(c_pre[k], d_pre);
+            n_col[k] = `DT_NEXT(c_col[k], d_col);
+            // the bank group
+            d_gact = (v_act && k[5:0] == ig) ? tRRD_L[TW-1:0] : ZERO;
+            d_grd = (v_col && k[5:0] == ig) ? (is_rd ? tCCD_L[TW-1:0] : t_CWL + t_BL + tWTR_L[TW-1:0]) : ZERO;
+            d_gwr = (v_col && k[5:0] == ig) ? (is_rd ? t_RTW : tCCD_L_WR[TW-1:0]) : ZERO;
+            n_gact[k] = `DT_NEXT(g_act[k], d_gact);
+            n_grd[k] = `DT_NEXT(g_rd[k], d_grd);
+            n_gwr[k] = `DT_NEXT(g_wr[k], d_gwr);
+        end
+        for (k = 0; k < 4; k = k + 1) begin
+            // the rank: its own column command, or the shared data bus and 2-cycle rank switch for a
+            // column command to another rank of the channel
+            own = k[1:0] == iss_rank;
+            on_bus = v_col && (own || k < {29'd0, ranks});
+            d_rrd = !on_bus ? ZERO : own ? (is_rd ? tCCD_S[TW-1:0] : t_CWL + t_BL + tWTR_S[TW-1:0])
+                                         : (is_rd ? t_BL + 2 : wr_other_rd);
+            d_rwr = !on_bus ? ZERO : own ? (is_rd ? t_RTW : tCCD_S_WR[TW-1:0])
+                                         : (is_rd ? t_RTW : t_BL + 2);
+            d_ract = ((v_act || v_ref) && own) ? ract_at : ZERO;
+            n_rrd[k] = `DT_NEXT(r_rd[k], d_rrd);
+            n_rwr[k] = `DT_NEXT(r_wr[k], d_rwr);
+            n_ract[k] = `DT_NEXT(r_act[k], d_ract);
+        end
+        // the tFAW windows: this ACT's opens at tFAW
+        for (k = 0; k < 16; k = k + 1)
+            n_faw[k] = (v_act && k[3:2] == iss_rank && k[1:0] == (fn < 3'd4 ? fh + fn[1:0] : fh))
+                       ? `DT_DEC(t_FAW) : `DT_DEC(faw[k]);
+    end
 
     integer j;
     always @(posedge clk) begin
         if (!rst_n) begin
+            open_b <= 64'd0;
             for (j = 0; j < 64; j = j + 1) begin
-                open_row[j] <= 32'hffffffff;
-                b_act[j] <= 64'd0;
-                b_pre[j] <= 64'd0;
-                b_col[j] <= 64'd0;
-                g_act[j] <= 64'd0;
-                g_rd[j] <= 64'd0;
-                g_wr[j] <= 64'd0;
+                c_act[j] <= ZERO;
+                c_pre[j] <= ZERO;
+                c_col[j] <= ZERO;
+                g_act[j] <= ZERO;
+                g_rd[j] <= ZERO;
+                g_wr[j] <= ZERO;
             end
             for (j = 0; j < 4; j = j + 1) begin
-                r_act[j] <= 64'd0;
-                r_rd[j] <= 64'd0;
-                r_wr[j] <= 64'd0;
+                r_act[j] <= ZERO;
+                r_rd[j] <= ZERO;
+                r_wr[j] <= ZERO;
                 faw_n[j] <= 3'd0;
                 faw_head[j] <= 2'd0;
             end
             for (j = 0; j < 16; j = j + 1)
-                faw[j] <= 64'd0;
-        end else if (ce && iss_valid) begin
-            case (iss_cmd)
-            C_ACT: begin
+                faw[j] <= ZERO;
+        end else if (ce) begin
+            if (v_act)
                 open_row[ib] <= iss_row;
-                b_col[ib] <= max64(b_col[ib], now + {32'd0, tRCD});
-                b_pre[ib] <= max64(b_pre[ib], now + {32'd0, tRAS});
-                b_act[ib] <= max64(b_act[ib], now + {32'd0, tRC});
-                g_act[ig] <= max64(g_act[ig], now + {32'd0, tRRD_L});
-                r_act[iss_rank] <= max64(max64(r_act[iss_rank], now + {32'd0, tRRD_S}),
-                                         faw_full ? faw_oldest + {32'd0, tFAW} : 64'd0);
-                if (fn < 3'd4) begin
-                    faw[{iss_rank, fh + fn[1:0]}] <= now;
+            if (bank_moves)
+                open_b[ib] <= v_act;
+            for (j = 0; j < 64; j = j + 1) begin
+                c_act[j] <= n_act[j];
+                c_pre[j] <= n_pre[j];
+                c_col[j] <= n_col[j];
+                g_act[j] <= n_gact[j];
+                g_rd[j] <= n_grd[j];
+                g_wr[j] <= n_gwr[j];
+            end
+            for (j = 0; j < 4; j = j + 1) begin
+                r_act[j] <= n_ract[j];
+                r_rd[j] <= n_rrd[j];
+                r_wr[j] <= n_rwr[j];
+            end
+            for (j = 0; j < 16; j = j + 1)
+                faw[j] <= n_faw[j];
+            if (v_act) begin
+                if (fn < 3'd4)
                     faw_n[iss_rank] <= fn + 3'd1;
-                end else begin
-                    faw[{iss_rank, fh}] <= now;
+                else
                     faw_head[iss_rank] <= fh + 2'd1;
-                end
             end
-            C_PRE: begin
-                open_row[ib] <= 32'hffffffff;
-                b_act[ib] <= max64(b_act[ib], now + {32'd0, tRP});
-            end
-            C_RD, C_WR: begin
-                b_pre[ib] <= pre_new;
-                if (iss_auto_pre) begin
-                    open_row[ib] <= 32'hffffffff;
-                    b_act[ib] <= max64(b_act[ib], pre_new + {32'd0, tRP});
-                end
-                if (is_rd) begin
-                    g_rd[ig] <= max64(g_rd[ig], now + {32'd0, tCCD_L});
-                    g_wr[ig] <= max64(g_wr[ig], now + {32'd0, tRTW});
-                end else begin
-                    g_wr[ig] <= max64(g_wr[ig], now + {32'd0, tCCD_L_WR});
-                    g_rd[ig] <= max64(g_rd[ig], now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_L});
-                end
-                for (j = 0; j < 4; j = j + 1) begin
-                    if (j[1:0] == iss_rank) begin
-                        if (is_rd) begin
-                            r_rd[j] <= max64(r_rd[j], now + {32'd0, tCCD_S});
-                            r_wr[j] <= max64(r_wr[j], now + {32'd0, tRTW});
-                        end else begin
-                            r_wr[j] <= max64(r_wr[j], now + {32'd0, tCCD_S_WR});
-                            r_rd[j] <= max64(r_rd[j], now + {32'd0, tCWL} + {32'd0, tBL} + {32'd0, tWTR_S});
-                        end
-                    end else if (j < {29'd0, ranks}) begin
-                        // shared data bus, 2-cycle rank switch
-                        if (is_rd) begin
-                            r_rd[j] <= max64(r_rd[j], now + {32'd0, tBL} + 64'd2);
-                            r_wr[j] <= max64(r_wr[j], now + {32'd0, tRTW});
-                        end else begin
-                            r_wr[j] <= max64(r_wr[j], now + {32'd0, tBL} + 64'd2);
-                            r_rd[j] <= max64(r_rd[j], now + wr_other_rd);
-                        end
-                    end
-                end
-            end
-            C_REF: begin
-                for (j = 0; j < 64; j = j + 1)
-                    if ((j[5:0] >> rsh) == {4'd0, iss_rank})
-                        b_act[j] <= max64(b_act[j], now + {32'd0, tRFC});
-                r_act[iss_rank] <= max64(r_act[iss_rank], now + {32'd0, tRFC});
-            end
-            C_REFSB: begin
-                for (j = 0; j < 64; j = j + 1)
-                    if ((j[5:0] >> rsh) == {4'd0, iss_rank} && (j[5:0] & kmask) == iss_bank)
-                        b_act[j] <= max64(b_act[j], now + {32'd0, tRFCsb});
-            end
-            default: ;
-            endcase
         end
     end
+`undef DT_MAX
+`undef DT_NEXT
+`undef DT_DEC
 endmodule
 
 `default_nettype wire

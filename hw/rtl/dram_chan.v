@@ -1,0 +1,438 @@
+// dram_chan.v - one channel of the DRAM controller (cxl_dram_chan, hw/hls/dram.c): read and write queues,
+// the timing state (dram_timing.v), refresh, the FR-FCFS / FCFS scheduler and the read-data FIFO.
+// Instantiated by dram.v, which maps addresses, hands out the response room and merges the channels.
+//
+// One clock edge with ce = 1 is one C cycle: this cycle's enqueue (enq_r / enq_w, at most one) and then
+// the tick. The enqueued request is visible to the same cycle's scheduling, as in the C.
+//
+// Shaped as hardware:
+// - Queues: per entry only what the scheduler reads is in registers (bank index, row, row-hit bit, in
+//   age order: entry 0 is the oldest, a removal shifts the younger ones up); a read's message (120 bits)
+//   sits in a RAM (one write port: the enqueue; one read port: the issued read) at a slot the entry
+//   points to, allocated from a free mask. A write's message is never read again (the C keeps it but
+//   reads only a read's), so the write queue has no payload.
+// - Timing: small down-counters (dram_timing.v), read as per-bank readiness vectors.
+// - Refresh deadlines: per rank a signed count of the cycles to the deadline (ref_due - now).
+// - Read data: a FIFO of the message and the low 16 bits of the cycle its burst ends; every entry
+//   leaves exactly at that cycle (one RD per cycle, all with the latency tCL + tBL <= 32766 < 2^15), so
+//   a 16-bit difference with now tells it.
+//
+// The scheduler (the C's scan over the mode's queue) is two priority encoders over per-entry bits: the
+// oldest ready row hit (column command) and the oldest ready non-hit (ACT to a closed bank, or PRE to a
+// bank whose open row no queued entry of the mode hits: under FR-FCFS). The C stops at the first ready
+// hit and takes a row command only when no hit is ready, so "oldest ready hit, else oldest ready row
+// command" is the same choice. An entry's readiness is a bit of a per-bank vector selected by its bank
+// index. hits_r / hits_w are the C's counters: per bank, the entries of each queue that hit its open row.
+//
+// The C's wake/wake_on_room skip is an optimisation that does not change results (dram.c); the RTL
+// evaluates the channel every cycle.
+`default_nettype none
+`include "cxl_defs.vh"
+
+module dram_chan (
+    input  wire        clk,
+    input  wire        rst_n,
+    input  wire        ce,
+    /* verilator lint_off UNUSEDSIGNAL */  // the read FIFO compares the low 16 bits
+    input  wire [63:0] now,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire [1:0]  ch,            // this channel's index (refresh stagger)
+    input  wire        en,            // ch < channels
+    input  wire [2:0]  ranks,
+    input  wire [2:0]  bg_bits,
+    input  wire [2:0]  bank_bits,
+    input  wire [3:0]  ref_shift,     // log2(channels * ranks)
+    input  wire [31:0] tRCD, tCL, tRP, tRAS, tRC, tCWL, tWR, tRTP, tBL,
+    input  wire [31:0] tCCD_S, tCCD_L, tCCD_S_WR, tCCD_L_WR, tRRD_S, tRRD_L, tFAW, tWTR_S, tWTR_L, tRTW,
+    input  wire [31:0] tREFI, tRFC, tRFCsb,
+    input  wire [1:0]  refresh,
+    input  wire [31:0] wdrain_high,
+    input  wire [31:0] wdrain_low,
+    input  wire        row_closed,
+    input  wire        fcfs,
+    input  wire        enq_r,
+    input  wire        enq_w,
+    input  wire [`CXL_MSG_W+51:0] enq_e,   // {msg, row, rank, bg, bank, bank index}
+    input  wire        col_grant,     // a response-queue entry is free for a RD this cycle
+    output reg         rd_cand,       // a RD would issue given room
+    output wire        done_valid,
+    output wire [`CXL_MSG_W-1:0] done_msg,
+    output reg         iss_valid,
+    output reg  [2:0]  iss_cmd,
+    output reg  [1:0]  iss_rank,
+    output reg  [5:0]  iss_bg,
+    output reg  [5:0]  iss_bank,
+    output reg  [31:0] iss_row,
+    output reg         iss_auto_pre,
+    output reg         iss_conflict,
+    output reg  [6:0]  nr,
+    output reg  [6:0]  nw,
+    output wire [5:0]  rd_n,
+    output reg  [6:0]  nr_next,
+    output reg  [6:0]  nw_next,
+    output wire        refresh_due    // a rank's refresh deadline has passed: the model is not idle
+);
+    localparam MW = `CXL_MSG_W;
+    localparam [2:0] C_ACT = 3'd0, C_PRE = 3'd1, C_RD = 3'd2, C_WR = 3'd3, C_REF = 3'd4, C_REFSB = 3'd5;
+
+    wire [MW-1:0] enq_msg = enq_e[MW+51:52];
+    wire [31:0]   enq_row = enq_e[51:20];
+    wire [5:0]    enq_b = enq_e[5:0];
+
+    // ---- state ----
+    reg [5:0]    rq_b [0:63];       // read queue, in age order: bank index, row, payload slot, row hit
+    reg [31:0]   rq_row [0:63];
+    reg [5:0]    rq_slot [0:63];
+    reg [63:0]   rq_hit;
+    reg [63:0]   rq_free;           // payload slots not in use
+    reg [MW-1:0] rq_msg [0:63];     // read payload RAM, by slot
+    reg [5:0]    wq_b [0:63];       // write queue: bank index, row, row hit
+    reg [31:0]   wq_row [0:63];
+    reg [63:0]   wq_hit;
+    reg [6:0]    hits_r [0:63];     // per bank: queued entries hitting its open row (the C's hits_r/w)
+    reg [6:0]    hits_w [0:63];
+    reg          write_mode;
+    reg [31:0]   ref_left [0:3];    // per rank: ref_due - now, signed (<= 0: due)
+    reg [5:0]    ref_bank [0:3];
+    reg [MW-1:0] rd_msg [0:31];     // read-data FIFO
+    reg [15:0]   rd_end [0:31];     // the cycle its burst ends, low 16 bits
+    reg [4:0]    rd_head;
+    reg [5:0]    rd_count;
+
+    wire sb = refresh == 2'd2;
+    wire [31:0] ref_iv = (refresh == 2'd0 || tREFI == 32'd0) ? 32'd0 : (sb ? tREFI >> bank_bits : tREFI);
+    wire [2:0] rsh = bg_bits + bank_bits;
+    wire [5:0] kmask = ~(6'h3f << bank_bits);
+
+    // ---- the timing state ----
+    wire [63:0] open_b, ok_act, ok_pre, ok_rd, ok_wr, bk_act;
+    wire [3:0]  rk_act;
+    wire [31:0] enq_open_row;
+    /* verilator lint_off PINCONNECTEMPTY */  // the counters' query outputs are for tests
+    dram_timing u_tm (
+        .clk(clk), .rst_n(rst_n), .ce(ce), .ranks(ranks), .bg_bits(bg_bits), .bank_bits(bank_bits),
+        .tRCD(tRCD), .tCL(tCL), .tRP(tRP), .tRAS(tRAS), .tRC(tRC), .tCWL(tCWL), .tWR(tWR), .tRTP(tRTP),
+        .tBL(tBL), .tCCD_S(tCCD_S), .tCCD_L(tCCD_L), .tCCD_S_WR(tCCD_S_WR), .tCCD_L_WR(tCCD_L_WR),
+        .tRRD_S(tRRD_S), .tRRD_L(tRRD_L), .tFAW(tFAW), .tWTR_S(tWTR_S), .tWTR_L(tWTR_L), .tRTW(tRTW),
+        .tRFC(tRFC), .tRFCsb(tRFCsb),
+        .iss_valid(iss_valid), .iss_cmd(iss_cmd), .iss_rank(iss_rank), .iss_bg(iss_bg), .iss_bank(iss_bank),
+        .iss_row(iss_row), .iss_auto_pre(iss_auto_pre),
+        .open_b(open_b), .ok_act(ok_act), .ok_pre(ok_pre), .ok_rd(ok_rd), .ok_wr(ok_wr), .bk_act(bk_act),
+        .rk_act(rk_act),
+        .q_rank(enq_e[19:18]), .q_bg(enq_e[17:12]), .q_bank(enq_e[11:6]), .q_open_row(enq_open_row),
+        .q_act(), .q_pre(), .q_col(), .q_bg_act(), .q_bg_rd(), .q_bg_wr(), .q_rank_act(), .q_rank_rd(),
+        .q_rank_wr(), .q_faw(), .q_faw_n(), .q_faw_head()
+    );
+    /* verilator lint_on PINCONNECTEMPTY */
+    wire enq_hit = enq_open_row == enq_row;
+
+    // ---- read return ----
+    /* verilator lint_off UNUSEDSIGNAL */  // its sign: the burst has not ended
+    wire [15:0] rd_wait = now[15:0] - rd_end[rd_head];
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire rd_pop = en && rd_count != 6'd0 && !rd_wait[15];
+    assign done_valid = rd_pop;
+    assign rd_n = rd_count;
+    assign done_msg = rd_msg[rd_head];
+
+    // ---- write mode ----
+    reg [6:0] nr_v, nw_v;
+    reg wm;                         // write mode after this cycle's update
+    always @* begin
+        nr_v = nr + {6'd0, enq_r};
+        nw_v = nw + {6'd0, enq_w};
+        if (!write_mode)
+            wm = {25'd0, nw_v} >= wdrain_high || (nr_v == 7'd0 && nw_v != 7'd0);
+        else
+            wm = !(nw_v == 7'd0 || ({25'd0, nw_v} <= wdrain_low && nr_v != 7'd0));
+    end
+    wire       app_m = wm ? enq_w : enq_r;  // this cycle's enqueue goes to the mode's queue
+    wire [6:0] n_old = wm ? nw : nr;        // its stored entries (the appended one is entry n_old)
+    wire [6:0] n_m = wm ? nw_v : nr_v;
+    wire [6:0] n_scan = (fcfs && n_m > 7'd1) ? 7'd1 : n_m;
+
+    // ---- refresh deadlines and the banks they block ----
+    reg [3:0] due;
+    reg [63:0] blk_b, hm;
+    /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3
+    reg [5:0] brk;
+    /* verilator lint_on UNUSEDSIGNAL */
+    integer r, b;
+    always @* begin
+        for (r = 0; r < 4; r = r + 1)
+            due[r] = en && ref_iv != 32'd0 && r < {29'd0, ranks} && $signed(ref_left[r]) <= 0;
+        for (b = 0; b < 64; b = b + 1) begin
+            brk = b[5:0] >> rsh;
+            blk_b[b] = due[brk[1:0]] && (!sb || (b[5:0] & kmask) == ref_bank[brk[1:0]]);
+            // FR-FCFS holds a PRE back while the mode's queue has hits on the bank's open row
+            hm[b] = (wm ? hits_w[b] : hits_r[b]) != 7'd0 || (app_m && enq_hit && enq_b == b[5:0]);
+        end
+    end
+    assign refresh_due = due != 4'd0;
+
+    // ---- refresh (refresh_step, ranks in order; the first that can issue does) ----
+    // Rank r may precharge its lowest open bank whose PRE time has passed, or refresh when no bank is
+    // open and every bank's and the rank's ACT time has passed (same-bank: only bank ref_bank[r], and not
+    // the rank's ACT time).
+    reg ref_fire, ref_is_pre, rk_pre;
+    reg [1:0] ref_rank;
+    reg [5:0] ref_j, rk_j;
+    reg [63:0] sel_r, pre_c;
+    always @* begin
+        ref_fire = 1'b0;
+        ref_is_pre = 1'b0;
+        ref_rank = 2'd0;
+        ref_j = 6'd0;
+        sel_r = 64'd0;
+        pre_c = 64'd0;
+        rk_pre = 1'b0;
+        rk_j = 6'd0;
+        for (r = 0; r < 4; r = r + 1) begin
+            if (due[r] && !ref_fire) begin
+                for (b = 0; b < 64; b = b + 1)
+                    sel_r[b] = (b[5:0] >> rsh) == r[5:0] && (!sb || (b[5:0] & kmask) == ref_bank[r]);
+                pre_c = sel_r & open_b & ok_pre;
+                rk_pre = pre_c != 64'd0;
+                rk_j = 6'd0;
+                for (b = 63; b >= 0; b = b - 1)
+                    if (pre_c[b])
+                        rk_j = b[5:0];
+                if (rk_pre || ((sel_r & open_b) == 64'd0 && (sb || rk_act[r]) && (sel_r & ~bk_act) == 64'd0)) begin
+                    ref_fire = 1'b1;
+                    ref_is_pre = rk_pre;
+                    ref_rank = r[1:0];
+                    ref_j = rk_j;
+                end
+            end
+        end
+    end
+
+    // ---- FR-FCFS / FCFS over the mode's queue (with this cycle's enqueue appended) ----
+    wire [63:0] colok = ~blk_b & (wm ? ok_wr : ok_rd);
+    wire [63:0] rowok = ~blk_b & ((open_b & ok_pre & (fcfs ? 64'hffffffffffffffff : ~hm)) | (~open_b & ok_act));
+    reg [63:0] cand_c, cand_r;
+    reg [5:0] vb;
+    reg vh;
+    reg hit_found, row_found;
+    reg [5:0] hit_i, row_i;
+    integer i;
+    always @* begin
+        for (i = 0; i < 64; i = i + 1) begin
+            if (app_m && i[6:0] == n_old) begin
+                vb = enq_b;
+                vh = enq_hit;
+            end else begin
+                vb = wm ? wq_b[i] : rq_b[i];
+                vh = wm ? wq_hit[i] : rq_hit[i];
+            end
+            cand_c[i] = i[6:0] < n_scan && vh && colok[vb];
+            cand_r[i] = i[6:0] < n_scan && !vh && rowok[vb];
+        end
+        hit_found = cand_c != 64'd0;
+        row_found = cand_r != 64'd0;
+        hit_i = 6'd0;
+        row_i = 6'd0;
+        for (i = 63; i >= 0; i = i - 1) begin
+            if (cand_c[i])
+                hit_i = i[5:0];
+            if (cand_r[i])
+                row_i = i[5:0];
+        end
+    end
+
+    // ---- the command ----
+    reg do_col, s_app;
+    reg [5:0] si, se_b;
+    /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3
+    reg [5:0] se_rk;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [31:0] se_row;
+    always @* begin
+        rd_cand = en && !ref_fire && !wm && hit_found;
+        do_col = en && !ref_fire && hit_found && (wm || col_grant);
+        si = do_col ? hit_i : row_i;
+        s_app = app_m && {1'b0, si} == n_old;
+        se_b = s_app ? enq_b : (wm ? wq_b[si] : rq_b[si]);
+        se_row = s_app ? enq_row : (wm ? wq_row[si] : rq_row[si]);
+        se_rk = se_b >> rsh;
+        iss_valid = 1'b0;
+        iss_cmd = C_ACT;
+        iss_rank = 2'd0;
+        iss_bg = 6'd0;
+        iss_bank = 6'd0;
+        iss_row = 32'd0;
+        iss_auto_pre = 1'b0;
+        iss_conflict = 1'b0;
+        if (en && ref_fire) begin
+            iss_valid = 1'b1;
+            iss_rank = ref_rank;
+            if (ref_is_pre) begin
+                iss_cmd = C_PRE;
+                iss_bg = (ref_j >> bank_bits) & ~(6'h3f << bg_bits);
+                iss_bank = ref_j & kmask;
+            end else begin
+                iss_cmd = sb ? C_REFSB : C_REF;
+                iss_bank = sb ? ref_bank[ref_rank] : 6'd0;
+            end
+        end else if (do_col || (en && row_found)) begin
+            iss_valid = 1'b1;
+            iss_rank = se_rk[1:0];
+            iss_bg = (se_b >> bank_bits) & ~(6'h3f << bg_bits);
+            iss_bank = se_b & kmask;
+            if (do_col) begin
+                iss_cmd = wm ? C_WR : C_RD;
+                iss_row = se_row;
+                iss_auto_pre = row_closed;
+            end else if (!open_b[se_b]) begin
+                iss_cmd = C_ACT;
+                iss_row = se_row;
+            end else begin
+                iss_cmd = C_PRE;
+                iss_conflict = 1'b1;
+            end
+        end
+        nr_next = nr_v - {6'd0, do_col && !wm};
+        nw_next = nw_v - {6'd0, do_col && wm};
+    end
+
+    // ---- after this cycle: row-hit bits and hit counts (append, then the issued ACT / PRE or
+    // auto-precharge on its bank's entries in both queues, then the issued entry's removal) ----
+    wire [5:0] ib = ({4'd0, iss_rank} << rsh) | (iss_bg << bank_bits) | iss_bank;
+    wire row_opens = iss_valid && iss_cmd == C_ACT;
+    wire row_closes = iss_valid && (iss_cmd == C_PRE || ((iss_cmd == C_RD || iss_cmd == C_WR) && iss_auto_pre));
+    wire rem_r = do_col && !wm;
+    wire rem_w = do_col && wm;
+    reg [63:0] rh_a, wh_a, on_r, on_w, mr, mw, lo_m, rq_hit_nx, wq_hit_nx;
+    reg [6:0] pop_r, pop_w;
+    reg [5:0] eb;
+    reg [31:0] erow;
+    integer jj;
+    always @* begin
+        for (jj = 0; jj < 64; jj = jj + 1) begin
+            eb = (enq_r && jj[6:0] == nr) ? enq_b : rq_b[jj];
+            erow = (enq_r && jj[6:0] == nr) ? enq_row : rq_row[jj];
+            on_r[jj] = jj[6:0] < nr_v && eb == ib;          // on the command's bank
+            mr[jj] = on_r[jj] && erow == iss_row;            // ... and on the ACT's row
+            eb = (enq_w && jj[6:0] == nw) ? enq_b : wq_b[jj];
+            erow = (enq_w && jj[6:0] == nw) ? enq_row : wq_row[jj];
+            on_w[jj] = jj[6:0] < nw_v && eb == ib;
+            mw[jj] = on_w[jj] && erow == iss_row;
+        end
+        rh_a = enq_r ? (rq_hit & ~(64'd1 << nr)) | ({63'd0, enq_hit} << nr) : rq_hit;
+        wh_a = enq_w ? (wq_hit & ~(64'd1 << nw)) | ({63'd0, enq_hit} << nw) : wq_hit;
+        if (row_opens || row_closes) begin
+            rh_a = (rh_a & ~on_r) | (row_opens ? mr : 64'd0);
+            wh_a = (wh_a & ~on_w) | (row_opens ? mw : 64'd0);
+        end
+        lo_m = (64'd1 << hit_i) - 64'd1;
+        rq_hit_nx = rem_r ? (rh_a & lo_m) | ((rh_a >> 1) & ~lo_m) : rh_a;
+        wq_hit_nx = rem_w ? (wh_a & lo_m) | ((wh_a >> 1) & ~lo_m) : wh_a;
+        pop_r = 7'd0;
+        pop_w = 7'd0;
+        for (jj = 0; jj < 64; jj = jj + 1) begin
+            pop_r = pop_r + {6'd0, mr[jj]};
+            pop_w = pop_w + {6'd0, mw[jj]};
+        end
+    end
+
+    // ---- the read payload slot: the lowest free one for an enqueued read ----
+    reg [5:0] enq_slot;
+    always @* begin
+        enq_slot = 6'd0;
+        for (b = 63; b >= 0; b = b - 1)
+            if (rq_free[b])
+                enq_slot = b[5:0];
+    end
+    wire [5:0] rem_slot = (enq_r && {1'b0, hit_i} == nr) ? enq_slot : rq_slot[hit_i];
+    wire [MW-1:0] rd_new = s_app ? enq_msg : rq_msg[rq_slot[si]];
+    wire [4:0] rd_tail = rd_head + rd_count[4:0];
+    wire is_ref_cmd = iss_valid && (iss_cmd == C_REF || iss_cmd == C_REFSB);
+
+    integer j;
+    always @(posedge clk) begin
+        if (ce && enq_r)
+            rq_msg[enq_slot] <= enq_msg;
+        if (ce && iss_valid && iss_cmd == C_RD) begin
+            rd_msg[rd_tail] <= rd_new;
+            rd_end[rd_tail] <= now[15:0] + tCL[15:0] + tBL[15:0];
+        end
+        if (!rst_n) begin
+            for (j = 0; j < 4; j = j + 1) begin
+                // staggered: unit k = ch * ranks + r of n = channels * ranks refreshes first at iv * (k + 1) / n
+                ref_left[j] <= (ref_iv * ({29'd0, ranks} * {30'd0, ch} + j + 1)) >> ref_shift;
+                ref_bank[j] <= 6'd0;
+            end
+            for (j = 0; j < 64; j = j + 1) begin
+                hits_r[j] <= 7'd0;
+                hits_w[j] <= 7'd0;
+            end
+            write_mode <= 1'b0;
+            rq_hit <= 64'd0;
+            wq_hit <= 64'd0;
+            rq_free <= 64'hffffffffffffffff;
+            nr <= 7'd0;
+            nw <= 7'd0;
+            rd_head <= 5'd0;
+            rd_count <= 6'd0;
+        end else if (ce) begin
+            // queues: append, then remove the issued entry (the younger ones shift up)
+            if (enq_r || rem_r)
+                for (j = 0; j < 64; j = j + 1)
+                    if (rem_r && j >= {26'd0, hit_i}) begin
+                        rq_b[j] <= j == 63 ? 6'd0 : (enq_r && j + 1 == {25'd0, nr}) ? enq_b : rq_b[(j + 1) % 64];
+                        rq_row[j] <= j == 63 ? 32'd0 : (enq_r && j + 1 == {25'd0, nr}) ? enq_row : rq_row[(j + 1) % 64];
+                        rq_slot[j] <= j == 63 ? 6'd0 : (enq_r && j + 1 == {25'd0, nr}) ? enq_slot : rq_slot[(j + 1) % 64];
+                    end else if (enq_r && j == {25'd0, nr}) begin
+                        rq_b[j] <= enq_b;
+                        rq_row[j] <= enq_row;
+                        rq_slot[j] <= enq_slot;
+                    end
+            if (enq_w || rem_w)
+                for (j = 0; j < 64; j = j + 1)
+                    if (rem_w && j >= {26'd0, hit_i}) begin
+                        wq_b[j] <= j == 63 ? 6'd0 : (enq_w && j + 1 == {25'd0, nw}) ? enq_b : wq_b[(j + 1) % 64];
+                        wq_row[j] <= j == 63 ? 32'd0 : (enq_w && j + 1 == {25'd0, nw}) ? enq_row : wq_row[(j + 1) % 64];
+                    end else if (enq_w && j == {25'd0, nw}) begin
+                        wq_b[j] <= enq_b;
+                        wq_row[j] <= enq_row;
+                    end
+            rq_free <= (rq_free & ~({63'd0, enq_r} << enq_slot)) | ({63'd0, rem_r} << rem_slot);
+            nr <= nr_next;
+            nw <= nw_next;
+            rq_hit <= rq_hit_nx;
+            wq_hit <= wq_hit_nx;
+            // hit counts: the enqueued entry's, then the issued command's (C: dram_enqueue, schedule)
+            for (j = 0; j < 64; j = j + 1) begin
+                if (row_opens && j[5:0] == ib) begin
+                    hits_r[j] <= pop_r;
+                    hits_w[j] <= pop_w;
+                end else if (row_closes && j[5:0] == ib) begin
+                    hits_r[j] <= 7'd0;
+                    hits_w[j] <= 7'd0;
+                end else begin
+                    hits_r[j] <= hits_r[j] + {6'd0, enq_r && enq_hit && enq_b == j[5:0]}
+                                           - {6'd0, rem_r && se_b == j[5:0]};
+                    hits_w[j] <= hits_w[j] + {6'd0, enq_w && enq_hit && enq_b == j[5:0]}
+                                           - {6'd0, rem_w && se_b == j[5:0]};
+                end
+            end
+            if (en && !ref_fire)
+                write_mode <= wm;
+            // read-data FIFO
+            if (rd_pop)
+                rd_head <= rd_head + 5'd1;
+            rd_count <= rd_count - {5'd0, rd_pop} + {5'd0, iss_valid && iss_cmd == C_RD};
+            // refresh deadlines: one cycle nearer; a refresh moves its rank's by the interval
+            for (j = 0; j < 4; j = j + 1)
+                if (is_ref_cmd && j[1:0] == iss_rank) begin
+                    ref_left[j] <= ref_left[j] + ref_iv - 32'd1;
+                    if (sb)
+                        ref_bank[j] <= (ref_bank[j] + 6'd1) & kmask;
+                end else if (ref_left[j] != 32'h80000000) begin
+                    ref_left[j] <= ref_left[j] - 32'd1;
+                end
+        end
+    end
+endmodule
+
+`default_nettype wire
