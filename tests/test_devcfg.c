@@ -140,6 +140,11 @@ static void device_checks(void **state)
                  "write_drain_low (8) < write_drain_high (8)");
     expect_error("tim.yaml", "name: x\nextends: asic\ndram:\n  timing: {tXYZ: 3}\n", 4, 12, "unknown timing 'tXYZ'");
     expect_error("tim2.yaml", "name: x\nextends: asic\ndram:\n  timing: {tRCD: 0}\n", 4, 18, "out of range");
+    /* the hardware model's 16-bit timing counters bound every timing but tREFI */
+    expect_error("tim3.yaml", "name: x\nextends: asic\ndram:\n  timing: {tRFC: 16384}\n", 4, 18,
+                 "16384 out of range (1 to 16383 cycles)");
+    expect_error("tim4.yaml", "name: x\nextends: asic\ndram:\n  timing: {tREFI: 1000001}\n", 4, 19,
+                 "out of range (1 to 1000000 cycles)");
     expect_error("hosts.yaml", "name: x\nextends: asic-switch\nhost:\n  requesters: 2\nswitch:\n  hosts: 3\n", 6, 10,
                  "3 host ports but only 2 requesters");
     expect_error("flit.yaml", "name: x\nextends: asic\nlink:\n  flit: 256B\n", 4, 9, "not modelled yet");

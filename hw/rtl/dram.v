@@ -6,32 +6,11 @@
 // dram_tick. The enqueued request is visible to the same cycle's scheduling (a combinational view of
 // each queue with the new entry appended), as in the C.
 //
-// Per channel (module dram_chan, CXL_MAX_CH = 4 instances; those >= channels idle): the C's scan over the
-// mode's queue is two priority encoders over the entries: the oldest ready row hit (column command) and
-// the oldest ready non-hit (ACT to a closed bank, or PRE to a bank whose open row no queued entry of the
-// mode hits: under FR-FCFS). The C stops at the first ready hit, and takes a row command only when no hit
-// is ready, so "oldest ready hit, else oldest ready row command" is the same choice. The C's hits_r/hits_w
-// counters are always exactly the number of entries of that queue hitting the bank's open row, so the
-// RTL derives "hits != 0" from the queue (a per-bank mask) instead of keeping them.
-//
-// Shaped as hardware, not as the C's loop: every queue entry carries a row-hit bit (its row is its bank's
-// open row: set at enqueue, updated on each ACT / PRE / auto-precharge to its bank), and the timing
-// limits are compared with now once per bank, bank group and rank (max(a, b, c) <= now is
-// a <= now && b <= now && c <= now), so an entry's readiness is a few single-bit selects by its bank
-// index instead of 64-bit reads of the tables. (Per-bank bits are computed only for banks that some
-// entry of the mode's queue addresses, or all when a refresh is due: the others are never read. The
-// simulator's speed build, CXL_SIM_ROLLED_LOOPS, reads the tables per scanned entry instead and
-// computes the bits only for a due refresh: docs/rtl.md, "Simulation speed".)
-//
-// The timing state is dram_timing.v's (same fields, same update rules, copied here): the scheduler reads
-// every entry's bank, bank group and rank at once, which dram_timing's single query port cannot give.
-// The per-bank and per-group tables are flat vectors with one next-state rule per element (a refresh
-// moves a rank's banks at once, so they are registers, not a RAM).
-//
-// The C's wake/wake_on_room skip is an optimisation that does not change results (dram.c); the RTL
-// evaluates every channel every cycle. Channels take turns at the response room in the C's order,
-// channel (now + k) mod channels k-th: a channel's RD candidate does not depend on the room, so the
-// room is handed out in that order combinationally (rsp_room -> rsp_room_out).
+// Per channel (dram_chan.v, NCH instances; those >= channels idle): the queues, the timing state as
+// down-counters (dram_timing.v), refresh, the FR-FCFS / FCFS scheduler and the read-data FIFO. Channels
+// take turns at the response room in the C's order, channel (now + k) mod channels k-th: a channel's RD
+// candidate does not depend on the room, so the room is handed out in that order combinationally
+// (rsp_room -> rsp_room_out).
 //
 // Outputs: the completions of the cycle in the C's out[] order (done_n, done_msg slot k at
 // [k*W +: W]); per channel the command issued this cycle (the C's command trace record: kind, rank, bg,

@@ -31,46 +31,65 @@
 
 module dram_chan (
     input  wire        clk,
-    input  wire        rst_n,
-    input  wire        ce,
+    input  wire        rst_n /* verilator public_flat_rd */,
+    input  wire        ce /* verilator public_flat_rd */,
     /* verilator lint_off UNUSEDSIGNAL */  // the read FIFO compares the low 16 bits
-    input  wire [63:0] now,
+    input  wire [63:0] now /* verilator public_flat_rd */,
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [1:0]  ch,            // this channel's index (refresh stagger)
-    input  wire        en,            // ch < channels
-    input  wire [2:0]  ranks,
-    input  wire [2:0]  bg_bits,
-    input  wire [2:0]  bank_bits,
-    input  wire [3:0]  ref_shift,     // log2(channels * ranks)
-    input  wire [31:0] tRCD, tCL, tRP, tRAS, tRC, tCWL, tWR, tRTP, tBL,
-    input  wire [31:0] tCCD_S, tCCD_L, tCCD_S_WR, tCCD_L_WR, tRRD_S, tRRD_L, tFAW, tWTR_S, tWTR_L, tRTW,
-    input  wire [31:0] tREFI, tRFC, tRFCsb,
-    input  wire [1:0]  refresh,
-    input  wire [31:0] wdrain_high,
-    input  wire [31:0] wdrain_low,
-    input  wire        row_closed,
-    input  wire        fcfs,
-    input  wire        enq_r,
-    input  wire        enq_w,
-    input  wire [`CXL_MSG_W+51:0] enq_e,   // {msg, row, rank, bg, bank, bank index}
-    input  wire        col_grant,     // a response-queue entry is free for a RD this cycle
-    output reg         rd_cand,       // a RD would issue given room
-    output wire        done_valid,
-    output wire [`CXL_MSG_W-1:0] done_msg,
-    output reg         iss_valid,
-    output reg  [2:0]  iss_cmd,
-    output reg  [1:0]  iss_rank,
-    output reg  [5:0]  iss_bg,
-    output reg  [5:0]  iss_bank,
-    output reg  [31:0] iss_row,
-    output reg         iss_auto_pre,
-    output reg         iss_conflict,
-    output reg  [6:0]  nr,
-    output reg  [6:0]  nw,
-    output wire [5:0]  rd_n,
-    output reg  [6:0]  nr_next,
-    output reg  [6:0]  nw_next,
-    output wire        refresh_due    // a rank's refresh deadline has passed: the model is not idle
+    input  wire [1:0]  ch /* verilator public_flat_rd */,            // this channel's index (refresh stagger)
+    input  wire        en /* verilator public_flat_rd */,            // ch < channels
+    input  wire [2:0]  ranks /* verilator public_flat_rd */,
+    input  wire [2:0]  bg_bits /* verilator public_flat_rd */,
+    input  wire [2:0]  bank_bits /* verilator public_flat_rd */,
+    input  wire [3:0]  ref_shift /* verilator public_flat_rd */,     // log2(channels * ranks)
+    input  wire [31:0] tRCD /* verilator public_flat_rd */,
+    input  wire [31:0] tCL /* verilator public_flat_rd */,
+    input  wire [31:0] tRP /* verilator public_flat_rd */,
+    input  wire [31:0] tRAS /* verilator public_flat_rd */,
+    input  wire [31:0] tRC /* verilator public_flat_rd */,
+    input  wire [31:0] tCWL /* verilator public_flat_rd */,
+    input  wire [31:0] tWR /* verilator public_flat_rd */,
+    input  wire [31:0] tRTP /* verilator public_flat_rd */,
+    input  wire [31:0] tBL /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_S /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_L /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_S_WR /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_L_WR /* verilator public_flat_rd */,
+    input  wire [31:0] tRRD_S /* verilator public_flat_rd */,
+    input  wire [31:0] tRRD_L /* verilator public_flat_rd */,
+    input  wire [31:0] tFAW /* verilator public_flat_rd */,
+    input  wire [31:0] tWTR_S /* verilator public_flat_rd */,
+    input  wire [31:0] tWTR_L /* verilator public_flat_rd */,
+    input  wire [31:0] tRTW /* verilator public_flat_rd */,
+    input  wire [31:0] tREFI /* verilator public_flat_rd */,
+    input  wire [31:0] tRFC /* verilator public_flat_rd */,
+    input  wire [31:0] tRFCsb /* verilator public_flat_rd */,
+    input  wire [1:0]  refresh /* verilator public_flat_rd */,
+    input  wire [31:0] wdrain_high /* verilator public_flat_rd */,
+    input  wire [31:0] wdrain_low /* verilator public_flat_rd */,
+    input  wire        row_closed /* verilator public_flat_rd */,
+    input  wire        fcfs /* verilator public_flat_rd */,
+    input  wire        enq_r /* verilator public_flat_rd */,
+    input  wire        enq_w /* verilator public_flat_rd */,
+    input  wire [`CXL_MSG_W+51:0] enq_e /* verilator public_flat_rd */,   // {msg, row, rank, bg, bank, bank index}
+    input  wire        col_grant /* verilator public_flat_rd */,     // a response-queue entry is free for a RD this cycle
+    output reg         rd_cand /* verilator public_flat_rd */,       // a RD would issue given room
+    output wire        done_valid /* verilator public_flat_rd */,
+    output wire [`CXL_MSG_W-1:0] done_msg /* verilator public_flat_rd */,
+    output reg         iss_valid /* verilator public_flat_rd */,
+    output reg  [2:0]  iss_cmd /* verilator public_flat_rd */,
+    output reg  [1:0]  iss_rank /* verilator public_flat_rd */,
+    output reg  [5:0]  iss_bg /* verilator public_flat_rd */,
+    output reg  [5:0]  iss_bank /* verilator public_flat_rd */,
+    output reg  [31:0] iss_row /* verilator public_flat_rd */,
+    output reg         iss_auto_pre /* verilator public_flat_rd */,
+    output reg         iss_conflict /* verilator public_flat_rd */,
+    output reg  [6:0]  nr /* verilator public_flat_rd */,
+    output reg  [6:0]  nw /* verilator public_flat_rd */,
+    output wire [5:0]  rd_n /* verilator public_flat_rd */,
+    output reg  [6:0]  nr_next /* verilator public_flat_rd */,
+    output reg  [6:0]  nw_next /* verilator public_flat_rd */,
+    output wire        refresh_due /* verilator public_flat_rd */    // a rank's refresh deadline has passed: the model is not idle
 );
     localparam MW = `CXL_MSG_W;
     localparam [2:0] C_ACT = 3'd0, C_PRE = 3'd1, C_RD = 3'd2, C_WR = 3'd3, C_REF = 3'd4, C_REFSB = 3'd5;
@@ -308,6 +327,14 @@ module dram_chan (
     reg [31:0] erow;
     integer jj;
     always @* begin
+        on_r = 64'd0;
+        on_w = 64'd0;
+        mr = 64'd0;
+        mw = 64'd0;
+        eb = 6'd0;
+        erow = 32'd0;
+        // (only a command that opens or closes a row reads them)
+        if (row_opens || row_closes)
         for (jj = 0; jj < 64; jj = jj + 1) begin
             eb = (enq_r && jj[6:0] == nr) ? enq_b : rq_b[jj];
             erow = (enq_r && jj[6:0] == nr) ? enq_row : rq_row[jj];
@@ -329,11 +356,23 @@ module dram_chan (
         wq_hit_nx = rem_w ? (wh_a & lo_m) | ((wh_a >> 1) & ~lo_m) : wh_a;
         pop_r = 7'd0;
         pop_w = 7'd0;
-        for (jj = 0; jj < 64; jj = jj + 1) begin
-            pop_r = pop_r + {6'd0, mr[jj]};
-            pop_w = pop_w + {6'd0, mw[jj]};
-        end
+        if (row_opens)
+            for (jj = 0; jj < 64; jj = jj + 1) begin
+                pop_r = pop_r + {6'd0, mr[jj]};
+                pop_w = pop_w + {6'd0, mw[jj]};
+            end
     end
+    // the hit counts after this cycle of the banks that can change: the enqueued entry's, the issued
+    // entry's and the ACT's / PRE's (C: dram_enqueue's increment, then schedule's decrement, recount or clear)
+`define DC_HITS(q, x, e, rm, pop) ((row_opens && (x) == ib) ? (pop) : (row_closes && (x) == ib) ? 7'd0 \
+        : q[x] + {6'd0, (e) && enq_hit && enq_b == (x)} - {6'd0, (rm) && se_b == (x)})
+    wire [6:0] hr_enq = `DC_HITS(hits_r, enq_b, enq_r, rem_r, pop_r);
+    wire [6:0] hr_se = `DC_HITS(hits_r, se_b, enq_r, rem_r, pop_r);
+    wire [6:0] hr_ib = `DC_HITS(hits_r, ib, enq_r, rem_r, pop_r);
+    wire [6:0] hw_enq = `DC_HITS(hits_w, enq_b, enq_w, rem_w, pop_w);
+    wire [6:0] hw_se = `DC_HITS(hits_w, se_b, enq_w, rem_w, pop_w);
+    wire [6:0] hw_ib = `DC_HITS(hits_w, ib, enq_w, rem_w, pop_w);
+`undef DC_HITS
 
     // ---- the read payload slot: the lowest free one for an enqueued read ----
     reg [5:0] enq_slot;
@@ -401,20 +440,16 @@ module dram_chan (
             nw <= nw_next;
             rq_hit <= rq_hit_nx;
             wq_hit <= wq_hit_nx;
-            // hit counts: the enqueued entry's, then the issued command's (C: dram_enqueue, schedule)
-            for (j = 0; j < 64; j = j + 1) begin
-                if (row_opens && j[5:0] == ib) begin
-                    hits_r[j] <= pop_r;
-                    hits_w[j] <= pop_w;
-                end else if (row_closes && j[5:0] == ib) begin
-                    hits_r[j] <= 7'd0;
-                    hits_w[j] <= 7'd0;
-                end else begin
-                    hits_r[j] <= hits_r[j] + {6'd0, enq_r && enq_hit && enq_b == j[5:0]}
-                                           - {6'd0, rem_r && se_b == j[5:0]};
-                    hits_w[j] <= hits_w[j] + {6'd0, enq_w && enq_hit && enq_b == j[5:0]}
-                                           - {6'd0, rem_w && se_b == j[5:0]};
-                end
+            // hit counts (the three banks that can change; where two are one bank, the same value)
+            if (enq_r) hits_r[enq_b] <= hr_enq;
+            if (enq_w) hits_w[enq_b] <= hw_enq;
+            if (do_col) begin
+                hits_r[se_b] <= hr_se;
+                hits_w[se_b] <= hw_se;
+            end
+            if (row_opens || row_closes) begin
+                hits_r[ib] <= hr_ib;
+                hits_w[ib] <= hw_ib;
             end
             if (en && !ref_fire)
                 write_mode <= wm;

@@ -31,44 +31,68 @@ module dram_timing #(
     parameter integer TW = 16       // counter width: holds the largest raise (4 * 16383)
 ) (
     input  wire        clk,
-    input  wire        rst_n,
-    input  wire        ce,          // clock enable: the state advances on edges with ce = 1
+    input  wire        rst_n /* verilator public_flat_rd */,
+    input  wire        ce /* verilator public_flat_rd */,          // clock enable: the state advances on edges with ce = 1
     // parameters (cxl_dram_params)
-    input  wire [2:0]  ranks,
-    input  wire [2:0]  bg_bits,
-    input  wire [2:0]  bank_bits,
+    input  wire [2:0]  ranks /* verilator public_flat_rd */,
+    input  wire [2:0]  bg_bits /* verilator public_flat_rd */,
+    input  wire [2:0]  bank_bits /* verilator public_flat_rd */,
     /* verilator lint_off UNUSEDSIGNAL */  // timings are at most 16383 cycles (devcfg): the low TW bits
-    input  wire [31:0] tRCD, tCL, tRP, tRAS, tRC, tCWL, tWR, tRTP, tBL,
-    input  wire [31:0] tCCD_S, tCCD_L, tCCD_S_WR, tCCD_L_WR, tRRD_S, tRRD_L, tFAW, tWTR_S, tWTR_L, tRTW,
-    input  wire [31:0] tRFC, tRFCsb,
+    input  wire [31:0] tRCD /* verilator public_flat_rd */,
+    input  wire [31:0] tCL /* verilator public_flat_rd */,
+    input  wire [31:0] tRP /* verilator public_flat_rd */,
+    input  wire [31:0] tRAS /* verilator public_flat_rd */,
+    input  wire [31:0] tRC /* verilator public_flat_rd */,
+    input  wire [31:0] tCWL /* verilator public_flat_rd */,
+    input  wire [31:0] tWR /* verilator public_flat_rd */,
+    input  wire [31:0] tRTP /* verilator public_flat_rd */,
+    input  wire [31:0] tBL /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_S /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_L /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_S_WR /* verilator public_flat_rd */,
+    input  wire [31:0] tCCD_L_WR /* verilator public_flat_rd */,
+    input  wire [31:0] tRRD_S /* verilator public_flat_rd */,
+    input  wire [31:0] tRRD_L /* verilator public_flat_rd */,
+    input  wire [31:0] tFAW /* verilator public_flat_rd */,
+    input  wire [31:0] tWTR_S /* verilator public_flat_rd */,
+    input  wire [31:0] tWTR_L /* verilator public_flat_rd */,
+    input  wire [31:0] tRTW /* verilator public_flat_rd */,
+    input  wire [31:0] tRFC /* verilator public_flat_rd */,
+    input  wire [31:0] tRFCsb /* verilator public_flat_rd */,
     /* verilator lint_on UNUSEDSIGNAL */
     // command issued this cycle (enum cxl_dram_cmd: ACT 0, PRE 1, RD 2, WR 3, REF 4, REFSB 5)
-    input  wire        iss_valid,
-    input  wire [2:0]  iss_cmd,
-    input  wire [1:0]  iss_rank,
-    input  wire [5:0]  iss_bg,
-    input  wire [5:0]  iss_bank,
-    input  wire [31:0] iss_row,
-    input  wire        iss_auto_pre,
+    input  wire        iss_valid /* verilator public_flat_rd */,
+    input  wire [2:0]  iss_cmd /* verilator public_flat_rd */,
+    input  wire [1:0]  iss_rank /* verilator public_flat_rd */,
+    input  wire [5:0]  iss_bg /* verilator public_flat_rd */,
+    input  wire [5:0]  iss_bank /* verilator public_flat_rd */,
+    input  wire [31:0] iss_row /* verilator public_flat_rd */,
+    input  wire        iss_auto_pre /* verilator public_flat_rd */,
     // readiness this cycle, per bank / rank
-    output reg  [63:0] open_b,
-    output reg  [63:0] ok_act,
-    output reg  [63:0] ok_pre,
-    output reg  [63:0] ok_rd,
-    output reg  [63:0] ok_wr,
-    output reg  [63:0] bk_act,
-    output reg  [3:0]  rk_act,
+    output reg  [63:0] open_b /* verilator public_flat_rd */,
+    output reg  [63:0] ok_act /* verilator public_flat_rd */,
+    output reg  [63:0] ok_pre /* verilator public_flat_rd */,
+    output reg  [63:0] ok_rd /* verilator public_flat_rd */,
+    output reg  [63:0] ok_wr /* verilator public_flat_rd */,
+    output reg  [63:0] bk_act /* verilator public_flat_rd */,
+    output reg  [3:0]  rk_act /* verilator public_flat_rd */,
     // query: one bank's open row (all ones when precharged) and counters
-    input  wire [1:0]  q_rank,
-    input  wire [5:0]  q_bg,
-    input  wire [5:0]  q_bank,
-    output wire [31:0] q_open_row,
-    output wire [TW-1:0] q_act, q_pre, q_col,
-    output wire [TW-1:0] q_bg_act, q_bg_rd, q_bg_wr,
-    output wire [TW-1:0] q_rank_act, q_rank_rd, q_rank_wr,
-    output wire [4*TW-1:0] q_faw,   // window k of q_rank at [TW*k +: TW]
-    output wire [2:0]  q_faw_n,
-    output wire [1:0]  q_faw_head
+    input  wire [1:0]  q_rank /* verilator public_flat_rd */,
+    input  wire [5:0]  q_bg /* verilator public_flat_rd */,
+    input  wire [5:0]  q_bank /* verilator public_flat_rd */,
+    output wire [31:0] q_open_row /* verilator public_flat_rd */,
+    output wire [TW-1:0] q_act /* verilator public_flat_rd */,
+    output wire [TW-1:0] q_pre /* verilator public_flat_rd */,
+    output wire [TW-1:0] q_col /* verilator public_flat_rd */,
+    output wire [TW-1:0] q_bg_act /* verilator public_flat_rd */,
+    output wire [TW-1:0] q_bg_rd /* verilator public_flat_rd */,
+    output wire [TW-1:0] q_bg_wr /* verilator public_flat_rd */,
+    output wire [TW-1:0] q_rank_act /* verilator public_flat_rd */,
+    output wire [TW-1:0] q_rank_rd /* verilator public_flat_rd */,
+    output wire [TW-1:0] q_rank_wr /* verilator public_flat_rd */,
+    output wire [4*TW-1:0] q_faw /* verilator public_flat_rd */,   // window k of q_rank at [TW*k +: TW]
+    output wire [2:0]  q_faw_n /* verilator public_flat_rd */,
+    output wire [1:0]  q_faw_head /* verilator public_flat_rd */
 );
     localparam [2:0] C_ACT = 3'd0, C_PRE = 3'd1, C_RD = 3'd2, C_WR = 3'd3, C_REF = 3'd4, C_REFSB = 3'd5;
     localparam [TW-1:0] ZERO = {TW{1'b0}};
@@ -183,28 +207,35 @@ module dram_timing #(
     reg [TW-1:0] n_rrd [0:3];
     reg [TW-1:0] n_rwr [0:3];
     reg [TW-1:0] n_faw [0:15];
-    reg [TW-1:0] d_act, d_pre, d_col, d_gact, d_grd, d_gwr, d_rrd, d_rwr, d_ract;
+    reg [TW-1:0] d_rrd, d_rwr, d_ract;
     reg own, on_bus;
     integer k;
     always @* begin
+        // every counter one cycle nearer; then the addressed bank and group take their raised value,
+        // computed once (a refresh raises every bank of its rank, or of its same-bank set)
         for (k = 0; k < 64; k = k + 1) begin
-            // the bank: ACT / PRE / auto-precharge move its ACT limit; a refresh every bank of the rank
-            // (REF) or its same-bank set (REFsb)
-            d_act = (bank_moves && k[5:0] == ib) ? act_at
-                  : ((v_ref || v_refsb) && (k[5:0] >> rsh) == {4'd0, iss_rank} &&
-                     (v_ref || (k[5:0] & kmask) == iss_bank)) ? ref_at : ZERO;
-            d_pre = ((v_act || v_col) && k[5:0] == ib) ? (v_act ? t_RAS : pre_new) : ZERO;
-            d_col = (v_act && k[5:0] == ib) ? t_RCD : ZERO;
-            n_act[k] = `DT_NEXT(c_act[k], d_act);
-            n_pre[k] = `DT_NEXT(c_pre[k], d_pre);
-            n_col[k] = `DT_NEXT(c_col[k], d_col);
-            // the bank group
-            d_gact = (v_act && k[5:0] == ig) ? tRRD_L[TW-1:0] : ZERO;
-            d_grd = (v_col && k[5:0] == ig) ? (is_rd ? tCCD_L[TW-1:0] : t_CWL + t_BL + tWTR_L[TW-1:0]) : ZERO;
-            d_gwr = (v_col && k[5:0] == ig) ? (is_rd ? t_RTW : tCCD_L_WR[TW-1:0]) : ZERO;
-            n_gact[k] = `DT_NEXT(g_act[k], d_gact);
-            n_grd[k] = `DT_NEXT(g_rd[k], d_grd);
-            n_gwr[k] = `DT_NEXT(g_wr[k], d_gwr);
+            n_act[k] = `DT_DEC(c_act[k]);
+            n_pre[k] = `DT_DEC(c_pre[k]);
+            n_col[k] = `DT_DEC(c_col[k]);
+            n_gact[k] = `DT_DEC(g_act[k]);
+            n_grd[k] = `DT_DEC(g_rd[k]);
+            n_gwr[k] = `DT_DEC(g_wr[k]);
+        end
+        if (v_ref || v_refsb)
+            for (k = 0; k < 64; k = k + 1)
+                if ((k[5:0] >> rsh) == {4'd0, iss_rank} && (v_ref || (k[5:0] & kmask) == iss_bank))
+                    n_act[k] = `DT_NEXT(c_act[k], ref_at);
+        if (bank_moves)
+            n_act[ib] = `DT_NEXT(c_act[ib], act_at);
+        if (v_act || v_col)
+            n_pre[ib] = `DT_NEXT(c_pre[ib], v_act ? t_RAS : pre_new);
+        if (v_act) begin
+            n_col[ib] = `DT_NEXT(c_col[ib], t_RCD);
+            n_gact[ig] = `DT_NEXT(g_act[ig], tRRD_L[TW-1:0]);
+        end
+        if (v_col) begin
+            n_grd[ig] = `DT_NEXT(g_rd[ig], is_rd ? tCCD_L[TW-1:0] : t_CWL + t_BL + tWTR_L[TW-1:0]);
+            n_gwr[ig] = `DT_NEXT(g_wr[ig], is_rd ? t_RTW : tCCD_L_WR[TW-1:0]);
         end
         for (k = 0; k < 4; k = k + 1) begin
             // the rank: its own column command, or the shared data bus and 2-cycle rank switch for a
