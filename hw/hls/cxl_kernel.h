@@ -63,7 +63,7 @@ typedef void (*cxl_kernel_phase_fn)(void *ctx, enum cxl_kernel_phase phase);
 #endif
 
 /* The kernel's on-chip memory: the whole model state. On a card it is a static inside cxl_kernel()
- * (block and ultra RAM, partitioned per requester, port and bank by the pragmas there); in C it is
+ * (block and ultra RAM, partitioned per requester, port, link and device by the pragmas there); in C it is
  * whatever the caller allocates, zeroed (calloc) before the first call, which must have init = 1. */
 typedef struct cxl_kernel_mem {
     cxl_model m;
