@@ -115,6 +115,19 @@ def lutram_read_pairs(ctype, ports):
     return pairs
 
 
+def lutram_writes(ctype, port, ports):
+    """Whether an input port of a LUT RAM / SRL belongs to its write side (data, enable, address).
+
+    SRL: D and CE (the address only reads). RAM32M/RAM64M/RAM32M16/RAM64M8: DI*, WE and the last port's
+    address (ADDRD / ADDRH: it writes every port); the other ADDR* only read. RAMnX1D: DPRA only reads."""
+    if ctype in SRL_TYPES:
+        return port in ("D", "CE")
+    addrs = sorted(p for p in ports if re.fullmatch(r"ADDR[A-H]", p))
+    if addrs:
+        return not port.startswith("ADDR") or port == addrs[-1]
+    return not (port == "DPRA" or re.fullmatch(r"DPRA[0-9]", port))
+
+
 def port_dirs(name, cell, drivers_known):
     """Direction of each connected port: from the JSON, else the table above, else a guess."""
     dirs = cell.get("port_directions")
@@ -240,13 +253,13 @@ def measure(mname, mod, weights, reg_only=False):
                 else:
                     readers.setdefault(b, []).append(cname)
         if kind == "lutram":
-            # the write side of a LUT RAM / SRL is an end point (address bits also feed the read)
+            # the write side of a LUT RAM / SRL is an end point; a read-only address is not
             reads = {a for a, _ in lutram_read_pairs(ctype, conns)}
             for p, bits in conns.items():
-                if dirs.get(p) != "output" and p not in {"WCLK", "CLK"}:
+                if dirs.get(p) != "output" and p not in {"WCLK", "CLK"} and lutram_writes(ctype, p, conns):
                     for i, b in enumerate(bits):
                         if isinstance(b, int):
-                            ends.append((b, f"{ctype} {cname} .{p}[{i}]" + (" (write)" if p in reads else "")))
+                            ends.append((b, f"{ctype} {cname} .{p}[{i}]" + (" (write address)" if p in reads else "")))
 
     # Kahn's order over the combinational cells: a cell is ready when every input bit driven by
     # another combinational cell has its arrival

@@ -254,11 +254,14 @@ else
         else
           # a netlist cached before the depth was measured: measure it from the netlist (the cell
           # library read again for the port directions; the other modules are black boxes there)
-          "$yosys" -q -l "$sdir/$i.depth.log" -p "read_verilog -lib -specify +/xilinx/cells_sim.v; read_verilog -lib +/xilinx/cells_xtra.v; blackbox =*; read_rtlil $sdir/$i.il; $(depth_cmds "$sdir/$i")" \
-            >/dev/null 2>"$sdir/$i.err" && depth_of "$sdir/$i" || {
-            echo "error: measuring the depth of cached module $m failed (log: $sdir/$i.depth.log)" >&2; return 1; }
+          if ! { "$yosys" -q -l "$sdir/$i.depth.log" -p "read_verilog -lib -specify +/xilinx/cells_sim.v; read_verilog -lib +/xilinx/cells_xtra.v; blackbox =*; read_rtlil $sdir/$i.il; $(depth_cmds "$sdir/$i")" \
+                   >/dev/null 2>"$sdir/$i.err" && depth_of "$sdir/$i"; }; then
+            echo "error: measuring the depth of cached module $m failed (log: $sdir/$i.depth.log)" >&2
+            return 1
+          fi
           rm -f "$sdir/$i.json"
-          cp "$sdir/$i.depth.txt" "$cdir/$key.depth.txt" && cp "$sdir/$i.depth.tsv" "$cdir/$key.depth.tsv" || true
+          { cp "$sdir/$i.depth.txt" "$cdir/$key.depth.txt" && cp "$sdir/$i.depth.tsv" "$cdir/$key.depth.tsv"; } ||
+            echo "warning: could not keep $m's depth in $cdir (measured again next time)" >&2
         fi
       fi
       echo "rtl_synth: split: done $m (from $cdir/$key.il)"
@@ -270,8 +273,9 @@ else
       echo "rtl_synth: split: done $m ($(( $(date +%s) - t )) s)"
       rm -f "$sdir/$i.json"
       if [ "$depth" = 1 ] && [ -n "$key" ]; then
-        cp "$sdir/$i.depth.txt" "$cdir/$key.depth.txt.tmp" && cp "$sdir/$i.depth.tsv" "$cdir/$key.depth.tsv.tmp" &&
-          mv "$cdir/$key.depth.txt.tmp" "$cdir/$key.depth.txt" && mv "$cdir/$key.depth.tsv.tmp" "$cdir/$key.depth.tsv" || true
+        { cp "$sdir/$i.depth.txt" "$cdir/$key.depth.txt.tmp" && cp "$sdir/$i.depth.tsv" "$cdir/$key.depth.tsv.tmp" &&
+          mv "$cdir/$key.depth.txt.tmp" "$cdir/$key.depth.txt" && mv "$cdir/$key.depth.tsv.tmp" "$cdir/$key.depth.tsv"; } ||
+          echo "warning: could not keep $m's depth in $cdir (measured again next time)" >&2
       fi
       # into the cache under a temporary name first: a stopped run leaves no partial netlist there
       if [ -n "$key" ]; then

@@ -77,7 +77,7 @@ EOF
 run "$tmp/carry.json" --tsv "$tmp/carry.tsv"
 expect 0 "carry: 1.75 LUT levels: 1 LUT, 0 MUXF7/8/9, 3 CARRY" "CARRY4 chain"
 # port to port only: no register-to-register path
-[[ $out == *"register to register: 0"* ]] && [ "$(cut -f10 "$tmp/carry.tsv")" = 0 ] ||
+{ [[ $out == *"register to register: 0"* ]] && [ "$(cut -f10 "$tmp/carry.tsv")" = 0 ]; } ||
   fail "CARRY4 chain: register-to-register figure: $out / $(cat "$tmp/carry.tsv")"
 [[ $out == *"end     output port s["* ]] || fail "CARRY4 chain: does not end at port s: $out"
 run "$tmp/carry.json" --carry-weight 1 --carry-step 0.5
@@ -123,8 +123,26 @@ cat > "$tmp/bb.json" <<'EOF'
 EOF
 run "$tmp/bb.json"
 expect 0 "bb: 2 LUT levels: 2 LUT, 0 MUXF7/8/9, 0 CARRY, 0 LUT RAM read" "black-box instance"
+# shellcheck disable=SC2016  # the $ of $paramod is literal
 [[ $out == *'start   $paramod\sub\W=1 u .Y[0]'* && $out == *"end     output port p[0]"* ]] ||
   fail "black-box instance: path does not run from u.Y to p: $out"
+
+# an SRL: its address only reads (input -> LUT -> SRLC32E .A -> .Q -> LUT -> output: 3 levels), its
+# data input ends a path, its cascade output Q31 starts one
+cat > "$tmp/srl.json" <<'EOF'
+{"modules": {"srl": {"attributes": {},
+  "ports": {"clk": {"direction": "input", "bits": [2]}, "x": {"direction": "input", "bits": [3]},
+            "y": {"direction": "output", "bits": [12]}, "z": {"direction": "output", "bits": [14]}},
+  "cells": {
+   "la": {"type": "LUT1", "connections": {"I0": [3], "O": [10]}},
+   "s": {"type": "SRLC32E", "connections": {"A": [10, "0", "0", "0", "0"], "CE": ["1"], "CLK": [2], "D": [3], "Q": [11], "Q31": [13]}},
+   "lq": {"type": "LUT1", "connections": {"I0": [11], "O": [12]}},
+   "l31": {"type": "LUT1", "connections": {"I0": [13], "O": [14]}}
+  }}}}
+EOF
+run "$tmp/srl.json" --tsv "$tmp/srl.tsv"
+expect 0 "srl: 3 LUT levels: 2 LUT, 0 MUXF7/8/9, 0 CARRY, 1 LUT RAM read" "SRL read"
+[ "$(cut -f10 "$tmp/srl.tsv")" = 0 ] || fail "SRL: a register-to-register path: $(cat "$tmp/srl.tsv")"
 
 # a combinational loop (two LUTs feeding each other): reported and cut, not a hang or a traceback
 cat > "$tmp/loop.json" <<'EOF'
@@ -175,7 +193,7 @@ EOF
     # on this netlist Yosys's ltp counts the same cells as the path found here
     run "$tmp/x36.json" --ltp "$tmp/x36.ltp" --tsv "$tmp/x36.tsv"
     expect 0 "x36: " "synth_xilinx x36"
-    IFS=$'\t' read -r m lv nl nm nc nr ncell nltp ndsp nreg < "$tmp/x36.tsv"
+    IFS=$'\t' read -r _ lv nl _ _ _ ncell nltp _ _ < "$tmp/x36.tsv"
     if ! awk -v l="$lv" 'BEGIN { exit !(l >= 2 && l <= 3) }' || [ "$ncell" != "$nltp" ] || [ "$nl" -lt 2 ]; then
       fail "synth_xilinx x36: levels $lv, $nl LUTs, $ncell cells on the path, ltp $nltp: $out"
     fi
