@@ -150,6 +150,39 @@ def port_dirs(name, cell, drivers_known):
     return guess
 
 
+def split_carries(cells):
+    """The cells with each CARRY4 / CARRY8 split into one cell per bit ("NAME#i").
+
+    A carry cell has several outputs, each depending on the inputs of its own and the lower bits; as
+    one node, an adder whose low sum bit feeds (through LUTs) a higher bit of the same cell would be
+    a false combinational loop. Bit i reads S[i], DI[i] and, as CIN, the carry out of bit i-1 (CO[i-1],
+    a net of its own in Yosys's netlist); bit 0 reads CI and CYINIT (bit 4 of a CARRY8 also CI_TOP)."""
+    out = {}
+    for cname, c in cells.items():
+        ctype = c.get("type") if isinstance(c, dict) else None
+        conns = c.get("connections") if isinstance(c, dict) else None
+        if ctype not in CARRY_TYPES or not isinstance(conns, dict):
+            out[cname] = c
+            continue
+        n = CARRY_TYPES[ctype]
+
+        def bit(port, i):
+            bits = conns.get(port, [])
+            return bits[i:i + 1] if i < len(bits) else []
+        for i in range(n):
+            cc = {"S": bit("S", i), "DI": bit("DI", i), "O": bit("O", i), "CO": bit("CO", i)}
+            if i == 0:
+                cc["CI"] = conns.get("CI", [])
+                cc["CYINIT"] = conns.get("CYINIT", [])
+            else:
+                cc["CIN"] = bit("CO", i - 1)
+            if i == 4 and "CI_TOP" in conns:
+                cc["CI_TOP"] = conns["CI_TOP"]
+            dirs = {p: ("output" if p in ("O", "CO") else "input") for p in cc}
+            out[f"{cname}#{i}"] = {"type": ctype, "connections": cc, "port_directions": dirs, "orig": cname}
+    return out
+
+
 def measure(mname, mod, weights, reg_only=False):
     """The longest path of one module: a dict with the figures and the path.
 
@@ -159,6 +192,7 @@ def measure(mname, mod, weights, reg_only=False):
     ports = mod.get("ports", {})
     if not isinstance(cells, dict) or not isinstance(ports, dict):
         raise InputError(f"module {mname}: 'cells' / 'ports' are not objects")
+    cells = split_carries(cells)
 
     # drivers of net bits that have a known direction first (ports, cells with directions), so the
     # guess for unknown cells can tell their inputs from their outputs
@@ -244,13 +278,15 @@ def measure(mname, mod, weights, reg_only=False):
                         ends.append((b, f"{ctype} {cname} .{p}[{i}]" + (f" (register {reg})" if reg else "")))
             continue
         comb[cname] = (ctype, kind, dirs)
+        # a LUT RAM's outputs depend on its read addresses only (data and enable are written at the edge)
+        feeds = {a for a, _ in lutram_read_pairs(ctype, conns)} if kind == "lutram" else None
         for p, bits in conns.items():
             for b in bits:
                 if not isinstance(b, int):
                     continue
                 if dirs.get(p) == "output":
                     driver[b] = cname
-                else:
+                elif feeds is None or p in feeds:
                     readers.setdefault(b, []).append(cname)
         if kind == "lutram":
             # the write side of a LUT RAM / SRL is an end point; a read-only address is not
@@ -265,7 +301,9 @@ def measure(mname, mod, weights, reg_only=False):
     # another combinational cell has its arrival
     pending = {}
     for cname, (ctype, kind, dirs) in comb.items():
-        ins = {b for p, bits in cells[cname]["connections"].items() if dirs.get(p) != "output"
+        conns = cells[cname]["connections"]
+        feeds = {a for a, _ in lutram_read_pairs(ctype, conns)} if kind == "lutram" else None
+        ins = {b for p, bits in conns.items() if dirs.get(p) != "output" and (feeds is None or p in feeds)
                for b in bits if isinstance(b, int) and b in driver}
         pending[cname] = len(ins)
     queue = deque(c for c, n in pending.items() if n == 0)
@@ -290,6 +328,7 @@ def measure(mname, mod, weights, reg_only=False):
         if kind in ("lut", "muxf", "carry"):
             best = (None, None)
             best_ci = (None, None)
+            best_in = (None, None)
             for p, bits in conns.items():
                 if dirs.get(p) == "output":
                     continue
@@ -297,7 +336,10 @@ def measure(mname, mod, weights, reg_only=False):
                     a = arr_of(b)
                     if a is None:
                         continue
-                    if kind == "carry" and p in ("CI", "CI_TOP"):
+                    if kind == "carry" and p == "CIN":  # from the bit below, same cell: no level
+                        if best_in[0] is None or a[0] > best_in[0]:
+                            best_in = (a[0], b)
+                    elif kind == "carry" and p == "CI":
                         if best_ci[0] is None or a[0] > best_ci[0]:
                             best_ci = (a[0], b)
                     elif best[0] is None or a[0] > best[0]:
@@ -313,6 +355,8 @@ def measure(mname, mod, weights, reg_only=False):
                 cand.append((best[0] + w, best[1]))
             if best_ci[0] is not None:
                 cand.append((best_ci[0] + weights["carry_step"] * CARRY_TYPES[ctype] / 4, best_ci[1]))
+            if best_in[0] is not None:
+                cand.append((best_in[0], best_in[1]))
             if not cand and reg_only:
                 return  # fed by ports and constants only: no register-to-register path here
             lv, src = max(cand) if cand else (w, None)
@@ -389,14 +433,20 @@ def measure(mname, mod, weights, reg_only=False):
         b = a[1]
     path.reverse()
     steps = []
+    prev = None
     for levels, cname, label, bit in path:
         if label is not None:
             steps.append((0.0, "start", label))
         if cname is not None and cname in comb:
             ctype = comb[cname][0]
             kind = comb[cname][1]
+            orig = cells[cname].get("orig", cname)
+            if orig == prev:  # the next bit of the same carry cell: one step, its last bit's level
+                steps[-1] = (levels, ctype, short(orig) + net(bit))
+                continue
+            prev = orig
             result["n_" + kind] += 1
-            steps.append((levels, ctype, short(cname) + net(bit)))
+            steps.append((levels, ctype, short(orig) + net(bit)))
     steps.append((lv, "end", end_label))
     result["levels"] = lv
     result["path"] = steps
@@ -507,4 +557,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # the reader stopped (| head): not an error of ours
+        sys.stderr.close()
+        sys.exit(0)

@@ -144,6 +144,28 @@ run "$tmp/srl.json" --tsv "$tmp/srl.tsv"
 expect 0 "srl: 3 LUT levels: 2 LUT, 0 MUXF7/8/9, 0 CARRY, 1 LUT RAM read" "SRL read"
 [ "$(cut -f10 "$tmp/srl.tsv")" = 0 ] || fail "SRL: a register-to-register path: $(cat "$tmp/srl.tsv")"
 
+# no false loops: a CARRY4 whose low sum bit feeds (through a LUT) a higher bit of the same cell, and a
+# LUT RAM written with a function of its own read (read-modify-write): x -> l0 -> S[0] -> O[0] -> l1 ->
+# S[2] -> O[3] -> y is 1 + 0.5 + 1 + 0.5 = 3 levels
+cat > "$tmp/noloop.json" <<'EOF'
+{"modules": {"noloop": {"attributes": {},
+  "ports": {"clk": {"direction": "input", "bits": [2]}, "x": {"direction": "input", "bits": [3]},
+            "y": {"direction": "output", "bits": [23]}},
+  "cells": {
+   "l0": {"type": "LUT1", "connections": {"I0": [3], "O": [10]}},
+   "c": {"type": "CARRY4", "connections": {"CI": ["0"], "CYINIT": ["0"], "DI": ["0", "0", "0", "0"], "S": [10, "0", 11, "0"],
+         "O": [20, 21, 22, 23], "CO": [24, 25, 26, 27]}},
+   "l1": {"type": "LUT1", "connections": {"I0": [20], "O": [11]}},
+   "r": {"type": "RAM32M", "connections": {"ADDRA": [3, "0", "0", "0", "0"], "ADDRB": ["0", "0", "0", "0", "0"], "ADDRC": ["0", "0", "0", "0", "0"],
+         "ADDRD": [3, "0", "0", "0", "0"], "DIA": [31, "0"], "DIB": ["0", "0"], "DIC": ["0", "0"], "DID": ["0", "0"], "WE": ["1"], "WCLK": [2],
+         "DOA": [30, 32], "DOB": [33, 34], "DOC": [35, 36], "DOD": [37, 38]}},
+   "inc": {"type": "LUT1", "connections": {"I0": [30], "O": [31]}}
+  }}}}
+EOF
+run "$tmp/noloop.json"
+expect 0 "noloop: 3 LUT levels: 2 LUT, 0 MUXF7/8/9, 2 CARRY" "carry and LUT RAM without false loops (the path passes c twice)"
+[[ $out != *loop\(s\)* ]] || fail "false combinational loop reported: $out"
+
 # a combinational loop (two LUTs feeding each other): reported and cut, not a hang or a traceback
 cat > "$tmp/loop.json" <<'EOF'
 {"modules": {"loop": {"attributes": {},
