@@ -3,7 +3,7 @@
  * This is the only file of cxlsim that calls XRT.
  *
  * Calls and buffers follow backend_verilator.c, which drives the RTL the same way through a simulated card:
- * parameters, model state and statistics in one buffer each; descriptors, completions and the result
+ * parameters, `state` and statistics in one buffer each; descriptors, completions and the result
  * record (cxl_kernel_result) in two sets, used in turn (double buffering). One advance is one kernel run
  * (xrtRunStart) with the descriptors submitted since the previous one. The run is not waited for in
  * advance(): the host fills the other set's descriptor buffer (submit) while the card runs, and the first
@@ -43,6 +43,7 @@
 /* at most this many model cycles per run: 67 ms at 1 model cycle per 4 ns clock (design knob) */
 #define XBK_RUN_CYCLES (1ull << 24)
 #define XBK_KERNEL "cxl_kernel"
+#define XBK_STATE_BYTES 4096u /* the unused `state` argument's buffer (see xbk_open) */
 
 typedef struct xbk_set {       /* one of the two double-buffered sets */
     xrtBufferHandle descs, comps, result;
@@ -429,7 +430,9 @@ static int xbk_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
         memcpy(m, p, sizeof *p);
         rc = sync_bo(x->params, XCL_BO_SYNC_BO_TO_DEVICE, sizeof *p, err);
     }
-    if (!rc && !(x->state = bo_new(x, CXLK_ARG_STATE, sizeof(cxl_model), &m, err)))
+    /* `state` is never accessed by either kernel (both keep the model on chip: cxl_kernel.h); the argument
+     * still needs a buffer of the bank it is connected to, and one page is the least XRT hands out. */
+    if (!rc && !(x->state = bo_new(x, CXLK_ARG_STATE, XBK_STATE_BYTES, &m, err)))
         rc = err->code;
     if (!rc && !(x->stats = bo_new(x, CXLK_ARG_STATS, sizeof(cxl_stats), &m, err)))
         rc = err->code;

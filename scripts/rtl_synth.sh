@@ -6,8 +6,10 @@
 #   TOP     module to synthesise (default cxl_kernel, the Vitis-shaped top level); its parameters keep
 #           their defaults (the default preset: sizes such as CXL_MAX_FIFO are parameters, everything
 #           else is a runtime input sampled at reset, so it does not change the hardware)
-#   OUTDIR  where TOP.log (full Yosys log), TOP.stat.txt (Yosys `stat`) and TOP.summary.txt (the table
-#           printed at the end) go (default build/rtl_synth)
+#   OUTDIR  where TOP.log (full Yosys log), TOP.stat.txt (Yosys `stat`), TOP.summary.txt (the table
+#           printed at the end) and TOP.depth.txt / TOP.depth.tsv (logic depth per module, with the
+#           worst path) go (default build/rtl_synth); a flattened or one-process run also keeps the
+#           mapped netlist TOP.json there
 # Environment:
 #   YOSYS=path             the yosys binary (default: yosys on PATH)
 #   RTL_SYNTH_FLATTEN=0    synthesise hierarchically (no -flatten): faster on big tops, but no constant
@@ -31,6 +33,11 @@
 #                          default a module whose elaborated text, synthesis commands and Yosys version
 #                          match a netlist made before is taken from there, not synthesised again;
 #                          the cache only grows: about 0.9 GB for the whole top, rm -rf it to clear)
+#   RTL_SYNTH_DEPTH=0      do not measure the logic depth. By default each mapped module's longest
+#                          FF/port-to-FF/port path is counted in LUT levels by scripts/lut_depth.py
+#                          (python3; docs/rtl-synthesis.md, "Logic depth"), next to Yosys's own
+#                          `ltp` cell count: the table's "LUT-levels" row, per module in
+#                          OUTDIR/TOP.depth.txt (paths) and TOP.depth.tsv
 # Exit status: 0 done, 1 synthesis failed or TOP not found, 2 usage, 77 yosys not installed.
 #
 # Always used: -noiopad -noclkbuf. A Vitis RTL kernel is synthesised out of context: its ports are
@@ -110,6 +117,30 @@ case $jobs in ''|*[!0-9]*|0) echo "error: RTL_SYNTH_JOBS must be a positive inte
 case ${RTL_SYNTH_NOSHARE:-0} in 0|1) ;; *) echo "error: RTL_SYNTH_NOSHARE must be 0 or 1, not '$RTL_SYNTH_NOSHARE'" >&2; exit 2 ;; esac
 case ${RTL_SYNTH_ABC:-full} in full|fast) ;; *) echo "error: RTL_SYNTH_ABC must be full or fast, not '$RTL_SYNTH_ABC'" >&2; exit 2 ;; esac
 case ${RTL_SYNTH_CACHE:-1} in 0|1) ;; *) echo "error: RTL_SYNTH_CACHE must be 0 or 1, not '$RTL_SYNTH_CACHE'" >&2; exit 2 ;; esac
+case ${RTL_SYNTH_DEPTH:-1} in 0|1) ;; *) echo "error: RTL_SYNTH_DEPTH must be 0 or 1, not '$RTL_SYNTH_DEPTH'" >&2; exit 2 ;; esac
+# Logic depth (RTL_SYNTH_DEPTH, default 1): after the mapping, Yosys writes the netlist as JSON and its
+# own `ltp` (longest topological path, counted in cells: every LUT, MUXF and CARRY4 one, ending at
+# every other cell) for reference; scripts/lut_depth.py counts the longest path in LUT levels
+depth=${RTL_SYNTH_DEPTH:-1}
+python=${PYTHON:-python3}
+if [ "$depth" = 1 ] && ! command -v "$python" >/dev/null 2>&1; then
+  echo "warning: $python not found: no logic depth (LUT levels) measured" >&2
+  depth=0
+fi
+# depth_cmds PREFIX: the Yosys commands that write PREFIX.ltp.txt and PREFIX.json (the cell library's
+# unused black boxes purged first: they would add 9 MB of port lists to every file)
+depth_cmds() {
+  [ "$depth" = 1 ] || return 0
+  echo "tee -q -o $1.ltp.txt ltp -noff w:* t:LUT* t:INV t:MUXF* t:CARRY*; hierarchy -purge_lib; write_json $1.json; "
+}
+# depth_of PREFIX [MODULE]: lut_depth.py on PREFIX.json: PREFIX.depth.txt (report) and .depth.tsv
+depth_of() {
+  [ "$depth" = 1 ] || return 0
+  "$python" "$root/scripts/lut_depth.py" "$1.json" --ltp "$1.ltp.txt" --tsv "$1.depth.tsv" \
+    ${2:+--module "$2"} > "$1.depth.txt" 2> "$1.depth.err" ||
+    { echo "error: scripts/lut_depth.py failed on $1.json:" >&2; cat "$1.depth.err" >&2; return 1; }
+  rm -f "$1.depth.err"
+}
 # synth_for MODULE: the synthesis commands with MODULE as the top
 # RTL_SYNTH_NOSHARE=1: synth_xilinx's steps with the `share` pass (SAT-based sharing of arithmetic
 # between mutually exclusive uses) left out of the `coarse` step; it ran for over 20 minutes on switch
@@ -148,7 +179,8 @@ echo "rtl_synth: $($yosys -V)"
 t0=$(date +%s)
 if [ "${RTL_SYNTH_SPLIT:-0}" = 0 ]; then
   echo "rtl_synth: yosys -p '$libdir$synth' on ${#files[@]} file(s) (log: $log)"
-  if ! "$yosys" -q -l "$log" -p "$read$libdir$synth; tee -q -o $statf stat" >/dev/null 2>"$out/$top.err"; then
+  rm -f "$out/$top.depth.txt" "$out/$top.depth.tsv"
+  if ! "$yosys" -q -l "$log" -p "$read$libdir$synth; tee -q -o $statf stat; $(depth_cmds "$out/$top")" >/dev/null 2>"$out/$top.err"; then
     echo "error: yosys failed on $top (full log: $log):" >&2
     if [ -s "$out/$top.err" ]; then cat "$out/$top.err" >&2; else tail -n 20 "$log" >&2; fi
     exit 1
@@ -215,14 +247,36 @@ else
     s=$(synth_for "$m")
     key=$(modkey "$m" "$s" "$i")
     if [ "${RTL_SYNTH_CACHE:-1}" = 1 ] && [ -n "$key" ] && [ -s "$cdir/$key.il" ] && [ -s "$cdir/$key.stat.txt" ]; then
-      cp "$cdir/$key.il" "$sdir/$i.il" && cp "$cdir/$key.stat.txt" "$sdir/$i.stat.txt" &&
-        echo "rtl_synth: split: done $m (from $cdir/$key.il)"
+      cp "$cdir/$key.il" "$sdir/$i.il" && cp "$cdir/$key.stat.txt" "$sdir/$i.stat.txt" || return 1
+      if [ "$depth" = 1 ]; then
+        if [ -s "$cdir/$key.depth.tsv" ] && [ -s "$cdir/$key.depth.txt" ]; then
+          cp "$cdir/$key.depth.txt" "$sdir/$i.depth.txt" && cp "$cdir/$key.depth.tsv" "$sdir/$i.depth.tsv" || return 1
+        else
+          # a netlist cached before the depth was measured: measure it from the netlist (the cell
+          # library read again for the port directions; the other modules are black boxes there)
+          if ! { "$yosys" -q -l "$sdir/$i.depth.log" -p "read_verilog -lib -specify +/xilinx/cells_sim.v; read_verilog -lib +/xilinx/cells_xtra.v; blackbox =*; read_rtlil $sdir/$i.il; $(depth_cmds "$sdir/$i")" \
+                   >/dev/null 2>"$sdir/$i.err" && depth_of "$sdir/$i"; }; then
+            echo "error: measuring the depth of cached module $m failed (log: $sdir/$i.depth.log)" >&2
+            return 1
+          fi
+          rm -f "$sdir/$i.json"
+          { cp "$sdir/$i.depth.txt" "$cdir/$key.depth.txt" && cp "$sdir/$i.depth.tsv" "$cdir/$key.depth.tsv"; } ||
+            echo "warning: could not keep $m's depth in $cdir (measured again next time)" >&2
+        fi
+      fi
+      echo "rtl_synth: split: done $m (from $cdir/$key.il)"
       return
     fi
     t=$(date +%s)
-    if "$yosys" -q -l "$sdir/$i.log" -p "read_rtlil $sdir/elab.il; hierarchy -top $m; blackbox A:top %n; $s; tee -q -o $sdir/$i.stat.txt stat; delete =A:blackbox; write_rtlil $sdir/$i.il" \
-         >/dev/null 2>"$sdir/$i.err"; then
+    if "$yosys" -q -l "$sdir/$i.log" -p "read_rtlil $sdir/elab.il; hierarchy -top $m; blackbox A:top %n; $s; tee -q -o $sdir/$i.stat.txt stat; $(depth_cmds "$sdir/$i")delete =A:blackbox; write_rtlil $sdir/$i.il" \
+         >/dev/null 2>"$sdir/$i.err" && depth_of "$sdir/$i"; then
       echo "rtl_synth: split: done $m ($(( $(date +%s) - t )) s)"
+      rm -f "$sdir/$i.json"
+      if [ "$depth" = 1 ] && [ -n "$key" ]; then
+        { cp "$sdir/$i.depth.txt" "$cdir/$key.depth.txt.tmp" && cp "$sdir/$i.depth.tsv" "$cdir/$key.depth.tsv.tmp" &&
+          mv "$cdir/$key.depth.txt.tmp" "$cdir/$key.depth.txt" && mv "$cdir/$key.depth.tsv.tmp" "$cdir/$key.depth.tsv"; } ||
+          echo "warning: could not keep $m's depth in $cdir (measured again next time)" >&2
+      fi
       # into the cache under a temporary name first: a stopped run leaves no partial netlist there
       if [ -n "$key" ]; then
         cp "$sdir/$i.stat.txt" "$cdir/$key.stat.txt.tmp" && cp "$sdir/$i.il" "$cdir/$key.il.tmp" &&
@@ -257,12 +311,28 @@ else
   fi
   synth="$synth (one process per module, RTL_SYNTH_SPLIT=1)"
 fi
+if [ "$depth" = 1 ]; then
+  if [ "${RTL_SYNTH_SPLIT:-0}" = 1 ]; then
+    cat "$sdir"/[0-9]*.depth.tsv > "$out/$top.depth.tsv"
+    cat "$sdir"/[0-9]*.depth.txt > "$out/$top.depth.txt"
+  else
+    depth_of "$out/$top" || exit 1
+  fi
+fi
 secs=$(( $(date +%s) - t0 ))
 
 # Cell counts of the whole design: after a -flatten run, `stat` has one module section; without it, the
 # "design hierarchy" section at the end sums the modules by instance count. Either way, the last section's
 # cell-type lines (after "Number of cells") are the totals.
-awk -v top="$top" -v secs="$secs" -v synth="$synth" -v params="${RTL_SYNTH_PARAMS:+ (${RTL_SYNTH_PARAMS})}" '
+# the depth per module (lut_depth.py --tsv: module, levels, LUTs, MUXFs, CARRYs, LUT RAM reads, cells,
+# ltp cells, DSPs without registers, register-to-register levels), worst first: the "LUT levels" row
+depthtab=
+if [ "$depth" = 1 ] && [ -s "$out/$top.depth.tsv" ]; then
+  depthtab=$(sort -t "$(printf '\t')" -k2,2gr -k1,1 "$out/$top.depth.tsv" | tr '\t\n' ' ;')
+fi
+# (the depth table through the environment: awk -v would read the backslashes of $paramod names)
+DEPTHTAB=$depthtab awk -v top="$top" -v secs="$secs" -v synth="$synth" -v params="${RTL_SYNTH_PARAMS:+ (${RTL_SYNTH_PARAMS})}" \
+    -v depthf="$out/$top.depth.txt" '
   /^=== / { delete cnt; incells = 0; next }
   /Number of cells:/ { incells = 1; next }
   incells && NF == 2 && $2 ~ /^[0-9]+$/ { cnt[$1] += $2; next }
@@ -299,6 +369,30 @@ awk -v top="$top" -v secs="$secs" -v synth="$synth" -v params="${RTL_SYNTH_PARAM
     printf "  %-8s %10d   (URAM288)\n", "URAM", uram
     printf "  %-8s %10d   (DSP48E2)\n", "DSP", dsp
     if (latch) printf "  %-8s %10d   (LDCE/LDPE: latches, a likely RTL bug)\n", "LATCH", latch
+    # logic depth: the worst module first (lut_depth.py; yosys ltp counts cells, not levels). The row is
+    # "LUT-levels", one word, so that readers of the table matching $1 == "LUT" still find one row
+    nd = split(ENVIRON["DEPTHTAB"], drow, ";")
+    nm = 0
+    for (i = 1; i <= nd; i++)
+      if (split(drow[i], f, " ") >= 10) {
+        nm++; dlev[nm] = f[2]; dltp[nm] = f[8]; dreg[nm] = f[10]
+        # $paramod$HASH\name or $paramod\name\P=V: the name of the module itself
+        dm[nm] = f[1]
+        if (f[1] ~ /^[$]paramod/ && split(f[1], pn, "\\") >= 2) dm[nm] = pn[2]
+      }
+    if (nm > 0) {
+      regmax = 0
+      for (i = 1; i <= nm; i++) if (dreg[i] + 0 > regmax + 0) regmax = dreg[i]
+      printf "  %-10s %8s   (longest path, ports included%s; register to register: %s; yosys ltp: %s cells; paths: %s)\n",
+             "LUT-levels", dlev[1], (nm > 1 ? ", in " dm[1] " of " nm " modules" : ""), regmax,
+             (dltp[1] == "-" ? "n/a" : dltp[1]), depthf
+      if (nm > 1) {
+        printf "  LUT-levels per module (with ports / register to register / ltp cells):"
+        for (i = 1; i <= nm; i++) printf "%s %s %s/%s/%s", (i > 1 ? "," : ""), dm[i], dlev[i], dreg[i], (dltp[i] == "-" ? "n/a" : dltp[i])
+        printf "\n"
+      }
+      delete dlev
+    }
     if (misc != "") printf "  other:%s\n", misc
     if (other != "") printf "  not UltraScale+ cells (RTL_SYNTH_BLACKBOX instances, or a partial run):%s\n", other
     # whole-device figures of the cards (AMD data sheets DS962, DS963, DS978: see docs/rtl-synthesis.md);

@@ -23,6 +23,7 @@ credit_tick_class:
     for (uint32_t k = 0; k < CXL_NCLASS; k++) {
         /* at most pool entries; bounded */
         while (c->count[k] && c->due[k][c->head[k]] <= now) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 256 /* CXL_CREDIT_RING */
             c->head[k] = (c->head[k] + 1) % CXL_CREDIT_RING;
             c->count[k]--;
             c->avail[k]++;

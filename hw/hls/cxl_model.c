@@ -16,6 +16,7 @@ model_init_req:
     for (uint32_t h = 0; h < CXL_MAX_HOSTS; h++)
         m->host_nreq[h] = 0;
     for (uint32_t r = 0; r < p->requesters; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_MAX_REQ */
         uint32_t h = p->req_host[r];
         m->host_reqs[h][m->host_nreq[h]++] = (uint8_t)r;
     }
@@ -69,26 +70,33 @@ static void model_cycle(cxl_model *m)
         /* 1. credits */
     cr_tick:
         for (uint32_t h = 0; h < H; h++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_HOSTS */
             credit_tick(&m->up_m2s[h].cr, now);
             credit_tick(&m->up_s2m[h].cr, now);
         }
         if (sw)
             for (uint32_t d = 0; d < D; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
                 credit_tick(&m->dn_m2s[d].cr, now);
                 credit_tick(&m->dn_s2m[d].cr, now);
             }
         /* 2. M2S into devices */
     rx_dev:
         for (uint32_t d = 0; d < D; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
             uint32_t n = link_rx(dev_m2s(m, d), now, in);
-            for (uint32_t i = 0; i < n; i++)
+            for (uint32_t i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 8 /* CXL_FLIT_MAXDONE */
                 to_ingress(m, d, &in[i], now);
+            }
         }
         /* 3. S2M into hosts */
     rx_host:
         for (uint32_t h = 0; h < H; h++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_HOSTS */
             uint32_t n = link_rx(&m->up_s2m[h], now, in);
             for (uint32_t i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 8 /* CXL_FLIT_MAXDONE */
                 if (pipe_push(&m->host_rsp[h], &in[i], now + p->host_rsp_cycles))
                     m->model_error = 2;
                 credit_return(&m->up_s2m[h].cr, in[i].cls, now);
@@ -98,23 +106,31 @@ static void model_cycle(cxl_model *m)
         if (sw) {
         rx_sw:
             for (uint32_t h = 0; h < H; h++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_HOSTS */
                 uint32_t n = link_rx(&m->up_m2s[h], now, in);
-                for (uint32_t i = 0; i < n; i++)
+                for (uint32_t i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 8 /* CXL_FLIT_MAXDONE */
                     if (switch_ingress_m2s(&m->sw, p, h, in[i], now))
                         m->model_error = 1;
+                }
             }
             for (uint32_t d = 0; d < D; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
                 uint32_t n = link_rx(&m->dn_s2m[d], now, in);
-                for (uint32_t i = 0; i < n; i++)
+                for (uint32_t i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 8 /* CXL_FLIT_MAXDONE */
                     if (switch_ingress_s2m(&m->sw, p, d, &in[i], now))
                         m->model_error = 1;
+                }
             }
         }
     }
     /* 5. responses reach their requesters */
 host_complete:
     for (uint32_t h = 0; h < H; h++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_HOSTS */
         for (;;) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 256 /* CXL_MAX_FIFO */
             const cxl_msg *r = pipe_ready(&m->host_rsp[h], now);
             if (!r)
                 break;
@@ -134,6 +150,7 @@ host_complete:
     if (!p->link_present) {
     local_in:
         for (uint32_t k = 0, start = m->local_rr; k < p->requesters; k++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_MAX_REQ */
             uint32_t r = (start + k) % p->requesters;
             const cxl_msg *q = pipe_ready(&m->host_req[r], now);
             if (!q)
@@ -148,12 +165,15 @@ host_complete:
     }
     /* 6. devices */
 dev_tick:
-    for (uint32_t d = 0; d < D; d++)
+    for (uint32_t d = 0; d < D; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
         devctrl_tick(&m->dev[d], p, now, p->link_present ? &dev_m2s(m, d)->cr : 0, &m->st.dev[d]);
+    }
     /* 7. S2M transmit out of the devices (local path: straight to the host response path) */
     if (p->link_present) {
     tx_dev:
         for (uint32_t d = 0; d < D; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
             cxl_pipe *src[2] = { &m->dev[d].rsp_drs, &m->dev[d].rsp_ndr };
             uint32_t before = pipe_count(src[0]) + pipe_count(src[1]);
             link_tx(dev_s2m(m, d), now, src, 2, &m->st.link[sw ? H + d : 0]);
@@ -164,6 +184,7 @@ dev_tick:
         for (uint32_t k = 0; k < 2; k++) {
             cxl_pipe *src = k ? &m->dev[0].rsp_ndr : &m->dev[0].rsp_drs;
             for (;;) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 256 /* CXL_MAX_FIFO */
                 const cxl_msg *r = pipe_ready(src, now);
                 if (!r)
                     break;
@@ -180,6 +201,7 @@ dev_tick:
         switch_tick(&m->sw, p, now, m->up_m2s, m->dn_s2m, &m->st);
     tx_up:
         for (uint32_t h = 0; h < H; h++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_HOSTS */
             cxl_pipe *src[1] = { &m->sw.up_out[h] };
             link_tx(&m->up_s2m[h], now, src, 1, &m->st.link[h]);
         }
@@ -187,6 +209,7 @@ dev_tick:
     /* 9. requesters issue */
 req_issue:
     for (uint32_t r = 0; r < p->requesters; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_MAX_REQ */
         cxl_msg q;
         if (!requester_may_issue(&m->req[r]) || !pipe_space(&m->host_req[r]))
             continue;
@@ -197,15 +220,19 @@ req_issue:
     if (p->link_present) {
     tx_host:
         for (uint32_t h = 0; h < H; h++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_HOSTS */
             cxl_pipe *src[CXL_MAX_REQ];
             uint32_t n = m->host_nreq[h];
-            for (uint32_t k = 0; k < n; k++)
+            for (uint32_t k = 0; k < n; k++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_MAX_REQ */
                 src[k] = &m->host_req[m->host_reqs[h][k]];
+            }
             link_tx(&m->up_m2s[h], now, src, n, &m->st.link[h]);
         }
         if (sw) {
         tx_sw:
             for (uint32_t d = 0; d < D; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
                 cxl_pipe *src[1] = { &m->sw.dn_out[d] };
                 link_tx(&m->dn_m2s[d], now, src, 1, &m->st.link[H + d]);
             }
@@ -223,6 +250,7 @@ static uint64_t quiet_until(const cxl_model *m)
     const cxl_params *p = &m->p;
     uint64_t t = UINT64_MAX;
     for (uint32_t r = 0; r < p->requesters; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_MAX_REQ */
         uint64_t q = requester_quiet_until(&m->req[r]);
         if (q <= m->now || pipe_count(&m->host_req[r]))
             return m->now;
@@ -230,6 +258,7 @@ static uint64_t quiet_until(const cxl_model *m)
             t = q;
     }
     for (uint32_t h = 0; h < p->hosts; h++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_HOSTS */
         if (pipe_count(&m->host_rsp[h]))
             return m->now;
         if (p->link_present && (!link_idle(&m->up_m2s[h]) || !link_idle(&m->up_s2m[h])))
@@ -238,26 +267,35 @@ static uint64_t quiet_until(const cxl_model *m)
     if (p->sw.present) {
         if (!switch_idle(&m->sw, p))
             return m->now;
-        for (uint32_t d = 0; d < p->devices; d++)
+        for (uint32_t d = 0; d < p->devices; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
             if (!link_idle(&m->dn_m2s[d]) || !link_idle(&m->dn_s2m[d]))
                 return m->now;
+        }
     }
     for (uint32_t d = 0; d < p->devices; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
         if (!devctrl_idle(&m->dev[d], p))
             return m->now;
-        for (uint32_t c = 0; c < p->dram.channels; c++)
-            for (uint32_t r = 0; r < p->dram.ranks; r++)
+        for (uint32_t c = 0; c < p->dram.channels; c++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_CH */
+            for (uint32_t r = 0; r < p->dram.ranks; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_RANKS */
                 if (m->dev[d].dram.ch[c].ref_due[r] < t)
                     t = m->dev[d].dram.ch[c].ref_due[r];
+            }
+        }
     }
     return t;
 }
 
 int cxl_model_idle(const cxl_model *m)
 {
-    for (uint32_t r = 0; r < m->p.requesters; r++)
+    for (uint32_t r = 0; r < m->p.requesters; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_MAX_REQ */
         if (m->req[r].count)
             return 0;
+    }
     return quiet_until(m) > m->now;
 }
 
@@ -272,8 +310,13 @@ static int64_t sat_add(int64_t acc, int64_t inc, uint64_t k)
 
 void cxl_model_run(cxl_model *m, uint64_t until, int stop_on_completion)
 {
+    /* The cycle loop. Not pipelined: each model cycle reads what the previous one wrote in every unit
+     * (queues, credits, bank timers), so iteration n+1 cannot start before n ends; the parallelism is
+     * inside model_cycle (units, partitioned per requester, port and device: cxl_kernel.c). The
+     * tripcount is the xrt backend's run length limit, 2^24 cycles (docs/xrt.md). */
 model_run:
     while (m->now < until) {
+#pragma HLS LOOP_TRIPCOUNT min = 1 max = 16777216
         if (stop_on_completion && m->comp_count)
             return;
         if (m->comp_count >= CXL_COMPQ)
@@ -304,6 +347,8 @@ uint32_t cxl_model_drain(cxl_model *m, cxl_completion *out, uint32_t max)
 {
     uint32_t n = 0;
     while (n < max && m->comp_count) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 1024 /* CXL_COMPQ */
+#pragma HLS PIPELINE II = 1
         out[n++] = m->comp[m->comp_head];
         m->comp_head = (m->comp_head + 1) % CXL_COMPQ;
         m->comp_count--;

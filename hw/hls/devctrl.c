@@ -86,8 +86,10 @@ void devctrl_tick(cxl_devctrl *c, const cxl_params *p, uint64_t now, cxl_credits
     uint32_t n = dram_tick(&c->dram, &p->dram, now, done, st, &room);
     c->rsp_reserved += room0 - room; /* reads issued now own a response entry for their data */
 dev_done:
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_CH: one read per channel */
         respond(c, p, &done[i], CXL_S2M_DRS, now, st);
+    }
     uint32_t occ = pipe_count(&c->ing_req) + pipe_count(&c->ing_rwd);
     st->ingress_occ_sum += occ;
     if (occ > st->ingress_occ_max)
@@ -98,8 +100,10 @@ dev_done:
 int devctrl_idle(const cxl_devctrl *c, const cxl_params *p)
 {
     uint32_t rd = 0;
-    for (uint32_t ch = 0; ch < p->dram.channels; ch++)
+    for (uint32_t ch = 0; ch < p->dram.channels; ch++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_CH */
         rd += c->dram.ch[ch].rd_count;
+    }
     return c->rsp_reserved == 0 && !pipe_count(&c->ing_req) && !pipe_count(&c->ing_rwd) && rd == 0 &&
            dram_occupancy(&c->dram, &p->dram) == 0;
 }

@@ -65,8 +65,10 @@ uint32_t dram_space(const cxl_dram *d, const cxl_dram_params *p, uint32_t ch, in
 uint32_t dram_occupancy(const cxl_dram *d, const cxl_dram_params *p)
 {
     uint32_t n = 0;
-    for (uint32_t c = 0; c < p->channels; c++)
+    for (uint32_t c = 0; c < p->channels; c++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_CH */
         n += d->ch[c].nr + d->ch[c].nw;
+    }
     return n;
 }
 
@@ -115,13 +117,19 @@ static void recount_hits(cxl_dram_chan *ch, uint32_t b)
     int32_t row = ch->t.bank[b].open_row;
     uint16_t hr = 0, hw = 0;
 recount_r:
-    for (uint32_t i = 0; i < ch->nr; i++)
+    for (uint32_t i = 0; i < ch->nr; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 64 /* CXL_MAX_DRAMQ */
+#pragma HLS PIPELINE II = 1
         if (ch->rq[i].bidx == b && (int32_t)ch->rq[i].row == row)
             hr++;
+    }
 recount_w:
-    for (uint32_t i = 0; i < ch->nw; i++)
+    for (uint32_t i = 0; i < ch->nw; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 64 /* CXL_MAX_DRAMQ */
+#pragma HLS PIPELINE II = 1
         if (ch->wq[i].bidx == b && (int32_t)ch->wq[i].row == row)
             hw++;
+    }
     ch->hits_r[b] = hr;
     ch->hits_w[b] = hw;
 }
@@ -129,8 +137,11 @@ recount_w:
 static void remove_entry(cxl_dram_entry *q, uint32_t *n, uint32_t i)
 {
 remove_shift:
-    for (uint32_t k = i + 1; k < *n; k++)
+    for (uint32_t k = i + 1; k < *n; k++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 64 /* CXL_MAX_DRAMQ */
+#pragma HLS PIPELINE II = 1
         q[k - 1] = q[k];
+    }
     (*n)--;
 }
 
@@ -144,6 +155,7 @@ static int refresh_step(cxl_dram_chan *ch, const cxl_dram_params *p, uint32_t r,
     int open = 0;
 ref_banks:
     for (uint32_t i = 0; i < nb; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 64 /* CXL_MAX_BANKS */
         uint32_t bg = i / p->banks, bk = i % p->banks;
         if (sb && bk != ch->ref_bank[r])
             continue;
@@ -219,6 +231,7 @@ static int schedule(cxl_dram_chan *ch, const cxl_dram_params *p, uint64_t now, c
     int sb = p->refresh == CXL_REF_SAME_BANK;
 sched_ref:
     for (uint32_t r = 0; r < p->ranks; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_RANKS */
         if (ch->ref_due[r] <= now) {
             refmask |= 1u << r;
             if (refresh_step(ch, p, r, now, st, next))
@@ -271,6 +284,8 @@ sched_ref:
          * with the time of every blocked entry forced to UINT64_MAX) */
     sched_blocked:
         for (uint32_t i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 64 /* CXL_MAX_DRAMQ */
+#pragma HLS PIPELINE II = 1
             uint32_t r = q[i].rank;
             int blocked = (refmask >> r & 1) && (!sb || q[i].bank == ch->ref_bank[r]);
             uint64_t t = blocked ? UINT64_MAX : entry_time(&a, i, row_i != n);
@@ -287,6 +302,8 @@ sched_ref:
     } else {
     sched_scan:
         for (uint32_t i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 64 /* CXL_MAX_DRAMQ */
+#pragma HLS PIPELINE II = 1
             uint64_t t = entry_time(&a, i, row_i != n);
             if (t <= now) {
                 if ((int32_t)q[i].row == tm->bank[q[i].bidx].open_row) {
@@ -350,6 +367,7 @@ uint32_t dram_tick(cxl_dram *d, const cxl_dram_params *p, uint64_t now, cxl_msg 
     uint32_t c = nch > 1 ? (uint32_t)(now % nch) : 0;
 dram_channels:
     for (uint32_t k = 0; k < nch; k++, c = c + 1 == nch ? 0 : c + 1) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_CH */
         cxl_dram_chan *ch = &d->ch[c];
         if (ch->rd_count && ch->rd_done[ch->rd_head] <= now) {
             out[n++] = ch->rd_msg[ch->rd_head];
@@ -361,8 +379,10 @@ dram_channels:
         if (ch->nr == 0 && ch->nw == 0) {
             /* idle: only refresh can happen; its deadline bounds the wait */
             uint64_t due = UINT64_MAX;
-            for (uint32_t r = 0; r < p->ranks; r++)
+            for (uint32_t r = 0; r < p->ranks; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_RANKS */
                 due = min64(due, ch->ref_due[r]);
+            }
             if (due > now) {
                 ch->wake = due;
                 continue;

@@ -85,6 +85,7 @@ void dram_issue(cxl_dram_timing *t, const cxl_dram_params *p, uint32_t cmd, uint
         b->next_pre = max64(b->next_pre, pre_at);
     tim_other_ranks:
         for (uint32_t r = 0; r < p->ranks; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_RANKS */
             if (r == rank)
                 continue;
             if (rd) {
@@ -106,6 +107,7 @@ void dram_issue(cxl_dram_timing *t, const cxl_dram_params *p, uint32_t cmd, uint
     case DRAM_REF:
     tim_ref_banks:
         for (uint32_t i = 0; i < nb; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 64 /* CXL_MAX_BANKS */
             cxl_bank *x = &t->bank[rank * nb + i];
             x->next_act = max64(x->next_act, now + p->tRFC);
         }
@@ -114,6 +116,7 @@ void dram_issue(cxl_dram_timing *t, const cxl_dram_params *p, uint32_t cmd, uint
     case DRAM_REFSB:
     tim_refsb_banks:
         for (uint32_t g = 0; g < p->bankgroups; g++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* bank groups: at most 16 (host/devcfg.c) */
             cxl_bank *x = &t->bank[dram_bank_idx(p, rank, g, bank)];
             x->next_act = max64(x->next_act, now + p->tRFCsb);
         }

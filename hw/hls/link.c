@@ -27,6 +27,7 @@ static uint32_t fmt_addable(const uint32_t *t, uint32_t n, uint32_t cnt)
     uint32_t room = 0;
 fmt_scan:
     for (uint32_t f = 0; f < n; f++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* slot formats per table */
         uint32_t d = (t[f] | FIELD_GUARD) - cnt;
         if ((d & FIELD_GUARD) == FIELD_GUARD) /* the format holds cnt */
             room |= d & ~FIELD_GUARD;         /* nonzero fields: classes it has room for */
@@ -72,8 +73,10 @@ static uint32_t ready_classes(uint64_t now, cxl_pipe *const *src, uint32_t nsrc)
 {
     uint32_t ready = 0;
 link_heads:
-    for (uint32_t s = 0; s < nsrc; s++)
+    for (uint32_t s = 0; s < nsrc; s++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_MAX_REQ sources */
         ready |= pipe_ready_cls_bit(src[s], now);
+    }
     return ready;
 }
 
@@ -113,6 +116,7 @@ static uint32_t fill_slot(cxl_link_dir *l, uint64_t now, int header_slot, cxl_pi
     uint32_t pos = l->rr % nsrc;
 slot_rounds:
     while (placed < 3) { /* at most 3 messages share a slot (G6) */
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 3 /* messages per slot */
         uint32_t allow = fmt_addable(b->fmt[header_slot], b->nfmt[header_slot], slot_cnt) & ~b->full;
         if (l->owed_count >= CXL_OWED_MAX)
             allow &= ~DATA_CLASSES;
@@ -124,6 +128,7 @@ slot_rounds:
         uint32_t hit = nsrc, seen = 0;
     slot_scan:
         for (uint32_t scanned = 0; scanned < nsrc; scanned++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_MAX_REQ sources */
             uint32_t s = pos;
             pos = s + 1 == nsrc ? 0 : s + 1;
             const cxl_msg *m = pipe_ready(src[s], now);
@@ -258,8 +263,11 @@ uint32_t link_rx(cxl_link_dir *l, uint64_t now, cxl_msg *out)
     const cxl_flight *f = &l->fl[l->fl_head];
     uint32_t n = f->n;
 link_deliver:
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 8 /* CXL_FLIT_MAXDONE */
+#pragma HLS PIPELINE II = 1
         out[i] = f->done[i];
+    }
     l->fl_head = (l->fl_head + 1) % CXL_MAX_FLIGHT;
     l->fl_count--;
     return n;

@@ -11,8 +11,11 @@ void requester_init(cxl_requester *r, uint32_t tags)
     r->tags = tags;
     /* Tags are handed out lowest first: the free list is a stack with tag 0 on top. */
 tag_init:
-    for (uint32_t i = 0; i < tags; i++)
+    for (uint32_t i = 0; i < tags; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 256 /* CXL_MAX_TAGS */
+#pragma HLS PIPELINE II = 1
         r->free_tags[i] = (uint16_t)(tags - 1 - i);
+    }
 }
 
 static uint64_t xorshift64(uint64_t x)
@@ -83,6 +86,7 @@ static REQ_OUT_OF_LINE int issue_tagged(cxl_requester *r, uint32_t idx, uint32_t
     /* Skip fully issued descriptors at the issue position. */
 req_skip:
     while (r->issue_pos < r->count) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_DESCQ */
         cxl_dslot *s = &r->q[(r->head + r->issue_pos) % CXL_DESCQ];
         if (s->issued < s->lines)
             break;
@@ -154,6 +158,7 @@ int requester_complete(cxl_requester *r, uint16_t tag, uint64_t now, cxl_stats *
     s->d.bytes = 0; /* mark finished */
 req_retire:
     while (r->count) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_DESCQ */
         cxl_dslot *h = &r->q[r->head];
         if (h->done < h->lines)
             break;

@@ -43,6 +43,7 @@ static int pick(cxl_pipe *in, uint32_t n, uint32_t out, int to_dev, uint32_t arb
     uint64_t best_t = 0;
 sw_pick:
     for (uint32_t k = 0; k < n; k++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_HOSTS / CXL_MAX_DEVS */
         uint32_t i = arb == CXL_ARB_RR ? (rr + k) % n : k;
         if (used >> i & 1)
             continue;
@@ -66,6 +67,7 @@ void switch_tick(cxl_switch *s, const cxl_params *p, uint64_t now, cxl_link_dir 
     uint32_t used = 0;
 sw_m2s:
     for (uint32_t d = 0; d < p->devices; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
         int u = pick(s->up_in, p->hosts, d, 1, p->sw.arbitration, s->rr_dn[d], used, now);
         if (u < 0)
             continue;
@@ -83,6 +85,7 @@ sw_m2s:
     used = 0;
 sw_s2m:
     for (uint32_t h = 0; h < p->hosts; h++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_HOSTS */
         int d = pick(s->dn_in, p->devices, h, 0, p->sw.arbitration, s->rr_up[h], used, now);
         if (d < 0)
             continue;
@@ -101,11 +104,15 @@ sw_s2m:
 
 int switch_idle(const cxl_switch *s, const cxl_params *p)
 {
-    for (uint32_t i = 0; i < p->hosts; i++)
+    for (uint32_t i = 0; i < p->hosts; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_HOSTS */
         if (pipe_count(&s->up_in[i]) || pipe_count(&s->up_out[i]))
             return 0;
-    for (uint32_t i = 0; i < p->devices; i++)
+    }
+    for (uint32_t i = 0; i < p->devices; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
         if (pipe_count(&s->dn_in[i]) || pipe_count(&s->dn_out[i]))
             return 0;
+    }
     return 1;
 }

@@ -13,7 +13,7 @@ static const char usage_text[] =
     "  writes an xclbin describing the cxl_kernel interface (no bitstream), loadable by XRT's no-op\n"
     "  shim (XCL_EMULATION_MODE=noop)\n"
     "  --rtl          the RTL kernel (hw/rtl): one master M_AXI_GMEM, ap_ctrl_hs\n"
-    "                 (default: the HLS kernel, masters M_AXI_GMEM0/M_AXI_GMEM1, ap_ctrl_chain)\n"
+    "                 (default: the HLS kernel, master M_AXI_GMEM0, ap_ctrl_chain)\n"
     "  --kernel NAME  kernel name (default " CXL_XCLBIN_DEFAULT_KERNEL "); the instance is NAME_1\n";
 
 static int usage_error(const char *fmt, const char *arg)

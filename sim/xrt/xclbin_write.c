@@ -30,22 +30,21 @@ typedef struct xa_arg {
     uint32_t offset;    /* register offset (CXLK_*) */
     uint32_t size;      /* bytes in the register map (a pointer: 8) */
     int pointer;        /* m_axi (addressQualifier 1) or s_axilite scalar (0) */
-    int gmem1;          /* HLS only: on bundle gmem1 instead of gmem0 */
 } xa_arg;
 
 static const xa_arg xa_args[CXLK_NARGS] = {
-    [CXLK_ARG_PARAMS] = {"params", "const cxl_params*", CXLK_PARAMS, 8, 1, 0},
-    [CXLK_ARG_STATE] = {"state", "cxl_model*", CXLK_STATE, 8, 1, 1},
-    [CXLK_ARG_INIT] = {"init", "unsigned int", CXLK_INIT, 4, 0, 0},
-    [CXLK_ARG_DESCS] = {"descs", "const cxl_desc*", CXLK_DESCS, 8, 1, 0},
-    [CXLK_ARG_N_DESCS] = {"n_descs", "unsigned int", CXLK_N_DESCS, 4, 0, 0},
-    [CXLK_ARG_UNTIL] = {"until", "unsigned long long", CXLK_UNTIL, 8, 0, 0},
-    [CXLK_ARG_STOP] = {"stop", "unsigned int", CXLK_STOP, 4, 0, 0},
-    [CXLK_ARG_COMPS] = {"comps", "cxl_completion*", CXLK_COMPS, 8, 1, 0},
-    [CXLK_ARG_MAX_COMPS] = {"max_comps", "unsigned int", CXLK_MAX_COMPS, 4, 0, 0},
-    [CXLK_ARG_RESULT] = {"result", "cxl_kernel_result*", CXLK_RESULT, 8, 1, 0},
-    [CXLK_ARG_STATS] = {"stats", "cxl_stats*", CXLK_STATS, 8, 1, 0},
-    [CXLK_ARG_WANT_STATS] = {"want_stats", "unsigned int", CXLK_WANT_STATS, 4, 0, 0},
+    [CXLK_ARG_PARAMS] = {"params", "const cxl_params*", CXLK_PARAMS, 8, 1},
+    [CXLK_ARG_STATE] = {"state", "cxl_model*", CXLK_STATE, 8, 1},
+    [CXLK_ARG_INIT] = {"init", "unsigned int", CXLK_INIT, 4, 0},
+    [CXLK_ARG_DESCS] = {"descs", "const cxl_desc*", CXLK_DESCS, 8, 1},
+    [CXLK_ARG_N_DESCS] = {"n_descs", "unsigned int", CXLK_N_DESCS, 4, 0},
+    [CXLK_ARG_UNTIL] = {"until", "unsigned long long", CXLK_UNTIL, 8, 0},
+    [CXLK_ARG_STOP] = {"stop", "unsigned int", CXLK_STOP, 4, 0},
+    [CXLK_ARG_COMPS] = {"comps", "cxl_completion*", CXLK_COMPS, 8, 1},
+    [CXLK_ARG_MAX_COMPS] = {"max_comps", "unsigned int", CXLK_MAX_COMPS, 4, 0},
+    [CXLK_ARG_RESULT] = {"result", "cxl_kernel_result*", CXLK_RESULT, 8, 1},
+    [CXLK_ARG_STATS] = {"stats", "cxl_stats*", CXLK_STATS, 8, 1},
+    [CXLK_ARG_WANT_STATS] = {"want_stats", "unsigned int", CXLK_WANT_STATS, 4, 0},
 };
 
 /* ---- fixed content ---- */
@@ -187,7 +186,7 @@ static const char *xa_port(const xa_arg *a, cxl_xclbin_variant v)
         return "S_AXI_CONTROL";
     if (v == CXL_XCLBIN_RTL)
         return "M_AXI_GMEM";
-    return a->gmem1 ? "M_AXI_GMEM1" : "M_AXI_GMEM0";
+    return "M_AXI_GMEM0"; /* HLS: every pointer on bundle gmem0 (cxl_kernel.c) */
 }
 
 /* ---- the sections ---- */
@@ -214,17 +213,11 @@ static void xa_xml(xa_str *s, const char *kname, cxl_xclbin_variant v)
               " hwControlProtocol=\"%s\">\n",
               kname, kname, rtl ? "ip_c" : "c", rtl ? "cxlsim:kernel" : "xilinx.com:hls", kname,
               rtl ? "ap_ctrl_hs" : "ap_ctrl_chain");
-    const char *masters[2] = {"M_AXI_GMEM0", "M_AXI_GMEM1"};
-    int nmasters = 2;
-    if (rtl) {
-        masters[0] = "M_AXI_GMEM";
-        nmasters = 1;
-    }
-    for (int i = 0; i < nmasters; i++)
-        xs_printf(s,
-                  "          <port name=\"%s\" mode=\"master\" range=\"0xFFFFFFFFFFFFFFFF\" dataWidth=\"64\""
-                  " portType=\"addressable\" base=\"0x0\"/>\n",
-                  masters[i]);
+    /* one AXI master in each kernel: HLS bundle gmem0, RTL m_axi_gmem */
+    xs_printf(s,
+              "          <port name=\"%s\" mode=\"master\" range=\"0xFFFFFFFFFFFFFFFF\" dataWidth=\"64\""
+              " portType=\"addressable\" base=\"0x0\"/>\n",
+              rtl ? "M_AXI_GMEM" : "M_AXI_GMEM0");
     xs_printf(s,
               "          <port name=\"S_AXI_CONTROL\" mode=\"slave\" range=\"0x%X\" dataWidth=\"32\""
               " portType=\"addressable\" base=\"0x0\"/>\n",

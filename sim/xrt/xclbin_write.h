@@ -24,7 +24,7 @@
 
 /* Which kernel the xclbin describes. Both have the same register map and argument indices. */
 typedef enum cxl_xclbin_variant {
-    CXL_XCLBIN_HLS = 0, /* hw/hls/cxl_kernel.c: masters M_AXI_GMEM0 (state: M_AXI_GMEM1), ap_ctrl_chain */
+    CXL_XCLBIN_HLS = 0, /* hw/hls/cxl_kernel.c: master M_AXI_GMEM0 (every pointer), ap_ctrl_chain */
     CXL_XCLBIN_RTL = 1  /* hw/rtl/cxl_kernel.v: one master M_AXI_GMEM, ap_ctrl_hs */
 } cxl_xclbin_variant;
 

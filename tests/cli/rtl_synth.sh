@@ -2,7 +2,9 @@
 # scripts/rtl_synth.sh (the rtl_synth target's script, docs/rtl-synthesis.md): the one-process-per-module
 # form (RTL_SYNTH_SPLIT=1) on a small unit with a child module gives a total that is the sum of the
 # modules' own netlists, a second run takes them from the cache, RTL_SYNTH_ABC=fast maps them, and bad
-# settings exit 2 with a message; yosys missing exits 77.
+# settings exit 2 with a message; yosys missing exits 77. The logic depth (scripts/lut_depth.py,
+# RTL_SYNTH_DEPTH): a "LUT-levels" row with a figure per module, also for netlists taken from the
+# cache, with or without their depth kept there.
 # usage: rtl_synth.sh CXLSIM SOURCE_DIR. Exit 77 (skipped) without Yosys.
 set -u
 src=$2
@@ -30,6 +32,8 @@ out=$(RTL_SYNTH_ABC=quick bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
 expect 2 "RTL_SYNTH_ABC must be full or fast" "ABC=quick"
 out=$(RTL_SYNTH_CACHE=yes bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
 expect 2 "RTL_SYNTH_CACHE must be 0 or 1" "CACHE=yes"
+out=$(RTL_SYNTH_DEPTH=yes bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
+expect 2 "RTL_SYNTH_DEPTH must be 0 or 1" "DEPTH=yes"
 
 # mpipe with one push and one pop: itself and its ring_ram, two modules in two processes; run again, both
 # netlists come from the cache and give the same table; with RTL_SYNTH_ABC=fast, both are mapped again
@@ -51,10 +55,23 @@ else
     fail "split mpipe: total LUT '$total', sum of the modules' own LUTs '$sum'"
   fi
   first=$(table)
+  # logic depth: one line per module (mpipe, ring_ram) and the row naming the worst of the two
+  ndepth=$(wc -l < "$tmp/s/mpipe.depth.tsv")
+  [ "$ndepth" = 2 ] || fail "split mpipe: $ndepth lines in mpipe.depth.tsv, expected 2"
+  grep -q "^  LUT-levels  *[0-9.]*   (longest path, ports included, in [^ ]* of 2 modules; register to register: [0-9.]*;" \
+    "$tmp/s/mpipe.summary.txt" || fail "split mpipe: no LUT levels row: $(cat "$tmp/s/mpipe.summary.txt")"
   out=$(run_split); rc=$?
   ncache=$(grep -c "^rtl_synth: split: done [^ ]* (from $tmp/s/mpipe.cache/" <<<"$out")
   [ "$rc" = 0 ] && [ "$ncache" = 2 ] || fail "split mpipe again: rc $rc, $ncache of 2 from the cache: $out"
   [ "$(table)" = "$first" ] || fail "split mpipe from the cache: table differs: $(table) / $first"
+  # netlists cached without their depth (before RTL_SYNTH_DEPTH): measured again from the netlist
+  rm -f "$tmp"/s/mpipe.cache/*.depth.*
+  out=$(run_split); rc=$?
+  ncache=$(grep -c "^rtl_synth: split: done [^ ]* (from $tmp/s/mpipe.cache/" <<<"$out")
+  [ "$rc" = 0 ] && [ "$ncache" = 2 ] || fail "split mpipe, cache without depth: rc $rc, $ncache of 2 from the cache: $out"
+  [ "$(table)" = "$first" ] || fail "split mpipe, cache without depth: table differs: $(table) / $first"
+  out=$(RTL_SYNTH_DEPTH=0 run_split); rc=$?
+  [ "$rc" = 0 ] && ! grep -q "LUT-levels" "$tmp/s/mpipe.summary.txt" || fail "RTL_SYNTH_DEPTH=0: rc $rc or a LUT-levels row"
   out=$(RTL_SYNTH_ABC=fast run_split); rc=$?
   nfast=$(grep -c "^rtl_synth: split: done [^ ]* ([0-9]* s)" <<<"$out")
   [ "$rc" = 0 ] && [ "$nfast" = 2 ] || fail "split mpipe, RTL_SYNTH_ABC=fast: rc $rc, $nfast of 2 synthesised: $out"
