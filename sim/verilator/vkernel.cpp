@@ -94,10 +94,11 @@ const build_desc *choose(const vkernel_opts *o, std::string &msg)
         if (fits(b, *o))
             return &b;
     msg = std::string("the RTL kernel builds compiled in (") + CXLSIM_RTL_BUILD_NAMES +
-          ") have fewer host ports, devices or DRAM channels than the configuration, or no switch where it has one (" +
-          std::to_string(o->hosts) + " host ports, " + std::to_string(o->devices) + " devices of " +
-          std::to_string(o->channels) + " DRAM channels, " + (o->sw ? "a switch" : "no switch") +
-          "): reconfigure with one that fits in -DCXLSIM_RTL_BUILDS (hw/rtl/builds.txt: card-1x1, card-pool, full)";
+          ") have fewer host ports, devices or DRAM channels than the configuration (" + std::to_string(o->hosts) +
+          " host ports, " + std::to_string(o->devices) + " devices of " + std::to_string(o->channels) +
+          " DRAM channels, " + (o->sw ? "with a switch" : "no switch") +
+          "), or no switch where it has one: reconfigure with a build that fits in -DCXLSIM_RTL_BUILDS "
+          "(hw/rtl/builds.txt: card-1x1, card-pool, full)";
     return nullptr;
 }
 
