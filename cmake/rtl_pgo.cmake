@@ -2,11 +2,13 @@
 # CXLSIM_RTL_PGO; docs/rtl.md "Profile-guided build").
 #
 #   cmake -DTRAIN=<rtl_pgo_train> -DFROM=<CMakeFiles/cxlrtl_pgo.dir> -DTO=<CMakeFiles/cxlrtl.dir>
-#         -DSTAMP=<file> -P rtl_pgo.cmake
+#         -DSTAMP=<file> -DBUILDS=<build>[,<build>...] -P rtl_pgo.cmake
 #
-# TRAIN is bench_model linked with the instrumented kernel (cxlrtl_pgo). It runs short saturating
-# workloads that between them use both builds of the kernel (small: one host port, one device; full)
-# and every kind of unit (the switch, reads and writes, random and sequential addresses); GCC writes the
+# TRAIN is bench_model linked with the instrumented kernel (cxlrtl_pgo). BUILDS names the kernel builds
+# compiled in (hw/rtl/builds.txt, CXLSIM_RTL_BUILDS). For each, TRAIN runs short saturating workloads on
+# presets that run on that build (the smallest compiled build that fits a preset is the one it runs on,
+# so only the builds compiled in are trained, each on its own presets), which between them use every
+# kind of unit (the switch, reads and writes, random and sequential addresses); GCC writes the
 # counts beside each instrumented object (FROM/<object>.gcda); the old ones are removed before the
 # runs, as the instrumented program adds to the files it finds. They are copied to the same place under
 # TO (whose old counts go first), where GCC's -fprofile-use finds them when it compiles cxlrtl's object
@@ -14,7 +16,7 @@
 # same in every build (but for the order in which functions first ran, which the build does not use:
 # -fno-profile-reorder-functions in CMakeLists.txt). A run that fails leaves no profile (a warning;
 # the kernel is compiled without one): the model's tests, not the build, report what is wrong.
-foreach(var IN ITEMS TRAIN FROM TO STAMP)
+foreach(var IN ITEMS TRAIN FROM TO STAMP BUILDS)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "rtl_pgo.cmake: -D${var} is required (usage: the top of this file)")
   endif()
@@ -30,13 +32,25 @@ endfunction()
 
 remove_counts("${FROM}")
 
-# device preset, then bench_model's options; which kernel build each preset runs on: sim/verilator/vkernel.cpp
-set(runs
-  "asic --cycles 20000"                                  # small build: the saturating read workload
-  "local-ddr5 --mix 1:1 --pattern seq --cycles 20000"    # small: writes, row hits
-  "asic-switch --mix 2:1 --cycles 10000"                 # small: the switch
-  "pool-2x2 --mix 2:1 --cycles 10000"                    # full: two hosts, two devices
-  "cz120 --cycles 10000")                                # full: four channels
+# per build: device preset, then bench_model's options (each preset fits its build and no smaller one:
+# hw/rtl/builds.txt's preset column)
+set(runs_card-1x1
+  "asic --cycles 20000"                                  # the saturating read workload
+  "local-ddr5 --mix 1:1 --pattern seq --cycles 20000"    # writes, row hits, the local path
+  "cz120 --cycles 10000")                                # four DRAM channels
+set(runs_card-pool
+  "asic-switch --mix 2:1 --cycles 10000"                 # the switch
+  "pool-2x2 --mix 2:1 --cycles 10000")                   # two hosts, two devices
+set(runs_full
+  "pool-4x4 --mix 2:1 --cycles 10000")                   # four hosts, four devices
+string(REPLACE "," ";" builds "${BUILDS}")
+set(runs)
+foreach(b IN LISTS builds)
+  if(NOT DEFINED runs_${b})
+    message(FATAL_ERROR "rtl_pgo.cmake: no training runs for kernel build '${b}' (add runs_${b})")
+  endif()
+  list(APPEND runs ${runs_${b}})
+endforeach()
 foreach(run IN LISTS runs)
   separate_arguments(args UNIX_COMMAND "${run}")
   execute_process(COMMAND "${TRAIN}" ${args} --backend verilator --no-csim

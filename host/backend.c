@@ -8,6 +8,7 @@ extern const cxl_backend_ops cxl_backend_csim_ops;
 extern const cxl_backend_ops cxl_backend_analytical_ops;
 #ifdef CXLSIM_HAVE_VERILATOR
 extern const cxl_backend_ops cxl_backend_verilator_ops;
+const char *cxl_backend_verilator_builds(void); /* backend_verilator.c */
 #endif
 #ifdef CXLSIM_HAVE_XRT
 extern const cxl_backend_ops cxl_backend_xrt_ops;
@@ -74,12 +75,22 @@ const char *cxl_backend_status(const char *name)
     return "unknown";
 }
 
+const char *cxl_backend_rtl_builds(const char *name)
+{
+#ifdef CXLSIM_HAVE_VERILATOR
+    if (!strcmp(name, "verilator"))
+        return cxl_backend_verilator_builds();
+#endif
+    (void)name;
+    return "";
+}
+
 cxl_backend_opts cxl_backend_opts_for(const char *name, const cxl_backend_opts *o)
 {
     cxl_backend_opts r = { 0 };
     if (o && !strcmp(name, "verilator")) {
         r.trace_fst = o->trace_fst;
-        r.rtl_full = o->rtl_full;
+        r.rtl_build = o->rtl_build;
     }
     if (o && !strcmp(name, "xrt")) {
         r = *o;

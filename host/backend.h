@@ -31,7 +31,8 @@ typedef struct cxl_backend_opts {
     const char *xrt_card;    /* xrt only: card index ("0", the default) or PCIe BDF ("0000:3b:00.1") */
     unsigned xrt_timeout_ms; /* xrt only: wall-clock limit of one kernel run; 0: CXL_XRT_TIMEOUT_MS */
     unsigned xrt_fault;      /* xrt only, tests: enum cxl_xrt_fault (backend_xrt.h) */
-    unsigned rtl_full;       /* verilator only: run the full kernel build even where the small one fits (tests) */
+    const char *rtl_build;   /* verilator only: run this kernel build (hw/rtl/builds.txt name) even where a
+                                smaller one fits, or NULL: the smallest compiled in that fits (tests) */
 } cxl_backend_opts;
 
 typedef struct cxl_backend_ops {
@@ -61,6 +62,9 @@ const char *const *cxl_backend_names(void);
 int cxl_backend_available(const char *name);
 /* "built in", "not built (dependency missing)" or "not in this version yet (dependency installed)". */
 const char *cxl_backend_status(const char *name);
+/* The verilator backend's kernel builds compiled in, smallest first ("card-1x1, card-pool": CMake's
+ * CXLSIM_RTL_BUILDS, hw/rtl/builds.txt); "" for every other backend and where it is not built. */
+const char *cxl_backend_rtl_builds(const char *name);
 
 int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, cxl_err *err);
 /* Same with options (o may be NULL); an option the named backend does not take is CXL_EUSAGE. */

@@ -65,9 +65,9 @@ static int status_err(const vbk *v, cxl_err *err)
     case CXL_KST_DESC_REFUSED:
         return cxl_errf(err, CXL_EINTERNAL, "RTL model refused a descriptor (queue full)");
     case CXL_KST_MODEL_ERROR:
-        if (v->last.model_error == 4)
-            return cxl_errf(err, CXL_EINTERNAL, "the RTL kernel build (%s) has fewer host ports, devices or DRAM "
-                            "channels than the configuration", vdev_build(v->d));
+        if (v->last.model_error == 4)   /* a build named in the options that is too small (vbk_open) */
+            return cxl_errf(err, CXL_ELIMIT, "the RTL kernel build (%s) has fewer host ports, devices or DRAM "
+                            "channels than the configuration, or no switch where it has one", vdev_build(v->d));
         return cxl_errf(err, CXL_EINTERNAL, "RTL model internal bound exceeded (code %u) at cycle %llu",
                         v->last.model_error, (unsigned long long)v->last.now);
     default:
@@ -88,14 +88,14 @@ static int vbk_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
     if (!v)
         return cxl_errf(err, CXL_ENOMEM, "out of memory for the verilator backend");
     char msg[1024];
-    /* the kernel build that fits the configuration (vkernel.h) */
+    /* the smallest kernel build compiled in that fits the configuration (vkernel.h); none: CXL_ELIMIT */
     const vkernel_opts ko = { .trace_fst = b->opts.trace_fst, .hosts = p->hosts, .devices = p->devices,
-                              .channels = p->dram.channels, .full = b->opts.rtl_full != 0 };
+                              .channels = p->dram.channels, .sw = p->sw.present != 0, .build = b->opts.rtl_build };
     int rc = vdev_open(&ko, VBK_MEM_BYTES, &v->d, msg, sizeof msg);
     if (rc) {
         free(v);
         int code = rc == VK_ENOMEM ? CXL_ENOMEM : rc == VK_EIO ? CXL_EIO : rc == VK_ENOTRACE ? CXL_EBACKEND
-                                                                                          : CXL_EINTERNAL;
+                 : rc == VK_ENOFIT ? CXL_ELIMIT : CXL_EINTERNAL;
         return cxl_errf(err, code, "verilator backend: %s", msg);
     }
     v->a_params = vdev_alloc(v->d, sizeof(cxl_params));
@@ -185,6 +185,10 @@ static int vbk_idle(cxl_backend *b)
 }
 
 static void vbk_close(cxl_backend *b) { vbk_free(b->impl); }
+
+/* for cxl_backend_rtl_builds (backend.c) */
+const char *cxl_backend_verilator_builds(void);
+const char *cxl_backend_verilator_builds(void) { return vkernel_builds(); }
 
 const cxl_backend_ops cxl_backend_verilator_ops = {
     "verilator", "verilator", vbk_open, vbk_submit, vbk_space, vbk_advance, vbk_now, vbk_poll, vbk_stats, vbk_idle,

@@ -597,8 +597,11 @@ static int cmd_ops(int argc, char **argv)
 
 static int cmd_backends(void)
 {
-    for (const char *const *n = cxl_backend_names(); *n; n++)
-        printf("%-10s %s\n", *n, cxl_backend_status(*n));
+    for (const char *const *n = cxl_backend_names(); *n; n++) {
+        const char *builds = cxl_backend_rtl_builds(*n);
+        printf("%-10s %s%s%s%s\n", *n, cxl_backend_status(*n), *builds ? " (kernel builds: " : "", builds,
+               *builds ? ")" : "");
+    }
     return 0;
 }
 

@@ -20,6 +20,11 @@
 #   RTL_SYNTH_READ=top     read only TOP's file, other modules from hw/rtl/<module>.v on demand (below)
 #   RTL_SYNTH_PARAMS="NSRC=16 K=5"  override TOP's parameters (to size one module as the top level
 #                          instantiates it, for a per-module estimate)
+#   RTL_SYNTH_BUILD=card-1x1  synthesise a named build of cxl_kernel (hw/rtl/builds.txt: card-1x1,
+#                          card-pool, full): its NH, ND, NCH, SW go before RTL_SYNTH_PARAMS's entries;
+#                          TOP must be cxl_kernel (targets rtl_synth_card_1x1, rtl_synth_card_pool)
+#   RTL_SYNTH_DRYRUN=1     print the Yosys commands (files read, hierarchy with the parameters, synthesis)
+#                          and stop before running Yosys
 #   RTL_SYNTH_BLACKBOX="mpipe link"  keep these modules as black boxes (TOP's own logic only, below)
 #   RTL_SYNTH_NOSHARE=1    leave out synth_xilinx's `share` pass (hours on some modules; figures can
 #                          only be higher)
@@ -95,6 +100,19 @@ if [ ${#libfiles[@]} -gt 0 ]; then
   files=("${keep[@]}")
 fi
 
+# RTL_SYNTH_BUILD=NAME: cxl_kernel's parameters of that build (hw/rtl/builds.txt), then RTL_SYNTH_PARAMS's
+if [ -n "${RTL_SYNTH_BUILD:-}" ]; then
+  [ "$top" = cxl_kernel ] || { echo "error: RTL_SYNTH_BUILD names a build of cxl_kernel, not of $top" >&2; exit 2; }
+  bparams=$(B=$RTL_SYNTH_BUILD awk '!/^#/ && $1 == ENVIRON["B"] { print "NH=" $2, "ND=" $3, "NCH=" $4, "SW=" $5 }' \
+            "$rtl/builds.txt")
+  if [ -z "$bparams" ]; then
+    echo "error: RTL_SYNTH_BUILD: unknown build '$RTL_SYNTH_BUILD'; valid:" \
+         "$(awk '!/^#/ && NF { printf "%s%s", s, $1; s = ", " }' "$rtl/builds.txt") (hw/rtl/builds.txt)" >&2
+    exit 2
+  fi
+  RTL_SYNTH_PARAMS="$bparams${RTL_SYNTH_PARAMS:+ $RTL_SYNTH_PARAMS}"
+fi
+
 # RTL_SYNTH_PARAMS="NAME=VALUE ...": TOP's parameters as an instance in the top level sets them
 chparam=
 for kv in ${RTL_SYNTH_PARAMS:-}; do
@@ -141,6 +159,7 @@ depth_of() {
     { echo "error: scripts/lut_depth.py failed on $1.json:" >&2; cat "$1.depth.err" >&2; return 1; }
   rm -f "$1.depth.err"
 }
+case ${RTL_SYNTH_DRYRUN:-0} in 0|1) ;; *) echo "error: RTL_SYNTH_DRYRUN must be 0 or 1, not '$RTL_SYNTH_DRYRUN'" >&2; exit 2 ;; esac
 # synth_for MODULE: the synthesis commands with MODULE as the top
 # RTL_SYNTH_NOSHARE=1: synth_xilinx's steps with the `share` pass (SAT-based sharing of arithmetic
 # between mutually exclusive uses) left out of the `coarse` step; it ran for over 20 minutes on switch
@@ -175,6 +194,13 @@ lib=
 [ ${#libfiles[@]} -gt 0 ] && lib="read_verilog -lib -sv -I$rtl ${libfiles[*]}; "
 read="${lib}read_verilog -defer -sv -I$rtl ${files[*]}; "
 
+if [ "${RTL_SYNTH_DRYRUN:-0}" = 1 ]; then
+  echo "rtl_synth: dry run: $top${RTL_SYNTH_PARAMS:+ ($RTL_SYNTH_PARAMS)}"
+  echo "rtl_synth: read: $read"
+  echo "rtl_synth: elaborate: ${libdir:-hierarchy -top $top; }"
+  echo "rtl_synth: synthesise: $synth"
+  exit 0
+fi
 echo "rtl_synth: $($yosys -V)"
 t0=$(date +%s)
 if [ "${RTL_SYNTH_SPLIT:-0}" = 0 ]; then

@@ -3,10 +3,10 @@
  * slots and idleness after every call, and byte-identical statistics. Scenarios cover the three
  * topologies (direct, switch/pool, local-DDR path), every pattern, mixes, gaps, not_before, stop and
  * non-stop advances, refills as slots free up, and advances that end with completions left in the
- * backend (the 1024-entry buffer's wrap). Configurations of one host port, one device and up to two
- * DRAM channels run on the kernel's small build; one scenario runs such a configuration on the full
- * build as well, and cz120 (four channels) runs on the full build. Skipped (reported as such) where the
- * backend is not built.
+ * backend (the 1024-entry buffer's wrap). Each configuration runs on the smallest kernel build compiled
+ * in that fits it (hw/rtl/builds.txt: asic, cz120, local-ddr5 on card-1x1; asic-switch, pool-2x2 on
+ * card-pool); one scenario runs asic on card-pool as well, and one checks that a configuration larger
+ * than every compiled build is refused. Skipped (reported as such) where the backend is not built.
  * Cost: tens of thousands of model cycles per scenario, seconds on the verilated RTL. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,15 +35,16 @@ static void load_preset(const char *name, cxl_params *p)
         fail_msg("%s: %s", name, e.msg);
 }
 
-/* full: the verilator backend runs the kernel's full build even if the small one fits */
-static void open_pair(pair *x, const char *preset, int full)
+/* build: the kernel build the verilator backend runs even if a smaller one fits (NULL: the smallest
+ * that fits, hw/rtl/builds.txt) */
+static void open_pair(pair *x, const char *preset, const char *build)
 {
     cxl_err e;
     cxl_err_clear(&e);
     load_preset(preset, &x->p);
     if (cxl_backend_open("csim", &x->p, &x->c, &e))
         fail_msg("csim: %s", e.msg);
-    const cxl_backend_opts o = { .rtl_full = (unsigned)full };
+    const cxl_backend_opts o = { .rtl_build = build };
     if (cxl_backend_open_opts("verilator", &x->p, &o, &x->v, &e))
         fail_msg("verilator: %s", e.msg);
 }
@@ -162,13 +163,13 @@ static cxl_desc mk(const cxl_params *p, uint16_t r, uint32_t k, uint64_t now)
 
 /* Keep every requester's queue topped up for `rounds` advances of `step` cycles, polling `poll` per
  * round (less than arrives, so completions pile up in the backend and its buffer wraps). */
-static void workload_on(const char *preset, int full, uint32_t nreq, uint32_t rounds, uint64_t step, size_t poll,
+static void workload_on(const char *preset, const char *build, uint32_t nreq, uint32_t rounds, uint64_t step, size_t poll,
                         int stop)
 {
     if (!cxl_backend_available("verilator"))
         skip();
     pair x;
-    open_pair(&x, preset, full);
+    open_pair(&x, preset, build);
     same_view(&x, "after open");
     if (nreq > x.p.requesters)
         nreq = x.p.requesters;
@@ -208,7 +209,7 @@ static void workload_on(const char *preset, int full, uint32_t nreq, uint32_t ro
 
 static void workload(const char *preset, uint32_t nreq, uint32_t rounds, uint64_t step, size_t poll, int stop)
 {
-    workload_on(preset, 0, nreq, rounds, step, poll, stop);
+    workload_on(preset, NULL, nreq, rounds, step, poll, stop);
 }
 
 static void test_direct(void **state)
@@ -217,14 +218,41 @@ static void test_direct(void **state)
     workload("asic", 4, ROUNDS(40), 700, 8, 1);
 }
 
-/* the same on the full build (test_direct ran the small one) */
-static void test_direct_full(void **state)
+/* the same on card-pool, which has a switch, two host ports and two devices (test_direct ran card-1x1):
+ * the units a configuration leaves unused change nothing */
+static void test_direct_pool_build(void **state)
 {
     (void)state;
-    workload_on("asic", 1, 4, ROUNDS(40), 700, 8, 1);
+    workload_on("asic", "card-pool", 4, ROUNDS(40), 700, 8, 1);
 }
 
-/* four DRAM channels (two DDR5 DIMM channels): the full build */
+/* a configuration that needs more than every build compiled in (pool-4x4: four host ports and devices;
+ * the default builds card-1x1 and card-pool have at most two) is refused at open with the sizes' error
+ * (exit 7 from the command line, tests/cli/verilator.sh); with the optional build `full` it runs */
+static void test_too_big(void **state)
+{
+    (void)state;
+    if (!cxl_backend_available("verilator"))
+        skip();
+    cxl_params p;
+    load_preset("pool-4x4", &p);
+    cxl_backend *v = NULL;
+    cxl_err e;
+    cxl_err_clear(&e);
+    int rc = cxl_backend_open("verilator", &p, &v, &e);
+    if (rc == 0) {
+        printf("  pool-4x4 runs (the build full is compiled in)\n");
+        cxl_backend_close(v);
+        return;
+    }
+    printf("  reported: %s\n", e.msg);
+    assert_int_equal(rc, CXL_ELIMIT);
+    assert_int_equal(e.code, CXL_ELIMIT);
+    assert_non_null(strstr(e.msg, "have fewer host ports, devices or DRAM channels than the configuration"));
+    assert_non_null(strstr(e.msg, "card-1x1"));
+}
+
+/* four DRAM channels (two DDR5 DIMM channels): card-1x1 */
 static void test_two_channels(void **state)
 {
     (void)state;
@@ -264,7 +292,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_direct),
-        cmocka_unit_test(test_direct_full),
+        cmocka_unit_test(test_direct_pool_build),
+        cmocka_unit_test(test_too_big),
         cmocka_unit_test(test_two_channels),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_pool),

@@ -31,11 +31,13 @@
 //                one cycle the C keeps the last in its step order; this model keeps the last of its
 //                clocks (response clocks come before the main clock). 4 (this model only): the
 //                parameters ask for more host ports, devices or DRAM channels than this build has
-//                (NH, ND, NCH); set at reset, nothing runs meaningfully after it.
+//                (NH, ND, NCH), or for a switch in a build without one (SW = 0); set at reset,
+//                nothing runs meaningfully after it.
 //   idle         cxl_model_idle.
 //   req_space    requester_space (free descriptor slots) of each requester, 8 bits each.
-// Built sizes (rebuild to change): NREQ requesters, NH host ports, ND devices (<= CXL_MAX_*), the pipe
-// depths (CXL_MAX_FIFO) and the completion buffer. Everything else is a runtime parameter.
+// Built sizes (rebuild to change): NREQ requesters, NH host ports, ND devices, NCH DRAM channels per
+// device (<= CXL_MAX_*), whether the switch is built (SW), the pipe depths (CXL_MAX_FIFO) and the
+// completion buffer. Everything else is a runtime parameter.
 `default_nettype none
 `include "cxl_defs.vh"
 `include "cxl_layout.vh"
@@ -44,7 +46,8 @@ module cxl_model #(
     parameter integer NREQ = 16,   // CXL_MAX_REQ
     parameter integer NH   = 4,    // CXL_MAX_HOSTS
     parameter integer ND   = 4,    // CXL_MAX_DEVS
-    parameter integer NCH  = 4     // DRAM channels per device, CXL_MAX_CH
+    parameter integer NCH  = 4,    // DRAM channels per device, CXL_MAX_CH
+    parameter integer SW   = 1     // 1: the switch is built; 0: direct-attached configurations only
 ) (
     input  wire                         clk,
     input  wire                         rst_n,
@@ -507,25 +510,53 @@ module cxl_model #(
     wire [NH*32-1:0] sw_up_in_count;
     wire [ND*32-1:0] sw_dn_in_count;
     /* verilator lint_on UNUSEDSIGNAL */
-    wire swclk;
-    wire [63:0] now_sw;
-    clkgate u_cg_sw (.clk(clk), .en(!rst_n || (main_clk && lp && sw)), .gclk(swclk));
-    model_now u_now_sw (.clk(swclk), .rst_n(rst_n), .step(main_clk), .now(now_sw));
-    switch #(.NH(NH), .ND(ND), .DEPTH(`CXL_MAX_FIFO), .NIN(NIN), .NPOP(8), .W(W)) u_sw (
-        .clk(swclk), .rst_n(rst_n), .ce(main_clk && lp && sw), .now(now_sw),
-        // without a switch it sees no ports: it is never clocked then, and its arbitration logic has
-        // nothing to scan (cheaper in simulation; its outputs are not used)
-        .hosts(sw ? p_hosts : 32'd0), .devices(sw ? p_devices : 32'd0), .hop_cycles(pw(`CXL_P_SW_HOP_CYCLES)),
-        .port_queue(p_port_queue), .arbitration(pw(`CXL_P_SW_ARBITRATION)),
-        .interleave_shift(pw(`CXL_P_SW_INTERLEAVE_SHIFT)), .dev_bits(pw(`CXL_P_SW_DEV_BITS)),
-        .ld_shift(pw(`CXL_P_SW_LD_SHIFT)),
-        .up_in_n(sw_up_in_n), .up_in_msg(um_rx_msg), .dn_in_n(sw_dn_in_n), .dn_in_msg(ds_rx_msg),
-        .up_in_err(sw_up_err), .dn_in_err(sw_dn_err),
-        .up_cr_ret(sw_up_cr), .up_cr_cls(sw_up_cls), .dn_cr_ret(sw_dn_cr), .dn_cr_cls(sw_dn_cls),
-        .stall_n(sw_stall_n), .stall_count(sw_stall),
-        .dn_out_count(sw_dn_out_count), .dn_out_msg(sw_dn_out_msg), .dn_out_pop_n(sw_dn_pop),
-        .up_out_count(sw_up_out_count), .up_out_msg(sw_up_out_msg), .up_out_pop_n(sw_up_pop),
-        .up_in_count(sw_up_in_count), .dn_in_count(sw_dn_in_count), .idle(sw_idle));
+    // SW = 0 (a build for direct-attached configurations only) leaves the switch out: its outputs are
+    // the constants a switch that sees no ports gives (no credits, no messages, no errors, idle, no
+    // stalls), which is what the model reads from it when the configuration has none. Parameters that
+    // ask for a switch then end every run with model_error 4, like too many ports.
+    generate
+        if (SW != 0) begin : g_sw
+            wire swclk;
+            wire [63:0] now_sw;
+            clkgate u_cg_sw (.clk(clk), .en(!rst_n || (main_clk && lp && sw)), .gclk(swclk));
+            model_now u_now_sw (.clk(swclk), .rst_n(rst_n), .step(main_clk), .now(now_sw));
+            switch #(.NH(NH), .ND(ND), .DEPTH(`CXL_MAX_FIFO), .NIN(NIN), .NPOP(8), .W(W)) u_sw (
+                .clk(swclk), .rst_n(rst_n), .ce(main_clk && lp && sw), .now(now_sw),
+                // without a switch it sees no ports: it is never clocked then, and its arbitration logic has
+                // nothing to scan (cheaper in simulation; its outputs are not used)
+                .hosts(sw ? p_hosts : 32'd0), .devices(sw ? p_devices : 32'd0), .hop_cycles(pw(`CXL_P_SW_HOP_CYCLES)),
+                .port_queue(p_port_queue), .arbitration(pw(`CXL_P_SW_ARBITRATION)),
+                .interleave_shift(pw(`CXL_P_SW_INTERLEAVE_SHIFT)), .dev_bits(pw(`CXL_P_SW_DEV_BITS)),
+                .ld_shift(pw(`CXL_P_SW_LD_SHIFT)),
+                .up_in_n(sw_up_in_n), .up_in_msg(um_rx_msg), .dn_in_n(sw_dn_in_n), .dn_in_msg(ds_rx_msg),
+                .up_in_err(sw_up_err), .dn_in_err(sw_dn_err),
+                .up_cr_ret(sw_up_cr), .up_cr_cls(sw_up_cls), .dn_cr_ret(sw_dn_cr), .dn_cr_cls(sw_dn_cls),
+                .stall_n(sw_stall_n), .stall_count(sw_stall),
+                .dn_out_count(sw_dn_out_count), .dn_out_msg(sw_dn_out_msg), .dn_out_pop_n(sw_dn_pop),
+                .up_out_count(sw_up_out_count), .up_out_msg(sw_up_out_msg), .up_out_pop_n(sw_up_pop),
+                .up_in_count(sw_up_in_count), .dn_in_count(sw_dn_in_count), .idle(sw_idle));
+        end else begin : g_nosw
+            assign sw_up_err = {NH{1'b0}};
+            assign sw_dn_err = {ND{1'b0}};
+            assign sw_up_cr = {NH{1'b0}};
+            assign sw_up_cls = {(NH*8){1'b0}};
+            assign sw_dn_cr = {ND{1'b0}};
+            assign sw_dn_cls = {(ND*8){1'b0}};
+            assign sw_stall_n = 4'd0;
+            assign sw_stall = 64'd0;
+            assign sw_dn_out_count = {(ND*32){1'b0}};
+            assign sw_dn_out_msg = {(ND*8*W){1'b0}};
+            assign sw_up_out_count = {(NH*32){1'b0}};
+            assign sw_up_out_msg = {(NH*8*W){1'b0}};
+            assign sw_up_in_count = {(NH*32){1'b0}};
+            assign sw_dn_in_count = {(ND*32){1'b0}};
+            assign sw_idle = 1'b1;
+            // what only the switch reads
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire nosw_unused = ^{sw_up_in_n, sw_dn_in_n, sw_dn_pop, sw_up_pop, ds_rx_msg};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+    endgenerate
 
     // ---------------------------------------------------------------- devices
     /* verilator lint_off UNUSEDSIGNAL */   // only the local path (device 0) checks ingress space
@@ -892,7 +923,7 @@ module cxl_model #(
             h_max0 <= 64'd0; h_max1 <= 64'd0;
             h_log <= {(32*2*HLOG){1'b0}};
             clr_q <= 15'd0;
-            if (p_hosts > NH || p_devices > ND || pw(`CXL_P_DRAM_CHANNELS) > NCH)
+            if (p_hosts > NH || p_devices > ND || pw(`CXL_P_DRAM_CHANNELS) > NCH || (SW == 0 && sw))
                 err_q <= 32'd4;
         end else begin
             if (clearing)

@@ -3,8 +3,9 @@
  * kernel's AXI checks, fired by a memory told to break the protocol) is an error naming the model cycle
  * and the unit, never an abort, and the handle refuses further use; a buffer outside card memory is a
  * bus error; a kernel that does not finish in time is an error with the cycle it reached; the kernel
- * build follows the configuration's size, and parameters larger than the build are refused (model_error
- * 4). Built only with the verilator backend. */
+ * build follows the configuration's size (every shipped preset on the build hw/rtl/builds.txt names),
+ * sizes no compiled build has are refused before any run, and parameters larger than a build named
+ * explicitly end every run with model_error 4. Built only with the verilator backend. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include "../../hw/hls/cxl_kernel.h"
 #include "../../hw/hls/cxl_kernel_regs.h"
 #include "devcfg.h"
+#include "presets.h"
 #include "vdev.h"
 
 #define MEM (1024u * 1024u)
@@ -26,7 +28,8 @@ typedef struct card {
     uint64_t params, result, comps;
 } card;
 
-/* a card running the kernel build chosen by o (NULL: the full build) with the parameters of a device preset */
+/* a card running the kernel build chosen by o (NULL: the largest compiled in) with the parameters of a
+ * device preset */
 static void open_card_with(card *c, const vkernel_opts *o, const char *preset)
 {
     char msg[512];
@@ -154,44 +157,135 @@ static void test_timeout(void **state)
     vdev_close(c.d);
 }
 
+/* the sizes of a device preset, as the verilator backend gives them (backend_verilator.c) */
+static vkernel_opts opts_of(const char *preset)
+{
+    devcfg dev;
+    cxl_params p;
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (devcfg_load(preset, &dev, &e) || devcfg_to_params(&dev, &p, &e))
+        fail_msg("%s: %s", preset, e.msg);
+    const vkernel_opts o = { .hosts = p.hosts, .devices = p.devices, .channels = p.dram.channels,
+                             .sw = p.sw.present != 0 };
+    return o;
+}
+
+/* 1 when the build `name` is compiled in (vkernel_builds: "card-1x1, card-pool") */
+static int compiled(const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *s = vkernel_builds(); (s = strstr(s, name)) != NULL; s += n)
+        if ((s == vkernel_builds() || s[-1] == ' ') && (s[n] == ',' || s[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* open a card for preset with o, run the init call; return its status (model_error in *merr) */
+static uint32_t init_status(const vkernel_opts *o, const char *preset, const char *want_build, uint32_t *merr)
+{
+    card c;
+    open_card_with(&c, o, preset);
+    if (want_build && strcmp(vdev_build(c.d), want_build))
+        fail_msg("%s: runs on build %s, want %s", preset, vdev_build(c.d), want_build);
+    init_args(&c, c.params);
+    assert_int_equal(vdev_run(c.d, 0), 0);
+    const cxl_kernel_result *r = vdev_map(c.d, c.result, sizeof *r);
+    uint32_t st = r->status;
+    *merr = r->model_error;
+    vdev_close(c.d);
+    return st;
+}
+
+/* Every shipped device preset runs on the build hw/rtl/builds.txt names for it, where that build is
+ * compiled in; every preset is named by exactly one build. */
+static void test_preset_builds(void **state)
+{
+    (void)state;
+    FILE *f = fopen(CXLSIM_SOURCE_DIR "/hw/rtl/builds.txt", "r");
+    assert_non_null(f);
+    char line[512], listed[2048] = " ";
+    unsigned checked = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        char name[64];
+        int used = 0;
+        unsigned nh, nd, nch, sw;
+        assert_int_equal(sscanf(line, "%63s %u %u %u %u %n", name, &nh, &nd, &nch, &sw, &used), 5);
+        for (char *tok = strtok(line + used, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
+            char key[80];
+            snprintf(key, sizeof key, " %s ", tok);
+            if (strstr(listed, key))
+                fail_msg("builds.txt: preset %s is listed twice", tok);
+            strncat(listed, key + 1, sizeof listed - strlen(listed) - 1);
+            const vkernel_opts o = opts_of(tok);
+            /* the preset fits its build */
+            if (o.hosts > nh || o.devices > nd || o.channels > nch || (o.sw && !sw))
+                fail_msg("builds.txt: preset %s (%u hosts, %u devices, %u channels, switch %d) does not fit %s", tok,
+                         o.hosts, o.devices, o.channels, o.sw, name);
+            if (!compiled(name))
+                continue;
+            uint32_t merr;
+            if (init_status(&o, tok, name, &merr) != CXL_KST_OK)
+                fail_msg("%s on %s: status not OK, model_error %u", tok, name, merr);
+            printf("  %-12s runs on %s\n", tok, name);
+            checked++;
+        }
+    }
+    fclose(f);
+    for (const char *const *n = presets_device_names(); *n; n++) {
+        char key[80];
+        snprintf(key, sizeof key, " %s ", *n);
+        if (!strstr(listed, key))
+            fail_msg("device preset %s is not in hw/rtl/builds.txt", *n);
+    }
+    assert_true(checked > 0);
+}
+
 static void test_builds(void **state)
 {
     (void)state;
-    /* the build follows the sizes given: one host port and device and up to two channels run on the small
-     * build (asic: one DDR5 DIMM channel, two controller channels) */
-    const vkernel_opts small = { .hosts = 1, .devices = 1, .channels = 2 };
-    const vkernel_opts forced = { .hosts = 1, .devices = 1, .channels = 2, .full = 1 };
-    const vkernel_opts two = { .hosts = 2, .devices = 2, .channels = 2 };
-    const vkernel_opts twoch = { .hosts = 1, .devices = 1, .channels = 4 };
-    const vkernel_opts unknown = { 0 };
-    const struct {
-        const vkernel_opts *o;
-        const char *build;
-    } cases[] = { { &small, "small" }, { &forced, "full" }, { &two, "full" }, { &twoch, "full" },
-                  { &unknown, "full" }, { NULL, "full" } };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        card c;
-        open_card_with(&c, cases[i].o, "asic");
-        assert_string_equal(vdev_build(c.d), cases[i].build);
-        init_args(&c, c.params);
-        assert_int_equal(vdev_run(c.d, 0), 0);
-        const cxl_kernel_result *r = vdev_map(c.d, c.result, sizeof *r);
-        if (r->status != CXL_KST_OK)
-            fail_msg("case %zu (%s): status %u model_error %u", i, cases[i].build, r->status, r->model_error);
-        vdev_close(c.d);
+    uint32_t merr;
+    /* a named build runs whatever the sizes: asic on card-pool, as on card-1x1 */
+    const vkernel_opts on_pool = { .hosts = 1, .devices = 1, .channels = 2, .build = "card-pool" };
+    if (compiled("card-pool"))
+        assert_int_equal(init_status(&on_pool, "asic", "card-pool", &merr), CXL_KST_OK);
+    /* no sizes known: the largest compiled in (the last of vkernel_builds) */
+    const char *last = strrchr(vkernel_builds(), ' ');
+    last = last ? last + 1 : vkernel_builds();
+    assert_int_equal(init_status(NULL, "asic", last, &merr), CXL_KST_OK);
+    /* a named build smaller than the parameters (pool-2x2: two hosts and devices; cz120: four channels;
+     * asic-switch: a switch, which card-1x1 leaves out): every call ends with status 2, model_error 4 */
+    if (compiled("card-1x1")) {
+        const vkernel_opts on_1x1 = { .build = "card-1x1" };
+        const char *big[] = { "pool-2x2", "asic-switch" };
+        for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+            assert_int_equal(init_status(&on_1x1, big[i], "card-1x1", &merr), CXL_KST_MODEL_ERROR);
+            assert_int_equal(merr, 4);
+        }
     }
-    /* more host ports and devices (pool-2x2), or channels (cz120: four), than the small build has: every
-     * call ends with status 2, model_error 4 */
-    const char *big[] = { "pool-2x2", "cz120" };
-    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
-        card c;
-        open_card_with(&c, &small, big[i]);
-        init_args(&c, c.params);
-        assert_int_equal(vdev_run(c.d, 0), 0);
-        const cxl_kernel_result *r = vdev_map(c.d, c.result, sizeof *r);
-        assert_int_equal(r->status, CXL_KST_MODEL_ERROR);
-        assert_int_equal(r->model_error, 4);
-        vdev_close(c.d);
+    if (compiled("card-pool")) {
+        assert_int_equal(init_status(&on_pool, "cz120", "card-pool", &merr), CXL_KST_MODEL_ERROR);
+        assert_int_equal(merr, 4);
+    }
+    /* a build that is not compiled in, and sizes no compiled build has: refused before any run, naming
+     * the builds there are */
+    char msg[512];
+    vdev *d = NULL;
+    const vkernel_opts nope = { .build = "card-9x9" };
+    assert_int_equal(vdev_open(&nope, MEM, &d, msg, sizeof msg), VK_ENOFIT);
+    assert_null(d);
+    printf("  reported: %s\n", msg);
+    assert_non_null(strstr(msg, "no RTL kernel build 'card-9x9'"));
+    assert_non_null(strstr(msg, vkernel_builds()));
+    if (!compiled("full")) {
+        const vkernel_opts o = opts_of("pool-4x4");
+        assert_int_equal(vdev_open(&o, MEM, &d, msg, sizeof msg), VK_ENOFIT);
+        assert_null(d);
+        printf("  reported: %s\n", msg);
+        assert_non_null(strstr(msg, "have fewer host ports, devices or DRAM channels than the configuration"));
+        assert_non_null(strstr(msg, vkernel_builds()));
     }
 }
 
@@ -203,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_bus_error),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_builds),
+        cmocka_unit_test(test_preset_builds),
     };
     return cmocka_run_group_tests_name("vdev", tests, NULL, NULL);
 }

@@ -33,7 +33,7 @@ int vdev_reg_write64(vdev *d, uint32_t addr, uint64_t value);
  * interrupt status cleared). max_clocks bounds the wait (0: no bound). */
 int vdev_run(vdev *d, uint64_t max_clocks);
 uint64_t vdev_clocks(const vdev *d);
-/* The kernel build the card runs ("small", "full": vkernel_build). */
+/* The kernel build the card runs (its hw/rtl/builds.txt name: vkernel_build). */
 const char *vdev_build(const vdev *d);
 /* Make the card's memory break the AXI protocol (AXI_FAULT_* of axi_mem.h, 0: none); for tests. */
 void vdev_inject(vdev *d, uint32_t fault);

@@ -1,7 +1,7 @@
 // vkernel.cpp - the harness of the verilated hw/rtl/cxl_kernel.v (see vkernel.h): owns the
 // VerilatedContext, the model and the optional FST writer; one clock is a low and a high eval.
-// Two builds of the top are linked in (CMakeLists.txt): Vcxl_kernel (NH = ND = NCH = 4: every
-// configuration) and Vcxl_kernel_small (NH = ND = 1, NCH = 2); a handle runs the smallest that fits.
+// One build of the top per name in CMake's CXLSIM_RTL_BUILDS is linked in (hw/rtl/builds.txt, listed
+// by the generated rtl_builds.h); a handle runs the smallest that fits its configuration.
 #include "vkernel.h"
 
 #include <cerrno>
@@ -14,10 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "Vcxl_kernel.h"
-#include "Vcxl_kernel_small.h"
-#include "Vcxl_kernel_small___024root.h"
-#include "Vcxl_kernel___024root.h"
+#include "rtl_builds.h"
 #include "verilated.h"
 #if VM_TRACE_FST
 #include "verilated_fst_c.h"
@@ -60,6 +57,50 @@ template <class T> struct top_of final : top_if {
     void trace(VerilatedFstC *f) override { t.trace(f, 99); }
 #endif
 };
+
+// A build compiled in: its name, the sizes it has (cxl_kernel's NH, ND, NCH, SW) and its constructor.
+struct build_desc {
+    const char *name;
+    unsigned hosts, devices, channels;
+    bool sw;
+    top_if *(*make)(VerilatedContext *c);
+};
+
+#define VK_BUILD(id, name, nh, nd, nch, sw)                                                                \
+    { name, nh, nd, nch, sw != 0, [](VerilatedContext *c) -> top_if * { return new top_of<Vcxl_kernel_##id>(c); } },
+const build_desc builds[] = { CXLSIM_RTL_BUILD_LIST(VK_BUILD) };
+#undef VK_BUILD
+constexpr size_t n_builds = sizeof builds / sizeof builds[0];
+
+bool fits(const build_desc &b, const vkernel_opts &o)
+{
+    return o.hosts <= b.hosts && o.devices <= b.devices && o.channels <= b.channels && (!o.sw || b.sw);
+}
+
+// the build a handle runs, or nullptr (msg says why)
+const build_desc *choose(const vkernel_opts *o, std::string &msg)
+{
+    if (o && o->build) {
+        for (const build_desc &b : builds)
+            if (!std::strcmp(b.name, o->build))
+                return &b;
+        msg = std::string("no RTL kernel build '") + o->build + "' in this binary (compiled in: " +
+              CXLSIM_RTL_BUILD_NAMES + "; CMake option CXLSIM_RTL_BUILDS, hw/rtl/builds.txt)";
+        return nullptr;
+    }
+    if (!o || !o->hosts || !o->devices || !o->channels)
+        return &builds[n_builds - 1];
+    for (const build_desc &b : builds)
+        if (fits(b, *o))
+            return &b;
+    msg = std::string("the RTL kernel builds compiled in (") + CXLSIM_RTL_BUILD_NAMES +
+          ") have fewer host ports, devices or DRAM channels than the configuration (" + std::to_string(o->hosts) +
+          " host ports, " + std::to_string(o->devices) + " devices of " + std::to_string(o->channels) +
+          " DRAM channels, " + (o->sw ? "with a switch" : "no switch") +
+          "), or no switch where it has one: reconfigure with a build that fits in -DCXLSIM_RTL_BUILDS "
+          "(hw/rtl/builds.txt: card-1x1, card-pool, full)";
+    return nullptr;
+}
 
 }  // namespace
 
@@ -246,19 +287,19 @@ extern "C" int vkernel_create(const vkernel_opts *o, vkernel **out, char *msg, s
             }
             std::fclose(f);
         }
+        std::string why;
+        const build_desc *b = choose(o, why);
+        if (!b) {
+            put(msg, cap, why);
+            return VK_ENOFIT;
+        }
         k = new vkernel;
         k->ctx.reset(new VerilatedContext);
         k->ctx->fatalOnError(false);  // $fatal/$stop set gotError/gotFinish instead of aborting
         k->ctx->traceEverOn(trace != nullptr);
         sink_scope scope(k);
-        // the smallest build that fits (unknown sizes: the full one)
-        bool small = o && !o->full && o->hosts == 1 && o->devices == 1 && o->channels >= 1 &&
-                     o->channels <= 2;
-        if (small)
-            k->top.reset(new top_of<Vcxl_kernel_small>(k->ctx.get()));
-        else
-            k->top.reset(new top_of<Vcxl_kernel>(k->ctx.get()));
-        k->build = small ? "small" : "full";
+        k->top.reset(b->make(k->ctx.get()));
+        k->build = b->name;
 #if VM_TRACE_FST
         if (trace) {
             k->fst.reset(new VerilatedFstC);
@@ -368,5 +409,6 @@ extern "C" int vkernel_idle(vkernel *k, const vk_in *in, uint64_t n, vk_out *out
 
 extern "C" uint64_t vkernel_clocks(const vkernel *k) { return k->clocks; }
 extern "C" const char *vkernel_build(const vkernel *k) { return k->build; }
+extern "C" const char *vkernel_builds(void) { return CXLSIM_RTL_BUILD_NAMES; }
 extern "C" uint64_t vkernel_model_now(const vkernel *k) { return model_now(*k); }
 extern "C" const char *vkernel_error(const vkernel *k) { return k->err.c_str(); }

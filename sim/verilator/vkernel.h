@@ -30,7 +30,8 @@ enum {
     VK_ENOTRACE = -2,  /* an FST trace was asked of a build without tracing (CXLSIM_RTL_TRACE=OFF) */
     VK_EIO = -3,       /* the trace file cannot be written */
     VK_ENOMEM = -4,
-    VK_EINTERNAL = -5  /* an exception from the harness or Verilator */
+    VK_EINTERNAL = -5, /* an exception from the harness or Verilator */
+    VK_ENOFIT = -6     /* no kernel build compiled in fits the sizes, or the named build is not compiled in */
 };
 
 typedef struct vkernel vkernel;
@@ -38,12 +39,16 @@ typedef struct vkernel vkernel;
 typedef struct vkernel_opts {
     const char *trace_fst;   /* FST waveform file, or NULL */
     /* The configuration's host ports, devices and DRAM controller channels per device (cxl_params hosts,
-     * devices, dram.channels; 0: not known). The kernel is built twice (cxl_kernel.v's NH / ND / NCH):
-     * "full", with 4 of each (CXL_MAX_*), and "small", with one host port, one device and two channels (one
-     * DDR5 DIMM channel), which is faster; a handle runs the small build when the sizes fit it and `full`
-     * is 0, else the full build. */
+     * devices, dram.channels; 0: not known) and whether it has a switch (sw.present). The kernel is
+     * built once per named build that CMake's CXLSIM_RTL_BUILDS selects (hw/rtl/builds.txt: card-1x1,
+     * card-pool, full); a handle runs the first of them, smallest first, whose host ports, devices,
+     * channels and switch cover the sizes (unknown sizes: the largest compiled in). None that fits:
+     * VK_ENOFIT, and the message names the builds compiled in. */
     unsigned hosts, devices, channels;
-    int full;                /* 1: the full build whatever the sizes (to compare the two builds) */
+    int sw;
+    /* a build's name (hw/rtl/builds.txt) to run whatever the sizes, even one too small for them (every
+     * kernel call then ends with model_error 4; tests), or NULL: the smallest that fits */
+    const char *build;
 } vkernel_opts;
 
 /* what the host side drives into the kernel */
@@ -73,8 +78,10 @@ int vkernel_clock(vkernel *k, const vk_in *in, vk_out *out);
  * the next edge. 0 or a VK_E* code. */
 int vkernel_idle(vkernel *k, const vk_in *in, uint64_t n, vk_out *out, uint64_t *done);
 uint64_t vkernel_clocks(const vkernel *k);
-/* The build this handle runs: "small" or "full" (vkernel_opts). */
+/* The build this handle runs (its hw/rtl/builds.txt name, vkernel_opts). */
 const char *vkernel_build(const vkernel *k);
+/* The builds compiled in, smallest first, as "card-1x1, card-pool". */
+const char *vkernel_builds(void);
 /* The model's current cycle (cxl_model `now`). */
 uint64_t vkernel_model_now(const vkernel *k);
 /* The last error's message ("" if none). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every hw/rtl module passes `verilator --lint-only -Wall` with no warning, and, where Yosys is
-# installed, Yosys reads and elaborates it (the two tools the RTL must satisfy, issue 5).
+# installed, Yosys reads and elaborates it (the two tools the RTL must satisfy, issue 5); the top level
+# also as each named build (hw/rtl/builds.txt) and as the verilator backend builds it.
 # usage: rtl_lint.sh CXLSIM SOURCE_DIR. Exit 77 (skipped) without Verilator.
 set -u
 src=$2
@@ -39,6 +40,18 @@ if out=$(verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCX
 else
   echo "FAIL: verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT -DCXL_SIM_ROLLED_LOOPS cxl_kernel"; echo "$out"; fails=$((fails+1))
 fi
+# and each named build of it (hw/rtl/builds.txt: cxl_kernel's parameters, e.g. card-1x1 without the switch)
+while read -r name nh nd nch sw _; do
+  case $name in ''|'#'*) continue ;; esac
+  if out=$(verilator --lint-only -Wall -GNH="$nh" -GND="$nd" -GNCH="$nch" -GSW="$sw" -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS \
+           -DCXL_SIM_INDEXED_SELECT -DCXL_SIM_ROLLED_LOOPS -I"$src/hw/rtl" -y "$src/hw/rtl" --top-module cxl_kernel \
+           "$src/hw/rtl/cxl_kernel.v" 2>&1) && [ -z "$out" ]; then
+    passes=$((passes+1))
+  else
+    echo "FAIL: verilator --lint-only -Wall cxl_kernel, build $name (NH $nh ND $nd NCH $nch SW $sw)"; echo "$out"
+    fails=$((fails+1))
+  fi
+done <"$src/hw/rtl/builds.txt"
 [ "$passes" -gt 0 ] || { echo "FAIL: no module in $src/hw/rtl"; fails=$((fails+1)); }
 echo "rtl_lint: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # scripts/rtl_synth.sh (the rtl_synth target's script, docs/rtl-synthesis.md): the one-process-per-module
 # form (RTL_SYNTH_SPLIT=1) on a small unit with a child module gives a total that is the sum of the
-# modules' own netlists, a second run takes them from the cache, RTL_SYNTH_ABC=fast maps them, and bad
-# settings exit 2 with a message; yosys missing exits 77. The logic depth (scripts/lut_depth.py,
-# RTL_SYNTH_DEPTH): a "LUT-levels" row with a figure per module, also for netlists taken from the
-# cache, with or without their depth kept there.
+# modules' own netlists, a second run takes them from the cache, RTL_SYNTH_ABC=fast maps them, a named
+# build (RTL_SYNTH_BUILD, dry run) passes its parameters to Yosys, and bad settings exit 2 with a
+# message; yosys missing exits 77. The logic depth (scripts/lut_depth.py, RTL_SYNTH_DEPTH): a
+# "LUT-levels" row with a figure per module, also for netlists taken from the cache, with or without
+# their depth kept there.
 # usage: rtl_synth.sh CXLSIM SOURCE_DIR. Exit 77 (skipped) without Yosys.
 set -u
 src=$2
@@ -34,6 +35,18 @@ out=$(RTL_SYNTH_CACHE=yes bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
 expect 2 "RTL_SYNTH_CACHE must be 0 or 1" "CACHE=yes"
 out=$(RTL_SYNTH_DEPTH=yes bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
 expect 2 "RTL_SYNTH_DEPTH must be 0 or 1" "DEPTH=yes"
+# named builds of the top (hw/rtl/builds.txt): their parameters reach Yosys's hierarchy, before any
+# RTL_SYNTH_PARAMS entry; an unknown name, or a build of another top, exits 2
+out=$(RTL_SYNTH_BUILD=card-9x9 bash "$script" cxl_kernel "$tmp/a" 2>&1); rc=$?
+expect 2 "unknown build 'card-9x9'; valid: card-1x1, card-pool, full" "BUILD=card-9x9"
+out=$(RTL_SYNTH_BUILD=card-1x1 bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
+expect 2 "names a build of cxl_kernel, not of mpipe" "BUILD on mpipe"
+out=$(RTL_SYNTH_BUILD=card-1x1 RTL_SYNTH_DRYRUN=1 bash "$script" cxl_kernel "$tmp/a" 2>&1); rc=$?
+expect 0 "hierarchy -top cxl_kernel -chparam NH 1 -chparam ND 1 -chparam NCH 4 -chparam SW 0;" "BUILD=card-1x1 dry run"
+out=$(RTL_SYNTH_BUILD=card-pool RTL_SYNTH_PARAMS="NCH=4" RTL_SYNTH_DRYRUN=1 bash "$script" cxl_kernel "$tmp/a" 2>&1); rc=$?
+expect 0 "-chparam NH 2 -chparam ND 2 -chparam NCH 2 -chparam SW 1 -chparam NCH 4;" "BUILD=card-pool + PARAMS dry run"
+out=$(RTL_SYNTH_DRYRUN=2 bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
+expect 2 "RTL_SYNTH_DRYRUN must be 0 or 1" "DRYRUN=2"
 
 # mpipe with one push and one pop: itself and its ring_ram, two modules in two processes; run again, both
 # netlists come from the cache and give the same table; with RTL_SYNTH_ABC=fast, both are mapped again

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The verilator backend's command-line surface: --trace-fst is refused for backends without RTL (exit 2),
 # needs a value (2), and an FST the build cannot write (no CXLSIM_RTL_TRACE: 4) or the file system cannot
-# (5) fails before any simulation with a message, not a crash; probe's JSON is the same on csim and verilator.
+# (5) fails before any simulation with a message, not a crash; a preset larger than every kernel build
+# compiled in is refused (7); probe's JSON is the same on csim and verilator.
 # The backend's results against csim, call by call, are tests/test_verilator.c. usage: verilator.sh CXLSIM SOURCE_DIR. Exit 77 (skipped) without the backend.
 set -u
 bin=$1
@@ -26,6 +27,18 @@ else
   if { [ $rc = 4 ] && grep -q "no FST tracing" "$tmp/err"; } || { [ $rc = 5 ] && grep -q "cannot write the FST" "$tmp/err"; }
   then passes=$((passes+1)); else echo "FAIL: unwritable --trace-fst: exit $rc: $(cat "$tmp/err")"; fails=$((fails+1)); fi
 fi
+
+# the kernel builds compiled in are listed; a preset that needs more than each of them (pool-4x4: four
+# host ports and devices; the default builds card-1x1 and card-pool have two at most) is refused before
+# any simulation with exit 7 and a message naming the builds (docs/rtl.md "Kernel builds")
+builds=$("$bin" backends | sed -n 's/^verilator *built in (kernel builds: \(.*\))$/\1/p')
+if [ -n "$builds" ]; then passes=$((passes+1)); else
+  echo "FAIL: cxlsim backends names no kernel builds: $("$bin" backends)"; fails=$((fails+1)); fi
+case ", $builds," in
+  *", full,"*) echo "pool-4x4 fits the build full: no refusal to check" ;;
+  *) expect 7 "RTL kernel builds compiled in ($builds) have fewer host ports, devices or DRAM channels than the configuration" \
+       "$bin" probe pool-4x4 --quick --backend verilator ;;
+esac
 
 # cxlsim probe gives the same JSON on both backends, apart from backend and wall_seconds (short windows:
 # the verilated RTL runs thousands of model cycles per second)
