@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "devcfg.h"
 #include "hw_fixture.h"
+#include "preset_fixture.h"
 #include "probe.h"
 
 #define LAT 372u
@@ -93,15 +94,6 @@ static cxl_stats *stats_of(cxl_backend *b)
     cxl_err_clear(&e);
     assert_int_equal(cxl_backend_stats(b, s, &e), 0);
     return s;
-}
-
-static void load_preset(const char *name, cxl_params *p)
-{
-    devcfg c;
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (devcfg_load(name, &c, &e) || devcfg_to_params(&c, p, &e))
-        fail_msg("%s: %s", name, e.msg);
 }
 
 /* ---- registry ---- */
@@ -283,7 +275,7 @@ static void test_pool_parallel(void **state)
 {
     (void)state;
     cxl_params p;
-    load_preset("pool-2x2", &p);
+    pfx_preset("pool-2x2", &p);
     assert_int_equal(p.devices, 2);
     assert_int_equal(p.sw.interleave_shift, 12);
     p.tags = 256; /* Little cap 1102/256 below the device's 663/128 cycles per line */
@@ -588,7 +580,7 @@ static void test_mix_same_time(void **state)
 static uint32_t scenario(uint64_t step, cxl_completion *c, uint32_t max, cxl_stats *st)
 {
     cxl_params p;
-    load_preset("pool-2x2", &p);
+    pfx_preset("pool-2x2", &p);
     cxl_backend *b = open_anl(&p);
     cxl_desc d[8 * 4];
     uint32_t n = 0;

@@ -27,6 +27,7 @@
 #include "../hw/hls/cxl_kernel.h"
 #include "devcfg.h"
 #include "hw_fixture.h"
+#include "preset_fixture.h"
 
 enum { B_PARAMS, B_STATE, B_DESCS, B_COMPS, B_RESULT, B_STATS, NBUF };
 static const char *const buf_name[NBUF] = { "params", "state", "descs", "comps", "result", "stats" };
@@ -221,20 +222,11 @@ static void busy_run(const cxl_params *p)
     bufs_free(&b);
 }
 
-static void preset(const char *name, cxl_params *p)
-{
-    devcfg c;
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (devcfg_load(name, &c, &e) || devcfg_to_params(&c, p, &e))
-        fail_msg("%s: %s", name, e.msg);
-}
-
 static void test_direct(void **state)
 {
     (void)state;
     cxl_params p;
-    preset("asic", &p);
+    pfx_preset("asic", &p);
     busy_run(&p);
 }
 
@@ -242,7 +234,7 @@ static void test_switch(void **state)
 {
     (void)state;
     cxl_params p;
-    preset("asic-switch", &p);
+    pfx_preset("asic-switch", &p);
     busy_run(&p);
 }
 
@@ -250,7 +242,7 @@ static void test_pool(void **state)
 {
     (void)state;
     cxl_params p;
-    preset("pool-2x2", &p);
+    pfx_preset("pool-2x2", &p);
     busy_run(&p);
 }
 
@@ -269,7 +261,7 @@ static void test_two_instances(void **state)
 {
     (void)state;
     cxl_params p, q;
-    preset("asic", &p);
+    pfx_preset("asic", &p);
     hwfx_local(&q);
     cxl_kernel_mem *a = calloc(1, sizeof *a), *c = calloc(1, sizeof *c);
     assert_non_null(a);
@@ -296,7 +288,7 @@ static void test_detector_catches_a_touch(void **state)
 {
     (void)state;
     cxl_params p;
-    preset("asic", &p);
+    pfx_preset("asic", &p);
     bufs b;
     bufs_new(&b);
     cxl_kernel_mem *mem = calloc(1, sizeof *mem);
