@@ -222,27 +222,11 @@ static void busy_run(const cxl_params *p)
     bufs_free(&b);
 }
 
-static void test_direct(void **state)
+/* a busy run on the preset named by the test's initial state (direct, switch, pool topologies) */
+static void test_preset(void **state)
 {
-    (void)state;
     cxl_params p;
-    pfx_preset("asic", &p);
-    busy_run(&p);
-}
-
-static void test_switch(void **state)
-{
-    (void)state;
-    cxl_params p;
-    pfx_preset("asic-switch", &p);
-    busy_run(&p);
-}
-
-static void test_pool(void **state)
-{
-    (void)state;
-    cxl_params p;
-    pfx_preset("pool-2x2", &p);
+    pfx_preset((const char *)*state, &p);
     busy_run(&p);
 }
 
@@ -323,8 +307,10 @@ static void test_detector_catches_a_touch(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_direct),         cmocka_unit_test(test_switch),
-        cmocka_unit_test(test_pool),           cmocka_unit_test(test_local),
+        {"test_direct (asic)", test_preset, NULL, NULL, "asic"},
+        {"test_switch (asic-switch)", test_preset, NULL, NULL, "asic-switch"},
+        {"test_pool (pool-2x2)", test_preset, NULL, NULL, "pool-2x2"},
+        cmocka_unit_test(test_local),
         cmocka_unit_test(test_two_instances),  cmocka_unit_test(test_detector_catches_a_touch),
     };
     return cmocka_run_group_tests_name("kernel", tests, NULL, NULL);
