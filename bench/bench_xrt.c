@@ -98,7 +98,7 @@ int main(int argc, char **argv)
     cxl_err e;
     cxl_err_clear(&e);
     cxl_backend *b = NULL;
-    cxl_backend_opts o = { NULL, path, NULL, 0, 0, 0 };
+    cxl_backend_opts o = { .xclbin = path };
     if (devcfg_load("asic", &dev, &e) || devcfg_to_params(&dev, &p, &e) ||
         cxl_backend_open_opts("xrt", &p, &o, &b, &e)) {
         fprintf(stderr, "bench_xrt: %s\n", e.msg);

@@ -9,6 +9,7 @@ extern const cxl_backend_ops cxl_backend_analytical_ops;
 #ifdef CXLSIM_HAVE_VERILATOR
 extern const cxl_backend_ops cxl_backend_verilator_ops;
 const char *cxl_backend_verilator_builds(void); /* backend_verilator.c */
+int cxl_backend_verilator_can_trace(void);      /* backend_verilator.c */
 #endif
 #ifdef CXLSIM_HAVE_XRT
 extern const cxl_backend_ops cxl_backend_xrt_ops;
@@ -75,6 +76,16 @@ const char *cxl_backend_status(const char *name)
     return "unknown";
 }
 
+int cxl_backend_can_trace(const char *name)
+{
+#ifdef CXLSIM_HAVE_VERILATOR
+    if (!strcmp(name, "verilator"))
+        return cxl_backend_verilator_can_trace();
+#endif
+    (void)name;
+    return 0;
+}
+
 const char *cxl_backend_rtl_builds(const char *name)
 {
 #ifdef CXLSIM_HAVE_VERILATOR
@@ -90,6 +101,8 @@ cxl_backend_opts cxl_backend_opts_for(const char *name, const cxl_backend_opts *
     cxl_backend_opts r = { 0 };
     if (o && !strcmp(name, "verilator")) {
         r.trace_fst = o->trace_fst;
+        r.trace_from = o->trace_from;
+        r.trace_to = o->trace_to;
         r.rtl_build = o->rtl_build;
     }
     if (o && !strcmp(name, "xrt")) {

@@ -33,6 +33,7 @@ typedef struct cxl_backend_opts {
     unsigned xrt_fault;      /* xrt only, tests: enum cxl_xrt_fault (backend_xrt.h) */
     const char *rtl_build;   /* verilator only: run this kernel build (hw/rtl/builds.txt name) even where a
                                 smaller one fits, or NULL: the smallest compiled in that fits (tests) */
+    uint64_t trace_from, trace_to; /* verilator only: the model cycles the waveform records (trace_to 0: all) */
 } cxl_backend_opts;
 
 typedef struct cxl_backend_ops {
@@ -65,6 +66,9 @@ const char *cxl_backend_status(const char *name);
 /* The verilator backend's kernel builds compiled in, smallest first ("card-1x1, card-pool": CMake's
  * CXLSIM_RTL_BUILDS, hw/rtl/builds.txt); "" for every other backend and where it is not built. */
 const char *cxl_backend_rtl_builds(const char *name);
+/* 1 when backend `name` can write an FST waveform (verilator, compiled with CMake's CXLSIM_RTL_TRACE: a
+ * traced twin of each kernel build, run only when asked), else 0. */
+int cxl_backend_can_trace(const char *name);
 
 int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, cxl_err *err);
 /* Same with options (o may be NULL); an option the named backend does not take is CXL_EUSAGE. */

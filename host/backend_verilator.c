@@ -89,8 +89,13 @@ static int vbk_open(cxl_backend *b, const cxl_params *p, cxl_err *err)
         return cxl_errf(err, CXL_ENOMEM, "out of memory for the verilator backend");
     char msg[1024];
     /* the smallest kernel build compiled in that fits the configuration (vkernel.h); none: CXL_ELIMIT */
-    const vkernel_opts ko = { .trace_fst = b->opts.trace_fst, .hosts = p->hosts, .devices = p->devices,
-                              .channels = p->dram.channels, .sw = p->sw.present != 0, .build = b->opts.rtl_build };
+    const vkernel_opts ko = { .trace_fst = b->opts.trace_fst, .trace_from = b->opts.trace_from,
+                              .trace_to = b->opts.trace_to, .hosts = p->hosts, .devices = p->devices,
+                              .channels = p->dram.channels, .banks = vkernel_banks(p->dram.ranks, p->dram.bankgroups,
+                                                                                   p->dram.banks),
+                              .queue = p->dram.read_queue > p->dram.write_queue ? p->dram.read_queue
+                                                                                : p->dram.write_queue,
+                              .sw = p->sw.present != 0, .build = b->opts.rtl_build };
     int rc = vdev_open(&ko, VBK_MEM_BYTES, &v->d, msg, sizeof msg);
     if (rc) {
         free(v);
@@ -189,6 +194,8 @@ static void vbk_close(cxl_backend *b) { vbk_free(b->impl); }
 /* for cxl_backend_rtl_builds (backend.c) */
 const char *cxl_backend_verilator_builds(void);
 const char *cxl_backend_verilator_builds(void) { return vkernel_builds(); }
+int cxl_backend_verilator_can_trace(void);
+int cxl_backend_verilator_can_trace(void) { return vkernel_can_trace(); }
 
 const cxl_backend_ops cxl_backend_verilator_ops = {
     "verilator", "verilator", vbk_open, vbk_submit, vbk_space, vbk_advance, vbk_now, vbk_poll, vbk_stats, vbk_idle,

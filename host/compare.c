@@ -1,10 +1,13 @@
 /* compare.c - the comparison engine (see compare.h for the drive loop and the difference search). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "compare.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 
@@ -451,6 +454,8 @@ static int run(cmp_ctx *c, int *outcome, cmp_diff *d, uint64_t *at, uint64_t *no
     int rc = 0;
     for (int s = 0; s < 2; s++) {
         cxl_backend_opts bo = cxl_backend_opts_for(c->name[s], c->o->bo);
+        if (s == 1 && !strcmp(c->name[0], c->name[1]))
+            bo.trace_fst = NULL; /* one waveform: side A's */
         if ((rc = cxl_backend_open_opts(c->name[s], c->p, &bo, &c->be[s], err))) {
             close_backends(c);
             return rc;
@@ -681,5 +686,56 @@ int cmp_run(const cxl_params *p, const trace *t, const cmp_opts *o, cmp_result *
     free(c->buf[0].c);
     free(c->buf[1].c);
     free(c);
+    return rc;
+}
+
+int cmp_waveform(const cxl_params *p, const trace *t, const cmp_opts *o, const char *path, uint64_t from,
+                 uint64_t to, uint64_t *reached, cxl_err *err)
+{
+    *reached = 0;
+    if (!cxl_backend_can_trace(o->backend_a) && !cxl_backend_can_trace(o->backend_b))
+        return cxl_errf(err, CXL_EUSAGE,
+                        "--trace-fst needs a verilator backend that can write waveforms among the two compared "
+                        "(%s, %s; CMake option CXLSIM_RTL_TRACE)",
+                        o->backend_a, o->backend_b);
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    cmp_result *r = malloc(sizeof *r);
+    if (!tmp || !r) {
+        free(tmp);
+        free(r);
+        return cxl_errf(err, CXL_ENOMEM, "out of memory");
+    }
+    snprintf(tmp, n, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int rc = cxl_errf(err, CXL_EIO, "cannot write the waveform '%s': %s", path, strerror(errno));
+        free(tmp);
+        free(r);
+        return rc;
+    }
+    close(fd);
+    cxl_backend_opts bo = { 0 };
+    if (o->bo)
+        bo = *o->bo;
+    bo.trace_fst = tmp;
+    bo.trace_from = from;
+    bo.trace_to = to;
+    cmp_opts w = *o;
+    w.bo = &bo;
+    w.locate = 0;
+    w.max_cycles = sat_add(to, 1);
+    if (o->max_cycles && o->max_cycles < w.max_cycles)
+        w.max_cycles = o->max_cycles;
+    int rc = cmp_run(p, t, &w, r, err);
+    if (!rc) {
+        *reached = r->cycles;
+        if (rename(tmp, path))
+            rc = cxl_errf(err, CXL_EIO, "cannot write the waveform '%s': %s", path, strerror(errno));
+    }
+    if (rc)
+        unlink(tmp);
+    free(tmp);
+    free(r);
     return rc;
 }

@@ -75,4 +75,14 @@ void cmp_default_opts(cmp_opts *o);
 /* Run trace t on o->backend_a and o->backend_b, both opened with p. */
 int cmp_run(const cxl_params *p, const trace *t, const cmp_opts *o, cmp_result *r, cxl_err *err);
 
+/* The waveform of a window (`cxlsim compare --trace-fst FILE [--cycles A:B]`): run t again on o's two
+ * backends, with the first of them that is verilator running its kernel build's traced twin and
+ * recording model cycles from..to into an FST file, written beside `path` and renamed onto it at the
+ * end (a failed run leaves nothing). The run stops at `to` (or o->max_cycles), or at the first
+ * difference the comparison sees, which is at or after the diverging event that locate() finds:
+ * *reached is the last cycle it ran. CXL_EUSAGE when neither backend can trace (cxl_backend_can_trace),
+ * CXL_EIO when the file cannot be written, or a backend's error. */
+int cmp_waveform(const cxl_params *p, const trace *t, const cmp_opts *o, const char *path, uint64_t from,
+                 uint64_t to, uint64_t *reached, cxl_err *err);
+
 #endif

@@ -21,6 +21,7 @@
 #include "tiers.h"
 #include "compute.h"
 #include "compare.h"
+#include "gtkw.h"
 #include "trace.h"
 #include "opgraph.h"
 #include "optimes.h"
@@ -68,6 +69,8 @@ static const char usage_text[] =
     "  compare [DEVICE]   run one trace on two backends, report the first diverging event (exit 8)\n"
     "      --trace FILE | --random N [--seed S]  descriptor trace (CSV, docs/compare.md) or N random\n"
     "      --backends A,B     default csim,verilator; --max-cycles N, --json FILE, --save-trace FILE\n"
+    "      --trace-fst FILE [--cycles A:B]  FST waveform of the verilator side (and FILE's .gtkw): cycles\n"
+    "                         A to B, default 200 before to 50 after the first diverging event\n"
     "      --xclbin FILE, --card N|BDF, --xrt-timeout MS  for an xrt backend, as for probe\n"
     "  backends           list backends and whether each is built in\n"
     "  version            print the version\n"
@@ -928,13 +931,14 @@ static int cmd_compare(int argc, char **argv)
 {
     const char *device = "asic", *trace_path = NULL, *json_path = NULL, *save_path = NULL;
     const char *backends = "csim,verilator";
-    uint64_t nrandom = 1000, seed = 1, max_cycles = 0;
-    int have_device = 0, have_random = 0, have_seed = 0;
+    uint64_t nrandom = 1000, seed = 1, max_cycles = 0, win_from = 0, win_to = 0;
+    int have_device = 0, have_random = 0, have_seed = 0, have_window = 0;
+    const char *fst_path = NULL;
     cxl_backend_opts bo = { 0 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *const with_val[] = { "--trace", "--random", "--seed", "--backends", "--max-cycles", "--json",
-                                         "--save-trace" };
+                                         "--save-trace", "--trace-fst", "--cycles" };
         int needs = 0;
         for (size_t k = 0; k < sizeof with_val / sizeof with_val[0]; k++)
             if (!strcmp(a, with_val[k]))
@@ -965,7 +969,18 @@ static int cmd_compare(int argc, char **argv)
             json_path = argv[++i];
         else if (!strcmp(a, "--save-trace"))
             save_path = argv[++i];
-        else if (a[0] == '-')
+        else if (!strcmp(a, "--trace-fst"))
+            fst_path = argv[++i];
+        else if (!strcmp(a, "--cycles")) {
+            const char *v = argv[++i], *colon = strchr(v, ':');
+            char lo[24];
+            if (!colon || (size_t)(colon - v) >= sizeof lo)
+                return usage_error("--cycles: '%s' is not A:B (model cycles, A <= B)", v);
+            snprintf(lo, sizeof lo, "%.*s", (int)(colon - v), v);
+            if (compare_count(lo, &win_from) || compare_count(colon + 1, &win_to) || win_from > win_to)
+                return usage_error("--cycles: '%s' is not A:B (model cycles, A <= B)", v);
+            have_window = 1;
+        } else if (a[0] == '-')
             return usage_error("compare: unknown option '%s'", a);
         else if (have_device)
             return usage_error("compare: only one DEVICE may be given ('%s')", a);
@@ -978,6 +993,8 @@ static int cmd_compare(int argc, char **argv)
         return usage_error("compare: --trace and --random exclude each other%s", "");
     if (trace_path && have_seed)
         return usage_error("compare: --seed applies to --random only%s", "");
+    if (have_window && !fst_path)
+        return usage_error("compare: --cycles applies to --trace-fst only%s", "");
     /* --backends A,B: two names the project knows (A may equal B) */
     char names[2][64];
     const char *comma = strchr(backends, ',');
@@ -1009,7 +1026,20 @@ static int cmd_compare(int argc, char **argv)
     }
     if ((bo.xclbin || bo.xrt_card || bo.xrt_timeout_ms) && strcmp(names[0], "xrt") && strcmp(names[1], "xrt"))
         return usage_error("compare: --xclbin, --card and --xrt-timeout need xrt in --backends (%s)", backends);
-    {
+    char gtkw_path[4096] = "";
+    if (fst_path) { /* the waveform and its save file: FILE.fst -> FILE.gtkw, else FILE.gtkw appended */
+        if (!cxl_backend_can_trace(names[0]) && !cxl_backend_can_trace(names[1])) {
+            cxl_errf(&e, CXL_EUSAGE, "--trace-fst needs a verilator backend that can write waveforms in --backends "
+                     "(%s; verilator: CMake option CXLSIM_RTL_TRACE)", backends);
+            return fail(&e);
+        }
+        size_t n = strlen(fst_path);
+        if (n + 6 > sizeof gtkw_path)
+            return usage_error("--trace-fst: the path is longer than %zu characters", sizeof gtkw_path - 6);
+        int ext = n > 4 && !strcmp(fst_path + n - 4, ".fst");
+        snprintf(gtkw_path, sizeof gtkw_path, "%.*s.gtkw", (int)(ext ? n - 4 : n), fst_path);
+        if (outfile_check(fst_path, &e) || outfile_check(gtkw_path, &e))
+            return fail(&e);
     }
     trace t;
     int rc = trace_path ? trace_load(trace_path, &p, &t, &e) : trace_random(&p, seed, (size_t)nrandom, &t, &e);
@@ -1043,6 +1073,24 @@ static int cmd_compare(int argc, char **argv)
     double t0 = now_s();
     rc = cmp_run(&p, &t, &o, r, &e);
     double wall = now_s() - t0;
+    /* the waveform: run again on the verilator side, recording the window */
+    uint64_t reached = 0;
+    int traced = 0;
+    if (!rc && fst_path && (have_window || !r->equal)) {
+        if (!have_window) {
+            win_from = r->diff.cycle > 200 ? r->diff.cycle - 200 : 0;
+            win_to = r->diff.cycle + 50;
+        }
+        rc = cmp_waveform(&p, &t, &o, fst_path, win_from, win_to, &reached, &e);
+        char *text = NULL;
+        size_t len = 0;
+        if (!rc)
+            rc = gtkw_text(fst_path, &p, &text, &len, &e);
+        if (!rc)
+            rc = outfile_write(gtkw_path, text, len, &e);
+        free(text);
+        traced = !rc;
+    }
     trace_free(&t);
     if (rc) {
         free(r);
@@ -1083,6 +1131,11 @@ static int cmd_compare(int argc, char **argv)
     }
     printf("  cost         %llu advance calls per backend, %u runs again to locate, %.2f s\n",
            (unsigned long long)r->advances, r->replays, wall);
+    if (traced)
+        printf("  waveform     %s: model cycles %llu to %llu; view: gtkwave %s\n", fst_path,
+               (unsigned long long)win_from, (unsigned long long)(reached < win_to ? reached : win_to), gtkw_path);
+    else if (fst_path)
+        printf("  waveform     none written: the backends agree (--cycles A:B records a window anyway)\n");
 
     if (json_path) {
         json_w jw;
@@ -1105,6 +1158,14 @@ static int cmd_compare(int argc, char **argv)
             compare_json_diff(&jw, "divergence", &r->diff, "a", "b");
             if (r->located)
                 compare_json_diff(&jw, "first_seen", &r->seen, "a", "b");
+        }
+        if (traced) {
+            json_obj_begin(&jw, "waveform");
+            json_str(&jw, "fst", fst_path);
+            json_str(&jw, "gtkw", gtkw_path);
+            json_u64(&jw, "from_cycle", win_from);
+            json_u64(&jw, "to_cycle", reached < win_to ? reached : win_to);
+            json_obj_end(&jw);
         }
         json_u64(&jw, "advances", r->advances);
         json_u64(&jw, "replays", r->replays);

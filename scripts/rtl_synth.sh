@@ -21,7 +21,7 @@
 #   RTL_SYNTH_PARAMS="NSRC=16 K=5"  override TOP's parameters (to size one module as the top level
 #                          instantiates it, for a per-module estimate)
 #   RTL_SYNTH_BUILD=card-1x1  synthesise a named build of cxl_kernel (hw/rtl/builds.txt: card-1x1,
-#                          card-pool, full): its NH, ND, NCH, SW go before RTL_SYNTH_PARAMS's entries;
+#                          card-pool, full): its NH, ND, NCH, NB, NQ, SW go before RTL_SYNTH_PARAMS's entries;
 #                          TOP must be cxl_kernel (targets rtl_synth_card_1x1, rtl_synth_card_pool)
 #   RTL_SYNTH_DRYRUN=1     print the Yosys commands (files read, hierarchy with the parameters, synthesis)
 #                          and stop before running Yosys
@@ -103,7 +103,7 @@ fi
 # RTL_SYNTH_BUILD=NAME: cxl_kernel's parameters of that build (hw/rtl/builds.txt), then RTL_SYNTH_PARAMS's
 if [ -n "${RTL_SYNTH_BUILD:-}" ]; then
   [ "$top" = cxl_kernel ] || { echo "error: RTL_SYNTH_BUILD names a build of cxl_kernel, not of $top" >&2; exit 2; }
-  bparams=$(B=$RTL_SYNTH_BUILD awk '!/^#/ && $1 == ENVIRON["B"] { print "NH=" $2, "ND=" $3, "NCH=" $4, "SW=" $5 }' \
+  bparams=$(B=$RTL_SYNTH_BUILD awk '!/^#/ && $1 == ENVIRON["B"] { print "NH=" $2, "ND=" $3, "NCH=" $4, "NB=" $5, "NQ=" $6, "SW=" $7 }' \
             "$rtl/builds.txt")
   if [ -z "$bparams" ]; then
     echo "error: RTL_SYNTH_BUILD: unknown build '$RTL_SYNTH_BUILD'; valid:" \

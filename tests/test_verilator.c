@@ -248,7 +248,7 @@ static void test_too_big(void **state)
     printf("  reported: %s\n", e.msg);
     assert_int_equal(rc, CXL_ELIMIT);
     assert_int_equal(e.code, CXL_ELIMIT);
-    assert_non_null(strstr(e.msg, "have fewer host ports, devices or DRAM channels than the configuration"));
+    assert_non_null(strstr(e.msg, "have fewer host ports, devices, DRAM channels, banks or DRAM queue entries than the configuration"));
     assert_non_null(strstr(e.msg, "card-1x1"));
 }
 

@@ -46,7 +46,7 @@ static void write_xclbin(const char *name, cxl_xclbin_variant v, const char *ker
 static int open_xrt(const char *xclbin, const char *card, unsigned fault, unsigned timeout_ms, cxl_backend **b,
                     cxl_err *e)
 {
-    cxl_backend_opts o = { NULL, xclbin, card, timeout_ms, fault, 0 };
+    cxl_backend_opts o = { .xclbin = xclbin, .xrt_card = card, .xrt_timeout_ms = timeout_ms, .xrt_fault = fault };
     cxl_err_clear(e);
     return cxl_backend_open_opts("xrt", &params, &o, b, e);
 }
@@ -282,7 +282,7 @@ static void test_xclbin_errors(void **state)
     write_xclbin("other.xclbin", CXL_XCLBIN_HLS, "other_kernel", path, sizeof path);
     expect_error(open_xrt(path, NULL, 0, 0, &b, &e), &e, CXL_EDEVICE, "has no kernel 'cxl_kernel'");
     /* options for another backend */
-    cxl_backend_opts o = { NULL, path, NULL, 0, 0, 0 };
+    cxl_backend_opts o = { .xclbin = path };
     cxl_err_clear(&e);
     expect_error(cxl_backend_open_opts("csim", &params, &o, &b, &e), &e, CXL_EUSAGE, "need --backend xrt");
 }

@@ -37,8 +37,9 @@
 //
 // Run time in clocks: init ~100; per descriptor ~14; per model cycle >= 1 (cxl_model.v); per
 // completion ~10; statistics ~1.25 per 64-bit word (CXL_STATS_WORDS of them); result ~10.
-// Built sizes: NH host ports, ND devices, NCH DRAM channels per device (cxl_model's parameters, at most
-// CXL_MAX_HOSTS / CXL_MAX_DEVS / CXL_MAX_CH, the default) and whether the switch is built (SW).
+// Built sizes: NH host ports, ND devices, NCH DRAM channels per device, NB banks per channel, NQ DRAM
+// queue entries (cxl_model's parameters, at most CXL_MAX_HOSTS / CXL_MAX_DEVS / CXL_MAX_CH /
+// CXL_MAX_BANKS / CXL_MAX_DRAMQ, the default) and whether the switch is built (SW).
 // The verilator backend builds this top once per named build (CMakeLists.txt CXLSIM_RTL_BUILDS: card-1x1,
 // card-pool, optionally full) and runs a configuration on the smallest that fits it (docs/rtl.md,
 // "Kernel builds"); parameters asking for more than a build has make every run end with status 2,
@@ -49,6 +50,8 @@ module cxl_kernel #(
     parameter integer NH  = 4,     // host ports built (<= CXL_MAX_HOSTS)
     parameter integer ND  = 4,     // devices built (<= CXL_MAX_DEVS)
     parameter integer NCH = 4,     // DRAM channels per device built (<= CXL_MAX_CH)
+    parameter integer NB = 64,     // banks per DRAM channel built (ranks x bank groups x banks, <= CXL_MAX_BANKS)
+    parameter integer NQ = 64,     // DRAM read and write queue entries per channel built (<= CXL_MAX_DRAMQ)
     parameter integer SW  = 1      // 1: the switch is built; 0: direct-attached configurations only
 ) (
     input  wire        ap_clk,
@@ -489,7 +492,7 @@ module cxl_kernel #(
             desc_buf <= {m_axi_gmem_RDATA, desc_buf[511:64]};
     end
 
-    cxl_model #(.NH(NH), .ND(ND), .NCH(NCH), .SW(SW)) u_model (
+    cxl_model #(.NH(NH), .ND(ND), .NCH(NCH), .NB(NB), .NQ(NQ), .SW(SW)) u_model (
         .clk(ap_clk),
         .rst_n(model_rst_n),
         .prm(prm_buf[PRM_W-1:0]),

@@ -31,7 +31,8 @@
 //                one cycle the C keeps the last in its step order; this model keeps the last of its
 //                clocks (response clocks come before the main clock). 4 (this model only): the
 //                parameters ask for more host ports, devices or DRAM channels than this build has
-//                (NH, ND, NCH), or for a switch in a build without one (SW = 0); set at reset,
+//                (NH, ND, NCH), more banks per channel or DRAM queue entries (NB, NQ), or for a
+//                switch in a build without one (SW = 0); set at reset,
 //                nothing runs meaningfully after it.
 //   idle         cxl_model_idle.
 //   req_space    requester_space (free descriptor slots) of each requester, 8 bits each.
@@ -47,6 +48,8 @@ module cxl_model #(
     parameter integer NH   = 4,    // CXL_MAX_HOSTS
     parameter integer ND   = 4,    // CXL_MAX_DEVS
     parameter integer NCH  = 4,    // DRAM channels per device, CXL_MAX_CH
+    parameter integer NB   = 64,   // banks per DRAM channel (ranks x bank groups x banks), CXL_MAX_BANKS
+    parameter integer NQ   = 64,   // DRAM read and write queue entries per channel, CXL_MAX_DRAMQ
     parameter integer SW   = 1     // 1: the switch is built; 0: direct-attached configurations only
 ) (
     input  wire                         clk,
@@ -86,6 +89,11 @@ module cxl_model #(
     wire [31:0] p_hosts        = pw(`CXL_P_HOSTS);
     wire [31:0] p_devices      = pw(`CXL_P_DEVICES);
     wire [31:0] p_requesters   = pw(`CXL_P_REQUESTERS);
+    // banks per DRAM channel (ranks x bank groups x banks), for the build check: each factor at most NB,
+    // so the product of their low 7 bits is exact
+    wire [31:0] p_rk = pw(`CXL_P_DRAM_RANKS), p_bg = pw(`CXL_P_DRAM_BANKGROUPS), p_bk = pw(`CXL_P_DRAM_BANKS);
+    wire [20:0] p_nbank = {14'd0, p_rk[6:0]} * {14'd0, p_bg[6:0]} * {14'd0, p_bk[6:0]};
+    wire        p_banks_over = p_rk > NB || p_bg > NB || p_bk > NB || {11'd0, p_nbank} > NB;
     wire [31:0] p_tags         = pw(`CXL_P_TAGS);
     wire [31:0] p_host_req     = pw(`CXL_P_HOST_REQ_CYCLES);
     wire [31:0] p_host_rsp     = pw(`CXL_P_HOST_RSP_CYCLES);
@@ -611,7 +619,7 @@ module cxl_model #(
                     end
                 end
             end
-            devctrl #(.NCH(NCH), .NIN(DIN), .K(K), .W(W)) u_dev (
+            devctrl #(.NCH(NCH), .NB(NB), .NQ(NQ), .NIN(DIN), .K(K), .W(W)) u_dev (
                 .clk(dclk), .rst_n(rst_n), .ce(main_clk && gd < p_devices), .now(now_d),
                 .req_latency_cycles(pw(`CXL_P_CTRL_REQ_LATENCY_CYCLES)),
                 .rsp_latency_cycles(pw(`CXL_P_CTRL_RSP_LATENCY_CYCLES)),
@@ -923,7 +931,8 @@ module cxl_model #(
             h_max0 <= 64'd0; h_max1 <= 64'd0;
             h_log <= {(32*2*HLOG){1'b0}};
             clr_q <= 15'd0;
-            if (p_hosts > NH || p_devices > ND || pw(`CXL_P_DRAM_CHANNELS) > NCH || (SW == 0 && sw))
+            if (p_hosts > NH || p_devices > ND || pw(`CXL_P_DRAM_CHANNELS) > NCH || (SW == 0 && sw)
+                || p_banks_over || pw(`CXL_P_DRAM_READ_QUEUE) > NQ || pw(`CXL_P_DRAM_WRITE_QUEUE) > NQ)
                 err_q <= 32'd4;
         end else begin
             if (clearing)

@@ -35,6 +35,8 @@
 // public_flat_rd, so that Verilator's instances share their code (as requester.v; docs/rtl.md).
 module devctrl #(
     parameter integer NCH = 4,              // DRAM channels built (dram.v)
+    parameter integer NB  = 64,             // banks per channel built (dram.v)
+    parameter integer NQ  = 64,             // DRAM queue entries per channel and queue built (dram.v)
     parameter integer NIN = 16,             // ingress pushes per cycle
     parameter integer K   = 5,              // response-queue window
     parameter integer W   = `CXL_MSG_W
@@ -237,7 +239,7 @@ module devctrl #(
     wire [23:0] d_rdn;
     wire [3:0]  d_refdue;
     assign refresh_due = d_refdue != 4'd0;
-    dram #(.NCH(NCH)) u_dram (
+    dram #(.NCH(NCH), .NB(NB), .NQ(NQ)) u_dram (
         .clk(clk), .rst_n(rst_n), .ce(ce), .now(now),
         .channels(d_channels[2:0]), .ranks(d_ranks[2:0]), .map_order(map_order), .map_bits(map_bits),
         .bank_hash(bank_hash),

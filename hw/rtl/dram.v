@@ -31,7 +31,9 @@
 `include "cxl_defs.vh"
 
 module dram #(
-    parameter integer NCH = 4       // channels built (<= CXL_MAX_CH); the outputs of the others are 0
+    parameter integer NCH = 4,      // channels built (<= CXL_MAX_CH); the outputs of the others are 0
+    parameter integer NB  = 64,     // banks built per channel (ranks x bank groups x banks, <= CXL_MAX_BANKS)
+    parameter integer NQ  = 64      // read and write queue entries built per channel (<= CXL_MAX_DRAMQ)
 ) (
     input  wire        clk,
     input  wire        rst_n,
@@ -134,7 +136,7 @@ module dram #(
                 assign refresh_due[c] = 1'b0;
             end else begin : ch
             wire here = enq_valid && m_ch[1:0] == c;
-            dram_chan u_ch (
+            dram_chan #(.NB(NB), .NQ(NQ)) u_ch (
                 .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .ch(CI), .en(c < channels),
                 .ranks(ranks), .bg_bits(bg_bits), .bank_bits(bank_bits), .ref_shift(ref_shift),
                 .tRCD(tRCD), .tCL(tCL), .tRP(tRP), .tRAS(tRAS), .tRC(tRC), .tCWL(tCWL), .tWR(tWR),

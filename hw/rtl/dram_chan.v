@@ -29,7 +29,10 @@
 `default_nettype none
 `include "cxl_defs.vh"
 
-module dram_chan (
+module dram_chan #(
+    parameter integer NB = 64,      // banks built (ranks x bank groups x banks; a power of two, 4..64)
+    parameter integer NQ = 64       // read and write queue entries built (a power of two, 2..64)
+) (
     input  wire        clk,
     input  wire        rst_n /* verilator public_flat_rd */,
     input  wire        ce /* verilator public_flat_rd */,
@@ -92,6 +95,10 @@ module dram_chan (
     output wire        refresh_due /* verilator public_flat_rd */    // a rank's refresh deadline has passed: the model is not idle
 );
     localparam MW = `CXL_MSG_W;
+    localparam integer BW = $clog2(NB);   // bank indices are 6 bits wide; those below NB use BW
+    localparam integer QW = $clog2(NQ);   // queue entry indices are 6 bits wide; those below NQ use QW
+    localparam [NQ-1:0] Q1 = 1;
+    localparam [NB-1:0] B1 = 1;
     localparam [2:0] C_ACT = 3'd0, C_PRE = 3'd1, C_RD = 3'd2, C_WR = 3'd3, C_REF = 3'd4, C_REFSB = 3'd5;
 
     wire [MW-1:0] enq_msg = enq_e[MW+51:52];
@@ -99,17 +106,18 @@ module dram_chan (
     wire [5:0]    enq_b = enq_e[5:0];
 
     // ---- state ----
-    reg [5:0]    rq_b [0:63];       // read queue, in age order: bank index, row, payload slot, row hit
-    reg [31:0]   rq_row [0:63];
-    reg [5:0]    rq_slot [0:63];
-    reg [63:0]   rq_hit;
-    reg [63:0]   rq_free;           // payload slots not in use
-    reg [MW-1:0] rq_msg [0:63];     // read payload RAM, by slot
-    reg [5:0]    wq_b [0:63];       // write queue: bank index, row, row hit
-    reg [31:0]   wq_row [0:63];
-    reg [63:0]   wq_hit;
-    reg [6:0]    hits_r [0:63];     // per bank: queued entries hitting its open row (the C's hits_r/w)
-    reg [6:0]    hits_w [0:63];
+    reg [5:0]    rq_b [0:NQ-1];     // read queue, in age order: bank index, row, payload slot, row hit
+    reg [31:0]   rq_row [0:NQ-1];
+    reg [QW-1:0] rq_slot [0:NQ-1];
+    reg [NQ-1:0] rq_hit;
+    reg [NQ-1:0] rq_free;           // payload slots not in use
+    reg [MW-1:0] rq_msg [0:NQ-1];   // read payload RAM, by slot
+    reg [5:0]    wq_b [0:NQ-1];     // write queue: bank index, row, row hit
+    reg [31:0]   wq_row [0:NQ-1];
+    reg [NQ-1:0] wq_hit;
+    reg [6:0]    hits_r [0:NB-1];   // per bank: queued entries hitting its open row (the C's hits_r/w)
+    reg [6:0]    hits_w [0:NB-1];
+    reg [NB-1:0] hz_r, hz_w;        // per bank: hits_r / hits_w != 0
     reg          write_mode;
     reg [31:0]   ref_left [0:3];    // per rank: ref_due - now, signed (<= 0: due)
     reg [5:0]    ref_bank [0:3];
@@ -124,11 +132,11 @@ module dram_chan (
     wire [5:0] kmask = ~(6'h3f << bank_bits);
 
     // ---- the timing state ----
-    wire [63:0] open_b, ok_act, ok_pre, ok_rd, ok_wr, bk_act;
+    wire [NB-1:0] open_b, ok_act, ok_pre, ok_rd, ok_wr, bk_act;
     wire [3:0]  rk_act;
     wire [31:0] enq_open_row;
     /* verilator lint_off PINCONNECTEMPTY */  // the counters' query outputs are for tests
-    dram_timing u_tm (
+    dram_timing #(.NB(NB)) u_tm (
         .clk(clk), .rst_n(rst_n), .ce(ce), .ranks(ranks), .bg_bits(bg_bits), .bank_bits(bank_bits),
         .tRCD(tRCD), .tCL(tCL), .tRP(tRP), .tRAS(tRAS), .tRC(tRC), .tCWL(tCWL), .tWR(tWR), .tRTP(tRTP),
         .tBL(tBL), .tCCD_S(tCCD_S), .tCCD_L(tCCD_L), .tCCD_S_WR(tCCD_S_WR), .tCCD_L_WR(tCCD_L_WR),
@@ -172,7 +180,7 @@ module dram_chan (
 
     // ---- refresh deadlines and the banks they block ----
     reg [3:0] due;
-    reg [63:0] blk_b, hm;
+    reg [NB-1:0] blk_b, hm;
     /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3
     reg [5:0] brk;
     /* verilator lint_on UNUSEDSIGNAL */
@@ -180,12 +188,15 @@ module dram_chan (
     always @* begin
         for (r = 0; r < 4; r = r + 1)
             due[r] = en && ref_iv != 32'd0 && r < {29'd0, ranks} && $signed(ref_left[r]) <= 0;
-        for (b = 0; b < 64; b = b + 1) begin
-            brk = b[5:0] >> rsh;
-            blk_b[b] = due[brk[1:0]] && (!sb || (b[5:0] & kmask) == ref_bank[brk[1:0]]);
-            // FR-FCFS holds a PRE back while the mode's queue has hits on the bank's open row
-            hm[b] = (wm ? hits_w[b] : hits_r[b]) != 7'd0 || (app_m && enq_hit && enq_b == b[5:0]);
-        end
+        blk_b = {NB{1'b0}};
+        brk = 6'd0;
+        if (due != 4'd0)
+            for (b = 0; b < NB; b = b + 1) begin
+                brk = b[5:0] >> rsh;
+                blk_b[b] = due[brk[1:0]] && (!sb || (b[5:0] & kmask) == ref_bank[brk[1:0]]);
+            end
+        // FR-FCFS holds a PRE back while the mode's queue has hits on the bank's open row
+        hm = (wm ? hz_w : hz_r) | ((app_m && enq_hit) ? B1 << enq_b[BW-1:0] : {NB{1'b0}});
     end
     assign refresh_due = due != 4'd0;
 
@@ -196,27 +207,27 @@ module dram_chan (
     reg ref_fire, ref_is_pre, rk_pre;
     reg [1:0] ref_rank;
     reg [5:0] ref_j, rk_j;
-    reg [63:0] sel_r, pre_c;
+    reg [NB-1:0] sel_r, pre_c;
     always @* begin
         ref_fire = 1'b0;
         ref_is_pre = 1'b0;
         ref_rank = 2'd0;
         ref_j = 6'd0;
-        sel_r = 64'd0;
-        pre_c = 64'd0;
+        sel_r = {NB{1'b0}};
+        pre_c = {NB{1'b0}};
         rk_pre = 1'b0;
         rk_j = 6'd0;
         for (r = 0; r < 4; r = r + 1) begin
             if (due[r] && !ref_fire) begin
-                for (b = 0; b < 64; b = b + 1)
+                for (b = 0; b < NB; b = b + 1)
                     sel_r[b] = (b[5:0] >> rsh) == r[5:0] && (!sb || (b[5:0] & kmask) == ref_bank[r]);
                 pre_c = sel_r & open_b & ok_pre;
-                rk_pre = pre_c != 64'd0;
+                rk_pre = pre_c != {NB{1'b0}};
                 rk_j = 6'd0;
-                for (b = 63; b >= 0; b = b - 1)
+                for (b = NB - 1; b >= 0; b = b - 1)
                     if (pre_c[b])
                         rk_j = b[5:0];
-                if (rk_pre || ((sel_r & open_b) == 64'd0 && (sb || rk_act[r]) && (sel_r & ~bk_act) == 64'd0)) begin
+                if (rk_pre || ((sel_r & open_b) == {NB{1'b0}} && (sb || rk_act[r]) && (sel_r & ~bk_act) == {NB{1'b0}})) begin
                     ref_fire = 1'b1;
                     ref_is_pre = rk_pre;
                     ref_rank = r[1:0];
@@ -227,31 +238,38 @@ module dram_chan (
     end
 
     // ---- FR-FCFS / FCFS over the mode's queue (with this cycle's enqueue appended) ----
-    wire [63:0] colok = ~blk_b & (wm ? ok_wr : ok_rd);
-    wire [63:0] rowok = ~blk_b & ((open_b & ok_pre & (fcfs ? 64'hffffffffffffffff : ~hm)) | (~open_b & ok_act));
-    reg [63:0] cand_c, cand_r;
+    // Per entry, the readiness of its bank's column / row command (a bit of colok / rowok selected by
+    // its bank index); the appended entry's from the enqueue; the candidates are those of the first
+    // n_scan entries with the matching row-hit bit.
+    wire [NB-1:0] colok = ~blk_b & (wm ? ok_wr : ok_rd);
+    wire [NB-1:0] rowok = ~blk_b & ((open_b & ok_pre & (fcfs ? {NB{1'b1}} : ~hm)) | (~open_b & ok_act));
+    wire [NQ-1:0] smask = {25'd0, n_scan} >= NQ ? {NQ{1'b1}} : (Q1 << n_scan) - Q1;
+    reg [NQ-1:0] okc, okr, hv, cand_c, cand_r;
+    /* verilator lint_off UNUSEDSIGNAL */  // banks below NB
     reg [5:0] vb;
-    reg vh;
+    /* verilator lint_on UNUSEDSIGNAL */
     reg hit_found, row_found;
     reg [5:0] hit_i, row_i;
     integer i;
     always @* begin
-        for (i = 0; i < 64; i = i + 1) begin
-            if (app_m && i[6:0] == n_old) begin
-                vb = enq_b;
-                vh = enq_hit;
-            end else begin
-                vb = wm ? wq_b[i] : rq_b[i];
-                vh = wm ? wq_hit[i] : rq_hit[i];
-            end
-            cand_c[i] = i[6:0] < n_scan && vh && colok[vb];
-            cand_r[i] = i[6:0] < n_scan && !vh && rowok[vb];
+        for (i = 0; i < NQ; i = i + 1) begin
+            vb = wm ? wq_b[i] : rq_b[i];
+            okc[i] = colok[vb[BW-1:0]];
+            okr[i] = rowok[vb[BW-1:0]];
         end
-        hit_found = cand_c != 64'd0;
-        row_found = cand_r != 64'd0;
+        hv = wm ? wq_hit : rq_hit;
+        if (app_m) begin             // the appended entry is entry n_old (< NQ: the queue had room)
+            okc[n_old[QW-1:0]] = colok[enq_b[BW-1:0]];
+            okr[n_old[QW-1:0]] = rowok[enq_b[BW-1:0]];
+            hv[n_old[QW-1:0]] = enq_hit;
+        end
+        cand_c = smask & hv & okc;
+        cand_r = smask & ~hv & okr;
+        hit_found = cand_c != {NQ{1'b0}};
+        row_found = cand_r != {NQ{1'b0}};
         hit_i = 6'd0;
         row_i = 6'd0;
-        for (i = 63; i >= 0; i = i - 1) begin
+        for (i = NQ - 1; i >= 0; i = i - 1) begin
             if (cand_c[i])
                 hit_i = i[5:0];
             if (cand_r[i])
@@ -271,8 +289,8 @@ module dram_chan (
         do_col = en && !ref_fire && hit_found && (wm || col_grant);
         si = do_col ? hit_i : row_i;
         s_app = app_m && {1'b0, si} == n_old;
-        se_b = s_app ? enq_b : (wm ? wq_b[si] : rq_b[si]);
-        se_row = s_app ? enq_row : (wm ? wq_row[si] : rq_row[si]);
+        se_b = s_app ? enq_b : (wm ? wq_b[si[QW-1:0]] : rq_b[si[QW-1:0]]);
+        se_row = s_app ? enq_row : (wm ? wq_row[si[QW-1:0]] : rq_row[si[QW-1:0]]);
         se_rk = se_b >> rsh;
         iss_valid = 1'b0;
         iss_cmd = C_ACT;
@@ -302,7 +320,7 @@ module dram_chan (
                 iss_cmd = wm ? C_WR : C_RD;
                 iss_row = se_row;
                 iss_auto_pre = row_closed;
-            end else if (!open_b[se_b]) begin
+            end else if (!open_b[se_b[BW-1:0]]) begin
                 iss_cmd = C_ACT;
                 iss_row = se_row;
             end else begin
@@ -321,21 +339,21 @@ module dram_chan (
     wire row_closes = iss_valid && (iss_cmd == C_PRE || ((iss_cmd == C_RD || iss_cmd == C_WR) && iss_auto_pre));
     wire rem_r = do_col && !wm;
     wire rem_w = do_col && wm;
-    reg [63:0] rh_a, wh_a, on_r, on_w, mr, mw, lo_m, rq_hit_nx, wq_hit_nx;
+    reg [NQ-1:0] rh_a, wh_a, on_r, on_w, mr, mw, lo_m, rq_hit_nx, wq_hit_nx;
     reg [6:0] pop_r, pop_w;
     reg [5:0] eb;
     reg [31:0] erow;
     integer jj;
     always @* begin
-        on_r = 64'd0;
-        on_w = 64'd0;
-        mr = 64'd0;
-        mw = 64'd0;
+        on_r = {NQ{1'b0}};
+        on_w = {NQ{1'b0}};
+        mr = {NQ{1'b0}};
+        mw = {NQ{1'b0}};
         eb = 6'd0;
         erow = 32'd0;
         // (only a command that opens or closes a row reads them)
         if (row_opens || row_closes)
-        for (jj = 0; jj < 64; jj = jj + 1) begin
+        for (jj = 0; jj < NQ; jj = jj + 1) begin
             eb = (enq_r && jj[6:0] == nr) ? enq_b : rq_b[jj];
             erow = (enq_r && jj[6:0] == nr) ? enq_row : rq_row[jj];
             on_r[jj] = jj[6:0] < nr_v && eb == ib;          // on the command's bank
@@ -345,19 +363,19 @@ module dram_chan (
             on_w[jj] = jj[6:0] < nw_v && eb == ib;
             mw[jj] = on_w[jj] && erow == iss_row;
         end
-        rh_a = enq_r ? (rq_hit & ~(64'd1 << nr)) | ({63'd0, enq_hit} << nr) : rq_hit;
-        wh_a = enq_w ? (wq_hit & ~(64'd1 << nw)) | ({63'd0, enq_hit} << nw) : wq_hit;
+        rh_a = enq_r ? (rq_hit & ~(Q1 << nr)) | ({{(NQ-1){1'b0}}, enq_hit} << nr) : rq_hit;
+        wh_a = enq_w ? (wq_hit & ~(Q1 << nw)) | ({{(NQ-1){1'b0}}, enq_hit} << nw) : wq_hit;
         if (row_opens || row_closes) begin
-            rh_a = (rh_a & ~on_r) | (row_opens ? mr : 64'd0);
-            wh_a = (wh_a & ~on_w) | (row_opens ? mw : 64'd0);
+            rh_a = (rh_a & ~on_r) | (row_opens ? mr : {NQ{1'b0}});
+            wh_a = (wh_a & ~on_w) | (row_opens ? mw : {NQ{1'b0}});
         end
-        lo_m = (64'd1 << hit_i) - 64'd1;
+        lo_m = (Q1 << hit_i) - Q1;
         rq_hit_nx = rem_r ? (rh_a & lo_m) | ((rh_a >> 1) & ~lo_m) : rh_a;
         wq_hit_nx = rem_w ? (wh_a & lo_m) | ((wh_a >> 1) & ~lo_m) : wh_a;
         pop_r = 7'd0;
         pop_w = 7'd0;
         if (row_opens)
-            for (jj = 0; jj < 64; jj = jj + 1) begin
+            for (jj = 0; jj < NQ; jj = jj + 1) begin
                 pop_r = pop_r + {6'd0, mr[jj]};
                 pop_w = pop_w + {6'd0, mw[jj]};
             end
@@ -365,7 +383,7 @@ module dram_chan (
     // the hit counts after this cycle of the banks that can change: the enqueued entry's, the issued
     // entry's and the ACT's / PRE's (C: dram_enqueue's increment, then schedule's decrement, recount or clear)
 `define DC_HITS(q, x, e, rm, pop) ((row_opens && (x) == ib) ? (pop) : (row_closes && (x) == ib) ? 7'd0 \
-        : q[x] + {6'd0, (e) && enq_hit && enq_b == (x)} - {6'd0, (rm) && se_b == (x)})
+        : q[x[BW-1:0]] + {6'd0, (e) && enq_hit && enq_b == (x)} - {6'd0, (rm) && se_b == (x)})
     wire [6:0] hr_enq = `DC_HITS(hits_r, enq_b, enq_r, rem_r, pop_r);
     wire [6:0] hr_se = `DC_HITS(hits_r, se_b, enq_r, rem_r, pop_r);
     wire [6:0] hr_ib = `DC_HITS(hits_r, ib, enq_r, rem_r, pop_r);
@@ -375,15 +393,15 @@ module dram_chan (
 `undef DC_HITS
 
     // ---- the read payload slot: the lowest free one for an enqueued read ----
-    reg [5:0] enq_slot;
+    reg [QW-1:0] enq_slot;
     always @* begin
-        enq_slot = 6'd0;
-        for (b = 63; b >= 0; b = b - 1)
+        enq_slot = {QW{1'b0}};
+        for (b = NQ - 1; b >= 0; b = b - 1)
             if (rq_free[b])
-                enq_slot = b[5:0];
+                enq_slot = b[QW-1:0];
     end
-    wire [5:0] rem_slot = (enq_r && {1'b0, hit_i} == nr) ? enq_slot : rq_slot[hit_i];
-    wire [MW-1:0] rd_new = s_app ? enq_msg : rq_msg[rq_slot[si]];
+    wire [QW-1:0] rem_slot = (enq_r && {1'b0, hit_i} == nr) ? enq_slot : rq_slot[hit_i[QW-1:0]];
+    wire [MW-1:0] rd_new = s_app ? enq_msg : rq_msg[rq_slot[si[QW-1:0]]];
     wire [4:0] rd_tail = rd_head + rd_count[4:0];
     wire is_ref_cmd = iss_valid && (iss_cmd == C_REF || iss_cmd == C_REFSB);
 
@@ -401,14 +419,16 @@ module dram_chan (
                 ref_left[j] <= (ref_iv * ({29'd0, ranks} * {30'd0, ch} + j + 1)) >> ref_shift;
                 ref_bank[j] <= 6'd0;
             end
-            for (j = 0; j < 64; j = j + 1) begin
+            for (j = 0; j < NB; j = j + 1) begin
                 hits_r[j] <= 7'd0;
                 hits_w[j] <= 7'd0;
             end
+            hz_r <= {NB{1'b0}};
+            hz_w <= {NB{1'b0}};
             write_mode <= 1'b0;
-            rq_hit <= 64'd0;
-            wq_hit <= 64'd0;
-            rq_free <= 64'hffffffffffffffff;
+            rq_hit <= {NQ{1'b0}};
+            wq_hit <= {NQ{1'b0}};
+            rq_free <= {NQ{1'b1}};
             nr <= 7'd0;
             nw <= 7'd0;
             rd_head <= 5'd0;
@@ -416,40 +436,51 @@ module dram_chan (
         end else if (ce) begin
             // queues: append, then remove the issued entry (the younger ones shift up)
             if (enq_r || rem_r)
-                for (j = 0; j < 64; j = j + 1)
+                for (j = 0; j < NQ; j = j + 1)
                     if (rem_r && j >= {26'd0, hit_i}) begin
-                        rq_b[j] <= j == 63 ? 6'd0 : (enq_r && j + 1 == {25'd0, nr}) ? enq_b : rq_b[(j + 1) % 64];
-                        rq_row[j] <= j == 63 ? 32'd0 : (enq_r && j + 1 == {25'd0, nr}) ? enq_row : rq_row[(j + 1) % 64];
-                        rq_slot[j] <= j == 63 ? 6'd0 : (enq_r && j + 1 == {25'd0, nr}) ? enq_slot : rq_slot[(j + 1) % 64];
+                        rq_b[j] <= j == NQ - 1 ? 6'd0 : (enq_r && j + 1 == {25'd0, nr}) ? enq_b : rq_b[(j + 1) % NQ];
+                        rq_row[j] <= j == NQ - 1 ? 32'd0 : (enq_r && j + 1 == {25'd0, nr}) ? enq_row : rq_row[(j + 1) % NQ];
+                        rq_slot[j] <= j == NQ - 1 ? {QW{1'b0}} : (enq_r && j + 1 == {25'd0, nr}) ? enq_slot : rq_slot[(j + 1) % NQ];
                     end else if (enq_r && j == {25'd0, nr}) begin
                         rq_b[j] <= enq_b;
                         rq_row[j] <= enq_row;
                         rq_slot[j] <= enq_slot;
                     end
             if (enq_w || rem_w)
-                for (j = 0; j < 64; j = j + 1)
+                for (j = 0; j < NQ; j = j + 1)
                     if (rem_w && j >= {26'd0, hit_i}) begin
-                        wq_b[j] <= j == 63 ? 6'd0 : (enq_w && j + 1 == {25'd0, nw}) ? enq_b : wq_b[(j + 1) % 64];
-                        wq_row[j] <= j == 63 ? 32'd0 : (enq_w && j + 1 == {25'd0, nw}) ? enq_row : wq_row[(j + 1) % 64];
+                        wq_b[j] <= j == NQ - 1 ? 6'd0 : (enq_w && j + 1 == {25'd0, nw}) ? enq_b : wq_b[(j + 1) % NQ];
+                        wq_row[j] <= j == NQ - 1 ? 32'd0 : (enq_w && j + 1 == {25'd0, nw}) ? enq_row : wq_row[(j + 1) % NQ];
                     end else if (enq_w && j == {25'd0, nw}) begin
                         wq_b[j] <= enq_b;
                         wq_row[j] <= enq_row;
                     end
-            rq_free <= (rq_free & ~({63'd0, enq_r} << enq_slot)) | ({63'd0, rem_r} << rem_slot);
+            rq_free <= (rq_free & ~({{(NQ-1){1'b0}}, enq_r} << enq_slot)) | ({{(NQ-1){1'b0}}, rem_r} << rem_slot);
             nr <= nr_next;
             nw <= nw_next;
             rq_hit <= rq_hit_nx;
             wq_hit <= wq_hit_nx;
-            // hit counts (the three banks that can change; where two are one bank, the same value)
-            if (enq_r) hits_r[enq_b] <= hr_enq;
-            if (enq_w) hits_w[enq_b] <= hw_enq;
+            // hit counts (the three banks that can change; where two are one bank, the same value), and
+            // whether each is non-zero
+            if (enq_r) begin
+                hits_r[enq_b[BW-1:0]] <= hr_enq;
+                hz_r[enq_b[BW-1:0]] <= hr_enq != 7'd0;
+            end
+            if (enq_w) begin
+                hits_w[enq_b[BW-1:0]] <= hw_enq;
+                hz_w[enq_b[BW-1:0]] <= hw_enq != 7'd0;
+            end
             if (do_col) begin
-                hits_r[se_b] <= hr_se;
-                hits_w[se_b] <= hw_se;
+                hits_r[se_b[BW-1:0]] <= hr_se;
+                hits_w[se_b[BW-1:0]] <= hw_se;
+                hz_r[se_b[BW-1:0]] <= hr_se != 7'd0;
+                hz_w[se_b[BW-1:0]] <= hw_se != 7'd0;
             end
             if (row_opens || row_closes) begin
-                hits_r[ib] <= hr_ib;
-                hits_w[ib] <= hw_ib;
+                hits_r[ib[BW-1:0]] <= hr_ib;
+                hits_w[ib[BW-1:0]] <= hw_ib;
+                hz_r[ib[BW-1:0]] <= hr_ib != 7'd0;
+                hz_w[ib[BW-1:0]] <= hw_ib != 7'd0;
             end
             if (en && !ref_fire)
                 write_mode <= wm;

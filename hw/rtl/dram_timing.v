@@ -28,7 +28,8 @@
 `default_nettype none
 
 module dram_timing #(
-    parameter integer TW = 16       // counter width: holds the largest raise (4 * 16383)
+    parameter integer TW = 16,      // counter width: holds the largest raise (4 * 16383)
+    parameter integer NB = 64       // banks built (ranks x bank groups x banks; a power of two, 4..64)
 ) (
     input  wire        clk,
     input  wire        rst_n /* verilator public_flat_rd */,
@@ -69,12 +70,12 @@ module dram_timing #(
     input  wire [31:0] iss_row /* verilator public_flat_rd */,
     input  wire        iss_auto_pre /* verilator public_flat_rd */,
     // readiness this cycle, per bank / rank
-    output reg  [63:0] open_b /* verilator public_flat_rd */,
-    output reg  [63:0] ok_act /* verilator public_flat_rd */,
-    output reg  [63:0] ok_pre /* verilator public_flat_rd */,
-    output reg  [63:0] ok_rd /* verilator public_flat_rd */,
-    output reg  [63:0] ok_wr /* verilator public_flat_rd */,
-    output reg  [63:0] bk_act /* verilator public_flat_rd */,
+    output reg  [NB-1:0] open_b /* verilator public_flat_rd */,
+    output reg  [NB-1:0] ok_act /* verilator public_flat_rd */,
+    output reg  [NB-1:0] ok_pre /* verilator public_flat_rd */,
+    output reg  [NB-1:0] ok_rd /* verilator public_flat_rd */,
+    output reg  [NB-1:0] ok_wr /* verilator public_flat_rd */,
+    output reg  [NB-1:0] bk_act /* verilator public_flat_rd */,
     output reg  [3:0]  rk_act /* verilator public_flat_rd */,
     // query: one bank's open row (all ones when precharged) and counters
     input  wire [1:0]  q_rank /* verilator public_flat_rd */,
@@ -96,14 +97,15 @@ module dram_timing #(
 );
     localparam [2:0] C_ACT = 3'd0, C_PRE = 3'd1, C_RD = 3'd2, C_WR = 3'd3, C_REF = 3'd4, C_REFSB = 3'd5;
     localparam [TW-1:0] ZERO = {TW{1'b0}};
+    localparam integer BW = $clog2(NB);   // a bank (or bank group) index: the low BW bits of a 6-bit one
 
-    reg [31:0]   open_row [0:63];   // valid while open_b: one write port, one read port (LUT RAM)
-    reg [TW-1:0] c_act [0:63];
-    reg [TW-1:0] c_pre [0:63];
-    reg [TW-1:0] c_col [0:63];
-    reg [TW-1:0] g_act [0:63];
-    reg [TW-1:0] g_rd  [0:63];
-    reg [TW-1:0] g_wr  [0:63];
+    reg [31:0]   open_row [0:NB-1];   // valid while open_b: one write port, one read port (LUT RAM)
+    reg [TW-1:0] c_act [0:NB-1];
+    reg [TW-1:0] c_pre [0:NB-1];
+    reg [TW-1:0] c_col [0:NB-1];
+    reg [TW-1:0] g_act [0:NB-1];
+    reg [TW-1:0] g_rd  [0:NB-1];
+    reg [TW-1:0] g_wr  [0:NB-1];
     reg [TW-1:0] r_act [0:3];
     reg [TW-1:0] r_rd  [0:3];
     reg [TW-1:0] r_wr  [0:3];
@@ -120,15 +122,15 @@ module dram_timing #(
     wire [5:0] kmask = ~(6'h3f << bank_bits);
 
     // ---- readiness ----
-    reg [63:0] gz_act, gz_rd, gz_wr;
+    reg [NB-1:0] gz_act, gz_rd, gz_wr;
     reg [3:0]  rz_rd, rz_wr;
+    /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3; groups below NB
     reg [5:0]  gi;
-    /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3
     reg [5:0]  ri;
     /* verilator lint_on UNUSEDSIGNAL */
     integer b;
     always @* begin
-        for (b = 0; b < 64; b = b + 1) begin
+        for (b = 0; b < NB; b = b + 1) begin
             gz_act[b] = g_act[b] == ZERO;
             gz_rd[b] = g_rd[b] == ZERO;
             gz_wr[b] = g_wr[b] == ZERO;
@@ -138,20 +140,23 @@ module dram_timing #(
             rz_rd[b] = r_rd[b] == ZERO;
             rz_wr[b] = r_wr[b] == ZERO;
         end
-        for (b = 0; b < 64; b = b + 1) begin
+        for (b = 0; b < NB; b = b + 1) begin
             gi = b[5:0] >> bank_bits;
             ri = b[5:0] >> rsh;
             bk_act[b] = c_act[b] == ZERO;
             ok_pre[b] = c_pre[b] == ZERO;
-            ok_act[b] = bk_act[b] && gz_act[gi] && rk_act[ri[1:0]];
-            ok_rd[b] = c_col[b] == ZERO && gz_rd[gi] && rz_rd[ri[1:0]];
-            ok_wr[b] = c_col[b] == ZERO && gz_wr[gi] && rz_wr[ri[1:0]];
+            ok_act[b] = bk_act[b] && gz_act[gi[BW-1:0]] && rk_act[ri[1:0]];
+            ok_rd[b] = c_col[b] == ZERO && gz_rd[gi[BW-1:0]] && rz_rd[ri[1:0]];
+            ok_wr[b] = c_col[b] == ZERO && gz_wr[gi[BW-1:0]] && rz_wr[ri[1:0]];
         end
     end
 
     // ---- query ----
-    wire [5:0] qb = ({4'd0, q_rank} << rsh) | (q_bg << bank_bits) | q_bank;
-    wire [5:0] qg = ({4'd0, q_rank} << bg_bits) | q_bg;
+    /* verilator lint_off UNUSEDSIGNAL */  // indices below NB: the low BW bits
+    wire [5:0] qb6 = ({4'd0, q_rank} << rsh) | (q_bg << bank_bits) | q_bank;
+    wire [5:0] qg6 = ({4'd0, q_rank} << bg_bits) | q_bg;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [BW-1:0] qb = qb6[BW-1:0], qg = qg6[BW-1:0];
     assign q_open_row = open_b[qb] ? open_row[qb] : 32'hffffffff;
     assign q_act = c_act[qb];
     assign q_pre = c_pre[qb];
@@ -167,8 +172,11 @@ module dram_timing #(
     assign q_faw_head = faw_head[q_rank];
 
     // ---- what the issued command raises (cycles from now; 0: nothing) ----
-    wire [5:0] ib = ({4'd0, iss_rank} << rsh) | (iss_bg << bank_bits) | iss_bank;
-    wire [5:0] ig = ({4'd0, iss_rank} << bg_bits) | iss_bg;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [5:0] ib6 = ({4'd0, iss_rank} << rsh) | (iss_bg << bank_bits) | iss_bank;
+    wire [5:0] ig6 = ({4'd0, iss_rank} << bg_bits) | iss_bg;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [BW-1:0] ib = ib6[BW-1:0], ig = ig6[BW-1:0];
     wire v_act = iss_valid && iss_cmd == C_ACT;
     wire v_pre = iss_valid && iss_cmd == C_PRE;
     wire v_col = iss_valid && (iss_cmd == C_RD || iss_cmd == C_WR);
@@ -196,13 +204,8 @@ module dram_timing #(
     wire [TW-1:0] ract_at = v_ref ? tRFC[TW-1:0] : `DT_MAX(tRRD_S[TW-1:0], faw_full ? faw_oldest : ZERO);
     wire [TW-1:0] ref_at = v_ref ? tRFC[TW-1:0] : tRFCsb[TW-1:0];
 
-    // ---- the next state: every counter one cycle nearer, raised first by the issued command ----
-    reg [TW-1:0] n_act [0:63];
-    reg [TW-1:0] n_pre [0:63];
-    reg [TW-1:0] n_col [0:63];
-    reg [TW-1:0] n_gact [0:63];
-    reg [TW-1:0] n_grd [0:63];
-    reg [TW-1:0] n_gwr [0:63];
+    // ---- the next state: every counter one cycle nearer, raised first by the issued command (the
+    // per-bank and per-group counters in the clocked block below, the rank ones here) ----
     reg [TW-1:0] n_ract [0:3];
     reg [TW-1:0] n_rrd [0:3];
     reg [TW-1:0] n_rwr [0:3];
@@ -211,32 +214,6 @@ module dram_timing #(
     reg own, on_bus;
     integer k;
     always @* begin
-        // every counter one cycle nearer; then the addressed bank and group take their raised value,
-        // computed once (a refresh raises every bank of its rank, or of its same-bank set)
-        for (k = 0; k < 64; k = k + 1) begin
-            n_act[k] = `DT_DEC(c_act[k]);
-            n_pre[k] = `DT_DEC(c_pre[k]);
-            n_col[k] = `DT_DEC(c_col[k]);
-            n_gact[k] = `DT_DEC(g_act[k]);
-            n_grd[k] = `DT_DEC(g_rd[k]);
-            n_gwr[k] = `DT_DEC(g_wr[k]);
-        end
-        if (v_ref || v_refsb)
-            for (k = 0; k < 64; k = k + 1)
-                if ((k[5:0] >> rsh) == {4'd0, iss_rank} && (v_ref || (k[5:0] & kmask) == iss_bank))
-                    n_act[k] = `DT_NEXT(c_act[k], ref_at);
-        if (bank_moves)
-            n_act[ib] = `DT_NEXT(c_act[ib], act_at);
-        if (v_act || v_col)
-            n_pre[ib] = `DT_NEXT(c_pre[ib], v_act ? t_RAS : pre_new);
-        if (v_act) begin
-            n_col[ib] = `DT_NEXT(c_col[ib], t_RCD);
-            n_gact[ig] = `DT_NEXT(g_act[ig], tRRD_L[TW-1:0]);
-        end
-        if (v_col) begin
-            n_grd[ig] = `DT_NEXT(g_rd[ig], is_rd ? tCCD_L[TW-1:0] : t_CWL + t_BL + tWTR_L[TW-1:0]);
-            n_gwr[ig] = `DT_NEXT(g_wr[ig], is_rd ? t_RTW : tCCD_L_WR[TW-1:0]);
-        end
         for (k = 0; k < 4; k = k + 1) begin
             // the rank: its own column command, or the shared data bus and 2-cycle rank switch for a
             // column command to another rank of the channel
@@ -260,8 +237,8 @@ module dram_timing #(
     integer j;
     always @(posedge clk) begin
         if (!rst_n) begin
-            open_b <= 64'd0;
-            for (j = 0; j < 64; j = j + 1) begin
+            open_b <= {NB{1'b0}};
+            for (j = 0; j < NB; j = j + 1) begin
                 c_act[j] <= ZERO;
                 c_pre[j] <= ZERO;
                 c_col[j] <= ZERO;
@@ -283,13 +260,31 @@ module dram_timing #(
                 open_row[ib] <= iss_row;
             if (bank_moves)
                 open_b[ib] <= v_act;
-            for (j = 0; j < 64; j = j + 1) begin
-                c_act[j] <= n_act[j];
-                c_pre[j] <= n_pre[j];
-                c_col[j] <= n_col[j];
-                g_act[j] <= n_gact[j];
-                g_rd[j] <= n_grd[j];
-                g_wr[j] <= n_gwr[j];
+            // every counter one cycle nearer; then (the later assignment) the addressed bank and group
+            // take their raised value (a refresh raises every bank of its rank, or of its same-bank set)
+            for (j = 0; j < NB; j = j + 1) begin
+                c_act[j] <= `DT_DEC(c_act[j]);
+                c_pre[j] <= `DT_DEC(c_pre[j]);
+                c_col[j] <= `DT_DEC(c_col[j]);
+                g_act[j] <= `DT_DEC(g_act[j]);
+                g_rd[j] <= `DT_DEC(g_rd[j]);
+                g_wr[j] <= `DT_DEC(g_wr[j]);
+            end
+            if (v_ref || v_refsb)
+                for (j = 0; j < NB; j = j + 1)
+                    if ((j[5:0] >> rsh) == {4'd0, iss_rank} && (v_ref || (j[5:0] & kmask) == iss_bank))
+                        c_act[j] <= `DT_NEXT(c_act[j], ref_at);
+            if (bank_moves)
+                c_act[ib] <= `DT_NEXT(c_act[ib], act_at);
+            if (v_act || v_col)
+                c_pre[ib] <= `DT_NEXT(c_pre[ib], v_act ? t_RAS : pre_new);
+            if (v_act) begin
+                c_col[ib] <= `DT_NEXT(c_col[ib], t_RCD);
+                g_act[ig] <= `DT_NEXT(g_act[ig], tRRD_L[TW-1:0]);
+            end
+            if (v_col) begin
+                g_rd[ig] <= `DT_NEXT(g_rd[ig], is_rd ? tCCD_L[TW-1:0] : t_CWL + t_BL + tWTR_L[TW-1:0]);
+                g_wr[ig] <= `DT_NEXT(g_wr[ig], is_rd ? t_RTW : tCCD_L_WR[TW-1:0]);
             end
             for (j = 0; j < 4; j = j + 1) begin
                 r_act[j] <= n_ract[j];

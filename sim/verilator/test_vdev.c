@@ -167,6 +167,8 @@ static vkernel_opts opts_of(const char *preset)
     if (devcfg_load(preset, &dev, &e) || devcfg_to_params(&dev, &p, &e))
         fail_msg("%s: %s", preset, e.msg);
     const vkernel_opts o = { .hosts = p.hosts, .devices = p.devices, .channels = p.dram.channels,
+                             .banks = vkernel_banks(p.dram.ranks, p.dram.bankgroups, p.dram.banks),
+                             .queue = p.dram.read_queue > p.dram.write_queue ? p.dram.read_queue : p.dram.write_queue,
                              .sw = p.sw.present != 0 };
     return o;
 }
@@ -181,13 +183,20 @@ static int compiled(const char *name)
     return 0;
 }
 
-/* open a card for preset with o, run the init call; return its status (model_error in *merr) */
-static uint32_t init_status(const vkernel_opts *o, const char *preset, const char *want_build, uint32_t *merr)
+/* open a card for preset with o, with the preset's DRAM ranks and read queue entries replaced where
+ * ranks is not 0, run the init call; return its status (model_error in *merr) */
+static uint32_t init_status_edit(const vkernel_opts *o, const char *preset, const char *want_build, uint32_t ranks,
+                                 uint32_t rq, uint32_t *merr)
 {
     card c;
     open_card_with(&c, o, preset);
     if (want_build && strcmp(vdev_build(c.d), want_build))
         fail_msg("%s: runs on build %s, want %s", preset, vdev_build(c.d), want_build);
+    if (ranks) {
+        cxl_params *p = vdev_map(c.d, c.params, sizeof *p);
+        p->dram.ranks = ranks;
+        p->dram.read_queue = rq;
+    }
     init_args(&c, c.params);
     assert_int_equal(vdev_run(c.d, 0), 0);
     const cxl_kernel_result *r = vdev_map(c.d, c.result, sizeof *r);
@@ -195,6 +204,11 @@ static uint32_t init_status(const vkernel_opts *o, const char *preset, const cha
     *merr = r->model_error;
     vdev_close(c.d);
     return st;
+}
+
+static uint32_t init_status(const vkernel_opts *o, const char *preset, const char *want_build, uint32_t *merr)
+{
+    return init_status_edit(o, preset, want_build, 0, 0, merr);
 }
 
 /* Every shipped device preset runs on the build hw/rtl/builds.txt names for it, where that build is
@@ -211,8 +225,8 @@ static void test_preset_builds(void **state)
             continue;
         char name[64];
         int used = 0;
-        unsigned nh, nd, nch, sw;
-        assert_int_equal(sscanf(line, "%63s %u %u %u %u %n", name, &nh, &nd, &nch, &sw, &used), 5);
+        unsigned nh, nd, nch, nb, nq, sw;
+        assert_int_equal(sscanf(line, "%63s %u %u %u %u %u %u %n", name, &nh, &nd, &nch, &nb, &nq, &sw, &used), 7);
         for (char *tok = strtok(line + used, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
             char key[80];
             snprintf(key, sizeof key, " %s ", tok);
@@ -221,9 +235,9 @@ static void test_preset_builds(void **state)
             strncat(listed, key + 1, sizeof listed - strlen(listed) - 1);
             const vkernel_opts o = opts_of(tok);
             /* the preset fits its build */
-            if (o.hosts > nh || o.devices > nd || o.channels > nch || (o.sw && !sw))
-                fail_msg("builds.txt: preset %s (%u hosts, %u devices, %u channels, switch %d) does not fit %s", tok,
-                         o.hosts, o.devices, o.channels, o.sw, name);
+            if (o.hosts > nh || o.devices > nd || o.channels > nch || o.banks > nb || o.queue > nq || (o.sw && !sw))
+                fail_msg("builds.txt: preset %s (%u hosts, %u devices, %u channels, %u banks, %u queue entries, "
+                         "switch %d) does not fit %s", tok, o.hosts, o.devices, o.channels, o.banks, o.queue, o.sw, name);
             if (!compiled(name))
                 continue;
             uint32_t merr;
@@ -268,6 +282,30 @@ static void test_builds(void **state)
     if (compiled("card-pool")) {
         assert_int_equal(init_status(&on_pool, "cz120", "card-pool", &merr), CXL_KST_MODEL_ERROR);
         assert_int_equal(merr, 4);
+        /* more banks per channel (two ranks: 64) or DRAM queue entries than the build has (32 each) */
+        assert_int_equal(init_status_edit(&on_pool, "asic", "card-pool", 2, 32, &merr), CXL_KST_MODEL_ERROR);
+        assert_int_equal(merr, 4);
+        assert_int_equal(init_status_edit(&on_pool, "asic", "card-pool", 1, 64, &merr), CXL_KST_MODEL_ERROR);
+        assert_int_equal(merr, 4);
+        assert_int_equal(init_status_edit(&on_pool, "asic", "card-pool", 1, 32, &merr), CXL_KST_OK);
+    }
+    /* ... and a configuration with them runs on a build that has them, or is refused before any run */
+    {
+        vkernel_opts o = opts_of("asic");
+        o.banks = 64;
+        o.queue = 64;
+        char m[512];
+        vdev *dd = NULL;
+        int rc = vdev_open(&o, MEM, &dd, m, sizeof m);
+        if (compiled("full")) {
+            assert_int_equal(rc, 0);
+            assert_string_equal(vdev_build(dd), "full");
+            vdev_close(dd);
+        } else {
+            assert_int_equal(rc, VK_ENOFIT);
+            printf("  reported: %s\n", m);
+            assert_non_null(strstr(m, "DRAM channels of 64 banks and 64-entry queues"));
+        }
     }
     /* a build that is not compiled in, and sizes no compiled build has: refused before any run, naming
      * the builds there are */
@@ -284,7 +322,7 @@ static void test_builds(void **state)
         assert_int_equal(vdev_open(&o, MEM, &d, msg, sizeof msg), VK_ENOFIT);
         assert_null(d);
         printf("  reported: %s\n", msg);
-        assert_non_null(strstr(msg, "have fewer host ports, devices or DRAM channels than the configuration"));
+        assert_non_null(strstr(msg, "have fewer host ports, devices, DRAM channels, banks or DRAM queue entries"));
         assert_non_null(strstr(msg, vkernel_builds()));
     }
 }

@@ -23,7 +23,7 @@
 namespace {
 
 // One verilated build of the top, behind the calls the harness makes (the generated classes share no
-// base with the ports).
+// base with the ports). A traced twin (Verilator --trace-fst) also records into an FST writer.
 struct top_if {
     virtual ~top_if() = default;
     virtual void drive(const vk_in &in) = 0;
@@ -37,10 +37,12 @@ struct top_if {
 #endif
 };
 
+// TR: T is a traced twin (generated with --trace-fst), whose trace() exists
+
 template <class T> void drive(T &t, const vk_in &in);
 template <class T> void sample(const T &t, vk_out &o);
 
-template <class T> struct top_of final : top_if {
+template <class T, bool TR> struct top_of final : top_if {
     T t;
     explicit top_of(VerilatedContext *c) : t(c, "TOP") {}
     void drive(const vk_in &in) override { ::drive(t, in); }
@@ -54,27 +56,55 @@ template <class T> struct top_of final : top_if {
     void final() override { t.final(); }
     uint64_t now() const override { return t.rootp->cxl_kernel__DOT__now; }
 #if VM_TRACE_FST
-    void trace(VerilatedFstC *f) override { t.trace(f, 99); }
+    void trace(VerilatedFstC *f) override
+    {
+        if constexpr (TR)
+            t.trace(f, 99);
+        else
+            (void)f;
+    }
 #endif
 };
 
-// A build compiled in: its name, the sizes it has (cxl_kernel's NH, ND, NCH, SW) and its constructor.
+// A build compiled in: its name, the sizes it has (cxl_kernel's NH, ND, NCH, NB, NQ, SW) and its constructor.
 struct build_desc {
     const char *name;
-    unsigned hosts, devices, channels;
+    unsigned hosts, devices, channels, banks, queue;
     bool sw;
     top_if *(*make)(VerilatedContext *c);
 };
 
-#define VK_BUILD(id, name, nh, nd, nch, sw)                                                                \
-    { name, nh, nd, nch, sw != 0, [](VerilatedContext *c) -> top_if * { return new top_of<Vcxl_kernel_##id>(c); } },
+// A build's traced twin (CMake CXLSIM_RTL_TRACE), by the build's name.
+struct traced_desc {
+    const char *name;
+    top_if *(*make)(VerilatedContext *c);
+};
+
+#define VK_BUILD(id, name, nh, nd, nch, nb, nq, sw)                                                        \
+    { name, nh, nd, nch, nb, nq, sw != 0,                                                                  \
+      [](VerilatedContext *c) -> top_if * { return new top_of<Vcxl_kernel_##id, false>(c); } },
 const build_desc builds[] = { CXLSIM_RTL_BUILD_LIST(VK_BUILD) };
 #undef VK_BUILD
 constexpr size_t n_builds = sizeof builds / sizeof builds[0];
 
+#define VK_TRACED(id, name) { name, [](VerilatedContext *c) -> top_if * { return new top_of<Vcxl_kernel_##id##_tr, true>(c); } },
+const traced_desc traced[] = { CXLSIM_RTL_TRACE_LIST(VK_TRACED) { nullptr, nullptr } };
+#undef VK_TRACED
+constexpr size_t n_traced = sizeof traced / sizeof traced[0] - 1;
+
+// the traced twin of build b, or nullptr
+const traced_desc *twin_of(const build_desc &b)
+{
+    for (size_t i = 0; i < n_traced; i++)
+        if (!std::strcmp(traced[i].name, b.name))
+            return &traced[i];
+    return nullptr;
+}
+
 bool fits(const build_desc &b, const vkernel_opts &o)
 {
-    return o.hosts <= b.hosts && o.devices <= b.devices && o.channels <= b.channels && (!o.sw || b.sw);
+    return o.hosts <= b.hosts && o.devices <= b.devices && o.channels <= b.channels && o.banks <= b.banks &&
+           o.queue <= b.queue && (!o.sw || b.sw);
 }
 
 // the build a handle runs, or nullptr (msg says why)
@@ -94,9 +124,10 @@ const build_desc *choose(const vkernel_opts *o, std::string &msg)
         if (fits(b, *o))
             return &b;
     msg = std::string("the RTL kernel builds compiled in (") + CXLSIM_RTL_BUILD_NAMES +
-          ") have fewer host ports, devices or DRAM channels than the configuration (" + std::to_string(o->hosts) +
-          " host ports, " + std::to_string(o->devices) + " devices of " + std::to_string(o->channels) +
-          " DRAM channels, " + (o->sw ? "with a switch" : "no switch") +
+          ") have fewer host ports, devices, DRAM channels, banks or DRAM queue entries than the configuration (" +
+          std::to_string(o->hosts) + " host ports, " + std::to_string(o->devices) + " devices of " +
+          std::to_string(o->channels) + " DRAM channels of " + std::to_string(o->banks) + " banks and " +
+          std::to_string(o->queue) + "-entry queues, " + (o->sw ? "with a switch" : "no switch") +
           "), or no switch where it has one: reconfigure with a build that fits in -DCXLSIM_RTL_BUILDS "
           "(hw/rtl/builds.txt: card-1x1, card-pool, full)";
     return nullptr;
@@ -111,6 +142,7 @@ struct vkernel {
 #if VM_TRACE_FST
     std::unique_ptr<VerilatedFstC> fst;
 #endif
+    uint64_t trace_from = 0, trace_to = UINT64_MAX;  // the model cycles the waveform records
     uint64_t clocks = 0;
     bool failed = false;
     std::string log;  // Verilator's prints since the last clock
@@ -243,8 +275,11 @@ void record(vkernel &k)
 {
     k.ctx->timeInc(1);
 #if VM_TRACE_FST
-    if (k.fst)
-        k.fst->dump(k.ctx->time());
+    if (k.fst) {
+        const uint64_t now = k.top->now();
+        if (now >= k.trace_from && now <= k.trace_to)
+            k.fst->dump(k.ctx->time());
+    }
 #endif
 }
 
@@ -265,7 +300,7 @@ int fail_internal(vkernel *k, const char *what)
 
 }  // namespace
 
-extern "C" int vkernel_can_trace(void) { return VM_TRACE_FST ? 1 : 0; }
+extern "C" int vkernel_can_trace(void) { return VM_TRACE_FST && n_traced > 0 ? 1 : 0; }
 
 extern "C" int vkernel_create(const vkernel_opts *o, vkernel **out, char *msg, size_t cap)
 {
@@ -274,8 +309,8 @@ extern "C" int vkernel_create(const vkernel_opts *o, vkernel **out, char *msg, s
     vkernel *k = nullptr;
     try {
         const char *trace = o ? o->trace_fst : nullptr;
-        if (trace && !VM_TRACE_FST) {
-            put(msg, cap, "this build has no FST tracing: reconfigure with -DCXLSIM_RTL_TRACE=ON and rebuild");
+        if (trace && !vkernel_can_trace()) {
+            put(msg, cap, "this binary has no traced kernel builds: reconfigure with -DCXLSIM_RTL_TRACE=ON and rebuild");
             return VK_ENOTRACE;
         }
         if (trace) {
@@ -293,13 +328,22 @@ extern "C" int vkernel_create(const vkernel_opts *o, vkernel **out, char *msg, s
             put(msg, cap, why);
             return VK_ENOFIT;
         }
+        const traced_desc *tw = trace ? twin_of(*b) : nullptr;
+        if (trace && !tw) {
+            put(msg, cap, std::string("the kernel build ") + b->name + " has no traced twin in this binary");
+            return VK_ENOTRACE;
+        }
         k = new vkernel;
         k->ctx.reset(new VerilatedContext);
         k->ctx->fatalOnError(false);  // $fatal/$stop set gotError/gotFinish instead of aborting
         k->ctx->traceEverOn(trace != nullptr);
         sink_scope scope(k);
-        k->top.reset(b->make(k->ctx.get()));
+        k->top.reset(tw ? tw->make(k->ctx.get()) : b->make(k->ctx.get()));
         k->build = b->name;
+        if (o && o->trace_to) {
+            k->trace_from = o->trace_from;
+            k->trace_to = o->trace_to;
+        }
 #if VM_TRACE_FST
         if (trace) {
             k->fst.reset(new VerilatedFstC);

@@ -14,6 +14,7 @@
 #ifndef CXLSIM_VKERNEL_H
 #define CXLSIM_VKERNEL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,14 +38,17 @@ enum {
 typedef struct vkernel vkernel;
 
 typedef struct vkernel_opts {
-    const char *trace_fst;   /* FST waveform file, or NULL */
+    const char *trace_fst;   /* FST waveform file, or NULL: the build's traced twin runs (CMake CXLSIM_RTL_TRACE) */
+    uint64_t trace_from, trace_to; /* the model cycles the waveform records (trace_to 0: all of them) */
     /* The configuration's host ports, devices and DRAM controller channels per device (cxl_params hosts,
-     * devices, dram.channels; 0: not known) and whether it has a switch (sw.present). The kernel is
-     * built once per named build that CMake's CXLSIM_RTL_BUILDS selects (hw/rtl/builds.txt: card-1x1,
-     * card-pool, full); a handle runs the first of them, smallest first, whose host ports, devices,
-     * channels and switch cover the sizes (unknown sizes: the largest compiled in). None that fits:
-     * VK_ENOFIT, and the message names the builds compiled in. */
-    unsigned hosts, devices, channels;
+     * devices, dram.channels; 0: not known), banks per channel (dram.ranks x bankgroups x banks) and DRAM
+     * queue entries (the larger of dram.read_queue and write_queue; 0 for either: not known), and whether
+     * it has a switch (sw.present). The kernel is built once per named build that CMake's
+     * CXLSIM_RTL_BUILDS selects (hw/rtl/builds.txt: card-1x1, card-pool, full); a handle runs the first of
+     * them, smallest first, whose sizes cover the configuration's (unknown host, device or channel
+     * counts: the largest compiled in). None that fits: VK_ENOFIT, and the message names the builds
+     * compiled in. */
+    unsigned hosts, devices, channels, banks, queue;
     int sw;
     /* a build's name (hw/rtl/builds.txt) to run whatever the sizes, even one too small for them (every
      * kernel call then ends with model_error 4; tests), or NULL: the smallest that fits */
@@ -63,6 +67,15 @@ typedef struct vk_out {
     axi_m2s mem;
     uint8_t interrupt;
 } vk_out;
+
+/* Banks per DRAM channel of a configuration (ranks x bank groups x banks), saturating at UINT_MAX: the
+ * `banks` size of vkernel_opts. */
+static inline unsigned vkernel_banks(unsigned ranks, unsigned groups, unsigned banks)
+{
+    unsigned long long n = (unsigned long long)ranks * groups;
+    n = n > UINT_MAX ? UINT_MAX : n * banks;
+    return n > UINT_MAX ? UINT_MAX : (unsigned)n;
+}
 
 /* 1 when this build can write FST waveforms. */
 int vkernel_can_trace(void);

@@ -108,5 +108,44 @@ else
   echo "skipped: csim vs verilator (the verilator backend is not built)"
 fi
 
+# waveforms (--trace-fst FILE [--cycles A:B]): usage errors, then, where the verilator backend can trace,
+# the window around the first difference (verilator against analytical differ at once) and a given
+# window, each with its GTKWave save file whose every signal is in the FST (fst2vcd, from gtkwave)
+expect 2 "--cycles applies to --trace-fst only" -- "$bin" compare --backends csim,csim --random 10 --cycles 0:9
+expect 2 "--cycles: '9:0' is not A:B" -- "$bin" compare --backends csim,csim --random 10 --trace-fst "$tmp/w.fst" --cycles 9:0
+expect 2 "--cycles: 'x' is not A:B" -- "$bin" compare --backends csim,csim --random 10 --trace-fst "$tmp/w.fst" --cycles x
+expect 2 "--trace-fst needs a verilator backend that can write waveforms" -- \
+  "$bin" compare --backends csim,analytical --random 10 --trace-fst "$tmp/w.fst"
+absent "$tmp/w.fst"; absent "$tmp/w.gtkw"
+if "$bin" backends | grep -q "^verilator *built in" &&
+   ! "$bin" compare --backends verilator,analytical --random 5 --trace-fst "$tmp/probe.fst" 2>&1 | grep -q "that can write waveforms"; then
+  expect 8 "waveform +$tmp/w.fst: model cycles [0-9]+ to [0-9]+; view: gtkwave $tmp/w.gtkw" -- \
+    "$bin" compare --backends verilator,analytical --random 50 --trace-fst "$tmp/w.fst" --json "$tmp/w.json"
+  grep -q '"waveform": {' "$tmp/w.json" || { echo "FAIL: JSON lacks the waveform"; fails=$((fails + 1)); }
+  expect 0 "waveform +$tmp/x.wave: model cycles 100 to 400;" -- \
+    "$bin" compare asic-switch --random 50 --trace-fst "$tmp/x.wave" --cycles 100:400
+  expect 0 "none written: the backends agree" -- "$bin" compare --random 20 --trace-fst "$tmp/y.fst"
+  absent "$tmp/y.fst"
+  for f in "$tmp/w.fst" "$tmp/x.wave"; do
+    case $f in *.fst) g=${f%.fst}.gtkw ;; *) g=$f.gtkw ;; esac
+    [ -s "$f" ] && [ -s "$g" ] || { echo "FAIL: $f or $g missing"; fails=$((fails + 1)); continue; }
+    grep -q "^\[dumpfile\] \"$f\"" "$g" || { echo "FAIL: $g does not name $f"; fails=$((fails + 1)); }
+    if command -v fst2vcd >/dev/null; then
+      # FST scopes and variables as dotted names (vectors with their range), against the save file's
+      fst2vcd "$f" 2>/dev/null | awk '$1 == "$scope" { s[++d] = $3 } $1 == "$upscope" { d-- }
+        $1 == "$var" { n = ""; for (i = 1; i <= d; i++) n = n s[i] "."; r = ($6 == "$end") ? "" : $6; print n $5 r }' \
+        | sort -u > "$tmp/vars"
+      grep -E '^TOP\.' "$g" | sort -u > "$tmp/want"
+      missing=$(comm -23 "$tmp/want" "$tmp/vars")
+      [ -z "$missing" ] || { echo "FAIL: signals of $g not in $f: $missing"; fails=$((fails + 1)); }
+      passes=$((passes + 1))
+    else
+      echo "skipped: fst2vcd (Debian package gtkwave) not installed: the save file's signals are not checked"
+    fi
+  done
+else
+  echo "skipped: compare --trace-fst (no verilator backend with FST tracing in this build)"
+fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -41,14 +41,14 @@ else
   echo "FAIL: verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT -DCXL_SIM_ROLLED_LOOPS cxl_kernel"; echo "$out"; fails=$((fails+1))
 fi
 # and each named build of it (hw/rtl/builds.txt: cxl_kernel's parameters, e.g. card-1x1 without the switch)
-while read -r name nh nd nch sw _; do
+while read -r name nh nd nch nb nq sw _; do
   case $name in ''|'#'*) continue ;; esac
-  if out=$(verilator --lint-only -Wall -GNH="$nh" -GND="$nd" -GNCH="$nch" -GSW="$sw" -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS \
+  if out=$(verilator --lint-only -Wall -GNH="$nh" -GND="$nd" -GNCH="$nch" -GNB="$nb" -GNQ="$nq" -GSW="$sw" -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS \
            -DCXL_SIM_INDEXED_SELECT -DCXL_SIM_ROLLED_LOOPS -I"$src/hw/rtl" -y "$src/hw/rtl" --top-module cxl_kernel \
            "$src/hw/rtl/cxl_kernel.v" 2>&1) && [ -z "$out" ]; then
     passes=$((passes+1))
   else
-    echo "FAIL: verilator --lint-only -Wall cxl_kernel, build $name (NH $nh ND $nd NCH $nch SW $sw)"; echo "$out"
+    echo "FAIL: verilator --lint-only -Wall cxl_kernel, build $name (NH $nh ND $nd NCH $nch NB $nb NQ $nq SW $sw)"; echo "$out"
     fails=$((fails+1))
   fi
 done <"$src/hw/rtl/builds.txt"

@@ -42,9 +42,9 @@ expect 2 "unknown build 'card-9x9'; valid: card-1x1, card-pool, full" "BUILD=car
 out=$(RTL_SYNTH_BUILD=card-1x1 bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
 expect 2 "names a build of cxl_kernel, not of mpipe" "BUILD on mpipe"
 out=$(RTL_SYNTH_BUILD=card-1x1 RTL_SYNTH_DRYRUN=1 bash "$script" cxl_kernel "$tmp/a" 2>&1); rc=$?
-expect 0 "hierarchy -top cxl_kernel -chparam NH 1 -chparam ND 1 -chparam NCH 4 -chparam SW 0;" "BUILD=card-1x1 dry run"
+expect 0 "hierarchy -top cxl_kernel -chparam NH 1 -chparam ND 1 -chparam NCH 4 -chparam NB 32 -chparam NQ 32 -chparam SW 0;" "BUILD=card-1x1 dry run"
 out=$(RTL_SYNTH_BUILD=card-pool RTL_SYNTH_PARAMS="NCH=4" RTL_SYNTH_DRYRUN=1 bash "$script" cxl_kernel "$tmp/a" 2>&1); rc=$?
-expect 0 "-chparam NH 2 -chparam ND 2 -chparam NCH 2 -chparam SW 1 -chparam NCH 4;" "BUILD=card-pool + PARAMS dry run"
+expect 0 "-chparam NH 2 -chparam ND 2 -chparam NCH 2 -chparam NB 32 -chparam NQ 32 -chparam SW 1 -chparam NCH 4;" "BUILD=card-pool + PARAMS dry run"
 out=$(RTL_SYNTH_DRYRUN=2 bash "$script" mpipe "$tmp/a" 2>&1); rc=$?
 expect 2 "RTL_SYNTH_DRYRUN must be 0 or 1" "DRYRUN=2"
 

@@ -24,7 +24,7 @@ if "$bin" probe --backend verilator --quick --trace-fst "$tmp/missing/x.fst" 2>"
   echo "FAIL: unwritable --trace-fst accepted"; fails=$((fails+1))
 else
   rc=$?
-  if { [ $rc = 4 ] && grep -q "no FST tracing" "$tmp/err"; } || { [ $rc = 5 ] && grep -q "cannot write the FST" "$tmp/err"; }
+  if { [ $rc = 4 ] && grep -q "no traced kernel builds" "$tmp/err"; } || { [ $rc = 5 ] && grep -q "cannot write the FST" "$tmp/err"; }
   then passes=$((passes+1)); else echo "FAIL: unwritable --trace-fst: exit $rc: $(cat "$tmp/err")"; fails=$((fails+1)); fi
 fi
 
@@ -36,7 +36,7 @@ if [ -n "$builds" ]; then passes=$((passes+1)); else
   echo "FAIL: cxlsim backends names no kernel builds: $("$bin" backends)"; fails=$((fails+1)); fi
 case ", $builds," in
   *", full,"*) echo "pool-4x4 fits the build full: no refusal to check" ;;
-  *) expect 7 "RTL kernel builds compiled in ($builds) have fewer host ports, devices or DRAM channels than the configuration" \
+  *) expect 7 "RTL kernel builds compiled in ($builds) have fewer host ports, devices, DRAM channels, banks or DRAM queue entries than the configuration" \
        "$bin" probe pool-4x4 --quick --backend verilator ;;
 esac
 
