@@ -15,18 +15,23 @@ static void exact_unit(char *buf, size_t sz, uint64_t v, const uint64_t *scale, 
         }
 }
 
+/* Sizes: whichever of the largest binary and the largest decimal unit dividing v gives the smaller
+ * number (80GB, not 78125000KiB; 64GiB, not 68719476736B). */
 static void size_text(char *buf, size_t sz, uint64_t v)
 {
-    static const uint64_t bin[] = { 1ull << 40, 1ull << 30, 1ull << 20, 1ull << 10 };
-    static const char *const binu[] = { "TiB", "GiB", "MiB", "KiB" };
+    static const uint64_t bin[] = { 1ull << 40, 1ull << 30, 1ull << 20, 1ull << 10, 1 };
+    static const char *const binu[] = { "TiB", "GiB", "MiB", "KiB", "B" };
     static const uint64_t dec[] = { 1000000000000ull, 1000000000ull, 1000000ull, 1000ull, 1 };
     static const char *const decu[] = { "TB", "GB", "MB", "KB", "B" };
-    for (int i = 0; i < 4; i++)
-        if (v && v % bin[i] == 0) {
-            snprintf(buf, sz, "%" PRIu64 "%s", v / bin[i], binu[i]);
-            return;
-        }
-    exact_unit(buf, sz, v, dec, decu, 5);
+    int b = 0, d = 0;
+    while (bin[b] > 1 && (!v || v % bin[b]))
+        b++;
+    while (dec[d] > 1 && (!v || v % dec[d]))
+        d++;
+    if (v / bin[b] < v / dec[d])
+        snprintf(buf, sz, "%" PRIu64 "%s", v / bin[b], binu[b]);
+    else
+        snprintf(buf, sz, "%" PRIu64 "%s", v / dec[d], decu[d]);
 }
 
 /* The shortest %g form that reads back to the same double. */

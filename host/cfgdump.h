@@ -3,8 +3,8 @@
  *
  * Values print exactly and in a form the loader reads back to the same value: times in the largest of
  * ps, ns, us, ms, s that divides them, rates in GT/s or MT/s, frequencies in GHz, MHz or kHz, sizes in
- * the largest binary (KiB..TiB) or else decimal (KB..TB) unit that divides them, bandwidths in decimal
- * units per second, reals with the fewest digits that read back to the same double, strings quoted.
+ * the binary (KiB..TiB) or decimal (KB..TB) unit that divides them to the smaller number, bandwidths
+ * in decimal units per second, reals with the fewest digits that read back to the same double, strings quoted.
  * Fields of type CFG_T_CUSTOM go to the caller's hook, which may print nothing.
  *
  * The text is canonical (fixed key order, fixed number format), so its hash names a configuration:
