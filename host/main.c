@@ -187,6 +187,23 @@ static FILE *summary_stream(const char *const *out, size_t n)
     return stdout;
 }
 
+/* The end of a command with a JSON output (outs[0]) and one other (outs[1]): both written, all or none
+ * (outfile.h), when the run succeeded; the JSON writer and the configuration text freed either way. */
+static int write_outputs(int rc, const char *const outs[2], json_w *w, char *cfg, const char *other,
+                         size_t other_len, cxl_err *e)
+{
+    if (!rc && outs[0] && (w->oom || !cfg))
+        rc = cxl_errf(e, CXL_ENOMEM, "out of memory writing JSON");
+    if (!rc) {
+        const char *data[2] = { w->buf, other };
+        size_t lens[2] = { w->len, other_len };
+        rc = outfile_write_all(outs, data, lens, 2, e);
+    }
+    json_free(w);
+    free(cfg);
+    return rc;
+}
+
 /* A whole number from lo to hi, or -1. */
 static long long whole(const char *s, long long lo, long long hi)
 {
@@ -682,16 +699,8 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
         json_u64(&w, "kernels_measured", r.kernels_measured);
         json_num(&w, "wall_seconds", wall);
         json_obj_end(&w);
-        if (w.oom || !cfg)
-            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON");
     }
-    if (!rc) {
-        const char *data[2] = { w.buf, r.trace };
-        size_t lens[2] = { w.len, r.trace_len };
-        rc = outfile_write_all(outs, data, lens, 2, &e);
-    }
-    json_free(&w);
-    free(cfg);
+    rc = write_outputs(rc, outs, &w, cfg, r.trace, r.trace_len, &e);
     train_result_free(&r);
     optimes_free(ot);
     free(x);
@@ -1050,8 +1059,6 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
         json_u64(&w, "simulated_cycles", r->simulated_cycles);
         json_num(&w, "wall_seconds", wall);
         json_obj_end(&w);
-        if (w.oom || !cfg)
-            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON");
     }
     if (!rc && csv_path) {
         csv = malloc(64 + (size_t)r->npoints * 96);
@@ -1065,13 +1072,7 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
                                            r->curve[i].p99_latency_ns);
         }
     }
-    if (!rc) {
-        const char *data[2] = { w.buf, csv };
-        size_t lens[2] = { w.len, csv_len };
-        rc = outfile_write_all(outs, data, lens, 2, &e);
-    }
-    json_free(&w);
-    free(cfg);
+    rc = write_outputs(rc, outs, &w, cfg, csv, csv_len, &e);
     free(csv);
     free(r);
     return rc ? fail(&e) : 0;
@@ -1284,16 +1285,8 @@ static int cmd_compare(int argc, char **argv, const cmdline *cl)
         json_u64(&jw, "replays", r->replays);
         json_num(&jw, "wall_seconds", wall);
         json_obj_end(&jw);
-        if (jw.oom || !cfg)
-            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON");
     }
-    if (!rc) {
-        const char *data[2] = { jw.buf, saved };
-        size_t lens[2] = { jw.len, saved_len };
-        rc = outfile_write_all(outs, data, lens, 2, &e);
-    }
-    json_free(&jw);
-    free(cfg);
+    rc = write_outputs(rc, outs, &jw, cfg, saved, saved_len, &e);
     free(saved);
     int equal = r->equal;
     free(r);

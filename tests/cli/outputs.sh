@@ -4,17 +4,7 @@
 # atomically with their mode kept, read-only files and inputs refused, folders and unwritable places
 # refused before the run, every write and the close of standard output checked, nothing left behind by
 # a failed or interrupted run. Runs as root (as CI does) and as a user. usage: outputs.sh CXLSIM SOURCE_DIR
-set -u
-bin=$1; src=$2
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-ok() { passes=$((passes+1)); }
-bad() { echo "FAIL: $*"; fails=$((fails+1)); }
-expect_rc() { # expected-rc description command...
-  local want=$1 what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, expected $want ($(head -c 300 "$tmp/err"))"; fi
-}
+. "$(dirname "$0")/harness.bash" "$@"
 is_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
 no_temps() { # folder description
   if ls -A "$1" | grep -q '\.tmp'; then bad "$2: temporary file left: $(ls -A "$1" | grep '\.tmp')"; else ok; fi

@@ -5,17 +5,7 @@
 # and the same hash, and an override changes the hash; unknown preset names suggest the closest preset
 # (exit 3); an experiment that extends another shows its own name and description.
 # usage: provenance.sh CXLSIM SOURCE_DIR
-set -u
-bin=$1; src=$2
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-ok() { passes=$((passes+1)); }
-bad() { echo "FAIL: $*"; fails=$((fails+1)); }
-expect_rc() { # expected-rc description command...
-  local want=$1 what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, expected $want ($(head -c 300 "$tmp/err"))"; fi
-}
+. "$(dirname "$0")/harness.bash" "$@"
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
 # version: the version, the commit (git describe, or "unknown" outside a checkout), compiler, backends

@@ -2,17 +2,7 @@
 # cxlsim train / ops end to end: JSON fields, identical JSON apart from wall_seconds, the Chrome trace,
 # measured kernel times through the ops list, no progress line when stderr is not a terminal, and the
 # exit codes of bad input with nothing left behind. usage: train.sh CXLSIM SOURCE_DIR
-set -u
-bin=$1; src=$2
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-ok() { passes=$((passes+1)); }
-bad() { echo "FAIL: $*"; fails=$((fails+1)); }
-expect_rc() { # expected-rc description command...
-  local want=$1 what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, expected $want ($(head -c 300 "$tmp/err"))"; fi
-}
+. "$(dirname "$0")/harness.bash" "$@"
 
 # default experiment, JSON with every field the issue names
 expect_rc 0 "train default" "$bin" train --json "$tmp/a.json" --trace "$tmp/t.json"
