@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ static int pending_add(const char *tmp)
     for (int i = 0; i < OUTFILE_MAX_PENDING; i++)
         if (!pending_used[i]) {
             snprintf(pending_path[i], sizeof pending_path[i], "%s", tmp);
+            atomic_signal_fence(memory_order_seq_cst); /* the path is complete before the flag is seen */
             pending_used[i] = 1;
             return i;
         }
@@ -229,8 +231,10 @@ int outfile_check(const char *path, cxl_err *err)
         return rc;
     rc = make_temp(&f, err);
     if (!rc) {
+        int slot = pending_add(f.tmp);
         close(f.fd);
         unlink(f.tmp);
+        pending_drop(slot);
     }
     return rc;
 }

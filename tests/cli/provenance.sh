@@ -50,6 +50,15 @@ for x in llama2-7b-2x8-h100 llama2-70b-cxl-pool-2x2; do
   python3 "$src/tests/cli/json_equal.py" "$tmp/a.json" "$tmp/b.json" command_line && ok ||
     bad "$x: the resolved configuration gives other figures or another hash"
 done
+# config_hash is FNV-1a 64 of exactly what --dump-config prints
+"$bin" train --dump-config >"$tmp/dump.yaml"
+python3 - "$tmp/dump.yaml" "$tmp/t.json" <<'PY' && ok || bad "config_hash is not FNV-1a 64 of the --dump-config text"
+import json, sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+assert json.load(open(sys.argv[2]))["config_hash"] == "fnv1a64:%016x" % h
+PY
 cat >"$tmp/over.yaml" <<EOF
 extends: llama2-7b-2x8-h100
 training: { global_batch: 512 }
