@@ -62,7 +62,7 @@ is_json "$tmp/fifo.got" && ok || bad "the FIFO's reader did not get the JSON"
 # a Unix socket: connected to and written
 python3 - "$tmp/sock" "$tmp/sock.got" <<'PY' & server=$!
 import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen(1); s.settimeout(60)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen(1); s.settimeout(300)
 c, _ = s.accept(); data = b""
 while True:
     b = c.recv(65536)
@@ -70,7 +70,7 @@ while True:
     data += b
 open(sys.argv[2], "wb").write(data)
 PY
-for _ in $(seq 100); do [ -S "$tmp/sock" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -S "$tmp/sock" ] && break; sleep 0.1; done
 expect_rc 0 "--json socket" "$bin" memory --json "$tmp/sock"
 wait $server
 is_json "$tmp/sock.got" && ok || bad "the socket's server did not get the JSON"
@@ -151,7 +151,7 @@ for sig in TERM INT; do
   python3 -c 'import os,signal,sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
     "$bin" train --json "$tmp/int/r.json" --trace "$tmp/stall" >/dev/null 2>&1 &
   pid=$!
-  for _ in $(seq 300); do ls "$tmp/int" | grep -q '\.tmp' && break; sleep 0.1; done
+  for _ in $(seq 1200); do ls "$tmp/int" | grep -q '\.tmp' && break; sleep 0.1; done
   ls "$tmp/int" | grep -q '\.tmp' && ok || bad "SIG$sig: no temporary file while the run waits"
   kill -s "$sig" $pid; wait $pid; rc=$?
   want=$((128 + $(kill -l "$sig")))
