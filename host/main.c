@@ -54,7 +54,8 @@ static const char usage_text[] =
     "  train [EXPERIMENT] simulate one training iteration: time, tokens/s, MFU, breakdown, memory\n"
     "                     (default: llama2-7b-2x8-h100)\n"
     "      --json FILE        write the results as JSON\n"
-    "      --trace FILE       write a Chrome trace (open in https://ui.perfetto.dev)\n"
+    "      --trace FILE       write a Chrome trace (open in https://ui.perfetto.dev); FILE.gz: gzip-compressed\n"
+    "      --trace-stages L   only pipeline stages L (e.g. 0,3,5-7); --trace-window T0:T1 only that time\n"
     "      --op-times FILE    measured kernel times (scripts/profile_ops.py); others from the model\n"
     "      --backend NAME     CXL backend for the experiment's cxl: section (csim, analytical, ...)\n"
     "      --exact            CXL: simulate every cycle (no steady-state extrapolation, no memo)\n"
@@ -340,9 +341,10 @@ static int load_experiment(const char *exp, expcfg **out, cxl_err *e)
 
 static int cmd_train(int argc, char **argv)
 {
-    static const char *const opts[] = { "--json=",   "--trace=", "--op-times=",    "--backend=", "--exact",
-                                        "--xclbin=", "--card=",  "--xrt-timeout=", NULL };
-    const char *vals[8] = { NULL }, *exp;
+    static const char *const opts[] = { "--json=",   "--trace=", "--op-times=",    "--backend=",      "--exact",
+                                        "--xclbin=", "--card=",  "--xrt-timeout=", "--trace-stages=", "--trace-window=",
+                                        NULL };
+    const char *vals[10] = { NULL }, *exp;
     int urc = experiment_args(argc, argv, "train", opts, vals, &exp);
     if (urc)
         return urc;
@@ -360,24 +362,45 @@ static int cmd_train(int argc, char **argv)
     }
     cxl_err e;
     cxl_err_clear(&e);
+    if ((vals[8] || vals[9]) && !trace_path)
+        return usage_error("train: --trace-stages and --trace-window need --trace FILE%s", "");
+    int64_t w0 = 0, w1 = INT64_MAX;
+    if (vals[9] && ctrace_parse_window(vals[9], &w0, &w1, &e))
+        return usage_error("train: %s", e.msg);
     if ((json_path && outfile_check(json_path, &e)) || (trace_path && outfile_check(trace_path, &e)))
         return fail(&e);
     expcfg *x = NULL;
     optimes *ot = NULL;
     if (load_experiment(exp, &x, &e))
         return fail(&e);
-    if (times_path && optimes_load(times_path, &ot, 1, &e)) {
+    uint8_t *stages = vals[8] ? malloc(x->train.pp) : NULL;
+    ctrace *ct = NULL;
+    int rc = vals[8] && !stages ? cxl_errf(&e, CXL_ENOMEM, "out of memory") : 0;
+    if (!rc && stages && ctrace_parse_stages(vals[8], (uint32_t)x->train.pp, stages, &e)) {
+        free(stages);
         free(x);
-        return fail(&e);
+        return usage_error("train: %s", e.msg);
     }
+    if (!rc && times_path)
+        rc = optimes_load(times_path, &ot, 1, &e);
+    /* the trace streams to its file during the run; it is finished before anything is printed, so a
+     * failed trace (a full disk) leaves no report and no JSON behind */
+    if (!rc && trace_path)
+        rc = ctrace_open(&ct, trace_path, w0, w1, &e);
     progress_ctx pc = { now_s(), 0, 0 };
-    train_opts o = { ot, trace_path != NULL, isatty(2) ? progress_cb : NULL, &pc, exact, backend, bo };
+    train_opts o = { ot, ct, isatty(2) ? progress_cb : NULL, &pc, exact, backend, bo, stages };
     train_result r;
     double t0 = now_s();
-    int rc = train_run(x, &o, &r, &e);
+    if (!rc)
+        rc = train_run(x, &o, &r, &e);
     double wall = now_s() - t0;
     if (pc.shown)
         fprintf(stderr, "\r%60s\r", "");
+    if (rc)
+        ctrace_abort(ct);
+    else if (ct && (rc = ctrace_finish(ct, &e)) != 0)
+        train_result_free(&r);
+    free(stages);
     if (rc) {
         optimes_free(ot);
         free(x);
@@ -527,8 +550,6 @@ static int cmd_train(int argc, char **argv)
         rc = w.oom ? cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON") : outfile_write(json_path, w.buf, w.len, &e);
         json_free(&w);
     }
-    if (!rc && trace_path)
-        rc = outfile_write(trace_path, r.trace, r.trace_len, &e);
     train_result_free(&r);
     optimes_free(ot);
     free(x);
