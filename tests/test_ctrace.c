@@ -1,0 +1,176 @@
+/* test_ctrace.c - the streaming Chrome trace writer: timestamps printed exactly from picoseconds (floored
+ * to whole nanoseconds, three decimals of microseconds), lanes that keep overlapping activities apart,
+ * the window, gzip output that decompresses to the plain trace, the command-line parsers, and a full
+ * disk reported as CXL_EIO with nothing left behind. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "ctrace.h"
+
+static char text[1 << 16];
+
+/* the file's contents (gunzipped when gz) into text; unlinks it */
+static size_t slurp(const char *path)
+{
+    gzFile g = gzopen(path, "rb"); /* reads plain files as they are */
+    assert_non_null(g);
+    int n = gzread(g, text, sizeof text - 1);
+    gzclose(g);
+    unlink(path);
+    assert_true(n >= 0);
+    text[n] = 0;
+    return (size_t)n;
+}
+
+static void tmpname(char *path, const char *suffix)
+{
+    snprintf(path, 64, "/tmp/ctrace_test_%ld%s", (long)getpid(), suffix);
+}
+
+static void exact_timestamps(void **state)
+{
+    (void)state;
+    char path[64];
+    tmpname(path, ".json");
+    cxl_err e;
+    ctrace *ct;
+    assert_int_equal(ctrace_open(&ct, path, 0, INT64_MAX, &e), 0);
+    ctrace_process(ct, 0, "stage \"0\"");
+    ctrace_thread(ct, 0, 0, "compute");
+    /* 991.888670 us + 192.195803 us ends at 1184.084473 us: the next slice starts there, no overlap */
+    ctrace_slice(ct, 0, 0, "kernel", "a", 991888670, 1184084473, NULL, 0);
+    ctrace_slice(ct, 0, 0, "kernel", "b", 1184084473, 1276653433, NULL, 0);
+    /* sub-nanosecond ends floor the same way on both sides */
+    ctrace_slice(ct, 0, 0, "kernel", "c", 1276653433, 1276653999, NULL, 0);
+    ctrace_arg a[3] = { { .key = "bytes", .type = CTRACE_U64, .u = 4096 },
+                        { .key = "mix", .type = CTRACE_STR, .s = "8:7" },
+                        { .key = "gbps", .type = CTRACE_NUM, .d = 1.5 } };
+    ctrace_slice(ct, 0, 0, "cxl", "d", 2000000000000, 2000000000001, a, 3);
+    const char *series[2] = { "out", "in" };
+    double v[2] = { 1, 0.25 };
+    ctrace_counter(ct, 0, "nvlink", series, v, 2, 5000);
+    ctrace_flow(ct, 1, 7, 0, 0, "pp", "send", 1000000);
+    ctrace_flow(ct, 0, 7, 0, 0, "pp", "send", 1000000);
+    assert_int_equal(ctrace_finish(ct, &e), 0);
+    slurp(path);
+    assert_non_null(strstr(text, "\"name\":\"a\",\"pid\":0,\"tid\":0,\"cat\":\"kernel\",\"ts\":991.888,\"dur\":192.196"));
+    assert_non_null(strstr(text, "\"name\":\"b\",\"pid\":0,\"tid\":0,\"cat\":\"kernel\",\"ts\":1184.084,\"dur\":92.569"));
+    assert_non_null(strstr(text, "\"ts\":1276.653,\"dur\":0.000"));
+    assert_non_null(strstr(text, "\"ts\":2000000.000,\"dur\":0.000,\"args\":{\"bytes\":4096,\"mix\":\"8:7\",\"gbps\":1.5}"));
+    assert_non_null(strstr(text, "\"ph\":\"C\",\"name\":\"nvlink\",\"pid\":0,\"ts\":0.005,\"args\":{\"out\":1,\"in\":0.25}"));
+    assert_non_null(strstr(text, "\"ph\":\"f\",\"name\":\"send\",\"pid\":0,\"tid\":0,\"cat\":\"pp\",\"id\":7,\"ts\":1.000,\"bp\":\"e\""));
+    assert_non_null(strstr(text, "stage \\\"0\\\""));
+    assert_null(strstr(text, "displayTimeUnit"));
+}
+
+static void lanes_keep_overlaps_apart(void **state)
+{
+    (void)state;
+    char path[64];
+    tmpname(path, ".json");
+    cxl_err e;
+    ctrace *ct;
+    assert_int_equal(ctrace_open(&ct, path, 0, INT64_MAX, &e), 0);
+    ctrace_lanes L = { .pid = 3, .tid0 = 100, .name = "sends" };
+    assert_int_equal(ctrace_lane(ct, &L, 0, 10), 100);
+    assert_int_equal(ctrace_lane(ct, &L, 5, 20), 101);  /* overlaps the first */
+    assert_int_equal(ctrace_lane(ct, &L, 10, 30), 100); /* starts where the first ended */
+    assert_int_equal(ctrace_lane(ct, &L, 12, 13), 102); /* both busy */
+    assert_int_equal(ctrace_lane(ct, &L, 25, 40), 101);
+    assert_int_equal(L.n, 3);
+    ctrace_lanes_free(&L);
+    assert_int_equal(ctrace_finish(ct, &e), 0);
+    slurp(path);
+    assert_non_null(strstr(text, "\"tid\":100,\"args\":{\"name\":\"sends\"}"));
+    assert_non_null(strstr(text, "\"tid\":102,\"args\":{\"name\":\"sends #3\"}"));
+}
+
+static void window_clips_and_gzip_round_trips(void **state)
+{
+    (void)state;
+    char path[64];
+    tmpname(path, ".json.gz");
+    cxl_err e;
+    ctrace *ct;
+    assert_int_equal(ctrace_open(&ct, path, 1000000, 2000000, &e), 0); /* 1 us to 2 us */
+    assert_false(ctrace_in_window(ct, 0, 999999));
+    assert_true(ctrace_in_window(ct, 0, 1000000));
+    ctrace_slice(ct, 0, 0, "k", "before", 0, 500000, NULL, 0);
+    ctrace_slice(ct, 0, 0, "k", "across", 500000, 1500000, NULL, 0);
+    ctrace_slice(ct, 0, 0, "k", "over", 0, 3000000, NULL, 0);
+    ctrace_slice(ct, 0, 0, "k", "after", 2500000, 3000000, NULL, 0);
+    /* enough events to pass several buffers through the compression thread */
+    for (int i = 0; i < 40000; i++)
+        ctrace_slice(ct, 1, 0, "k", "filler", 1000000 + i, 1000000 + i + 1, NULL, 0);
+    assert_int_equal(ctrace_finish(ct, &e), 0);
+    gzFile g = gzopen(path, "rb");
+    assert_non_null(g);
+    assert_int_equal(gzdirect(g), 0); /* really compressed */
+    gzclose(g);
+    slurp(path);
+    assert_null(strstr(text, "before"));
+    assert_null(strstr(text, "after"));
+    assert_non_null(strstr(text, "\"name\":\"across\",\"pid\":0,\"tid\":0,\"cat\":\"k\",\"ts\":1.000,\"dur\":0.500"));
+    assert_non_null(strstr(text, "\"name\":\"over\",\"pid\":0,\"tid\":0,\"cat\":\"k\",\"ts\":1.000,\"dur\":1.000"));
+}
+
+static void command_line_values(void **state)
+{
+    (void)state;
+    cxl_err e;
+    int64_t t0, t1;
+    assert_int_equal(ctrace_parse_window("2ms:3.5ms", &t0, &t1, &e), 0);
+    assert_true(t0 == 2000000000 && t1 == 3500000000);
+    assert_int_equal(ctrace_parse_window("1s:", &t0, &t1, &e), 0);
+    assert_true(t0 == 1000000000000 && t1 == INT64_MAX);
+    assert_int_equal(ctrace_parse_window("3ms:1ms", &t0, &t1, &e), CXL_ECONFIG);
+    assert_int_equal(ctrace_parse_window("5", &t0, &t1, &e), CXL_ECONFIG);
+    assert_int_equal(ctrace_parse_window("1:2ms", &t0, &t1, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "unit"));
+    uint8_t m[8];
+    assert_int_equal(ctrace_parse_stages("0,3,5-7", 8, m, &e), 0);
+    static const uint8_t want[8] = { 1, 0, 0, 1, 0, 1, 1, 1 };
+    assert_memory_equal(m, want, 8);
+    assert_int_equal(ctrace_parse_stages("8", 8, m, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "0-7"));
+    assert_int_equal(ctrace_parse_stages("3-1", 8, m, &e), CXL_ECONFIG);
+    assert_int_equal(ctrace_parse_stages("1,,2", 8, m, &e), CXL_ECONFIG);
+    assert_int_equal(ctrace_parse_stages("-1", 8, m, &e), CXL_ECONFIG);
+    assert_int_equal(ctrace_parse_stages("1;2", 8, m, &e), CXL_ECONFIG);
+}
+
+static void full_disk_is_an_error(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK))
+        skip();
+    cxl_err e;
+    ctrace *ct;
+    assert_int_equal(ctrace_open(&ct, "/dev/full", 0, INT64_MAX, &e), 0);
+    for (int i = 0; i < 30000 && !ctrace_failed(ct, NULL); i++)
+        ctrace_slice(ct, 0, 0, "k", "x", i, i + 1, NULL, 0);
+    assert_int_equal(ctrace_failed(ct, NULL), CXL_EIO);
+    assert_int_equal(ctrace_finish(ct, &e), CXL_EIO);
+    assert_non_null(strstr(e.msg, "/dev/full"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exact_timestamps),
+        cmocka_unit_test(lanes_keep_overlaps_apart),
+        cmocka_unit_test(window_clips_and_gzip_round_trips),
+        cmocka_unit_test(command_line_values),
+        cmocka_unit_test(full_disk_is_an_error),
+    };
+    return cmocka_run_group_tests_name("ctrace", tests, NULL, NULL);
+}
