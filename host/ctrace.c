@@ -1,46 +1,34 @@
 /* ctrace.c - streaming Chrome trace writer (see ctrace.h). Events are formatted by hand into a buffer
  * (snprintf per field would dominate: a 1T-parameter iteration has millions of slices) and the buffer
- * goes to the file, through deflate for ".gz" (on a thread of its own), whenever it fills. */
+ * goes to the file, or for ".gz" to the parallel compressor (pgz.h), whenever it fills. */
 #include "ctrace.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <unistd.h>
 
 #include "cfg.h"
 #include "outfile.h"
+#include "pgz.h"
 
-#define CT_BUF (1u << 20)   /* formatting buffer */
+#define CT_BUF PGZ_BLOCK    /* formatting buffer (a gzip block when compressing) */
 #define CT_ROOM 4096u       /* flush when less than this is left: one event's fixed part always fits */
 #define CT_LEVEL 2          /* deflate level: on these traces as fast as 1 and 8 % smaller */
 
-/* With gzip, a second thread compresses and writes one buffer while the caller fills the other, so the
- * run takes about the longer of formatting and compressing rather than their sum. Only the handoff
- * (job_*, wrc, werr) is shared, under mu. */
+/* With gzip, the buffer is a block of the parallel compressor (pgz.h): worker threads deflate full
+ * blocks while this thread formats the next, so the run takes about as long as formatting alone when
+ * there are cores for the workers. */
 struct ctrace {
     outfile f;
-    int gz;
-    z_stream z;
-    unsigned char *zbuf;
-    char *bufs[2], *buf;
-    int cur;
+    pgz *pz;                /* NULL: plain JSON */
+    char *own;              /* the buffer when plain */
+    char *buf;
     size_t len;
     int first;              /* no event written yet (no comma) */
     int64_t w0, w1;         /* window, ps */
     int rc;                 /* first error */
     cxl_err err;
-    /* compression thread */
-    pthread_t th;
-    int th_up;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    const char *job_buf;
-    size_t job_len;
-    int job_mode, job_pending, quit;
-    int wrc;
-    cxl_err werr;
 };
 
 static int ct_fail(ctrace *ct, int rc)
@@ -50,98 +38,28 @@ static int ct_fail(ctrace *ct, int rc)
     return ct->rc;
 }
 
-/* Compress len bytes of buf (mode Z_FINISH at the end) and write them; the worker's side. */
-static int ct_deflate(ctrace *ct, const char *buf, size_t len, int mode, cxl_err *err)
-{
-    ct->z.next_in = (unsigned char *)(uintptr_t)buf;
-    ct->z.avail_in = (uInt)len;
-    int zr;
-    do {
-        ct->z.next_out = ct->zbuf;
-        ct->z.avail_out = CT_BUF;
-        zr = deflate(&ct->z, mode);
-        if (zr == Z_STREAM_ERROR)
-            return cxl_errf(err, CXL_EINTERNAL, "internal: deflate failed writing '%s'", ct->f.path);
-        size_t have = CT_BUF - ct->z.avail_out;
-        if (have && outfile_put(&ct->f, ct->zbuf, have, err))
-            return err->code;
-    } while (ct->z.avail_out == 0 || (mode == Z_FINISH && zr != Z_STREAM_END));
-    return 0;
-}
-
-static void *ct_worker(void *arg)
-{
-    ctrace *ct = arg;
-    pthread_mutex_lock(&ct->mu);
-    for (;;) {
-        while (!ct->job_pending && !ct->quit)
-            pthread_cond_wait(&ct->cv, &ct->mu);
-        if (!ct->job_pending)
-            break;
-        const char *buf = ct->job_buf;
-        size_t len = ct->job_len;
-        int mode = ct->job_mode, failed = ct->wrc;
-        pthread_mutex_unlock(&ct->mu);
-        cxl_err e;
-        cxl_err_clear(&e);
-        int rc = failed ? 0 : ct_deflate(ct, buf, len, mode, &e);
-        pthread_mutex_lock(&ct->mu);
-        if (rc && !ct->wrc) {
-            ct->wrc = rc;
-            ct->werr = e;
-        }
-        ct->job_pending = 0;
-        pthread_cond_broadcast(&ct->cv);
-    }
-    pthread_mutex_unlock(&ct->mu);
-    return NULL;
-}
-
-/* Wait until the worker is idle; take over its error. Called with mu held. */
-static void ct_wait_idle(ctrace *ct)
-{
-    while (ct->job_pending)
-        pthread_cond_wait(&ct->cv, &ct->mu);
-    if (ct->wrc && !ct->rc) {
-        ct->rc = ct->wrc;
-        ct->err = ct->werr;
-    }
-}
-
-/* Hand the buffer to the file (through the compression thread when gz); mode Z_FINISH at the end, which
- * also waits for the last write. */
-static int ct_drain(ctrace *ct, int mode)
+/* Hand the buffer to the file or the compressor and start a new one; last = 1 at the end. */
+static int ct_drain(ctrace *ct, int last)
 {
     if (ct->rc)
         return ct->rc;
-    if (!ct->gz) {
+    if (!ct->pz) {
         if (ct->len && outfile_put(&ct->f, ct->buf, ct->len, &ct->err))
             return ct_fail(ct, ct->err.code);
-        ct->len = 0;
-        return 0;
+    } else if (pgz_submit(ct->pz, ct->len, last, &ct->err) || (last && pgz_finish(ct->pz, &ct->err))) {
+        return ct_fail(ct, ct->err.code);
+    } else if (!last && !(ct->buf = pgz_block(ct->pz, &ct->err))) {
+        ct->buf = ct->own; /* somewhere harmless for the calls that still come */
+        return ct_fail(ct, ct->err.code);
     }
-    pthread_mutex_lock(&ct->mu);
-    ct_wait_idle(ct);
-    if (!ct->rc) {
-        ct->job_buf = ct->buf;
-        ct->job_len = ct->len;
-        ct->job_mode = mode;
-        ct->job_pending = 1;
-        pthread_cond_broadcast(&ct->cv);
-        if (mode == Z_FINISH)
-            ct_wait_idle(ct);
-    }
-    pthread_mutex_unlock(&ct->mu);
-    ct->cur ^= 1;
-    ct->buf = ct->bufs[ct->cur];
     ct->len = 0;
-    return ct->rc;
+    return 0;
 }
 
 static void ct_room(ctrace *ct)
 {
     if (CT_BUF - ct->len < CT_ROOM)
-        ct_drain(ct, Z_NO_FLUSH);
+        ct_drain(ct, 0);
 }
 
 static void put(ctrace *ct, const char *s, size_t n)
@@ -153,7 +71,7 @@ static void put(ctrace *ct, const char *s, size_t n)
         s += k;
         n -= k;
         if (ct->len == CT_BUF)
-            ct_drain(ct, Z_NO_FLUSH);
+            ct_drain(ct, 0);
     }
 }
 
@@ -228,45 +146,31 @@ int ctrace_open(ctrace **out, const char *path, int64_t t0_ps, int64_t t1_ps, cx
 {
     *out = NULL;
     ctrace *ct = calloc(1, sizeof *ct);
-    if (!ct || !(ct->bufs[0] = malloc(CT_BUF)) || !(ct->bufs[1] = malloc(CT_BUF))) {
-        if (ct)
-            free(ct->bufs[0]);
+    if (!ct || !(ct->own = malloc(CT_BUF))) {
         free(ct);
         return cxl_errf(err, CXL_ENOMEM, "out of memory (trace writer)");
     }
-    ct->buf = ct->bufs[0];
-    size_t n = strlen(path);
-    ct->gz = n > 3 && !strcmp(path + n - 3, ".gz");
+    ct->buf = ct->own;
     ct->first = 1;
     ct->w0 = t0_ps < 0 ? 0 : t0_ps;
     ct->w1 = t1_ps;
     cxl_err_clear(&ct->err);
-    if (ct->gz) {
-        ct->zbuf = malloc(CT_BUF);
-        /* windowBits 15 + 16: a gzip header and trailer, as gzip(1) and Perfetto read */
-        if (!ct->zbuf || deflateInit2(&ct->z, CT_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-            free(ct->zbuf);
-            free(ct->bufs[0]);
-            free(ct->bufs[1]);
-            free(ct);
-            return cxl_errf(err, CXL_ENOMEM, "out of memory (trace compression)");
-        }
-        pthread_mutex_init(&ct->mu, NULL);
-        pthread_cond_init(&ct->cv, NULL);
-    }
     int rc = outfile_open(&ct->f, path, err);
     if (rc) {
-        ct->f.fd = -1;
-        ct_fail(ct, rc);
-        ctrace_abort(ct);
+        free(ct->own);
+        free(ct);
         return rc;
     }
-    if (ct->gz) {
-        if (pthread_create(&ct->th, NULL, ct_worker, ct)) {
+    size_t n = strlen(path);
+    if (n > 3 && !strcmp(path + n - 3, ".gz")) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        rc = pgz_open(&ct->pz, &ct->f, cpus > 1 ? (uint32_t)cpus : 1, CT_LEVEL, err);
+        if (!rc && !(ct->buf = pgz_block(ct->pz, err)))
+            rc = err->code;
+        if (rc) {
             ctrace_abort(ct);
-            return cxl_errf(err, CXL_ENOMEM, "cannot start the trace compression thread");
+            return rc;
         }
-        ct->th_up = 1;
     }
     PUTS(ct, "{\"traceEvents\":[\n");
     *out = ct;
@@ -387,42 +291,17 @@ void ctrace_flow(ctrace *ct, int start, uint64_t id, uint32_t pid, uint32_t tid,
     PUTS(ct, "}");
 }
 
-/* End the compression thread once its job is done (no-op without one). */
-static void ct_stop(ctrace *ct)
-{
-    if (!ct->th_up)
-        return;
-    pthread_mutex_lock(&ct->mu);
-    ct->quit = 1;
-    pthread_cond_broadcast(&ct->cv);
-    pthread_mutex_unlock(&ct->mu);
-    pthread_join(ct->th, NULL);
-    ct->th_up = 0;
-    if (ct->wrc && !ct->rc) {
-        ct->rc = ct->wrc;
-        ct->err = ct->werr;
-    }
-}
-
 static void ct_free(ctrace *ct)
 {
-    ct_stop(ct);
-    if (ct->gz) {
-        pthread_mutex_destroy(&ct->mu);
-        pthread_cond_destroy(&ct->cv);
-        deflateEnd(&ct->z);
-    }
-    free(ct->zbuf);
-    free(ct->bufs[0]);
-    free(ct->bufs[1]);
+    pgz_free(ct->pz);
+    free(ct->own);
     free(ct);
 }
 
 int ctrace_finish(ctrace *ct, cxl_err *err)
 {
     PUTS(ct, "\n]}\n");
-    ct_drain(ct, Z_FINISH);
-    ct_stop(ct);
+    ct_drain(ct, 1);
     if (!ct->rc && outfile_commit(&ct->f, &ct->err))
         ct_fail(ct, ct->err.code);
     int rc = ct->rc;
@@ -430,6 +309,8 @@ int ctrace_finish(ctrace *ct, cxl_err *err)
         *err = ct->err;
         if (!err->code)
             cxl_errf(err, rc, "cannot write the trace '%s'", ct->f.path);
+        pgz_free(ct->pz); /* the workers stop before the file goes */
+        ct->pz = NULL;
         outfile_abort(&ct->f);
     }
     ct_free(ct);
@@ -440,7 +321,8 @@ void ctrace_abort(ctrace *ct)
 {
     if (!ct)
         return;
-    ct_stop(ct);
+    pgz_free(ct->pz);
+    ct->pz = NULL;
     outfile_abort(&ct->f);
     ct_free(ct);
 }

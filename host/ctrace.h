@@ -2,9 +2,9 @@
  * output file as events are produced, optionally gzip-compressed.
  *
  * What it owns: a 1 MiB formatting buffer, the output file (outfile.h: a temporary renamed on commit, or
- * a device/FIFO written in place) and, for a name ending in ".gz", a zlib deflate stream (gzip format,
- * level 1: the trace is repetitive, level 1 already gives about 10:1 and costs a fraction of level 6).
- * Memory is O(1) in the number of events.
+ * a device/FIFO written in place) and, for a name ending in ".gz", a parallel gzip compressor (pgz.h,
+ * one worker thread per online CPU, deflate level 2: the trace is repetitive, level 2 gives about 9:1
+ * at the speed of level 1). Memory is O(1) in the number of events (a few MiB per worker).
  *
  * Time. Callers give integer picoseconds. Each endpoint is floored to whole nanoseconds and printed as
  * microseconds with exactly three decimals ("ts": 1184.084, "dur": 92.569), by integer arithmetic, and
