@@ -177,6 +177,8 @@ int ctrace_open(ctrace **out, const char *path, int64_t t0_ps, int64_t t1_ps, cx
     return 0;
 }
 
+const char *ctrace_temp_path(const ctrace *ct) { return ct->f.direct ? "" : ct->f.tmp; }
+
 int ctrace_failed(const ctrace *ct, cxl_err *err)
 {
     if (ct->rc && err)

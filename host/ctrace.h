@@ -46,6 +46,9 @@ typedef struct ctrace_arg {
 /* Open path for writing (gzip when it ends in ".gz") and write the header. The window is
  * [t0_ps, t1_ps]; 0 and INT64_MAX for all of it. CXL_EIO, CXL_ENOMEM. */
 int ctrace_open(ctrace **out, const char *path, int64_t t0_ps, int64_t t1_ps, cxl_err *err);
+/* The temporary file the trace goes to until ctrace_finish renames it ("" when written in place): for a
+ * signal handler to remove, so an interrupted run leaves nothing behind. Valid until finish or abort. */
+const char *ctrace_temp_path(const ctrace *ct);
 /* Non-zero (the error code) once a write has failed; the error is copied to err when err is not NULL. */
 int ctrace_failed(const ctrace *ct, cxl_err *err);
 /* 1 when [t0, t1] meets the window (callers may skip building args otherwise). */

@@ -2,6 +2,7 @@
  * (see err.h and README "Exit codes"). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +327,20 @@ static void progress_cb(void *ctx, double frac)
     fflush(stderr);
 }
 
+/* The trace's temporary file while a run streams into it, so that SIGINT, SIGTERM or SIGHUP leave
+ * nothing behind. A signal handler reaches state only through globals: these are the only ones, set
+ * around train_run. After the rename the name no longer exists and the unlink does nothing. */
+static char trace_tmp[4200];
+static volatile sig_atomic_t trace_tmp_set;
+
+static void on_signal(int sig)
+{
+    if (trace_tmp_set)
+        unlink(trace_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static int load_experiment(const char *exp, expcfg **out, cxl_err *e)
 {
     expcfg *x = malloc(sizeof *x);
@@ -387,6 +402,13 @@ static int cmd_train(int argc, char **argv)
      * failed trace (a full disk) leaves no report and no JSON behind */
     if (!rc && trace_path)
         rc = ctrace_open(&ct, trace_path, w0, w1, &e);
+    if (ct && ctrace_temp_path(ct)[0]) {
+        snprintf(trace_tmp, sizeof trace_tmp, "%s", ctrace_temp_path(ct));
+        trace_tmp_set = 1;
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        signal(SIGHUP, on_signal);
+    }
     progress_ctx pc = { now_s(), 0, 0 };
     train_opts o = { ot, ct, isatty(2) ? progress_cb : NULL, &pc, exact, backend, bo, stages };
     train_result r;
@@ -400,6 +422,7 @@ static int cmd_train(int argc, char **argv)
         ctrace_abort(ct);
     else if (ct && (rc = ctrace_finish(ct, &e)) != 0)
         train_result_free(&r);
+    trace_tmp_set = 0;
     free(stages);
     if (rc) {
         optimes_free(ot);

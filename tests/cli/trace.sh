@@ -2,7 +2,8 @@
 # cxlsim train --trace: the Chrome trace of every shipped experiment parses and its slices nest per track
 # (tests/trace_check.py); categories, args, counters and flows are there; --trace-stages and
 # --trace-window keep only what they name; .gz is the same trace compressed; the trace is deterministic;
-# a full disk (/dev/full) fails with exit 5 and leaves nothing behind. usage: trace.sh CXLSIM SOURCE_DIR
+# a full disk (/dev/full) fails with exit 5 and an interrupted run leaves nothing behind.
+# usage: trace.sh CXLSIM SOURCE_DIR
 set -u
 bin=$1; src=$2
 check="python3 $src/tests/trace_check.py"
@@ -84,6 +85,14 @@ grep -q "No space left" "$tmp/err" && ok || bad "full disk message: $(head -c 30
 ls "$tmp" | grep -q tmp && bad "temporary file left behind: $(ls "$tmp")" || ok
 [ -c /dev/full ] && ok || bad "/dev/full is no longer a character device"
 expect_rc 5 "--trace into a missing folder" "$bin" train --trace "$tmp/no/such/t.json"
+
+# interrupted: SIGTERM while the trace streams removes its temporary file
+"$bin" train "$src/configs/validation/korthikanti/megatron-1t-full.yaml" --trace "$tmp/int.json" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do ls "$tmp" | grep -q "int.json.tmp" && break; sleep 0.05; done
+kill -TERM "$pid"; wait "$pid"; rc=$?
+[ "$rc" = 143 ] && ok || bad "SIGTERM: exit $rc, expected 143 (the run may have ended first)"
+ls "$tmp" | grep -q "int.json" && bad "interrupted run left $(ls "$tmp" | grep int.json)" || ok
 
 # bad options
 expect_rc 2 "--trace-stages without --trace" "$bin" train --trace-stages 0
