@@ -31,19 +31,31 @@ static size_t slurp(const char *path)
     return (size_t)n;
 }
 
-static void tmpname(char *path, const char *suffix)
+/* a trace on a temporary file named into path[64], with window [w0, w1] */
+static ctrace *open_tmp(char *path, const char *suffix, int64_t w0, int64_t w1)
 {
     snprintf(path, 64, "/tmp/ctrace_test_%ld%s", (long)getpid(), suffix);
+    cxl_err e;
+    ctrace *ct = NULL;
+    assert_int_equal(ctrace_open(&ct, path, w0, w1, &e), 0);
+    return ct;
 }
+
+/* finish ct and read its file back into text */
+static void close_and_read(ctrace *ct, const char *path)
+{
+    cxl_err e;
+    assert_int_equal(ctrace_finish(ct, &e), 0);
+    slurp(path);
+}
+
+#define HAS(needle) assert_non_null(strstr(text, (needle)))
 
 static void exact_timestamps(void **state)
 {
     (void)state;
     char path[64];
-    tmpname(path, ".json");
-    cxl_err e;
-    ctrace *ct;
-    assert_int_equal(ctrace_open(&ct, path, 0, INT64_MAX, &e), 0);
+    ctrace *ct = open_tmp(path, ".json", 0, INT64_MAX);
     ctrace_process(ct, 0, "stage \"0\"");
     ctrace_thread(ct, 0, 0, "compute");
     /* 991.888670 us + 192.195803 us ends at 1184.084473 us: the next slice starts there, no overlap */
@@ -60,15 +72,14 @@ static void exact_timestamps(void **state)
     ctrace_counter(ct, 0, "nvlink", series, v, 2, 5000);
     ctrace_flow(ct, 1, 7, 0, 0, "pp", "send", 1000000);
     ctrace_flow(ct, 0, 7, 0, 0, "pp", "send", 1000000);
-    assert_int_equal(ctrace_finish(ct, &e), 0);
-    slurp(path);
-    assert_non_null(strstr(text, "\"name\":\"a\",\"pid\":0,\"tid\":0,\"cat\":\"kernel\",\"ts\":991.888,\"dur\":192.196"));
-    assert_non_null(strstr(text, "\"name\":\"b\",\"pid\":0,\"tid\":0,\"cat\":\"kernel\",\"ts\":1184.084,\"dur\":92.569"));
-    assert_non_null(strstr(text, "\"ts\":1276.653,\"dur\":0.000"));
-    assert_non_null(strstr(text, "\"ts\":2000000.000,\"dur\":0.000,\"args\":{\"bytes\":4096,\"mix\":\"8:7\",\"gbps\":1.5}"));
-    assert_non_null(strstr(text, "\"ph\":\"C\",\"name\":\"nvlink\",\"pid\":0,\"ts\":0.005,\"args\":{\"out\":1,\"in\":0.25}"));
-    assert_non_null(strstr(text, "\"ph\":\"f\",\"name\":\"send\",\"pid\":0,\"tid\":0,\"cat\":\"pp\",\"id\":7,\"ts\":1.000,\"bp\":\"e\""));
-    assert_non_null(strstr(text, "stage \\\"0\\\""));
+    close_and_read(ct, path);
+    HAS("\"name\":\"a\",\"pid\":0,\"tid\":0,\"cat\":\"kernel\",\"ts\":991.888,\"dur\":192.196");
+    HAS("\"name\":\"b\",\"pid\":0,\"tid\":0,\"cat\":\"kernel\",\"ts\":1184.084,\"dur\":92.569");
+    HAS("\"ts\":1276.653,\"dur\":0.000");
+    HAS("\"ts\":2000000.000,\"dur\":0.000,\"args\":{\"bytes\":4096,\"mix\":\"8:7\",\"gbps\":1.5}");
+    HAS("\"ph\":\"C\",\"name\":\"nvlink\",\"pid\":0,\"ts\":0.005,\"args\":{\"out\":1,\"in\":0.25}");
+    HAS("\"ph\":\"f\",\"name\":\"send\",\"pid\":0,\"tid\":0,\"cat\":\"pp\",\"id\":7,\"ts\":1.000,\"bp\":\"e\"");
+    HAS("stage \\\"0\\\"");
     assert_null(strstr(text, "displayTimeUnit"));
 }
 
@@ -76,10 +87,7 @@ static void lanes_keep_overlaps_apart(void **state)
 {
     (void)state;
     char path[64];
-    tmpname(path, ".json");
-    cxl_err e;
-    ctrace *ct;
-    assert_int_equal(ctrace_open(&ct, path, 0, INT64_MAX, &e), 0);
+    ctrace *ct = open_tmp(path, ".json", 0, INT64_MAX);
     ctrace_lanes L = { .pid = 3, .tid0 = 100, .name = "sends" };
     assert_int_equal(ctrace_lane(ct, &L, 0, 10), 100);
     assert_int_equal(ctrace_lane(ct, &L, 5, 20), 101);  /* overlaps the first */
@@ -88,20 +96,16 @@ static void lanes_keep_overlaps_apart(void **state)
     assert_int_equal(ctrace_lane(ct, &L, 25, 40), 101);
     assert_int_equal(L.n, 3);
     ctrace_lanes_free(&L);
-    assert_int_equal(ctrace_finish(ct, &e), 0);
-    slurp(path);
-    assert_non_null(strstr(text, "\"tid\":100,\"args\":{\"name\":\"sends\"}"));
-    assert_non_null(strstr(text, "\"tid\":102,\"args\":{\"name\":\"sends #3\"}"));
+    close_and_read(ct, path);
+    HAS("\"tid\":100,\"args\":{\"name\":\"sends\"}");
+    HAS("\"tid\":102,\"args\":{\"name\":\"sends #3\"}");
 }
 
 static void window_clips_and_gzip_round_trips(void **state)
 {
     (void)state;
     char path[64];
-    tmpname(path, ".json.gz");
-    cxl_err e;
-    ctrace *ct;
-    assert_int_equal(ctrace_open(&ct, path, 1000000, 2000000, &e), 0); /* 1 us to 2 us */
+    ctrace *ct = open_tmp(path, ".json.gz", 1000000, 2000000); /* 1 us to 2 us */
     assert_false(ctrace_in_window(ct, 0, 999999));
     assert_true(ctrace_in_window(ct, 0, 1000000));
     ctrace_slice(ct, 0, 0, "k", "before", 0, 500000, NULL, 0);
@@ -111,6 +115,7 @@ static void window_clips_and_gzip_round_trips(void **state)
     /* enough events to pass several buffers through the compression thread */
     for (int i = 0; i < 40000; i++)
         ctrace_slice(ct, 1, 0, "k", "filler", 1000000 + i, 1000000 + i + 1, NULL, 0);
+    cxl_err e;
     assert_int_equal(ctrace_finish(ct, &e), 0);
     gzFile g = gzopen(path, "rb");
     assert_non_null(g);
@@ -119,8 +124,8 @@ static void window_clips_and_gzip_round_trips(void **state)
     slurp(path);
     assert_null(strstr(text, "before"));
     assert_null(strstr(text, "after"));
-    assert_non_null(strstr(text, "\"name\":\"across\",\"pid\":0,\"tid\":0,\"cat\":\"k\",\"ts\":1.000,\"dur\":0.500"));
-    assert_non_null(strstr(text, "\"name\":\"over\",\"pid\":0,\"tid\":0,\"cat\":\"k\",\"ts\":1.000,\"dur\":1.000"));
+    HAS("\"name\":\"across\",\"pid\":0,\"tid\":0,\"cat\":\"k\",\"ts\":1.000,\"dur\":0.500");
+    HAS("\"name\":\"over\",\"pid\":0,\"tid\":0,\"cat\":\"k\",\"ts\":1.000,\"dur\":1.000");
 }
 
 static void command_line_values(void **state)

@@ -7,15 +7,7 @@
 set -u
 bin=$1; src=$2
 check="python3 $src/tests/trace_check.py"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-ok() { passes=$((passes+1)); }
-bad() { echo "FAIL: $*"; fails=$((fails+1)); }
-expect_rc() { # expected-rc description command...
-  local want=$1 what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, expected $want ($(head -c 300 "$tmp/err"))"; fi
-}
+. "$src/tests/cli_lib.sh"
 
 # every shipped experiment, its first 300 ms (the whole iteration takes up to minutes of trace; the
 # window keeps the check short while every track kind appears). The two slowest pools (2x2, 2x4: 12-20 s
@@ -104,5 +96,4 @@ expect_rc 2 "window without a unit" "$bin" train --trace "$tmp/x.json" --trace-w
 grep -q "unit" "$tmp/err" && ok || bad "window unit message: $(head -c 300 "$tmp/err")"
 [ -e "$tmp/x.json" ] && bad "trace written after a usage error" || ok
 
-echo "trace: $passes passed, $fails failed"
-[ "$fails" = 0 ]
+finish trace

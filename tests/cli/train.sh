@@ -4,15 +4,7 @@
 # exit codes of bad input with nothing left behind. usage: train.sh CXLSIM SOURCE_DIR
 set -u
 bin=$1; src=$2
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-ok() { passes=$((passes+1)); }
-bad() { echo "FAIL: $*"; fails=$((fails+1)); }
-expect_rc() { # expected-rc description command...
-  local want=$1 what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, expected $want ($(head -c 300 "$tmp/err"))"; fi
-}
+. "$src/tests/cli_lib.sh"
 
 # default experiment, JSON with every field the issue names
 expect_rc 0 "train default" "$bin" train --json "$tmp/a.json" --trace "$tmp/t.json"
@@ -134,5 +126,4 @@ cxl: { memory: pool, device: asic }
 Y
 expect_rc 3 "pool without a switch" "$bin" train "$tmp/pool.yaml"
 
-echo "$passes passed, $fails failed"
-[ "$fails" = 0 ]
+finish train
