@@ -62,7 +62,8 @@ static void ct_room(ctrace *ct)
         ct_drain(ct, 0);
 }
 
-static void put(ctrace *ct, const char *s, size_t n)
+/* put's way when the bytes do not fit: fill, drain, go on (or drop them after an error) */
+static void put_slow(ctrace *ct, const char *s, size_t n)
 {
     while (n && !ct->rc) {
         size_t k = CT_BUF - ct->len < n ? CT_BUF - ct->len : n;
@@ -73,6 +74,17 @@ static void put(ctrace *ct, const char *s, size_t n)
         if (ct->len == CT_BUF)
             ct_drain(ct, 0);
     }
+}
+
+/* inline, so that the many short literals become a few moves instead of a memcpy call each */
+static inline void put(ctrace *ct, const char *s, size_t n)
+{
+    if (n < CT_BUF - ct->len) {
+        memcpy(ct->buf + ct->len, s, n);
+        ct->len += n;
+        return;
+    }
+    put_slow(ct, s, n);
 }
 
 #define PUTS(ct, lit) put((ct), (lit), sizeof(lit) - 1)
