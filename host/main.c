@@ -412,6 +412,7 @@ static int cmd_train(int argc, char **argv)
     progress_ctx pc = { now_s(), 0, 0 };
     train_opts o = { ot, ct, isatty(2) ? progress_cb : NULL, &pc, exact, backend, bo, stages };
     train_result r;
+    int trace_renamed = ct && ctrace_temp_path(ct)[0]; /* a file of our own, not a device or FIFO */
     double t0 = now_s();
     if (!rc)
         rc = train_run(x, &o, &r, &e);
@@ -572,6 +573,8 @@ static int cmd_train(int argc, char **argv)
         json_obj_end(&w);
         rc = w.oom ? cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON") : outfile_write(json_path, w.buf, w.len, &e);
         json_free(&w);
+        if (rc && trace_renamed)
+            unlink(trace_path); /* a failed run leaves no output behind */
     }
     train_result_free(&r);
     optimes_free(ot);

@@ -76,6 +76,8 @@ grep -q "No space left" "$tmp/err" && ok || bad "full disk message: $(head -c 30
 [ -s "$tmp/out" ] && bad "report printed although the trace failed" || ok
 ls "$tmp" | grep -q tmp && bad "temporary file left behind: $(ls "$tmp")" || ok
 [ -c /dev/full ] && ok || bad "/dev/full is no longer a character device"
+expect_rc 5 "--json on a full disk" "$bin" train --trace "$tmp/jf.json" --json /dev/full
+[ -e "$tmp/jf.json" ] && bad "trace left behind although the JSON failed" || ok
 expect_rc 5 "--trace into a missing folder" "$bin" train --trace "$tmp/no/such/t.json"
 
 # interrupted: SIGTERM while the trace streams removes its temporary file
