@@ -29,6 +29,17 @@ struct ctrace {
     int64_t w0, w1;         /* window, ps */
     int rc;                 /* first error */
     cxl_err err;
+    /* counters before the window: the last sample of each, written at the window's start */
+    struct ct_held *held;
+    uint32_t nheld, capheld;
+    int primed;             /* a counter sample inside the window has come: held ones are out */
+};
+
+#define CT_SERIES 4
+struct ct_held {
+    uint32_t pid, n;
+    char name[64], series[CT_SERIES][32];
+    double v[CT_SERIES];
 };
 
 static int ct_fail(ctrace *ct, int rc)
@@ -263,11 +274,74 @@ void ctrace_slice(ctrace *ct, uint32_t pid, uint32_t tid, const char *cat, const
     PUTS(ct, "}");
 }
 
+static void counter_out(ctrace *ct, uint32_t pid, const char *name, const char *const *series, const double *v,
+                        uint32_t n, int64_t t_ps);
+
+/* Keep the last sample before the window of counter (pid, name). O(counters). */
+static void counter_hold(ctrace *ct, uint32_t pid, const char *name, const char *const *series, const double *v,
+                         uint32_t n)
+{
+    struct ct_held *h = NULL;
+    for (uint32_t i = 0; i < ct->nheld && !h; i++)
+        if (ct->held[i].pid == pid && !strncmp(ct->held[i].name, name, sizeof h->name - 1))
+            h = &ct->held[i];
+    if (!h) {
+        if (ct->nheld == ct->capheld) {
+            uint32_t nc = ct->capheld ? 2 * ct->capheld : 64;
+            struct ct_held *nh = realloc(ct->held, nc * sizeof *nh);
+            if (!nh) {
+                ct_fail(ct, cxl_errf(&ct->err, CXL_ENOMEM, "out of memory (trace counters)"));
+                return;
+            }
+            ct->held = nh;
+            ct->capheld = nc;
+        }
+        h = &ct->held[ct->nheld++];
+        h->pid = pid;
+        snprintf(h->name, sizeof h->name, "%s", name);
+    }
+    h->n = n < CT_SERIES ? n : CT_SERIES;
+    for (uint32_t i = 0; i < h->n; i++) {
+        snprintf(h->series[i], sizeof h->series[i], "%s", series[i]);
+        h->v[i] = v[i];
+    }
+}
+
+/* The held samples, at the window's start. */
+static void counters_release(ctrace *ct)
+{
+    ct->primed = 1;
+    for (uint32_t i = 0; i < ct->nheld; i++) {
+        struct ct_held *h = &ct->held[i];
+        const char *series[CT_SERIES];
+        for (uint32_t k = 0; k < h->n; k++)
+            series[k] = h->series[k];
+        counter_out(ct, h->pid, h->name, series, h->v, h->n, ct->w0);
+    }
+    ct->nheld = 0;
+}
+
 void ctrace_counter(ctrace *ct, uint32_t pid, const char *name, const char *const *series, const double *v,
                     uint32_t n, int64_t t_ps)
 {
-    if (ct->rc || !ctrace_in_window(ct, t_ps, t_ps))
+    if (ct->rc || t_ps > ct->w1)
         return;
+    if (t_ps < ct->w0) {
+        /* before the window: its value still holds at the start unless a later sample comes first */
+        if (ct->primed)
+            counter_out(ct, pid, name, series, v, n, ct->w0);
+        else
+            counter_hold(ct, pid, name, series, v, n);
+        return;
+    }
+    if (!ct->primed)
+        counters_release(ct);
+    counter_out(ct, pid, name, series, v, n, t_ps);
+}
+
+static void counter_out(ctrace *ct, uint32_t pid, const char *name, const char *const *series, const double *v,
+                        uint32_t n, int64_t t_ps)
+{
     ev_begin(ct, "C", name, pid);
     PUTS(ct, ",\"ts\":");
     put_us(ct, ns_of(t_ps));
@@ -307,6 +381,7 @@ void ctrace_flow(ctrace *ct, int start, uint64_t id, uint32_t pid, uint32_t tid,
 
 static void ct_free(ctrace *ct)
 {
+    free(ct->held);
     pgz_free(ct->pz);
     free(ct->own);
     free(ct);
@@ -314,6 +389,8 @@ static void ct_free(ctrace *ct)
 
 int ctrace_finish(ctrace *ct, cxl_err *err)
 {
+    if (!ct->primed)
+        counters_release(ct);
     PUTS(ct, "\n]}\n");
     ct_drain(ct, 1);
     if (!ct->rc && outfile_commit(&ct->f, &ct->err))

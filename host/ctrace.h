@@ -15,7 +15,8 @@
  * No "displayTimeUnit" key: some Perfetto versions read it as the unit of ts.
  *
  * Window. Events outside [t0_ps, t1_ps] are dropped; slices that cross an edge are clipped to it
- * (clipping is monotonic too, so nesting survives). Metadata is always written.
+ * (clipping is monotonic too, so nesting survives); each counter's value at the start is written there.
+ * Metadata is always written.
  *
  * Tracks. A track is (pid, tid). Slices on one track must nest or be disjoint: activities that may
  * overlap (concurrent sends, a transfer and its prefetch) go through ctrace_lanes, which places each
@@ -61,7 +62,9 @@ void ctrace_thread(ctrace *ct, uint32_t pid, uint32_t tid, const char *name);
 void ctrace_slice(ctrace *ct, uint32_t pid, uint32_t tid, const char *cat, const char *name, int64_t t0_ps,
                   int64_t t1_ps, const ctrace_arg *args, uint32_t nargs);
 /* A counter sample ("ph":"C"): series series[i] of counter `name` of process pid is v[i] from t_ps on,
- * for i < n (Perfetto shows one track per series, "name series"). */
+ * for i < n (Perfetto shows one track per series, "name series"). Each counter's samples come in time
+ * order. With a window, the last sample before it is written at the window's start (a value that holds
+ * into the window shows from its first instant); names up to 63 bytes, 4 series of 31. */
 void ctrace_counter(ctrace *ct, uint32_t pid, const char *name, const char *const *series, const double *v,
                     uint32_t n, int64_t t_ps);
 /* One end of a flow arrow: start (ph "s") on the slice that encloses t_ps on track (pid, tid), or finish

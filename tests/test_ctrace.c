@@ -112,6 +112,14 @@ static void window_clips_and_gzip_round_trips(void **state)
     ctrace_slice(ct, 0, 0, "k", "across", 500000, 1500000, NULL, 0);
     ctrace_slice(ct, 0, 0, "k", "over", 0, 3000000, NULL, 0);
     ctrace_slice(ct, 0, 0, "k", "after", 2500000, 3000000, NULL, 0);
+    /* counters: the value before the window shows at its start */
+    const char *series[1] = { "v" };
+    double one = 1, two = 2, three = 3, five = 5;
+    ctrace_counter(ct, 0, "c", series, &one, 1, 500000);
+    ctrace_counter(ct, 0, "d", series, &five, 1, 200000);
+    ctrace_counter(ct, 0, "c", series, &two, 1, 700000);
+    ctrace_counter(ct, 0, "c", series, &three, 1, 1500000);
+    ctrace_counter(ct, 0, "c", series, &one, 1, 2500000);
     /* enough events to pass several buffers through the compression thread */
     for (int i = 0; i < 40000; i++)
         ctrace_slice(ct, 1, 0, "k", "filler", 1000000 + i, 1000000 + i + 1, NULL, 0);
@@ -126,6 +134,11 @@ static void window_clips_and_gzip_round_trips(void **state)
     assert_null(strstr(text, "after"));
     HAS("\"name\":\"across\",\"pid\":0,\"tid\":0,\"cat\":\"k\",\"ts\":1.000,\"dur\":0.500");
     HAS("\"name\":\"over\",\"pid\":0,\"tid\":0,\"cat\":\"k\",\"ts\":1.000,\"dur\":1.000");
+    HAS("\"name\":\"c\",\"pid\":0,\"ts\":1.000,\"args\":{\"v\":2}}");
+    HAS("\"name\":\"d\",\"pid\":0,\"ts\":1.000,\"args\":{\"v\":5}}");
+    HAS("\"name\":\"c\",\"pid\":0,\"ts\":1.500,\"args\":{\"v\":3}}");
+    assert_null(strstr(text, "\"ts\":0.500"));
+    assert_null(strstr(text, "\"ts\":2.500"));
 }
 
 static void command_line_values(void **state)
