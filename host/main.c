@@ -66,7 +66,8 @@ static const char usage_text[] =
     "  train [EXPERIMENT] simulate one training iteration: time, tokens/s, MFU, breakdown, memory\n"
     "                     (default: llama2-7b-2x8-h100)\n"
     "      --json FILE        write the results as JSON\n"
-    "      --trace FILE       write a Chrome trace (open in https://ui.perfetto.dev)\n"
+    "      --trace FILE       write a Chrome trace (open in https://ui.perfetto.dev); FILE.gz: gzip-compressed\n"
+    "      --trace-stages L   only pipeline stages L (e.g. 0,3,5-7); --trace-window T0:T1 only that time\n"
     "      --dump-config      print the experiment after extends, overrides and defaults, and stop\n"
     "      --op-times FILE    measured kernel times (scripts/profile_ops.py); others from the model\n"
     "      --backend NAME     CXL backend for the experiment's cxl: section (csim, analytical, ...)\n"
@@ -188,17 +189,25 @@ static FILE *summary_stream(const char *const *out, size_t n)
 }
 
 /* The end of a command with a JSON output (outs[0]) and one other (outs[1]): both written, all or none
- * (outfile.h), when the run succeeded; the JSON writer and the configuration text freed either way. */
-static int write_outputs(int rc, const char *const outs[2], json_w *w, char *cfg, const char *other,
-                         size_t other_len, cxl_err *e)
+ * (outfile.h), when the run succeeded; the JSON writer and the configuration text freed either way.
+ * of: the outputs opened before the run (NULL, or entries NULL, for none: those of outs are opened
+ * here); the other output's data, when not NULL, is written after the JSON. */
+static int write_outputs(int rc, const char *const outs[2], outfile *of[2], json_w *w, char *cfg,
+                         const char *other, size_t other_len, cxl_err *e)
 {
+    outfile *none[2] = { NULL, NULL };
+    if (!of)
+        of = none;
     if (!rc && outs[0] && (w->oom || !cfg))
         rc = cxl_errf(e, CXL_ENOMEM, "out of memory writing JSON");
-    if (!rc) {
-        const char *data[2] = { w->buf, other };
-        size_t lens[2] = { w->len, other_len };
-        rc = outfile_write_all(outs, data, lens, 2, e);
-    }
+    for (int i = 0; i < 2 && !rc; i++)
+        if (outs[i] && !of[i])
+            rc = outfile_open(outs[i], &of[i], e);
+    if (!rc && of[0])
+        rc = outfile_put(of[0], w->buf, w->len, e);
+    if (!rc && of[1] && other)
+        rc = outfile_put(of[1], other, other_len, e);
+    rc = outfile_finish_all(of, 2, rc, e);
     json_free(w);
     free(cfg);
     return rc;
@@ -504,9 +513,10 @@ static int load_experiment(const char *exp, expcfg **out, cxl_err *e)
 
 static int cmd_train(int argc, char **argv, const cmdline *cl)
 {
-    static const char *const opts[] = { "--json=",   "--trace=", "--op-times=",    "--backend=",     "--exact",
-                                        "--xclbin=", "--card=",  "--xrt-timeout=", "--dump-config", NULL };
-    const char *vals[9] = { NULL }, *exp;
+    static const char *const opts[] = { "--json=",        "--trace=",        "--op-times=", "--backend=",
+                                        "--exact",        "--xclbin=",       "--card=",     "--xrt-timeout=",
+                                        "--dump-config",  "--trace-stages=", "--trace-window=", NULL };
+    const char *vals[11] = { NULL }, *exp;
     int urc = experiment_args(argc, argv, "train", opts, vals, &exp);
     if (urc)
         return urc;
@@ -526,6 +536,12 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
     FILE *so = summary_stream(outs, 2);
     cxl_err e;
     cxl_err_clear(&e);
+    const char *stage_list = vals[9], *window = vals[10];
+    if ((stage_list || window) && !trace_path)
+        return usage_error("train: --trace-stages and --trace-window need --trace FILE%s", "");
+    int64_t w0 = 0, w1 = INT64_MAX;
+    if (window && ctrace_parse_window(window, &w0, &w1, &e))
+        return usage_error("train: %s", e.msg);
     if (check_outputs(outs, 2, ins, 2, &e))
         return fail(&e);
     expcfg *x = NULL;
@@ -537,19 +553,41 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
         free(x);
         return drc ? 6 : 0;
     }
-    if (times_path && optimes_load(times_path, &ot, 1, &e)) {
+    uint8_t *stages = stage_list ? malloc(x->train.pp) : NULL;
+    ctrace *ct = NULL;
+    int rc = stage_list && !stages ? cxl_errf(&e, CXL_ENOMEM, "out of memory") : 0;
+    if (!rc && stages && ctrace_parse_stages(stage_list, (uint32_t)x->train.pp, stages, &e)) {
+        free(stages);
         free(x);
-        return fail(&e);
+        return usage_error("train: %s", e.msg);
     }
+    if (!rc && times_path)
+        rc = optimes_load(times_path, &ot, 1, &e);
+    /* Both outputs are open before the run (their temporary files in the pending table of outfile.h,
+     * which the signal handlers empty) and committed together after it, all or none: the trace streams
+     * to its file during the run and is complete before anything is printed, so a failed trace (a full
+     * disk) leaves no report, and a failed JSON leaves no trace. */
+    outfile *of[2] = { NULL, NULL };
+    if (!rc && json_path)
+        rc = outfile_open(json_path, &of[0], &e);
+    if (!rc && trace_path)
+        rc = ctrace_open(&ct, trace_path, w0, w1, &e);
     progress_ctx pc = { now_s(), 0, 0 };
-    train_opts o = { ot, trace_path != NULL, isatty(2) ? progress_cb : NULL, &pc, exact, backend, bo };
+    train_opts o = { ot, ct, isatty(2) ? progress_cb : NULL, &pc, exact, backend, bo, stages };
     train_result r;
     double t0 = now_s();
-    int rc = train_run(x, &o, &r, &e);
+    if (!rc)
+        rc = train_run(x, &o, &r, &e);
     double wall = now_s() - t0;
     if (pc.shown)
         fprintf(stderr, "\r%60s\r", "");
+    if (rc)
+        ctrace_abort(ct);
+    else if (ct && (rc = ctrace_end(ct, &of[1], &e)) != 0)
+        train_result_free(&r);
+    free(stages);
     if (rc) {
+        outfile_finish_all(of, 2, rc, &e);
         optimes_free(ot);
         free(x);
         return fail(&e);
@@ -700,7 +738,7 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
         json_num(&w, "wall_seconds", wall);
         json_obj_end(&w);
     }
-    rc = write_outputs(rc, outs, &w, cfg, r.trace, r.trace_len, &e);
+    rc = write_outputs(rc, outs, of, &w, cfg, NULL, 0, &e);
     train_result_free(&r);
     optimes_free(ot);
     free(x);
@@ -1072,7 +1110,7 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
                                            r->curve[i].p99_latency_ns);
         }
     }
-    rc = write_outputs(rc, outs, &w, cfg, csv, csv_len, &e);
+    rc = write_outputs(rc, outs, NULL, &w, cfg, csv, csv_len, &e);
     free(csv);
     free(r);
     return rc ? fail(&e) : 0;
@@ -1286,7 +1324,7 @@ static int cmd_compare(int argc, char **argv, const cmdline *cl)
         json_num(&jw, "wall_seconds", wall);
         json_obj_end(&jw);
     }
-    rc = write_outputs(rc, outs, &jw, cfg, saved, saved_len, &e);
+    rc = write_outputs(rc, outs, NULL, &jw, cfg, saved, saved_len, &e);
     free(saved);
     int equal = r->equal;
     free(r);

@@ -436,16 +436,8 @@ int outfile_write(const char *path, const char *data, size_t len, cxl_err *err)
     return outfile_commit(f, err);
 }
 
-int outfile_write_all(const char *const *paths, const char *const *data, const size_t *lens, size_t n,
-                      cxl_err *err)
+int outfile_finish_all(outfile **f, size_t n, int rc, cxl_err *err)
 {
-    outfile *f[OUTFILE_MAX_PENDING] = { NULL };
-    if (n > OUTFILE_MAX_PENDING)
-        return cxl_errf(err, CXL_EINTERNAL, "more than %d output files at once", OUTFILE_MAX_PENDING);
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++)
-        if (paths[i] && !(rc = outfile_open(paths[i], &f[i], err)))
-            rc = outfile_put(f[i], data[i], lens[i], err);
     for (size_t i = 0; i < n; i++) {
         if (!f[i])
             continue;
@@ -456,6 +448,19 @@ int outfile_write_all(const char *const *paths, const char *const *data, const s
         f[i] = NULL;
     }
     return rc;
+}
+
+int outfile_write_all(const char *const *paths, const char *const *data, const size_t *lens, size_t n,
+                      cxl_err *err)
+{
+    outfile *f[OUTFILE_MAX_PENDING] = { NULL };
+    if (n > OUTFILE_MAX_PENDING)
+        return cxl_errf(err, CXL_EINTERNAL, "more than %d output files at once", OUTFILE_MAX_PENDING);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        if (paths[i] && !(rc = outfile_open(paths[i], &f[i], err)))
+            rc = outfile_put(f[i], data[i], lens[i], err);
+    return outfile_finish_all(f, n, rc, err);
 }
 
 int outfile_close_stdout(cxl_err *err)

@@ -45,7 +45,8 @@ int outfile_check_inputs(const char *const *outputs, size_t nout, const char *co
 /* 1 when path is standard output ("-", /dev/stdout, /dev/fd/1, /proc/self/fd/1), else 0. */
 int outfile_is_stdout(const char *path);
 
-/* Start writing: a temporary file for a regular file, the destination itself otherwise. */
+/* Start writing, for output streamed as it is produced (the Chrome trace) or a whole buffer: a temporary
+ * file (registered for the signal handlers) for a regular file, the destination itself otherwise. */
 int outfile_open(const char *path, outfile **out, cxl_err *err);
 /* Append len bytes (every short write retried, every error reported). */
 int outfile_put(outfile *f, const void *data, size_t len, cxl_err *err);
@@ -58,6 +59,10 @@ void outfile_abort(outfile *f);
 /* The three above for one buffer. */
 int outfile_write(const char *path, const char *data, size_t len, cxl_err *err);
 
+/* The end of a run's open outputs f[0..n-1] (NULL entries skipped): when rc is 0, each committed in
+ * turn, and after a failure the rest aborted; when rc is not 0, all aborted. Every entry is freed and
+ * set to NULL. Returns rc or the first commit's error. */
+int outfile_finish_all(outfile **f, size_t n, int rc, cxl_err *err);
 /* Several outputs of one run: every one is written in full before any is renamed into place, so that
  * a failure writing one leaves none of them behind. NULL paths are skipped; n <= OUTFILE_MAX_PENDING. */
 int outfile_write_all(const char *const *paths, const char *const *data, const size_t *lens, size_t n,

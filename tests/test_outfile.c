@@ -1,7 +1,8 @@
 /* test_outfile.c - output destinations (outfile.h): new and existing regular files (contents, mode, no
  * temporary file left), read-only files and folders refused, links written through (chains, dangling,
- * loops), FIFOs and devices written in place, several outputs all or none, outputs that are inputs or
- * each other refused, the pending-file limit, and a signal removing a pending temporary file. */
+ * loops), FIFOs and devices written in place, several outputs all or none (whole or streamed), outputs
+ * that are inputs or each other refused, the pending-file limit, and a signal removing a pending
+ * temporary file. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <fcntl.h>
@@ -199,6 +200,35 @@ static void all_or_none(void **state)
     assert_no_temps();
 }
 
+/* Streamed outputs (the trace, written in pieces during a run) opened before the run and finished
+ * together: a failed run (rc) leaves neither, the old file untouched; a good one commits both. */
+static void streams_finished_together(void **state)
+{
+    (void)state;
+    cxl_err e;
+    char buf[64];
+    const char *keep = path_of("stream-keep.json"), *fresh = path_of("stream-new.json");
+    write_ok(keep, "old");
+    for (int good = 0; good < 2; good++) {
+        outfile *f[3] = { NULL, NULL, NULL };
+        assert_int_equal(outfile_open(keep, &f[0], &e), 0);
+        assert_int_equal(outfile_open(fresh, &f[2], &e), 0);
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(outfile_put(f[0], "ab", 2, &e), 0);
+            assert_int_equal(outfile_put(f[2], "c", 1, &e), 0);
+        }
+        assert_int_equal(outfile_finish_all(f, 3, good ? 0 : CXL_EIO, &e), good ? 0 : CXL_EIO);
+        assert_null(f[0]);
+        assert_null(f[2]);
+        read_all(keep, buf, sizeof buf);
+        assert_string_equal(buf, good ? "ababab" : "old");
+        assert_int_equal(access(fresh, F_OK) == 0, good);
+        assert_no_temps();
+    }
+    read_all(fresh, buf, sizeof buf);
+    assert_string_equal(buf, "ccc");
+}
+
 static void inputs_and_duplicates(void **state)
 {
     (void)state;
@@ -270,6 +300,7 @@ int main(void)
         cmocka_unit_test(links_written_through),
         cmocka_unit_test(fifo_and_devices),
         cmocka_unit_test(all_or_none),
+        cmocka_unit_test(streams_finished_together),
         cmocka_unit_test(inputs_and_duplicates),
         cmocka_unit_test(pending_limit),
         cmocka_unit_test(signal_removes_temporary),

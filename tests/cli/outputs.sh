@@ -160,5 +160,4 @@ for sig in TERM INT; do
   [ "$(cat "$tmp/int/r.json")" = old ] && ok || bad "SIG$sig: old file changed"
 done
 
-echo "outputs: $passes passed, $fails failed"
-[ "$fails" = 0 ]
+finish outputs
