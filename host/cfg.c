@@ -824,6 +824,21 @@ int cfg_load_text(const char *display_name, const char *text, cfg_resolve_fn res
     return load_common(&L, &src, "", text, strlen(text), out);
 }
 
+/* ---- suggestions ---- */
+
+int cfg_suggest(const char *typed, const char *const *choices)
+{
+    int best = -1, bestd = INT_MAX;
+    for (int i = 0; typed && choices && choices[i]; i++) {
+        int d = edit_distance(typed, choices[i]);
+        if (d < bestd) {
+            bestd = d;
+            best = i;
+        }
+    }
+    return best >= 0 && close_enough(typed, bestd) ? best : -1;
+}
+
 /* ---- tree access ---- */
 
 const cfg_node *cfg_root(const cfg_doc *doc)

@@ -57,6 +57,10 @@ void cfg_mark(const cfg_node *n, const char **file, int *line, int *col);
 /* Fill err with the node's location and the message; returns CXL_ECONFIG. */
 int cfg_errf(cxl_err *err, const cfg_node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The index of the choice (NULL-terminated list) closest to a mistyped name, by edit distance with
+ * transpositions, case-insensitive, when close enough to suggest ("did you mean"); -1 otherwise. */
+int cfg_suggest(const char *typed, const char *const *choices);
+
 /* ---- binding ---- */
 
 enum cfg_type {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfgdump.h"
 #include "presets.h"
 
 void cfgloc_from(cfgloc *l, const cfg_node *n)
@@ -31,17 +32,29 @@ int cfgloc_errf(cxl_err *err, const cfgloc *l, const char *fmt, ...)
     return cxl_errf(err, CXL_ECONFIG, "%s", msg);
 }
 
-void compose_preset_list(const char *kind, char *buf, size_t sz)
+void compose_preset_list(const char *kind, const char *typed, char *buf, size_t sz)
 {
     size_t len = 0;
     buf[0] = '\0';
     const char *const *names = presets_names(kind);
+    int near = typed ? cfg_suggest(typed, names) : -1;
+    if (near >= 0) {
+        int w = snprintf(buf, sz, "did you mean '%s'? ", names[near]);
+        len = w < 0 ? 0 : (size_t)w < sz ? (size_t)w : sz - 1;
+    }
     for (size_t i = 0; names[i] && len + 1 < sz; i++) {
-        int w = snprintf(buf + len, sz - len, "%s%s", i ? ", " : "", names[i]);
+        int w = snprintf(buf + len, sz - len, "%s%s", i ? ", " : "presets: ", names[i]);
         if (w < 0)
             break;
         len += (size_t)w < sz - len ? (size_t)w : sz - len - 1;
     }
+}
+
+int compose_unknown(const char *kind, const char *what, const char *name, cxl_err *err)
+{
+    char list[1024];
+    compose_preset_list(kind, name, list, sizeof list);
+    return cxl_errf(err, CXL_ECONFIG, "unknown %s '%s': not a file and not a built-in preset; %s", what, name, list);
 }
 
 struct resolve_ctx {
@@ -97,12 +110,12 @@ static int load_named(const compose_kind *k, const char *name, const char *dir, 
         rc = cfg_load_text(presets_display(k->presets, name), text, resolve, &r, &doc, err);
     } else {
         char valid[768];
-        compose_preset_list(k->presets, valid, sizeof valid);
+        compose_preset_list(k->presets, name, valid, sizeof valid);
         if (at)
-            return cfg_errf(err, at, "%s: unknown %s '%s': no file '%s' and no preset of that name; presets: %s",
-                            k->what, k->what, name, path, k->presets ? valid : "(none)");
-        return cxl_errf(err, CXL_ECONFIG, "unknown %s '%s': no file '%s' and no preset of that name; presets: %s",
-                        k->what, name, path, k->presets ? valid : "(none)");
+            return cfg_errf(err, at, "%s: unknown %s '%s': no file '%s' and no preset of that name; %s",
+                            k->what, k->what, name, path, k->presets ? valid : "no presets");
+        return cxl_errf(err, CXL_ECONFIG, "unknown %s '%s': no file '%s' and no preset of that name; %s",
+                        k->what, name, path, k->presets ? valid : "no presets");
     }
     if (rc)
         return rc;
@@ -206,4 +219,9 @@ int compose_load(const compose_kind *k, const char *name_or_path, void *obj, cxl
     init(k, obj);
     memset((char *)obj + k->root_loc_offset, 0, sizeof(cfgloc));
     return load_named(k, name_or_path, "", NULL, obj, err);
+}
+
+void compose_dump(FILE *out, const compose_kind *k, const void *obj, int indent)
+{
+    cfgdump_fields(out, k->fields, obj, indent, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #define CXLSIM_COMPOSE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cfg.h"
 #include "err.h"
@@ -48,7 +49,13 @@ int compose_load(const compose_kind *k, const char *name_or_path, void *obj, cxl
 void cfgloc_from(cfgloc *l, const cfg_node *n);
 /* Fill err with CXL_ECONFIG at location l and the message; returns CXL_ECONFIG. */
 int cfgloc_errf(cxl_err *err, const cfgloc *l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* "a, b, c" of a preset kind's names into buf. */
-void compose_preset_list(const char *kind, char *buf, size_t sz);
+/* "presets: a, b, c" of a preset kind's names into buf, after "did you mean 'b'? " when typed (may be
+ * NULL) is close to one of them (cfg_suggest). */
+void compose_preset_list(const char *kind, const char *typed, char *buf, size_t sz);
+/* CXL_ECONFIG: name is neither a file nor a preset of kind ("devices", ...); what names the thing
+ * ("device") in the message, which lists the presets and the closest one. */
+int compose_unknown(const char *kind, const char *what, const char *name, cxl_err *err);
+/* Print a component's resolved fields (cfgdump.h) at indent. */
+void compose_dump(FILE *out, const compose_kind *k, const void *obj, int indent);
 
 #endif

@@ -128,27 +128,14 @@ static void device_dir(const cxlcfg *c, int field, const char *exp_dir, char *bu
     snprintf(buf, sz, "%s%s", n ? exp_dir : "", n && exp_dir[n - 1] != '/' ? "/" : "");
 }
 
-static void device_presets(char *buf, size_t sz)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    const char *const *names = devcfg_preset_names();
-    for (size_t i = 0; names[i]; i++) {
-        int w = snprintf(buf + len, sz - len, "%s%s", i ? ", " : "", names[i]);
-        if (w < 0 || (size_t)w >= sz - len)
-            break;
-        len += (size_t)w;
-    }
-}
-
 static int load_device(cxlcfg *c, const char *exp_dir, cxl_err *err)
 {
     const char *name = c->device_name;
-    char presets[512];
-    device_presets(presets, sizeof presets);
+    char presets[768];
+    compose_preset_list("devices", name, presets, sizeof presets);
     if (!name[0])
-        return cfgloc_errf(err, at(c, CXLCFG_F_MEMORY), "cxl.device: memory %s needs a device: a preset (%s) or a "
-                           "device file", cxlcfg_memory_names[c->memory], presets);
+        return cfgloc_errf(err, at(c, CXLCFG_F_MEMORY), "cxl.device: memory %s needs a device: a preset or a device "
+                           "file; %s", cxlcfg_memory_names[c->memory], presets);
     char dir[512], path[1024];
     device_dir(c, CXLCFG_F_DEVICE, exp_dir, dir, sizeof dir);
     snprintf(path, sizeof path, "%s%s", name[0] == '/' ? "" : dir, name);
@@ -158,7 +145,7 @@ static int load_device(cxlcfg *c, const char *exp_dir, cxl_err *err)
     if (devcfg_preset_text(name) && !strchr(name, '/'))
         return devcfg_load(name, &c->dev, err);
     return cfgloc_errf(err, at(c, CXLCFG_F_DEVICE),
-                       "cxl.device: unknown device '%s': no file '%s' and no preset of that name; presets: %s", name,
+                       "cxl.device: unknown device '%s': no file '%s' and no preset of that name; %s", name,
                        path, presets);
 }
 

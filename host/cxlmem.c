@@ -820,3 +820,9 @@ int cxlmem_report(cxlmem *m, uint32_t domain_id, cxlmem_domain_report *out, cxl_
     out->extrapolated_cycles = d->extrapolated;
     return 0;
 }
+
+void cxlmem_domain_bytes(const cxlmem *m, uint32_t d, double *read_bytes, double *write_bytes)
+{
+    *read_bytes = d < m->nd ? m->d[d].read_bytes : 0;
+    *write_bytes = d < m->nd ? m->d[d].write_bytes : 0;
+}

@@ -97,5 +97,8 @@ int cxlmem_busy(const cxlmem *m);
 void cxlmem_get_stats(const cxlmem *m, cxlmem_stats *out);
 int cxlmem_report(cxlmem *m, uint32_t domain, cxlmem_domain_report *out, cxl_err *err);
 uint32_t cxlmem_domains(const cxlmem *m);
+/* Bytes read and written in domain d so far (extrapolated stretches counted when they end, at a change
+ * of the domain's transfers). O(1); for the trace's bandwidth counters. */
+void cxlmem_domain_bytes(const cxlmem *m, uint32_t d, double *read_bytes, double *write_bytes);
 
 #endif

@@ -5,8 +5,11 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cfg.h"
+#include "cfgdump.h"
+#include "compose.h"
 #include "presets.h"
 
 static const char *const path_names[] = { "cxl", "local", NULL };
@@ -402,6 +405,8 @@ int devcfg_load(const char *path_or_preset, devcfg *out, cxl_err *err)
     const char *text = presets_device_text(path_or_preset);
     if (text && !strchr(path_or_preset, '/') && !strstr(path_or_preset, ".yaml"))
         rc = cfg_load_text(presets_device_display(path_or_preset), text, resolve, NULL, &doc, err);
+    else if (!strchr(path_or_preset, '/') && !strstr(path_or_preset, ".yaml") && access(path_or_preset, F_OK))
+        return compose_unknown("devices", "device", path_or_preset, err);
     else
         rc = cfg_load_file(path_or_preset, resolve, NULL, &doc, err);
     if (rc)
@@ -600,4 +605,33 @@ int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err)
 double devcfg_cycles_to_ns(const cxl_params *p, uint64_t cycles)
 {
     return (double)cycles * 1e6 / (double)p->clk_khz;
+}
+
+/* cfgdump hook for the two custom fields: the switch (its table, or none) and the timing in effect (the
+ * override, else the speed bin's value; tRFC and tRFCsb of DDR5 follow die_density when not set). */
+static void dump_custom(FILE *out, const cfg_field *f, const void *dst, int indent, void *ctx)
+{
+    const devcfg *c = ctx;
+    (void)dst;
+    if (!strcmp(f->key, "switch")) {
+        if (!c->sw.present) {
+            fprintf(out, "%*sswitch: none\n", indent, "");
+            return;
+        }
+        fprintf(out, "%*sswitch:\n", indent, "");
+        cfgdump_fields(out, switch_fields, c, indent + 2, NULL, NULL);
+        return;
+    }
+    const speed_bin *b = find_bin(c->dram.standard, c->dram.speed_mts);
+    fprintf(out, "%*stiming:\n", indent, "");
+    for (int i = 0; i < T_N; i++) {
+        uint64_t v = c->dram.t[i] ? c->dram.t[i] : b ? b->t[i] : 0;
+        if (v)
+            fprintf(out, "%*s%s: %llu\n", indent + 2, "", tnames[i], (unsigned long long)v);
+    }
+}
+
+void devcfg_dump(FILE *out, const devcfg *c)
+{
+    cfgdump_fields(out, top_fields, c, 0, dump_custom, (void *)c);
 }

@@ -8,6 +8,7 @@
 #define CXLSIM_DEVCFG_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../hw/hls/cxl_params.h"
 #include "err.h"
@@ -59,6 +60,8 @@ const char *const *devcfg_preset_names(void);
 const char *devcfg_preset_text(const char *name);
 /* Convert to model parameters; fails (CXL_ELIMIT) when the model's fixed bounds are exceeded. */
 int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err);
+/* Print the device as YAML with every value in effect (cfgdump.h): `presets show --resolved`. */
+void devcfg_dump(FILE *out, const devcfg *c);
 /* Cycles <-> nanoseconds at the model clock. */
 double devcfg_cycles_to_ns(const cxl_params *p, uint64_t cycles);
 

@@ -1,12 +1,15 @@
 /* expcfg.c - experiments: compose model, GPU, cluster, training and CXL memory; run the layout checks. */
+#define _POSIX_C_SOURCE 200809L
 #include "expcfg.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cfg.h"
+#include "cfgdump.h"
 #include "parallel.h"
 #include "presets.h"
 
@@ -64,6 +67,41 @@ static void exp_dir(const expcfg *x, char *buf, size_t sz)
     snprintf(buf, sz, "%.*s", slash ? (int)(slash - x->source + 1) : 0, x->source);
 }
 
+/* The name of a file without folder and .yaml: "configs/experiments/a.yaml" -> "a". */
+static void stem(const char *path, char *buf, size_t sz)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 5 && !strcmp(base + n - 5, ".yaml"))
+        n -= 5;
+    snprintf(buf, sz, "%.*s", (int)n, base);
+}
+
+/* An experiment that extends another is its own experiment: a name or description it inherits from
+ * the parent would describe the parent. Without its own, the name is the file's and the description
+ * says what it extends. */
+static void own_name(const cfg_node *root, expcfg *x)
+{
+    const char *top, *f;
+    int line, col;
+    cfg_mark(root, &top, &line, &col);
+    const cfg_node *name = cfg_map_get(root, "name"), *desc = cfg_map_get(root, "description");
+    const cfg_node *inherited = NULL;
+    if (name && (cfg_mark(name, &f, &line, &col), strcmp(f, top))) {
+        inherited = name;
+        stem(top, x->name, sizeof x->name);
+    }
+    if (desc && (cfg_mark(desc, &f, &line, &col), strcmp(f, top)))
+        inherited = desc;
+    else if (!inherited || desc)
+        return;
+    cfg_mark(inherited, &f, &line, &col);
+    char parent[sizeof x->name];
+    stem(f, parent, sizeof parent);
+    snprintf(x->description, sizeof x->description, "extends %s", parent);
+}
+
 static int finish(cfg_doc *doc, int rc, expcfg *x, cxl_err *err)
 {
     if (!rc) {
@@ -72,6 +110,8 @@ static int finish(cfg_doc *doc, int rc, expcfg *x, cxl_err *err)
         const cfg_node *root = cfg_root(doc);
         cfgloc_from(&x->root, root);
         rc = cfg_bind(root, NULL, "", fields, x, NULL, err);
+        if (!rc)
+            own_name(root, x);
         cfg_free(doc);
     }
     if (!rc)
@@ -96,10 +136,7 @@ int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err)
         rc = cfg_load_text(out->source, text, resolve, NULL, &doc, err);
     } else if (path_or_preset && !strchr(path_or_preset, '/') && !strstr(path_or_preset, ".yaml") &&
                access(path_or_preset, F_OK) != 0) {
-        char list[1024];
-        compose_preset_list("experiments", list, sizeof list);
-        return cxl_errf(err, CXL_ECONFIG, "unknown experiment '%s': not a file and not a built-in preset (presets: %s)",
-                        path_or_preset, list);
+        return compose_unknown("experiments", "experiment", path_or_preset, err);
     } else {
         snprintf(out->source, sizeof out->source, "%s", path_or_preset ? path_or_preset : "");
         rc = cfg_load_file(path_or_preset ? path_or_preset : "", resolve, NULL, &doc, err);
@@ -114,4 +151,45 @@ int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cx
     snprintf(out->source, sizeof out->source, "%s", display_name ? display_name : "<text>");
     int rc = cfg_load_text(display_name, text, resolve, NULL, &doc, err);
     return finish(doc, rc, out, err);
+}
+
+/* cfgdump hook: each part of the experiment with its own field table. */
+static void dump_part(FILE *out, const cfg_field *f, const void *dst, int indent, void *ctx)
+{
+    static const struct { const char *key; const compose_kind *kind; } parts[] = {
+        { "model", &modelcfg_kind }, { "gpu", &gpucfg_kind }, { "cluster", &clustercfg_kind },
+        { "training", &traincfg_kind }, { "cxl", &cxlcfg_kind },
+    };
+    (void)ctx;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (!strcmp(f->key, parts[i].key)) {
+            fprintf(out, "%*s%s:\n", indent, "", f->key);
+            compose_dump(out, parts[i].kind, dst, indent + 2);
+        }
+}
+
+int expcfg_dump(FILE *out, const expcfg *x)
+{
+    cfgdump_fields(out, fields, x, 0, dump_part, NULL);
+    if (x->cxl.memory == CXLCFG_NONE)
+        return 0;
+    /* the device in effect, as comments: cxl.device names it, the values are part of the configuration */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return CXL_ENOMEM;
+    devcfg_dump(m, &x->cxl.dev);
+    if (fclose(m)) {
+        free(text);
+        return CXL_ENOMEM;
+    }
+    fprintf(out, "# cxl.device '%s' in effect:\n", x->cxl.dev.name);
+    for (const char *line = text; *line;) {
+        size_t n = strcspn(line, "\n");
+        fprintf(out, "#   %.*s\n", (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+    free(text);
+    return 0;
 }

@@ -17,6 +17,8 @@
 #ifndef CXLSIM_EXPCFG_H
 #define CXLSIM_EXPCFG_H
 
+#include <stdio.h>
+
 #include "clustercfg.h"
 #include "compose.h"
 #include "cxlcfg.h"
@@ -44,5 +46,8 @@ typedef struct expcfg {
 int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err);
 /* Load from YAML text (display_name for locations; relative references resolve from the current folder). */
 int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cxl_err *err);
+/* Print the experiment as YAML with every value in effect after `extends`, overrides and defaults
+ * (cfgdump.h), the CXL device's as comments: `train --dump-config`. 0 or CXL_ENOMEM. */
+int expcfg_dump(FILE *out, const expcfg *x);
 
 #endif

@@ -2,6 +2,7 @@
  * (see err.h and README "Exit codes"). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,8 @@
 #include <time.h>
 
 #include "backend.h"
+#include "cfgdump.h"
+#include "commit.h"
 #include "devcfg.h"
 #include "err.h"
 #include "expcfg.h"
@@ -29,6 +32,15 @@
 
 #ifndef CXLSIM_VERSION
 #define CXLSIM_VERSION "0.1.0"
+#endif
+/* The layout of the JSON outputs (README "Provenance"): raised when a member is renamed or removed or
+ * changes meaning; adding members keeps it. */
+#define CXLSIM_SCHEMA_VERSION 1
+
+#if defined(__clang__) || !defined(__GNUC__)
+#define CXLSIM_COMPILER __VERSION__
+#else
+#define CXLSIM_COMPILER "GCC " __VERSION__
 #endif
 
 static const char usage_text[] =
@@ -55,7 +67,9 @@ static const char usage_text[] =
     "  train [EXPERIMENT] simulate one training iteration: time, tokens/s, MFU, breakdown, memory\n"
     "                     (default: llama2-7b-2x8-h100)\n"
     "      --json FILE        write the results as JSON\n"
-    "      --trace FILE       write a Chrome trace (open in https://ui.perfetto.dev)\n"
+    "      --trace FILE       write a Chrome trace (open in https://ui.perfetto.dev); FILE.gz: gzip-compressed\n"
+    "      --trace-stages L   only pipeline stages L (e.g. 0,3,5-7); --trace-window T0:T1 only that time\n"
+    "      --dump-config      print the experiment after extends, overrides and defaults, and stop\n"
     "      --op-times FILE    measured kernel times (scripts/profile_ops.py); others from the model\n"
     "      --backend NAME     CXL backend for the experiment's cxl: section (csim, analytical, ...)\n"
     "      --exact            CXL: simulate every cycle (no steady-state extrapolation, no memo)\n"
@@ -65,6 +79,7 @@ static const char usage_text[] =
     "      --times            include the modelled time of each kernel\n"
     "  presets [KIND]     list the built-in presets: devices (default), models, gpus, clusters, experiments\n"
     "  presets show [KIND] NAME  print a preset's YAML (the same text as configs/KIND/NAME.yaml)\n"
+    "      --resolved         instead, every value in effect after extends and defaults\n"
     "  check DEVICE       load and validate a device description, print what the model will use\n"
     "  compare [DEVICE]   run one trace on two backends, report the first diverging event (exit 8)\n"
     "      --trace FILE | --random N [--seed S]  descriptor trace (CSV, docs/compare.md) or N random\n"
@@ -73,10 +88,11 @@ static const char usage_text[] =
     "                         A to B, default 200 before to 50 after the first diverging event\n"
     "      --xclbin FILE, --card N|BDF, --xrt-timeout MS  for an xrt backend, as for probe\n"
     "  backends           list backends and whether each is built in\n"
-    "  version            print the version\n"
+    "  version            print the version, commit, compiler and backends of this build\n"
     "  help               this text\n"
     "\n"
-    "DEVICE is a YAML file or a preset name. Exit codes: 0 ok, 1 internal error, 2 usage, 3 configuration,\n"
+    "DEVICE is a YAML file or a preset name. FILE '-' is standard output (the summary then goes to\n"
+    "standard error). Exit codes: 0 ok, 1 internal error, 2 usage, 3 configuration,\n"
     "4 backend unavailable, 5 file I/O, 6 out of memory, 7 request beyond the model's limits,\n"
     "8 compare: backends differ, 9 FPGA card or kernel run failed (xrt).\n";
 
@@ -98,6 +114,106 @@ static int usage_error(const char *fmt, ...)
     fprintf(stderr, "\n(run 'cxlsim help' for usage)\n");
     va_end(ap);
     return 2;
+}
+
+/* The whole command line, recorded in every JSON output. */
+typedef struct cmdline {
+    int argc;
+    char **argv;
+} cmdline;
+
+/* The members every JSON output starts with (README "Provenance"): cfg is the resolved configuration
+ * as `--dump-config` prints it, hashed with FNV-1a 64. */
+static void json_provenance(json_w *w, const cmdline *cl, const char *cfg, size_t cfg_len)
+{
+    char hash[32];
+    json_str(w, "cxlsim_version", CXLSIM_VERSION);
+    json_str(w, "commit", CXLSIM_COMMIT);
+    json_u64(w, "schema_version", CXLSIM_SCHEMA_VERSION);
+    json_arr_begin(w, "command_line");
+    for (int i = 0; i < cl->argc; i++)
+        json_str(w, NULL, cl->argv[i]);
+    json_arr_end(w);
+    snprintf(hash, sizeof hash, "fnv1a64:%016" PRIx64, cfgdump_fnv1a64(cfg, cfg_len));
+    json_str(w, "config_hash", hash);
+}
+
+/* The resolved configuration text of an experiment, or of devices (joined as YAML documents). NULL
+ * when out of memory; the caller frees. */
+static char *resolved_experiment(const expcfg *x, size_t *len)
+{
+    char *text = NULL;
+    FILE *m = open_memstream(&text, len);
+    if (!m)
+        return NULL;
+    int rc = expcfg_dump(m, x);
+    if (fclose(m) || rc) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static char *resolved_devices(const devcfg *a, const devcfg *b, size_t *len)
+{
+    char *text = NULL;
+    FILE *m = open_memstream(&text, len);
+    if (!m)
+        return NULL;
+    devcfg_dump(m, a);
+    if (b) {
+        fputs("---\n", m);
+        devcfg_dump(m, b);
+    }
+    if (fclose(m)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Pre-flight for a command's outputs (n paths, NULL when not asked for): each can be written, none is
+ * an input or another output. */
+static int check_outputs(const char *const *out, size_t n, const char *const *in, size_t nin, cxl_err *e)
+{
+    for (size_t i = 0; i < n; i++)
+        if (out[i] && outfile_check(out[i], e))
+            return e->code;
+    return outfile_check_inputs(out, n, in, nin, e);
+}
+
+/* Where the human summary goes: standard error when an output is standard output. */
+static FILE *summary_stream(const char *const *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (outfile_is_stdout(out[i]))
+            return stderr;
+    return stdout;
+}
+
+/* The end of a command with a JSON output (outs[0]) and one other (outs[1]): both written, all or none
+ * (outfile.h), when the run succeeded; the JSON writer and the configuration text freed either way.
+ * of: the outputs opened before the run (NULL, or entries NULL, for none: those of outs are opened
+ * here); the other output's data, when not NULL, is written after the JSON. */
+static int write_outputs(int rc, const char *const outs[2], outfile *of[2], json_w *w, char *cfg,
+                         const char *other, size_t other_len, cxl_err *e)
+{
+    outfile *none[2] = { NULL, NULL };
+    if (!of)
+        of = none;
+    if (!rc && outs[0] && (w->oom || !cfg))
+        rc = cxl_errf(e, CXL_ENOMEM, "out of memory writing JSON");
+    for (int i = 0; i < 2 && !rc; i++)
+        if (outs[i] && !of[i])
+            rc = outfile_open(outs[i], &of[i], e);
+    if (!rc && of[0])
+        rc = outfile_put(of[0], w->buf, w->len, e);
+    if (!rc && of[1] && other)
+        rc = outfile_put(of[1], other, other_len, e);
+    rc = outfile_finish_all(of, 2, rc, e);
+    json_free(w);
+    free(cfg);
+    return rc;
 }
 
 /* A whole number from lo to hi, or -1. */
@@ -158,22 +274,73 @@ static int is_kind(const char *k)
     return 0;
 }
 
+/* `presets show --resolved KIND NAME`: the preset loaded as a run would load it, printed back. */
+static int show_resolved(const char *kind, const char *name)
+{
+    cxl_err e;
+    cxl_err_clear(&e);
+    int rc = 0;
+    if (!strcmp(kind, "devices")) {
+        devcfg c;
+        if (!(rc = devcfg_load(name, &c, &e)))
+            devcfg_dump(stdout, &c);
+    } else if (!strcmp(kind, "experiments")) {
+        expcfg *x = malloc(sizeof *x);
+        if (!x)
+            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory");
+        else if (!(rc = expcfg_load(name, x, &e)) && expcfg_dump(stdout, x))
+            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory");
+        free(x);
+    } else if (!strcmp(kind, "models")) {
+        modelcfg m;
+        if (!(rc = modelcfg_load(name, &m, &e)))
+            compose_dump(stdout, &modelcfg_kind, &m, 0);
+    } else if (!strcmp(kind, "gpus")) {
+        gpucfg g;
+        if (!(rc = gpucfg_load(name, &g, &e)))
+            compose_dump(stdout, &gpucfg_kind, &g, 0);
+    } else {
+        clustercfg c;
+        if (!(rc = clustercfg_load(name, &c, &e)))
+            compose_dump(stdout, &clustercfg_kind, &c, 0);
+    }
+    return rc ? fail(&e) : 0;
+}
+
 static int cmd_presets(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "show")) {
-        const char *kind = "devices", *name;
-        if (argc == 4 && is_kind(argv[2])) {
-            kind = argv[2];
-            name = argv[3];
-        } else if (argc == 3) {
-            name = argv[2];
-        } else {
-            return usage_error("presets show: expected [KIND] NAME%s", "");
+        const char *pos[3] = { NULL }, *kind = "devices", *name;
+        int npos = 0, resolved = 0;
+        for (int i = 2; i < argc; i++) {
+            if (!strcmp(argv[i], "--resolved"))
+                resolved = 1;
+            else if (argv[i][0] == '-')
+                return usage_error("presets show: unknown option '%s'", argv[i]);
+            else if (npos < 3)
+                pos[npos++] = argv[i];
+            else
+                npos++;
         }
-        const char *t = presets_text(kind, name);
-        if (!t)
-            return usage_error("unknown preset '%s' (run 'cxlsim presets KIND')", name);
-        fputs(t, stdout);
+        if (npos == 2 && is_kind(pos[0])) {
+            kind = pos[0];
+            name = pos[1];
+        } else if (npos == 1) {
+            name = pos[0];
+        } else {
+            return usage_error("presets show: expected [--resolved] [KIND] NAME%s", "");
+        }
+        if (!presets_text(kind, name)) {
+            cxl_err e;
+            cxl_err_clear(&e);
+            char list[1024];
+            compose_preset_list(kind, name, list, sizeof list);
+            cxl_errf(&e, CXL_ECONFIG, "unknown preset '%s' among the %s; %s", name, kind, list);
+            return fail(&e);
+        }
+        if (resolved)
+            return show_resolved(kind, name);
+        fputs(presets_text(kind, name), stdout);
         return 0;
     }
     const char *kind = "devices";
@@ -236,7 +403,7 @@ static int experiment_args(int argc, char **argv, const char *cmd, const char *c
     return 0;
 }
 
-static int cmd_memory(int argc, char **argv)
+static int cmd_memory(int argc, char **argv, const cmdline *cl)
 {
     static const char *const opts[] = { "--json=", NULL };
     const char *vals[1] = { NULL }, *exp;
@@ -244,9 +411,10 @@ static int cmd_memory(int argc, char **argv)
     if (urc)
         return urc;
     const char *json_path = vals[0];
+    FILE *so = summary_stream(&json_path, 1);
     cxl_err e;
     cxl_err_clear(&e);
-    if (json_path && outfile_check(json_path, &e))
+    if (check_outputs(&json_path, 1, &exp, 1, &e))
         return fail(&e);
     expcfg *x = malloc(sizeof *x);
     if (!x) {
@@ -260,32 +428,35 @@ static int cmd_memory(int argc, char **argv)
     gpumem m;
     gpumem_estimate(&x->model, &x->train, &m);
     const traincfg *t = &x->train;
-    printf("%s: %s\n", x->name, x->description);
-    printf("  model       %s, %.2f B parameters\n", x->model.name, (double)modelcfg_total_params(&x->model) / 1e9);
-    printf("  cluster     %llu x %llu %s (%s)\n", (unsigned long long)x->cluster.nodes,
+    fprintf(so, "%s: %s\n", x->name, x->description);
+    fprintf(so, "  model       %s, %.2f B parameters\n", x->model.name, (double)modelcfg_total_params(&x->model) / 1e9);
+    fprintf(so, "  cluster     %llu x %llu %s (%s)\n", (unsigned long long)x->cluster.nodes,
            (unsigned long long)x->cluster.gpus_per_node, x->gpu.name, x->cluster.name);
-    printf("  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu, recompute %s\n",
+    fprintf(so, "  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu, recompute %s\n",
            (unsigned long long)t->tp, (unsigned long long)t->pp, (unsigned long long)t->dp, t->sp ? "on" : "off",
            (unsigned long long)t->virtual_stages, (unsigned long long)t->zero,
            traincfg_recompute_names[t->recompute]);
-    printf("  memory per GPU (pipeline stage %llu, the largest), GiB:\n", (unsigned long long)m.stage);
-    printf("    weights      %8.2f\n    gradients    %8.2f\n    optimizer    %8.2f\n    activations  %8.2f\n"
+    fprintf(so, "  memory per GPU (pipeline stage %llu, the largest), GiB:\n", (unsigned long long)m.stage);
+    fprintf(so, "    weights      %8.2f\n    gradients    %8.2f\n    optimizer    %8.2f\n    activations  %8.2f\n"
            "    total        %8.2f   of %.2f GiB HBM\n",
            m.weights_bytes / GIB, m.gradients_bytes / GIB, m.optimizer_bytes / GIB, m.activations_bytes / GIB,
            m.total_bytes / GIB, (double)x->gpu.hbm_bytes / GIB);
     tiers tr;
     int rc = tiers_compute(x, &tr);
     if (!rc && x->cxl.memory != CXLCFG_NONE)
-        printf("  after offloading to CXL (%s '%s'): HBM %.2f GiB per GPU; CXL %.2f GiB per GPU, %.2f of %.2f GiB "
+        fprintf(so, "  after offloading to CXL (%s '%s'): HBM %.2f GiB per GPU; CXL %.2f GiB per GPU, %.2f of %.2f GiB "
                "in the fullest domain\n",
                cxlcfg_memory_names[x->cxl.memory], x->cxl.dev.name, tr.hbm_bytes / GIB, tr.cxl_bytes_per_gpu / GIB,
                tr.cxl_bytes_per_domain / GIB, tr.cxl_capacity_per_domain / GIB);
     if (!rc)
         rc = tiers_check(x, &tr, &e);
     if (!rc && json_path) {
+        size_t clen = 0;
+        char *cfg = resolved_experiment(x, &clen);
         json_w w;
         json_init(&w);
         json_obj_begin(&w, NULL);
+        json_provenance(&w, cl, cfg ? cfg : "", clen);
         json_str(&w, "experiment", x->name);
         json_u64(&w, "parameters", modelcfg_total_params(&x->model));
         json_u64(&w, "stage", m.stage);
@@ -304,8 +475,10 @@ static int cmd_memory(int argc, char **argv)
         json_num(&w, "cxl_capacity_per_domain", tr.cxl_capacity_per_domain / GIB);
         json_obj_end(&w);
         json_obj_end(&w);
-        rc = w.oom ? cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON") : outfile_write(json_path, w.buf, w.len, &e);
+        rc = w.oom || !cfg ? cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON")
+                           : outfile_write(json_path, w.buf, w.len, &e);
         json_free(&w);
+        free(cfg);
     }
     free(x);
     return rc ? fail(&e) : 0;
@@ -341,11 +514,12 @@ static int load_experiment(const char *exp, expcfg **out, cxl_err *e)
     return 0;
 }
 
-static int cmd_train(int argc, char **argv)
+static int cmd_train(int argc, char **argv, const cmdline *cl)
 {
-    static const char *const opts[] = { "--json=",   "--trace=", "--op-times=",    "--backend=", "--exact",
-                                        "--xclbin=", "--card=",  "--xrt-timeout=", NULL };
-    const char *vals[8] = { NULL }, *exp;
+    static const char *const opts[] = { "--json=",        "--trace=",        "--op-times=", "--backend=",
+                                        "--exact",        "--xclbin=",       "--card=",     "--xrt-timeout=",
+                                        "--dump-config",  "--trace-stages=", "--trace-window=", NULL };
+    const char *vals[11] = { NULL }, *exp;
     int urc = experiment_args(argc, argv, "train", opts, vals, &exp);
     if (urc)
         return urc;
@@ -361,78 +535,117 @@ static int cmd_train(int argc, char **argv)
         if (!known)
             return usage_error("train: unknown backend '%s' (run 'cxlsim backends')", backend);
     }
+    const char *outs[2] = { json_path, trace_path }, *ins[2] = { exp, times_path };
+    FILE *so = summary_stream(outs, 2);
     cxl_err e;
     cxl_err_clear(&e);
-    if ((json_path && outfile_check(json_path, &e)) || (trace_path && outfile_check(trace_path, &e)))
+    const char *stage_list = vals[9], *window = vals[10];
+    if ((stage_list || window) && !trace_path)
+        return usage_error("train: --trace-stages and --trace-window need --trace FILE%s", "");
+    int64_t w0 = 0, w1 = INT64_MAX;
+    if (window && ctrace_parse_window(window, &w0, &w1, &e))
+        return usage_error("train: %s", e.msg);
+    if (check_outputs(outs, 2, ins, 2, &e))
         return fail(&e);
     expcfg *x = NULL;
     optimes *ot = NULL;
     if (load_experiment(exp, &x, &e))
         return fail(&e);
-    if (times_path && optimes_load(times_path, &ot, 1, &e)) {
+    if (vals[8]) { /* --dump-config */
+        int drc = expcfg_dump(stdout, x);
         free(x);
-        return fail(&e);
+        return drc ? 6 : 0;
     }
+    uint8_t *stages = stage_list ? malloc(x->train.pp) : NULL;
+    ctrace *ct = NULL;
+    int rc = stage_list && !stages ? cxl_errf(&e, CXL_ENOMEM, "out of memory") : 0;
+    if (!rc && stages && ctrace_parse_stages(stage_list, (uint32_t)x->train.pp, stages, &e)) {
+        free(stages);
+        free(x);
+        return usage_error("train: %s", e.msg);
+    }
+    if (!rc && times_path)
+        rc = optimes_load(times_path, &ot, 1, &e);
+    /* Both outputs are open before the run (their temporary files in the pending table of outfile.h,
+     * which the signal handlers empty) and committed together after it, all or none: the trace streams
+     * to its file during the run and is complete before anything is printed, so a failed trace (a full
+     * disk) leaves no report, and a failed JSON leaves no trace. */
+    outfile *of[2] = { NULL, NULL };
+    if (!rc && json_path)
+        rc = outfile_open(json_path, &of[0], &e);
+    if (!rc && trace_path)
+        rc = ctrace_open(&ct, trace_path, w0, w1, &e);
     progress_ctx pc = { now_s(), 0, 0 };
-    train_opts o = { ot, trace_path != NULL, isatty(2) ? progress_cb : NULL, &pc, exact, backend, bo };
+    train_opts o = { ot, ct, isatty(2) ? progress_cb : NULL, &pc, exact, backend, bo, stages };
     train_result r;
     double t0 = now_s();
-    int rc = train_run(x, &o, &r, &e);
+    if (!rc)
+        rc = train_run(x, &o, &r, &e);
     double wall = now_s() - t0;
     if (pc.shown)
         fprintf(stderr, "\r%60s\r", "");
+    if (rc)
+        ctrace_abort(ct);
+    else if (ct && (rc = ctrace_end(ct, &of[1], &e)) != 0)
+        train_result_free(&r);
+    free(stages);
     if (rc) {
+        outfile_finish_all(of, 2, rc, &e);
         optimes_free(ot);
         free(x);
         return fail(&e);
     }
     const traincfg *t = &x->train;
-    printf("%s: %s\n", x->name, x->description);
-    printf("  model       %s, %.2f B parameters, sequence %llu\n", x->model.name,
+    fprintf(so, "%s: %s\n", x->name, x->description);
+    fprintf(so, "  model       %s, %.2f B parameters, sequence %llu\n", x->model.name,
            (double)modelcfg_total_params(&x->model) / 1e9, (unsigned long long)x->model.seq_len);
-    printf("  cluster     %llu x %llu %s (%s)\n", (unsigned long long)x->cluster.nodes,
+    fprintf(so, "  cluster     %llu x %llu %s (%s)\n", (unsigned long long)x->cluster.nodes,
            (unsigned long long)x->cluster.gpus_per_node, x->gpu.name, x->cluster.name);
-    printf("  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu, recompute %s, "
+    fprintf(so, "  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu, recompute %s, "
            "global batch %llu, micro-batch %llu\n",
            (unsigned long long)t->tp, (unsigned long long)t->pp, (unsigned long long)t->dp, t->sp ? "on" : "off",
            (unsigned long long)t->virtual_stages, (unsigned long long)t->zero, traincfg_recompute_names[t->recompute],
            (unsigned long long)t->global_batch, (unsigned long long)t->micro_batch);
     if (ot)
-        printf("  kernels     %llu distinct, %llu from %s\n", (unsigned long long)r.kernels,
+        fprintf(so, "  kernels     %llu distinct, %llu from %s\n", (unsigned long long)r.kernels,
                (unsigned long long)r.kernels_measured, times_path);
     double T = (double)r.iteration_ps / 1e12;
-    printf("\n  iteration time   %.4f s\n  tokens/s         %.0f\n  MFU              %.1f %%\n", T, r.tokens_per_s,
+    fprintf(so, "\n  iteration time   %.4f s\n  tokens/s         %.0f\n  MFU              %.1f %%\n", T, r.tokens_per_s,
            100.0 * r.mfu);
-    printf("  breakdown (mean over pipeline stages):\n");
+    fprintf(so, "  breakdown (mean over pipeline stages):\n");
     static const char *const label[TRAIN_BK_N] = { "compute", "exposed TP comm", "exposed PP comm",
                                                    "exposed DP comm", "pipeline bubble", "CXL stall" };
     for (int k = 0; k < TRAIN_BK_N; k++)
-        printf("    %-16s %10.4f s  %5.1f %%\n", label[k], r.breakdown_s[k], T > 0 ? 100.0 * r.breakdown_s[k] / T : 0);
-    printf("  memory per GPU (stage %llu): weights %.2f, gradients %.2f, optimizer %.2f, activations %.2f, "
+        fprintf(so, "    %-16s %10.4f s  %5.1f %%\n", label[k], r.breakdown_s[k], T > 0 ? 100.0 * r.breakdown_s[k] / T : 0);
+    fprintf(so, "  memory per GPU (stage %llu): weights %.2f, gradients %.2f, optimizer %.2f, activations %.2f, "
            "total %.2f GiB\n",
            (unsigned long long)r.mem.stage, r.mem.weights_bytes / GIB, r.mem.gradients_bytes / GIB,
            r.mem.optimizer_bytes / GIB, r.mem.activations_bytes / GIB, r.mem.total_bytes / GIB);
     if (x->cxl.memory != CXLCFG_NONE) {
-        printf("  CXL memory       %s '%s' on backend %s: %llu transfers, %llu cycles in detail, %llu extrapolated, "
+        fprintf(so, "  CXL memory       %s '%s' on backend %s: %llu transfers, %llu cycles in detail, %llu extrapolated, "
                "%llu memo hits%s\n",
                cxlcfg_memory_names[x->cxl.memory], x->cxl.dev.name, r.cxl_backend, (unsigned long long)r.cxl_transfers,
                (unsigned long long)r.detailed_cycles, (unsigned long long)r.extrapolated_cycles,
                (unsigned long long)r.memo_hits, exact ? " (exact)" : "");
-        printf("  memory tiers     HBM %.2f GiB per GPU; CXL %.2f GiB per GPU, %.2f of %.2f GiB in the fullest domain\n",
+        fprintf(so, "  memory tiers     HBM %.2f GiB per GPU; CXL %.2f GiB per GPU, %.2f of %.2f GiB in the fullest domain\n",
                r.tiers.hbm_bytes / GIB, r.tiers.cxl_bytes_per_gpu / GIB, r.tiers.cxl_bytes_per_domain / GIB,
                r.tiers.cxl_capacity_per_domain / GIB);
         for (uint32_t d = 0; d < r.ndomains; d++)
-            printf("    domain %u (x%u, %u node%s): read %.2f GB/s, write %.2f GB/s over %.4f s busy; read latency "
-                   "mean %.0f ns, p99 %.0f ns\n",
-                   d, r.domains[d].copies, r.domains[d].nodes, r.domains[d].nodes > 1 ? "s" : "", r.domains[d].read_gbps,
+            fprintf(so, "    domain %u (x%u cop%s, %u node%s each): read %.2f GB/s, write %.2f GB/s over %.4f s busy; "
+                   "read latency mean %.0f ns, p99 %.0f ns\n",
+                   d, r.domains[d].copies, r.domains[d].copies == 1 ? "y" : "ies", r.domains[d].nodes, r.domains[d].nodes > 1 ? "s" : "", r.domains[d].read_gbps,
                    r.domains[d].write_gbps, r.domains[d].busy_s, r.domains[d].read_lat_ns[0], r.domains[d].read_lat_ns[2]);
     }
-    printf("  engine           %llu events, %llu flows, %.3f s wall\n", (unsigned long long)r.events,
+    fprintf(so, "  engine           %llu events, %llu flows, %.3f s wall\n", (unsigned long long)r.events,
            (unsigned long long)r.flows, wall);
+    json_w w;
+    json_init(&w);
+    char *cfg = NULL;
     if (json_path) {
-        json_w w;
-        json_init(&w);
+        size_t clen = 0;
+        cfg = resolved_experiment(x, &clen);
         json_obj_begin(&w, NULL);
+        json_provenance(&w, cl, cfg ? cfg : "", clen);
         json_str(&w, "experiment", x->name);
         json_num(&w, "iteration_time_s", T);
         json_u64(&w, "iteration_time_ps", (uint64_t)r.iteration_ps);
@@ -527,11 +740,8 @@ static int cmd_train(int argc, char **argv)
         json_u64(&w, "kernels_measured", r.kernels_measured);
         json_num(&w, "wall_seconds", wall);
         json_obj_end(&w);
-        rc = w.oom ? cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON") : outfile_write(json_path, w.buf, w.len, &e);
-        json_free(&w);
     }
-    if (!rc && trace_path)
-        rc = outfile_write(trace_path, r.trace, r.trace_len, &e);
+    rc = write_outputs(rc, outs, of, &w, cfg, NULL, 0, &e);
     train_result_free(&r);
     optimes_free(ot);
     free(x);
@@ -551,7 +761,7 @@ static int cmd_ops(int argc, char **argv)
     int with_times = vals[1] != NULL;
     cxl_err e;
     cxl_err_clear(&e);
-    if (out_path && outfile_check(out_path, &e))
+    if (check_outputs(&out_path, 1, &exp, 1, &e))
         return fail(&e);
     expcfg *x = NULL;
     if (load_experiment(exp, &x, &e))
@@ -712,7 +922,7 @@ static int parse_mix(const char *s, uint32_t *rd, uint32_t *wr)
     return 0;
 }
 
-static int cmd_probe(int argc, char **argv)
+static int cmd_probe(int argc, char **argv, const cmdline *cl)
 {
     const char *device = "asic", *reference = "local-ddr5", *json_path = NULL, *csv_path = NULL;
     probe_opts o;
@@ -795,7 +1005,9 @@ static int cmd_probe(int argc, char **argv)
             found = 1;
     if (!found)
         return usage_error("unknown backend '%s'; valid: csim, analytical, verilator, xrt", o.backend);
-    if ((json_path && outfile_check(json_path, &e)) || (csv_path && outfile_check(csv_path, &e)))
+    const char *outs[3] = { json_path, csv_path, o.bo.trace_fst }, *ins[2] = { device, reference };
+    FILE *so = summary_stream(outs, 3);
+    if (check_outputs(outs, 3, ins, 2, &e))
         return fail(&e);
     devcfg dev, ref;
     if (devcfg_load(device, &dev, &e) || devcfg_load(reference, &ref, &e))
@@ -824,30 +1036,35 @@ static int cmd_probe(int argc, char **argv)
     }
     double wall = now_s() - t0;
 
-    printf("cxlsim probe: %s (%s), backend %s\n", dev.name, dev.description, o.backend);
-    printf("  idle load-to-use latency   %8.1f ns   (random dependent 64 B reads, 1 GiB)\n", r->idle_read_latency_ns);
-    printf("  local DDR reference        %8.1f ns   (%s)\n", r->local_idle_read_latency_ns, ref.name);
-    printf("  CXL / local                %8.2f x\n", r->idle_read_latency_ns / r->local_idle_read_latency_ns);
-    printf("  bandwidth, all requesters streaming:\n");
+    fprintf(so, "cxlsim probe: %s (%s), backend %s\n", dev.name, dev.description, o.backend);
+    fprintf(so, "  idle load-to-use latency   %8.1f ns   (random dependent 64 B reads, 1 GiB)\n", r->idle_read_latency_ns);
+    fprintf(so, "  local DDR reference        %8.1f ns   (%s)\n", r->local_idle_read_latency_ns, ref.name);
+    fprintf(so, "  CXL / local                %8.2f x\n", r->idle_read_latency_ns / r->local_idle_read_latency_ns);
+    fprintf(so, "  bandwidth, all requesters streaming:\n");
     const char *mixes[4] = { "100:0 (reads)", "2:1", "1:1", "0:100 (writes)" };
-    printf("    %-16s %10s %12s %12s %9s %9s %9s\n", "mix", "GB/s", "read mean ns", "read p99 ns", "M2S util",
+    fprintf(so, "    %-16s %10s %12s %12s %9s %9s %9s\n", "mix", "GB/s", "read mean ns", "read p99 ns", "M2S util",
            "S2M util", "row hits");
     for (int i = 0; i < 4; i++) {
         const window_stats *w = &r->bw_stats[i];
-        printf("    %-16s %10.2f %12.1f %12.1f %8.1f%% %8.1f%% %8.1f%%\n", mixes[i], r->bw_gbps[i], w->read_lat_ns[0],
+        fprintf(so, "    %-16s %10.2f %12.1f %12.1f %8.1f%% %8.1f%% %8.1f%%\n", mixes[i], r->bw_gbps[i], w->read_lat_ns[0],
                w->read_lat_ns[2], 100 * w->link_utilisation[0], 100 * w->link_utilisation[1], 100 * w->row_hit_rate);
     }
-    printf("  loaded latency, random %u:%u:\n", o.curve_rd, o.curve_wr);
-    printf("    %12s %12s %12s %12s\n", "offered GB/s", "achieved", "mean ns", "p99 ns");
+    fprintf(so, "  loaded latency, random %u:%u:\n", o.curve_rd, o.curve_wr);
+    fprintf(so, "    %12s %12s %12s %12s\n", "offered GB/s", "achieved", "mean ns", "p99 ns");
     for (uint32_t i = 0; i < r->npoints; i++)
-        printf("    %12.2f %12.2f %12.1f %12.1f\n", r->curve[i].offered_gbps, r->curve[i].achieved_gbps,
+        fprintf(so, "    %12.2f %12.2f %12.1f %12.1f\n", r->curve[i].offered_gbps, r->curve[i].achieved_gbps,
                r->curve[i].mean_latency_ns, r->curve[i].p99_latency_ns);
-    printf("  simulated cycles %llu in %.2f s\n", (unsigned long long)r->simulated_cycles, wall);
+    fprintf(so, "  simulated cycles %llu in %.2f s\n", (unsigned long long)r->simulated_cycles, wall);
 
+    json_w w;
+    json_init(&w);
+    char *cfg = NULL, *csv = NULL;
+    size_t csv_len = 0;
     if (json_path) {
-        json_w w;
-        json_init(&w);
+        size_t clen = 0;
+        cfg = resolved_devices(&dev, &ref, &clen);
         json_obj_begin(&w, NULL);
+        json_provenance(&w, cl, cfg ? cfg : "", clen);
         json_str(&w, "backend", o.backend);
         json_str(&w, "device", dev.name);
         json_str(&w, "device_source", dev.source);
@@ -883,26 +1100,21 @@ static int cmd_probe(int argc, char **argv)
         json_u64(&w, "simulated_cycles", r->simulated_cycles);
         json_num(&w, "wall_seconds", wall);
         json_obj_end(&w);
-        if (w.oom)
-            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON");
-        else
-            rc = outfile_write(json_path, w.buf, w.len, &e);
-        json_free(&w);
     }
     if (!rc && csv_path) {
-        char *buf = malloc(64 + (size_t)r->npoints * 96);
-        if (!buf) {
+        csv = malloc(64 + (size_t)r->npoints * 96);
+        if (!csv) {
             rc = cxl_errf(&e, CXL_ENOMEM, "out of memory");
         } else {
-            size_t len = (size_t)sprintf(buf, "offered_gbps,achieved_gbps,mean_latency_ns,p99_latency_ns\n");
+            csv_len = (size_t)sprintf(csv, "offered_gbps,achieved_gbps,mean_latency_ns,p99_latency_ns\n");
             for (uint32_t i = 0; i < r->npoints; i++)
-                len += (size_t)sprintf(buf + len, "%.6f,%.6f,%.3f,%.3f\n", r->curve[i].offered_gbps,
-                                       r->curve[i].achieved_gbps, r->curve[i].mean_latency_ns,
-                                       r->curve[i].p99_latency_ns);
-            rc = outfile_write(csv_path, buf, len, &e);
-            free(buf);
+                csv_len += (size_t)sprintf(csv + csv_len, "%.6f,%.6f,%.3f,%.3f\n", r->curve[i].offered_gbps,
+                                           r->curve[i].achieved_gbps, r->curve[i].mean_latency_ns,
+                                           r->curve[i].p99_latency_ns);
         }
     }
+    rc = write_outputs(rc, outs, NULL, &w, cfg, csv, csv_len, &e);
+    free(csv);
     free(r);
     return rc ? fail(&e) : 0;
 }
@@ -927,7 +1139,7 @@ static void compare_json_diff(json_w *w, const char *key, const cmp_diff *d, con
     json_obj_end(w);
 }
 
-static int cmd_compare(int argc, char **argv)
+static int cmd_compare(int argc, char **argv, const cmdline *cl)
 {
     const char *device = "asic", *trace_path = NULL, *json_path = NULL, *save_path = NULL;
     const char *backends = "csim,verilator";
@@ -1013,7 +1225,21 @@ static int cmd_compare(int argc, char **argv)
     }
     cxl_err e;
     cxl_err_clear(&e);
-    if ((json_path && outfile_check(json_path, &e)) || (save_path && outfile_check(save_path, &e)))
+    char gtkw_path[4096] = "";
+    if (fst_path) { /* the waveform and its save file: FILE.fst -> FILE.gtkw, else FILE.gtkw appended */
+        if (outfile_is_stdout(fst_path))
+            return usage_error("--trace-fst: '%s': the waveform is written to a file (the simulator seeks in it)",
+                               fst_path);
+        size_t n = strlen(fst_path);
+        if (n + 6 > sizeof gtkw_path)
+            return usage_error("--trace-fst: the path is longer than %zu characters", sizeof gtkw_path - 6);
+        int ext = n > 4 && !strcmp(fst_path + n - 4, ".fst");
+        snprintf(gtkw_path, sizeof gtkw_path, "%.*s.gtkw", (int)(ext ? n - 4 : n), fst_path);
+    }
+    const char *outs[4] = { json_path, save_path, fst_path, fst_path ? gtkw_path : NULL };
+    const char *ins[2] = { device, trace_path };
+    FILE *so = summary_stream(outs, 2);
+    if (check_outputs(outs, 4, ins, 2, &e))
         return fail(&e);
     devcfg dev;
     cxl_params p;
@@ -1026,37 +1252,20 @@ static int cmd_compare(int argc, char **argv)
     }
     if ((bo.xclbin || bo.xrt_card || bo.xrt_timeout_ms) && strcmp(names[0], "xrt") && strcmp(names[1], "xrt"))
         return usage_error("compare: --xclbin, --card and --xrt-timeout need xrt in --backends (%s)", backends);
-    char gtkw_path[4096] = "";
-    if (fst_path) { /* the waveform and its save file: FILE.fst -> FILE.gtkw, else FILE.gtkw appended */
-        if (!cxl_backend_can_trace(names[0]) && !cxl_backend_can_trace(names[1])) {
-            cxl_errf(&e, CXL_EUSAGE, "--trace-fst needs a verilator backend that can write waveforms in --backends "
-                     "(%s; verilator: CMake option CXLSIM_RTL_TRACE)", backends);
-            return fail(&e);
-        }
-        size_t n = strlen(fst_path);
-        if (n + 6 > sizeof gtkw_path)
-            return usage_error("--trace-fst: the path is longer than %zu characters", sizeof gtkw_path - 6);
-        int ext = n > 4 && !strcmp(fst_path + n - 4, ".fst");
-        snprintf(gtkw_path, sizeof gtkw_path, "%.*s.gtkw", (int)(ext ? n - 4 : n), fst_path);
-        if (outfile_check(fst_path, &e) || outfile_check(gtkw_path, &e))
-            return fail(&e);
+    if (fst_path && !cxl_backend_can_trace(names[0]) && !cxl_backend_can_trace(names[1])) {
+        cxl_errf(&e, CXL_EUSAGE, "--trace-fst needs a verilator backend that can write waveforms in --backends "
+                 "(%s; verilator: CMake option CXLSIM_RTL_TRACE)", backends);
+        return fail(&e);
     }
     trace t;
     int rc = trace_path ? trace_load(trace_path, &p, &t, &e) : trace_random(&p, seed, (size_t)nrandom, &t, &e);
     if (rc)
         return fail(&e);
-    if (save_path) {
-        char *text;
-        size_t len;
-        rc = trace_to_csv(&t, &text, &len, &e);
-        if (!rc) {
-            rc = outfile_write(save_path, text, len, &e);
-            free(text);
-        }
-        if (rc) {
-            trace_free(&t);
-            return fail(&e);
-        }
+    char *saved = NULL; /* --save-trace: written with --json once the run is done */
+    size_t saved_len = 0;
+    if (save_path && trace_to_csv(&t, &saved, &saved_len, &e)) {
+        trace_free(&t);
+        return fail(&e);
     }
     cmp_opts o;
     cmp_default_opts(&o);
@@ -1067,6 +1276,7 @@ static int cmd_compare(int argc, char **argv)
     cmp_result *r = malloc(sizeof *r);
     if (!r) {
         trace_free(&t);
+        free(saved);
         cxl_errf(&e, CXL_ENOMEM, "out of memory");
         return fail(&e);
     }
@@ -1094,6 +1304,7 @@ static int cmd_compare(int argc, char **argv)
     trace_free(&t);
     if (rc) {
         free(r);
+        free(saved);
         return fail(&e);
     }
     /* labels: the backend names, told apart when they are the same */
@@ -1101,46 +1312,50 @@ static int cmd_compare(int argc, char **argv)
     int same = !strcmp(names[0], names[1]);
     snprintf(la, sizeof la, "%s%s", names[0], same ? " (A)" : "");
     snprintf(lb, sizeof lb, "%s%s", names[1], same ? " (B)" : "");
-    printf("cxlsim compare: %s (%s), %s vs %s\n", dev.name, dev.description, names[0], names[1]);
+    fprintf(so, "cxlsim compare: %s (%s), %s vs %s\n", dev.name, dev.description, names[0], names[1]);
     if (trace_path)
-        printf("  trace        %s: %llu descriptors\n", trace_path, (unsigned long long)r->descriptors);
+        fprintf(so, "  trace        %s: %llu descriptors\n", trace_path, (unsigned long long)r->descriptors);
     else
-        printf("  trace        random: %llu descriptors, seed %llu\n", (unsigned long long)r->descriptors,
+        fprintf(so, "  trace        random: %llu descriptors, seed %llu\n", (unsigned long long)r->descriptors,
                (unsigned long long)seed);
     if (r->equal && !r->truncated)
-        printf("  result       equal: %llu descriptors, %llu completions, %llu cycles, statistics identical\n",
+        fprintf(so, "  result       equal: %llu descriptors, %llu completions, %llu cycles, statistics identical\n",
                (unsigned long long)r->descriptors, (unsigned long long)r->completions, (unsigned long long)r->cycles);
     else if (r->equal)
-        printf("  result       equal up to cycle %llu (--max-cycles): %llu of %llu descriptors completed, "
+        fprintf(so, "  result       equal up to cycle %llu (--max-cycles): %llu of %llu descriptors completed, "
                "statistics identical there\n",
                (unsigned long long)r->cycles, (unsigned long long)r->completions, (unsigned long long)r->descriptors);
     else {
         int w = (int)(strlen(la) > strlen(lb) ? strlen(la) : strlen(lb));
         if (w < 12)
             w = 12;
-        printf("  result       DIFFERENT: first diverging event at cycle %llu\n", (unsigned long long)r->diff.cycle);
-        printf("    %-*s %s\n", w, "unit", r->diff.unit);
-        printf("    %-*s %s\n", w, "field", r->diff.field);
-        printf("    %-*s %s\n", w, la, r->diff.a);
-        printf("    %-*s %s\n", w, lb, r->diff.b);
+        fprintf(so, "  result       DIFFERENT: first diverging event at cycle %llu\n", (unsigned long long)r->diff.cycle);
+        fprintf(so, "    %-*s %s\n", w, "unit", r->diff.unit);
+        fprintf(so, "    %-*s %s\n", w, "field", r->diff.field);
+        fprintf(so, "    %-*s %s\n", w, la, r->diff.a);
+        fprintf(so, "    %-*s %s\n", w, lb, r->diff.b);
         if (r->located)
-            printf("  first seen   at cycle %llu: %s, %s: %s %s, %s %s (the statistics locate the earlier event)\n",
+            fprintf(so, "  first seen   at cycle %llu: %s, %s: %s %s, %s %s (the statistics locate the earlier event)\n",
                    (unsigned long long)r->seen.cycle, r->seen.unit, r->seen.field, la, r->seen.a, lb, r->seen.b);
-        printf("  compared     %llu of %llu descriptors completed identically before that\n",
+        fprintf(so, "  compared     %llu of %llu descriptors completed identically before that\n",
                (unsigned long long)r->completions, (unsigned long long)r->descriptors);
     }
-    printf("  cost         %llu advance calls per backend, %u runs again to locate, %.2f s\n",
+    fprintf(so, "  cost         %llu advance calls per backend, %u runs again to locate, %.2f s\n",
            (unsigned long long)r->advances, r->replays, wall);
     if (traced)
-        printf("  waveform     %s: model cycles %llu to %llu; view: gtkwave %s\n", fst_path,
+        fprintf(so, "  waveform     %s: model cycles %llu to %llu; view: gtkwave %s\n", fst_path,
                (unsigned long long)win_from, (unsigned long long)(reached < win_to ? reached : win_to), gtkw_path);
     else if (fst_path)
-        printf("  waveform     none written: the backends agree (--cycles A:B records a window anyway)\n");
+        fprintf(so, "  waveform     none written: the backends agree (--cycles A:B records a window anyway)\n");
 
+    json_w jw;
+    json_init(&jw);
+    char *cfg = NULL;
     if (json_path) {
-        json_w jw;
-        json_init(&jw);
+        size_t clen = 0;
+        cfg = resolved_devices(&dev, NULL, &clen);
         json_obj_begin(&jw, NULL);
+        json_provenance(&jw, cl, cfg ? cfg : "", clen);
         json_str(&jw, "device", dev.name);
         json_str(&jw, "device_source", dev.source);
         json_str(&jw, "backend_a", names[0]);
@@ -1171,12 +1386,9 @@ static int cmd_compare(int argc, char **argv)
         json_u64(&jw, "replays", r->replays);
         json_num(&jw, "wall_seconds", wall);
         json_obj_end(&jw);
-        if (jw.oom)
-            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON");
-        else
-            rc = outfile_write(json_path, jw.buf, jw.len, &e);
-        json_free(&jw);
     }
+    rc = write_outputs(rc, outs, NULL, &jw, cfg, saved, saved_len, &e);
+    free(saved);
     int equal = r->equal;
     free(r);
     if (rc)
@@ -1184,8 +1396,23 @@ static int cmd_compare(int argc, char **argv)
     return equal ? 0 : 8; /* 8: the backends differ (README "Exit codes") */
 }
 
-int main(int argc, char **argv)
+static int cmd_version(void)
 {
+    printf("cxlsim %s\n", CXLSIM_VERSION);
+    printf("  commit          %s\n", CXLSIM_COMMIT);
+    printf("  compiler        %s\n", CXLSIM_COMPILER);
+    printf("  backends        ");
+    int n = 0;
+    for (const char *const *b = cxl_backend_names(); *b; b++)
+        if (cxl_backend_available(*b))
+            printf("%s%s", n++ ? ", " : "", *b);
+    printf("\n  JSON schema     %d\n", CXLSIM_SCHEMA_VERSION);
+    return 0;
+}
+
+static int run_command(int argc, char **argv)
+{
+    const cmdline cl = { argc, argv };
     if (argc < 2) {
         fputs(usage_text, stderr);
         return 2;
@@ -1195,18 +1422,16 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
-    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-        printf("cxlsim %s\n", CXLSIM_VERSION);
-        return 0;
-    }
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
+        return cmd_version();
     if (!strcmp(cmd, "probe"))
-        return cmd_probe(argc - 1, argv + 1);
+        return cmd_probe(argc - 1, argv + 1, &cl);
     if (!strcmp(cmd, "train"))
-        return cmd_train(argc - 1, argv + 1);
+        return cmd_train(argc - 1, argv + 1, &cl);
     if (!strcmp(cmd, "ops"))
         return cmd_ops(argc - 1, argv + 1);
     if (!strcmp(cmd, "memory"))
-        return cmd_memory(argc - 1, argv + 1);
+        return cmd_memory(argc - 1, argv + 1, &cl);
     if (!strcmp(cmd, "presets"))
         return cmd_presets(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
@@ -1214,6 +1439,22 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "backends"))
         return cmd_backends();
     if (!strcmp(cmd, "compare"))
-        return cmd_compare(argc - 1, argv + 1);
+        return cmd_compare(argc - 1, argv + 1, &cl);
     return usage_error("unknown command '%s'", cmd);
+}
+
+int main(int argc, char **argv)
+{
+    outfile_install_signal_handlers();
+    int rc = run_command(argc, argv);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (outfile_close_stdout(&e)) {
+        char buf[2048];
+        cxl_err_format(&e, buf, sizeof buf);
+        fprintf(stderr, "cxlsim: %s\n", buf);
+        if (!rc)
+            rc = cxl_exit_code(e.code);
+    }
+    return rc;
 }

@@ -306,6 +306,25 @@ uint32_t net_take_changed(net *n, uint32_t *out, uint32_t max)
 
 double net_link_bytes(const net *n, uint32_t link) { return n->links[link].bytes; }
 uint32_t net_link_active(const net *n, uint32_t link) { return n->links[link].nflows; }
+
+double net_link_utilisation(const net *n, uint32_t link)
+{
+    const nlink *L = &n->links[link];
+    double sum = 0;
+    for (uint32_t i = 0; i < L->nflows; i++)
+        if (n->flows[L->flows[i]].rate > 0)
+            sum += n->flows[L->flows[i]].rate;
+    double u = sum / L->cap;
+    return u > 1 ? 1 : u;
+}
+
+uint32_t net_flow_links(const net *n, uint32_t flow, uint32_t *out)
+{
+    const nflow *f = &n->flows[flow];
+    for (uint32_t i = 0; i < f->nlinks; i++)
+        out[i] = f->links[i];
+    return f->nlinks;
+}
 uint64_t net_flows_started(const net *n) { return n->started; }
 
 uint64_t net_bytes(const net *n)

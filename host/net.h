@@ -55,6 +55,10 @@ uint32_t net_take_changed(net *n, uint32_t *out, uint32_t max);
 /* Busy time and bytes carried per link so far (for reports and trace tracks). */
 double net_link_bytes(const net *n, uint32_t link);
 uint32_t net_link_active(const net *n, uint32_t link);
+/* Sum of the current rates of the link's flows over its bandwidth, in [0, 1]. O(flows on the link). */
+double net_link_utilisation(const net *n, uint32_t link);
+/* The links of an active flow into out (NET_MAX_FLOW_LINKS entries); returns how many. */
+uint32_t net_flow_links(const net *n, uint32_t flow, uint32_t *out);
 /* Bytes the network model has allocated. */
 uint64_t net_bytes(const net *n);
 /* Total flows ever started. */

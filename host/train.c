@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "ctrace.h"
 #include "cxlmem.h"
 #include "devcfg.h"
 #include "collalgo.h"
@@ -32,6 +33,7 @@ enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_WAIT
 enum { XK_TP, XK_PP, XK_DP, XK_EMB, XK_CXL };
 #define CXL_SLOTS 2          /* 0: what the stream needs now, 1: the next layer's prefetch */
 #define CXL_UNTRACKED 255u   /* asynchronous transfers nobody waits for */
+#define SHAPE_LEN 80         /* a kernel's dtype and shape in the trace */
 enum { L_INTRA_TX, L_INTRA_RX, L_INTER_TX, L_INTER_RX, L_PER_REP };
 enum { FAB_INTRA, FAB_INTER };
 
@@ -51,6 +53,10 @@ typedef struct xfer {
     int64_t t_start;
     const char *name;
     uint8_t slot;               /* XK_CXL: the representative's slot, or CXL_UNTRACKED */
+    /* for the trace's args */
+    uint8_t op, algo;           /* XK_TP / XK_DP: collalgo_op, the algorithm planned */
+    uint8_t rd, wr, by_gpu;     /* XK_CXL: read:write weights, issued by the GPUs (1) or the CPUs (0) */
+    uint64_t coll_bytes;        /* XK_TP / XK_DP: bytes per rank; XK_CXL: bytes per GPU */
 } xfer;
 
 /* Where a representative's CXL traffic lands: `count` of its GPUs on host port `host` of domain `domain`. */
@@ -104,8 +110,6 @@ typedef struct rep {
     uint64_t shard_params;
 } rep;
 
-typedef struct span { uint32_t pid, tid; const char *name; int64_t t0, t1; } span;
-
 typedef struct eng {
     const expcfg *x;
     const traincfg *t;
@@ -126,10 +130,14 @@ typedef struct eng {
     int rc;
     uint64_t items_done, items_total;
     const train_opts *o;
-    /* trace */
-    span *spans;
-    size_t nspans, capspans;
-    int64_t *link_busy_since;
+    /* trace (o->trace set; see "Chrome trace" below) */
+    ctrace *ct;
+    double *link_util;              /* last utilisation written per link */
+    char (*shape)[SHAPE_LEN];       /* per kernel: its shape as the trace shows it */
+    ctrace_lanes *lanes;            /* per stage: TL_N groups of lanes */
+    uint64_t flow_ids;
+    double *dom_bytes;              /* per domain: read and write bytes at the last sample */
+    int64_t *dom_t;                 /* per domain: time of the last sample */
     /* CXL */
     cxlmem *cm;
     const cxlcfg *cx;
@@ -146,21 +154,157 @@ typedef struct eng {
 
 static int oom(eng *E) { return E->rc = cxl_errf(E->err, CXL_ENOMEM, "out of memory (training engine)"); }
 
-static void trace_span(eng *E, uint32_t pid, uint32_t tid, const char *name, int64_t t0, int64_t t1)
+/* ---- Chrome trace (ctrace.h) ----
+ * Processes: stage r (pid r) with its compute stream (tid 0), data-parallel stream (tid 1) and lane
+ * groups for what may overlap (pipeline sends, receives, CXL transfers: TL_TID0 x (group + 1)); the
+ * links of stage r (pid TP_LINKS + r: a utilisation counter per link); CXL domain d
+ * (pid TP_DOMAIN + d: traffic and host-port slices, counters of transfers in flight and bandwidth). */
+enum { TP_LINKS = 100000, TP_DOMAIN = 200000 };
+enum { TL_SEND, TL_RECV, TL_CXL, TL_N };
+#define TL_TID0 100u
+/* utilisation counters: one per fabric, series out and in (a link and its reverse change together) */
+static const char *const fab_names[2] = { "nvlink utilisation", "nic utilisation" };
+static const char *const out_in[2] = { "out", "in" };
+
+static int traced(const eng *E, uint32_t r) { return E->ct && (!E->o->trace_stages || E->o->trace_stages[r]); }
+
+static void trace_check(eng *E)
 {
-    if (!E->o->trace || t1 <= t0)
+    if (!E->rc && ctrace_failed(E->ct, NULL))
+        E->rc = ctrace_failed(E->ct, E->err);
+}
+
+static void trace_slice(eng *E, uint32_t pid, uint32_t tid, const char *cat, const char *name, int64_t t0, int64_t t1,
+                        const ctrace_arg *args, uint32_t nargs)
+{
+    if (t1 <= t0)
         return;
-    if (E->nspans == E->capspans) {
-        size_t nc = E->capspans ? 2 * E->capspans : 4096;
-        span *ns = realloc(E->spans, nc * sizeof *ns);
-        if (!ns) {
-            oom(E);
+    ctrace_slice(E->ct, pid, tid, cat, name, t0, t1, args, nargs);
+    trace_check(E);
+}
+
+/* A wait of stage r's compute stream (tid 0). */
+static void trace_wait(eng *E, uint32_t r, const char *name, int64_t t0)
+{
+    if (traced(E, r))
+        trace_slice(E, r, 0, "wait", name, t0, E->now, NULL, 0);
+}
+
+#define ARG_U(k, v) ((ctrace_arg){ .key = (k), .type = CTRACE_U64, .u = (v) })
+#define ARG_S(k, v) ((ctrace_arg){ .key = (k), .type = CTRACE_STR, .s = (v) })
+#define ARG_N(k, v) ((ctrace_arg){ .key = (k), .type = CTRACE_NUM, .d = (v) })
+
+static const char *fabric_name(int fabric) { return fabric == FAB_INTRA ? "nvlink" : "network"; }
+
+/* A finished collective, send or CXL transfer X, on its streams and lanes. */
+static void trace_xfer(eng *E, const xfer *X)
+{
+    if (!E->ct || E->now <= X->t_start)
+        return;
+    ctrace_arg a[6];
+    if (X->kind == XK_TP || X->kind == XK_DP) {
+        if (!traced(E, X->rep))
             return;
+        a[0] = ARG_U("bytes", X->coll_bytes);
+        a[1] = ARG_S("op", collalgo_op_name((collalgo_op)X->op));
+        a[2] = ARG_S("algorithm", collalgo_algo_name((collalgo_algo)X->algo));
+        a[3] = ARG_S("protocol", "Simple");
+        a[4] = ARG_U("ranks", X->kind == XK_TP ? E->tp_group.ranks : E->dp_group.ranks);
+        if (X->kind == XK_TP)
+            trace_slice(E, X->rep, 0, "tp", X->name, X->t_start, E->now, a, 5);
+        else
+            trace_slice(E, X->rep, 1, "dp", X->name, X->t_start, E->now, a, 5);
+    } else if (X->kind == XK_PP || X->kind == XK_EMB) {
+        const char *cat = X->kind == XK_PP ? "pp" : "dp";
+        a[0] = ARG_U("bytes", (uint64_t)X->bytes);
+        a[1] = ARG_U("from_stage", X->rep);
+        a[2] = ARG_U("to_stage", X->dst);
+        a[3] = ARG_S("fabric", fabric_name(X->fabric));
+        int s = traced(E, X->rep), d = traced(E, X->dst);
+        uint32_t ts = s ? ctrace_lane(E->ct, &E->lanes[X->rep * TL_N + TL_SEND], X->t_start, E->now) : 0;
+        uint32_t td = d ? ctrace_lane(E->ct, &E->lanes[X->dst * TL_N + TL_RECV], X->t_start, E->now) : 0;
+        if (s)
+            trace_slice(E, X->rep, ts, cat, X->name, X->t_start, E->now, a, 4);
+        if (d)
+            trace_slice(E, X->dst, td, cat, X->name, X->t_start, E->now, a, 4);
+        if (s && d && ctrace_in_window(E->ct, X->t_start, E->now)) {
+            /* the arrow joins the two slices at their middle, inside both */
+            int64_t mid = X->t_start + (E->now - X->t_start) / 2;
+            uint64_t id = ++E->flow_ids;
+            ctrace_flow(E->ct, 1, id, X->rep, ts, cat, X->name, mid);
+            ctrace_flow(E->ct, 0, id, X->dst, td, cat, X->name, mid);
         }
-        E->spans = ns;
-        E->capspans = nc;
+    } else if (X->kind == XK_CXL) {
+        if (!traced(E, X->rep))
+            return;
+        char mix[16];
+        snprintf(mix, sizeof mix, "%u:%u", X->rd, X->wr);
+        double secs = (double)(E->now - X->t_start) / 1e12;
+        a[0] = ARG_U("bytes_per_gpu", X->coll_bytes);
+        a[1] = ARG_S("read:write", mix);
+        a[2] = ARG_S("issued_by", X->by_gpu ? "gpu" : "cpu");
+        a[3] = ARG_N("gbps_per_gpu", (double)X->coll_bytes / secs / 1e9);
+        uint32_t t = ctrace_lane(E->ct, &E->lanes[X->rep * TL_N + TL_CXL], X->t_start, E->now);
+        trace_slice(E, X->rep, t, "cxl", X->name, X->t_start, E->now, a, 4);
     }
-    E->spans[E->nspans++] = (span){ pid, tid, name, t0, t1 };
+    trace_check(E);
+}
+
+/* Metadata, written once the layout is known. */
+static void trace_names(eng *E)
+{
+    static const char *const gnames[TL_N] = { "pipeline sends", "pipeline receives", "CXL transfers" };
+    char buf[512];
+    for (uint32_t r = 0; r < E->pp; r++) {
+        for (int g = 0; g < TL_N; g++)
+            E->lanes[r * TL_N + g] = (ctrace_lanes){ .pid = r, .tid0 = TL_TID0 * (uint32_t)(g + 1), .name = gnames[g] };
+        if (!traced(E, r))
+            continue;
+        snprintf(buf, sizeof buf, "stage %u (GPU of TP 0, DP 0)", r);
+        ctrace_process(E->ct, r, buf);
+        ctrace_thread(E->ct, r, 0, "compute stream");
+        ctrace_thread(E->ct, r, 1, "data-parallel collectives");
+        snprintf(buf, sizeof buf, "links of stage %u", r);
+        ctrace_process(E->ct, TP_LINKS + r, buf);
+        static const double zero[2] = { 0, 0 };
+        for (uint32_t k = 0; k < 2; k++)
+            ctrace_counter(E->ct, TP_LINKS + r, fab_names[k], out_in, zero, 2, 0);
+    }
+    for (uint32_t d = 0; d < E->ndomains; d++) {
+        snprintf(buf, sizeof buf, "CXL domain %u (%s '%s', stands for %u)", d, cxlcfg_memory_names[E->cx->memory],
+                 E->cx->dev.name, E->domain_copies[d]);
+        ctrace_process(E->ct, TP_DOMAIN + d, buf);
+        ctrace_thread(E->ct, TP_DOMAIN + d, 0, "devices (any transfer active)");
+        for (uint32_t k = 0; k < E->ports; k++) {
+            snprintf(buf, sizeof buf, "host port %u link (node %u of the domain)", k, k);
+            ctrace_thread(E->ct, TP_DOMAIN + d, 1 + k, buf);
+        }
+    }
+    trace_check(E);
+}
+
+/* Counters of domain d after a change of its transfers: in flight, and the bandwidth since the last
+ * change (written at the last change's time: the mean over the interval it held). */
+static void trace_domain(eng *E, uint32_t d)
+{
+    if (!E->ct)
+        return;
+    double rd, wr;
+    cxlmem_domain_bytes(E->cm, d, &rd, &wr);
+    uint32_t pid = TP_DOMAIN + d;
+    if (E->now > E->dom_t[d]) {
+        double secs = (double)(E->now - E->dom_t[d]) / 1e12;
+        static const char *const rw[2] = { "read", "write" };
+        double gbps[2] = { (rd - E->dom_bytes[2 * d]) / secs / 1e9, (wr - E->dom_bytes[2 * d + 1]) / secs / 1e9 };
+        ctrace_counter(E->ct, pid, "CXL GB/s", rw, gbps, 2, E->dom_t[d]);
+    }
+    E->dom_bytes[2 * d] = rd;
+    E->dom_bytes[2 * d + 1] = wr;
+    E->dom_t[d] = E->now;
+    static const char *const tr[1] = { "transfers" };
+    double n = E->domain_active[d];
+    ctrace_counter(E->ct, pid, "CXL in flight", tr, &n, 1, E->now);
+    trace_check(E);
 }
 
 /* ---- compute-stream accounting ---- */
@@ -177,22 +321,31 @@ static void set_state(eng *E, rep *R, int st, int bk)
 
 static uint32_t link_of(uint32_t r, int which) { return r * L_PER_REP + (uint32_t)which; }
 
+/* Utilisation counters of links whose flows may have changed: a sample when the value changes (a link
+ * is busy exactly while its counter is above 0, so no busy slices are written besides). */
 static void note_links(eng *E, const uint32_t *links, uint32_t nl)
 {
-    if (!E->o->trace)
+    if (!E->ct)
         return;
+    uint32_t changed[2 * L_PER_REP], nc = 0; /* a fabric's out and in link: l0 and l0 + 1 */
     for (uint32_t i = 0; i < nl; i++) {
         uint32_t l = links[i];
-        uint32_t act = net_link_active(E->n, l);
-        if (act && E->link_busy_since[l] < 0)
-            E->link_busy_since[l] = E->now;
-        else if (!act && E->link_busy_since[l] >= 0) {
-            static const char *const nm[L_PER_REP] = { "nvlink out busy", "nvlink in busy", "nic out busy",
-                                                       "nic in busy" };
-            trace_span(E, 100000 + l / L_PER_REP, l % L_PER_REP, nm[l % L_PER_REP], E->link_busy_since[l], E->now);
-            E->link_busy_since[l] = -1;
-        }
+        if (!traced(E, l / L_PER_REP))
+            continue;
+        double u = net_link_utilisation(E->n, l);
+        if (u == E->link_util[l])
+            continue;
+        E->link_util[l] = u;
+        uint32_t l0 = l & ~1u, k = 0;
+        while (k < nc && changed[k] != l0)
+            k++;
+        if (k == nc && nc < 2 * L_PER_REP)
+            changed[nc++] = l0;
     }
+    for (uint32_t k = 0; k < nc; k++)
+        ctrace_counter(E->ct, TP_LINKS + changed[k] / L_PER_REP, fab_names[changed[k] % L_PER_REP / 2], out_in,
+                       &E->link_util[changed[k]], 2, E->now);
+    trace_check(E);
 }
 
 static void schedule_changed(eng *E)
@@ -200,6 +353,10 @@ static void schedule_changed(eng *E)
     uint32_t ids[64], k;
     while ((k = net_take_changed(E->n, ids, 64)) > 0) {
         for (uint32_t i = 0; i < k; i++) {
+            if (E->ct) {
+                uint32_t ls[NET_MAX_FLOW_LINKS];
+                note_links(E, ls, net_flow_links(E->n, ids[i], ls));
+            }
             int64_t eta = net_flow_eta(E->n, ids[i]);
             if (eta == INT64_MAX) {
                 E->rc = cxl_errf(E->err, CXL_ELIMIT, "a network flow would never finish (zero rate)");
@@ -372,6 +529,9 @@ static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes,
         E->rc = rc;
         return UINT32_MAX;
     }
+    X->op = (uint8_t)op;
+    X->algo = (uint8_t)chosen;
+    X->coll_bytes = bytes;
     if (X->nph == 0) {
         xfer_done(E, xid);
         return xid;
@@ -402,6 +562,10 @@ static uint32_t cxl_start(eng *E, rep *R, uint64_t bytes, uint8_t rd, uint8_t wr
     X->rep = R->r;
     X->name = name;
     X->slot = slot;
+    X->rd = rd;
+    X->wr = wr;
+    X->by_gpu = (uint8_t)by_gpu;
+    X->coll_bytes = bytes;
     for (uint32_t i = 0; i < R->nroutes && E->rc == 0; i++) {
         const cxl_route *rt = &R->routes[i];
         double cap = by_gpu ? (double)E->cx->gpu_path_bw_bps * rt->count : 0;
@@ -410,10 +574,12 @@ static uint32_t cxl_start(eng *E, rep *R, uint64_t bytes, uint8_t rd, uint8_t wr
             E->rc = rc;
         else
             E->xf[xid].pending++;
-        if (E->o->trace && E->domain_active[rt->domain]++ == 0)
+        if (E->ct && E->domain_active[rt->domain]++ == 0)
             E->domain_since[rt->domain] = E->now;
-        if (E->o->trace && E->port_active[rt->domain * E->ports + rt->host]++ == 0)
+        if (E->ct && E->port_active[rt->domain * E->ports + rt->host]++ == 0)
             E->port_since[rt->domain * E->ports + rt->host] = E->now;
+        if (E->ct)
+            trace_domain(E, rt->domain);
     }
     if (slot < CXL_SLOTS) {
         R->slot_xid[slot] = xid;
@@ -440,11 +606,11 @@ static void cxl_xfer_done(eng *E, uint32_t xid)
     xfer X = E->xf[xid];
     free_xfer(E, xid);
     rep *R = &E->reps[X.rep];
-    trace_span(E, X.rep, 3, X.name, X.t_start, E->now);
+    trace_xfer(E, &X);
     if (X.slot < CXL_SLOTS && R->slot_xid[X.slot] == xid && R->slot_busy[X.slot]) {
         R->slot_busy[X.slot] = 0;
         if (R->state == ST_WAIT_CXL && R->wait_slot == X.slot) {
-            trace_span(E, R->r, 0, "wait cxl", R->since, E->now);
+            trace_wait(E, R->r, "wait cxl", R->since);
             set_state(E, R, ST_RUN, TRAIN_BK_CXL);
             advance(E, R);
         }
@@ -553,14 +719,14 @@ static void xfer_done(eng *E, uint32_t xid)
     free_xfer(E, xid);
     if (X.kind == XK_TP) {
         rep *R = &E->reps[X.rep];
-        trace_span(E, X.rep, 0, X.name, R->since, E->now);
+        trace_xfer(E, &X);
         set_state(E, R, ST_RUN, TRAIN_BK_TP);
         advance(E, R);
     } else if (X.kind == XK_PP) {
         rep *D = &E->reps[X.dst], *S = &E->reps[X.rep];
-        trace_span(E, X.rep, 1, X.name, X.t_start, E->now);
+        trace_xfer(E, &X);
         if (S->state == ST_WAIT_SEND && S->send_xid == xid) {
-            trace_span(E, S->r, 0, "wait pp send", S->since, E->now);
+            trace_wait(E, S->r, "wait pp send", S->since);
             set_state(E, S, ST_RUN, TRAIN_BK_PP);
             advance(E, S);
         }
@@ -570,34 +736,35 @@ static void xfer_done(eng *E, uint32_t xid)
             int64_t start = D->sent[X.key] > D->since ? D->sent[X.key] : D->since;
             D->bk[TRAIN_BK_BUBBLE] += start - D->since;
             D->bk[TRAIN_BK_PP] += E->now - start;
-            trace_span(E, X.dst, 0, "wait pp", D->since, E->now);
+            trace_wait(E, X.dst, "wait pp", D->since);
             D->since = E->now;
             D->state = ST_RUN;
             advance(E, D);
         }
     } else if (X.kind == XK_DP) {
         rep *R = &E->reps[X.rep];
-        trace_span(E, X.rep, 2, X.name, X.t_start, E->now);
+        trace_xfer(E, &X);
         R->dp_running = 0;
         R->dp_done++;
         dp_kick(E, R);
         if (R->state == ST_WAIT_GATHER && R->dp_done >= R->gather_wait) {
-            trace_span(E, R->r, 0, "wait zero-3 gather", R->since, E->now);
+            trace_wait(E, R->r, "wait zero-3 gather", R->since);
             set_state(E, R, ST_RUN, TRAIN_BK_DP);
             advance(E, R);
             return;
         }
         if (R->state == ST_WAIT_DP && !R->dp_running && R->dpq_len == 0 && !R->emb_waiting) {
-            trace_span(E, R->r, 0, "wait dp", R->since, E->now);
+            trace_wait(E, R->r, "wait dp", R->since);
             set_state(E, R, ST_RUN, TRAIN_BK_DP);
             advance(E, R);
         }
     } else if (X.kind == XK_EMB) {
+        trace_xfer(E, &X);
         uint32_t two[2] = { X.rep, X.dst };
         for (int i = 0; i < 2; i++) {
             rep *R = &E->reps[two[i]];
             R->emb_waiting = 0;
-            trace_span(E, R->r, 0, "embedding grad all-reduce", R->since, E->now);
+            trace_wait(E, R->r, "wait embedding grad all-reduce", R->since);
             set_state(E, R, ST_RUN, TRAIN_BK_DP);
             advance(E, R);
         }
@@ -608,7 +775,11 @@ static void run_kernel(eng *E, rep *R, uint32_t op)
 {
     set_state(E, R, ST_KERNEL, -1);
     int64_t end = E->now + E->dur[op];
-    trace_span(E, R->r, 0, E->g.ops[op].name, E->now, end);
+    if (traced(E, R->r) && ctrace_in_window(E->ct, E->now, end)) {
+        const op_desc *d = &E->g.ops[op];
+        ctrace_arg a[2] = { ARG_S("shape", E->shape[op]), ARG_N("bytes", d->bytes) };
+        trace_slice(E, R->r, 0, "kernel", d->name, E->now, end, a, 2);
+    }
     if (evq_push(&E->q, end, EV_KERNEL, R->r, 0))
         oom(E);
 }
@@ -1040,20 +1211,35 @@ static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res
                 return rc;
         }
     }
-    if (o->trace) {
-        uint32_t nl = net_link_count(E->n);
-        E->link_busy_since = malloc(nl * sizeof *E->link_busy_since);
-        if (!E->link_busy_since)
-            return oom(E);
-        for (uint32_t i = 0; i < nl; i++)
-            E->link_busy_since[i] = -1;
-    }
-
     /* CXL domains */
     if (x->cxl.memory != CXLCFG_NONE) {
         rc = setup_cxl(E, o, err);
         if (rc)
             return rc;
+    }
+
+    if (o->trace) {
+        E->ct = o->trace;
+        uint32_t nl = net_link_count(E->n);
+        E->link_util = calloc(nl, sizeof *E->link_util);
+        E->shape = malloc(E->g.nops * sizeof *E->shape);
+        for (uint32_t i = 0; E->shape && i < E->g.nops; i++) {
+            const op_desc *d = &E->g.ops[i];
+            if (d->kind == OP_GEMM)
+                snprintf(E->shape[i], SHAPE_LEN, "%s %llux(%llux%llu.%llux%llu)", gpucfg_dtype_names[d->dtype],
+                         (unsigned long long)d->batch, (unsigned long long)d->m, (unsigned long long)d->k,
+                         (unsigned long long)d->k, (unsigned long long)d->n);
+            else
+                snprintf(E->shape[i], SHAPE_LEN, "%s %llu", gpucfg_dtype_names[d->dtype], (unsigned long long)d->m);
+        }
+        E->lanes = calloc((size_t)pp * TL_N, sizeof *E->lanes);
+        E->dom_bytes = calloc(2 * (size_t)E->ndomains + 1, sizeof *E->dom_bytes);
+        E->dom_t = calloc((size_t)E->ndomains + 1, sizeof *E->dom_t);
+        if (!E->link_util || !E->shape || !E->lanes || !E->dom_bytes || !E->dom_t)
+            return oom(E);
+        trace_names(E);
+        if (E->rc)
+            return E->rc;
     }
 
     /* programs */
@@ -1201,114 +1387,16 @@ static void teardown(eng *E)
     free(E->dur);
     free(E->xf);
     free(E->xfree);
-    free(E->spans);
-    free(E->link_busy_since);
+    if (E->lanes)
+        for (uint32_t i = 0; i < E->pp * TL_N; i++)
+            ctrace_lanes_free(&E->lanes[i]);
+    free(E->lanes);
+    free(E->link_util);
+    free(E->shape);
+    free(E->dom_bytes);
+    free(E->dom_t);
     net_free(E->n);
     evq_free(&E->q);
-}
-
-/* ---- Chrome trace ---- */
-
-static int write_trace(eng *E, train_result *res)
-{
-    json_w w;
-    json_init(&w);
-    json_obj_begin(&w, NULL);
-    json_str(&w, "displayTimeUnit", "ns");
-    json_arr_begin(&w, "traceEvents");
-    static const char *const tnames[4] = { "compute stream", "pipeline sends", "data-parallel collectives",
-                                           "CXL transfers" };
-    char buf[512];
-    for (uint32_t r = 0; r < E->pp; r++) {
-        json_obj_begin(&w, NULL);
-        json_str(&w, "ph", "M");
-        json_str(&w, "name", "process_name");
-        json_u64(&w, "pid", r);
-        json_obj_begin(&w, "args");
-        snprintf(buf, sizeof buf, "stage %u (GPU of TP 0, DP 0)", r);
-        json_str(&w, "name", buf);
-        json_obj_end(&w);
-        json_obj_end(&w);
-        for (uint32_t k = 0; k < (E->cm ? 4u : 3u); k++) {
-            json_obj_begin(&w, NULL);
-            json_str(&w, "ph", "M");
-            json_str(&w, "name", "thread_name");
-            json_u64(&w, "pid", r);
-            json_u64(&w, "tid", k);
-            json_obj_begin(&w, "args");
-            json_str(&w, "name", tnames[k]);
-            json_obj_end(&w);
-            json_obj_end(&w);
-        }
-        json_obj_begin(&w, NULL);
-        json_str(&w, "ph", "M");
-        json_str(&w, "name", "process_name");
-        json_u64(&w, "pid", 100000 + r);
-        json_obj_begin(&w, "args");
-        snprintf(buf, sizeof buf, "links of stage %u", r);
-        json_str(&w, "name", buf);
-        json_obj_end(&w);
-        json_obj_end(&w);
-        static const char *const lnames[L_PER_REP] = { "nvlink out", "nvlink in", "nic out", "nic in" };
-        for (uint32_t k = 0; k < L_PER_REP; k++) {
-            json_obj_begin(&w, NULL);
-            json_str(&w, "ph", "M");
-            json_str(&w, "name", "thread_name");
-            json_u64(&w, "pid", 100000 + r);
-            json_u64(&w, "tid", k);
-            json_obj_begin(&w, "args");
-            json_str(&w, "name", lnames[k]);
-            json_obj_end(&w);
-            json_obj_end(&w);
-        }
-    }
-    for (uint32_t d = 0; d < E->ndomains; d++) {
-        json_obj_begin(&w, NULL);
-        json_str(&w, "ph", "M");
-        json_str(&w, "name", "process_name");
-        json_u64(&w, "pid", 200000 + d);
-        json_obj_begin(&w, "args");
-        snprintf(buf, sizeof buf, "CXL domain %u (%s '%s', stands for %u)", d, cxlcfg_memory_names[E->cx->memory],
-                 E->cx->dev.name, E->domain_copies[d]);
-        json_str(&w, "name", buf);
-        json_obj_end(&w);
-        json_obj_end(&w);
-        for (uint32_t k = 0; k <= E->ports; k++) {
-            json_obj_begin(&w, NULL);
-            json_str(&w, "ph", "M");
-            json_str(&w, "name", "thread_name");
-            json_u64(&w, "pid", 200000 + d);
-            json_u64(&w, "tid", k);
-            json_obj_begin(&w, "args");
-            if (k == 0)
-                snprintf(buf, sizeof buf, "devices (any transfer active)");
-            else
-                snprintf(buf, sizeof buf, "host port %u link (node %u of the domain)", k - 1, k - 1);
-            json_str(&w, "name", buf);
-            json_obj_end(&w);
-            json_obj_end(&w);
-        }
-    }
-    for (size_t i = 0; i < E->nspans; i++) {
-        const span *s = &E->spans[i];
-        json_obj_begin(&w, NULL);
-        json_str(&w, "ph", "X");
-        json_str(&w, "name", s->name);
-        json_u64(&w, "pid", s->pid);
-        json_u64(&w, "tid", s->tid);
-        json_num(&w, "ts", (double)s->t0 / 1e6);   /* microseconds */
-        json_num(&w, "dur", (double)(s->t1 - s->t0) / 1e6);
-        json_obj_end(&w);
-    }
-    json_arr_end(&w);
-    json_obj_end(&w);
-    if (w.oom) {
-        json_free(&w);
-        return oom(E);
-    }
-    res->trace = w.buf;
-    res->trace_len = w.len;
-    return 0;
 }
 
 /* ---- run ---- */
@@ -1356,10 +1444,13 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
                 E.now = t;
                 events++;
                 uint32_t d = cxlmem_last_domain(E.cm), pi = d * E.ports + cxlmem_last_host(E.cm);
-                if (o->trace && --E.domain_active[d] == 0)
-                    trace_span(&E, 200000 + d, 0, "CXL traffic", E.domain_since[d], E.now);
-                if (o->trace && --E.port_active[pi] == 0)
-                    trace_span(&E, 200000 + d, 1 + pi % E.ports, "host link busy", E.port_since[pi], E.now);
+                if (E.ct && --E.domain_active[d] == 0)
+                    trace_slice(&E, TP_DOMAIN + d, 0, "cxl.domain", "CXL traffic", E.domain_since[d], E.now, NULL, 0);
+                if (E.ct && --E.port_active[pi] == 0)
+                    trace_slice(&E, TP_DOMAIN + d, 1 + pi % E.ports, "cxl.domain", "host link busy", E.port_since[pi],
+                                E.now, NULL, 0);
+                if (E.ct)
+                    trace_domain(&E, d);
                 cxl_sub_done(&E, tag);
                 continue;
             }
@@ -1387,7 +1478,7 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
         } else {
             uint32_t owner;
             if (net_flow_finish(E.n, E.now, ev.a, ev.b, &owner)) {
-                if (E.o->trace) {
+                if (E.ct) {
                     /* the finished flow's links: find through the owner's kind is not needed; refresh all of
                      * the owner's representative's links (cheap, trace only) */
                     const xfer *X = &E.xf[owner];
@@ -1481,8 +1572,6 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
                 }
                 res->ndomains = E.ndomains;
             }
-            if (rc == 0 && o->trace)
-                rc = write_trace(&E, res);
         }
     }
     (void)ceil_ps;
@@ -1497,7 +1586,5 @@ void train_result_free(train_result *r)
     free(r->domains);
     r->domains = NULL;
     free(r->stages);
-    free(r->trace);
     r->stages = NULL;
-    r->trace = NULL;
 }

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "ctrace.h"
 #include "err.h"
 #include "expcfg.h"
 #include "gpumem.h"
@@ -40,13 +41,15 @@ extern const char *const train_bk_names[]; /* JSON keys: "compute", "exposed_tp_
 
 typedef struct train_opts {
     const optimes *measured;    /* NULL: every kernel from the efficiency curves */
-    int trace;                  /* record a Chrome trace (train_result.trace) */
+    ctrace *trace;              /* write a Chrome trace there as the run goes (ctrace.h); NULL for none. The
+                                 * caller opens it and finishes (or aborts) it after train_run */
     /* called now and then with the fraction of schedule passes done; NULL for none */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
     int exact;                  /* CXL: simulate every cycle of every transfer (no extrapolation, no memo) */
     const char *backend;        /* CXL backend overriding the experiment's cxl.backend; NULL: the experiment's */
     cxl_backend_opts bo;        /* its options, overriding the experiment's cxl.xclbin and cxl.card */
+    const uint8_t *trace_stages;/* per pipeline stage, 1 to trace it; NULL: every stage (CXL domains always) */
 } train_opts;
 
 /* One CXL domain (a device description instance) after the run. */
@@ -85,8 +88,6 @@ typedef struct train_result {
     train_cxl_domain *domains;
     uint32_t ndomains;
     char cxl_backend[16];
-    char *trace;                      /* Chrome trace JSON when asked (malloc'd), else NULL */
-    size_t trace_len;
 } train_result;
 
 /* Simulate one iteration. The experiment must have loaded (expcfg_load checks the layout); memory is

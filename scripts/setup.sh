@@ -6,14 +6,14 @@
 #                                       configures and builds its own folder)
 #
 # Packages (see README "Dependencies"): cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev
-# verilator yosys libxrt-dev gtkwave python3. Runs apt-get as root, or through sudo when not root.
+# zlib1g-dev verilator yosys libxrt-dev gtkwave python3. Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps_only=0
 if [ "${1:-}" = --deps-only ]; then deps_only=1; shift; fi
 build=${1:-"$root/build"}
 
-packages=(cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev verilator yosys libxrt-dev gtkwave python3)
+packages=(cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev zlib1g-dev verilator yosys libxrt-dev gtkwave python3)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -29,7 +29,7 @@ if ((${#missing[@]})); then
   # verilator, yosys, libxrt-dev and gtkwave are optional: a failure to get them leaves their backends and
   # checks out, not the build
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev python3
+    cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev zlib1g-dev python3
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     verilator yosys libxrt-dev gtkwave || echo "setup: verilator/yosys/libxrt-dev/gtkwave unavailable; the RTL backends and checks will not be built"
 fi

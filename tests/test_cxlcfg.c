@@ -220,7 +220,8 @@ static void err_device(void **state)
     (void)state;
     /* no device */
     const char *p = exp_7b("e8.yaml", "  memory: per-node\n");
-    expect_err(p, 4, 11, "cxl.device: memory per-node needs a device: a preset (", "pool-2x2");
+    expect_err(p, 4, 11, "cxl.device: memory per-node needs a device: a preset or a device file; presets: ",
+               "pool-2x2");
     /* unknown name: no file, no preset */
     p = exp_7b("e8b.yaml", "  memory: per-node\n  device: asci\n");
     expect_err(p, 5, 11, "cxl.device: unknown device 'asci': no file", "presets: asic");

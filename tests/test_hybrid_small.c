@@ -30,7 +30,7 @@ static void accelerated_within_one_percent_of_exact(void **state)
     cxl_err_clear(&e);
     if (expcfg_load(CXLSIM_SOURCE_DIR "/configs/experiments/cxl-offload-small.yaml", x, &e))
         fail_msg("%s", e.msg);
-    train_opts fast = { NULL, 0, NULL, NULL, 0, NULL, { 0 } }, exact = { NULL, 0, NULL, NULL, 1, NULL, { 0 } };
+    train_opts fast = { NULL, NULL, NULL, NULL, 0, NULL, { 0 }, NULL }, exact = { NULL, NULL, NULL, NULL, 1, NULL, { 0 }, NULL };
     train_result a, b;
     if (train_run(x, &fast, &a, &e) || train_run(x, &exact, &b, &e))
         fail_msg("%s", e.msg);

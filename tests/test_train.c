@@ -3,6 +3,7 @@
  * the overlap switches move time where they should, measured kernel times replace the model's, memory
  * that does not fit is an error, and the Chrome trace is written. */
 #define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "compute.h"
 #include "opgraph.h"
@@ -260,7 +262,7 @@ static void measured_times_replace_the_model(void **state)
     optimes *ot;
     assert_int_equal(optimes_load(path, &ot, 1, &e), 0);
     train_result a, b;
-    train_opts o = { ot, 0, NULL, NULL, 0, NULL, { 0 } };
+    train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
     run(x, NULL, &a);
     run(x, &o, &b);
     assert_int_equal(b.kernels_measured, b.kernels);
@@ -351,7 +353,7 @@ static void cxl_offload_policies(void **state)
         if (i == 2) /* no recomputation when the activations come back from CXL */
             assert_true(a.breakdown_s[TRAIN_BK_COMPUTE] < r0.breakdown_s[TRAIN_BK_COMPUTE]);
         /* the analytical backend runs the same schedule */
-        train_opts o = { NULL, 0, NULL, NULL, 0, "analytical", { 0 } };
+        train_opts o = { NULL, NULL, NULL, NULL, 0, "analytical", { 0 }, NULL };
         train_result c;
         run(x, &o, &c);
         assert_adds_up(&c);
@@ -378,16 +380,31 @@ static void trace_is_written(void **state)
 {
     (void)state;
     expcfg *x = load("cluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, tp: 2, pp: 2, dp: 2 }\n");
-    train_opts o = { NULL, 1, NULL, NULL, 0, NULL, { 0 } };
+    char path[] = "/tmp/cxlsim_trace_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    cxl_err e;
+    ctrace *ct;
+    assert_int_equal(ctrace_open(&ct, path, 0, INT64_MAX, &e), 0);
+    train_opts o = { NULL, ct, NULL, NULL, 0, NULL, { 0 }, NULL };
     train_result r;
     run(x, &o, &r);
-    assert_non_null(r.trace);
-    assert_true(r.trace_len > 100);
-    assert_non_null(strstr(r.trace, "\"traceEvents\""));
-    assert_non_null(strstr(r.trace, "qkv.fwd"));
-    assert_non_null(strstr(r.trace, "tp.allreduce.attn"));
-    assert_non_null(strstr(r.trace, "pp.send.act"));
-    assert_non_null(strstr(r.trace, "nvlink out busy"));
+    assert_int_equal(ctrace_finish(ct, &e), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[1 << 22];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    unlink(path);
+    text[len] = 0;
+    static const char *const want[] = { "\"traceEvents\"",      "\"name\":\"qkv.fwd\"", "\"cat\":\"kernel\"",
+                                        "tp.allreduce.attn",      "\"algorithm\":\"ring\"", "pp.send.act",
+                                        "\"ph\":\"s\"",             "\"ph\":\"C\"",
+                                        "\"name\":\"nvlink utilisation\"" };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(text, want[i]))
+            fail_msg("the trace lacks %s", want[i]);
     train_result_free(&r);
     free(x);
 }

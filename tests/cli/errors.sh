@@ -22,7 +22,7 @@ expect 2 "--json needs a value" -- "$bin" probe --json
 expect 2 "unknown backend 'nope'; valid: csim, analytical, verilator, xrt" -- "$bin" probe --backend nope
 expect 2 "not R:W" -- "$bin" probe --curve-mix 3-1
 expect 2 "only one DEVICE" -- "$bin" probe asic fpga
-expect 2 "unknown preset" -- "$bin" presets show nope
+expect 3 "unknown preset" -- "$bin" presets show nope
 expect 0 "asic" -- "$bin" presets
 expect 0 "tRCD 34" -- "$bin" check asic
 expect 0 "csim" -- "$bin" backends
