@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The bad-input campaign's findings (issue 28): each input once ran silently wrong, hung, ran away with
+# memory or gave a message without a location; each must now be refused (or warned about) with the
+# documented exit code, at file:line:column, naming the bound or relation it breaks.
+# usage: bad_input.sh CXLSIM SOURCE_DIR
+set -u
+bin=$1; src=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fails=0; passes=0
+expect() { # expect CODE PATTERN -- command...   (PATTERN: extended regex over stdout and stderr)
+  local code=$1 pat=$2; shift 3
+  timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ "$rc" != "$code" ] || ! grep -qE -- "$pat" "$tmp/err" "$tmp/out"; then
+    echo "FAIL: $* -> exit $rc (want $code, /$pat/), output:"; cat "$tmp/err" "$tmp/out" | head -5
+    fails=$((fails + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+y() { printf "$2" > "$tmp/$1"; }   # y FILE TEXT: write a configuration
+
+# ---- loader: files that are not configurations, size, quadratic merges ----
+expect 5 "/dev/zero: cannot read configuration file: not a regular file" -- "$bin" check /dev/zero
+mkfifo "$tmp/fifo"
+expect 5 "fifo: cannot read configuration file: not a regular file" -- "$bin" check "$tmp/fifo"
+head -c $((17 << 20)) /dev/zero | tr '\0' '#' > "$tmp/huge.yaml"
+expect 5 "huge.yaml: cannot read configuration file: larger than 16 MiB" -- "$bin" check "$tmp/huge.yaml"
+{ printf 'name: x\nextends: asic\nhost:\n'; seq 1 80000 | sed 's/^/  k/; s/$/: 1/'; } > "$tmp/keys.yaml"
+start=$(date +%s)
+expect 3 "keys.yaml:4:3: unknown key 'host.k1'" -- "$bin" check "$tmp/keys.yaml"
+[ $(( $(date +%s) - start )) -lt 10 ] || { echo "FAIL: 80,000 keys under extends took over 10 s"; fails=$((fails + 1)); }
+
+# ---- messages: values cut, bytes named, YAML 1.1 traps, units ----
+{ printf 'name: '; head -c 1000000 /dev/zero | tr '\0' a; printf '\nextends: asic\n'; } > "$tmp/long.yaml"
+expect 3 "long.yaml:1:7: 'name' = 'a{64}\.\.\. \(1000000 bytes\)' is too long \(1000000 bytes; at most 63\)" -- \
+  "$bin" check "$tmp/long.yaml"
+y latin1.yaml 'name: x\nextends: asic\n# caf\351\n'
+expect 3 "latin1.yaml:3:6: invalid input: byte 0xE9 .*not UTF-8" -- "$bin" check "$tmp/latin1.yaml"
+y octal.yaml 'name: x\nextends: asic\nhost:\n  requesters: 010\n'
+expect 3 "octal.yaml:4:15: 'host.requesters' = '010': leading zero" -- "$bin" check "$tmp/octal.yaml"
+y quoted.yaml 'name: x\nextends: asic\nhost:\n  requesters: "8"\n'
+expect 3 "quoted.yaml:4:15: 'host.requesters' = \"8\" is quoted" -- "$bin" check "$tmp/quoted.yaml"
+y null.yaml 'name: ~\nextends: asic\n'
+expect 3 "null.yaml:1:7: 'name' has no value \('~' is YAML's null\)" -- "$bin" check "$tmp/null.yaml"
+y quotedname.yaml 'name: "~"\nextends: asic\n'
+expect 0 "~" -- "$bin" check "$tmp/quotedname.yaml"
+y cap.yaml 'name: x\nextends: llama2-7b-2x8-h100\ncxl:\n  memory: per-node\n  device: asic\n  capacity: 2PiB\n  offload_optimizer: cpu\n'
+expect 3 "cap.yaml:6:13: 'cxl.capacity' = '2PiB' \(2251799813685248 B\) is out of range: valid values are 0 B to 1125899906842624 B" -- \
+  "$bin" memory "$tmp/cap.yaml"
+
+# ---- devices: timing relations, model bounds and blame at the user's key ----
+y refab.yaml 'name: x\nextends: asic\ndram:\n  refresh: all-bank\n  timing: {tREFI: 100, tRFC: 100}\n'
+expect 3 "refab.yaml:5:30: dram.timing: all-bank refresh needs tRFC \+ tRC <= tREFI" -- "$bin" check "$tmp/refab.yaml"
+expect 3 "refab.yaml:5:30: " -- "$bin" probe --quick "$tmp/refab.yaml"
+y refsb.yaml 'name: x\nextends: asic\ndram:\n  refresh: same-bank\n  timing: {tREFI: 3}\n'
+expect 3 "refsb.yaml:5:19: dram.timing: same-bank refresh needs tREFI >= banks_per_group \(3 < 4\)" -- \
+  "$bin" check "$tmp/refsb.yaml"
+y tras.yaml 'name: x\nextends: asic\ndram:\n  timing: {tRC: 50}\n'
+expect 3 "tras.yaml:4:17: dram.timing: need tRC \(50\) >= tRAS \+ tRP" -- "$bin" check "$tmp/tras.yaml"
+y ddr4.yaml 'name: x\nextends: asic\ndram:\n  standard: DDR4\n'
+expect 3 "ddr4.yaml:4:13: dram.standard: DDR4 has no built-in timing bin at 4800 MT/s" -- "$bin" check "$tmp/ddr4.yaml"
+y phy.yaml 'name: x\nextends: asic\nlink:\n  phy_latency: 1us\n'
+expect 7 "phy.yaml:4:16: x: link.phy_latency too long: .* phy_latency may be at most [0-9.]+ ns" -- "$bin" check "$tmp/phy.yaml"
+y cxlphy.yaml 'name: x\nextends: llama2-7b-2x8-h100\ncxl:\n  memory: per-node\n  device: phy.yaml\n  offload_optimizer: cpu\n'
+expect 7 "phy.yaml:4:16: x: link.phy_latency too long" -- "$bin" train "$tmp/cxlphy.yaml"
+y nameonly.yaml 'name: x\n'
+expect 3 "nameonly.yaml:1:1: x: host.core_latency \+ host.port_latency must be at least one model cycle" -- \
+  "$bin" check "$tmp/nameonly.yaml"
+y local.yaml 'name: x\nextends: llama2-7b-2x8-h100\ncxl:\n  memory: per-node\n  device: local-ddr5\n  offload_optimizer: cpu\n'
+expect 3 "local.yaml:5:11: cxl.device: 'local-ddr5' is a local-DDR path" -- "$bin" train "$tmp/local.yaml"
+
+# ---- descriptor traces ----
+printf 'requester,bytes,not_before\n0,64,1000000000000\n' > "$tmp/nb.csv"
+expect 3 "nb.csv:2:.*not_before.*too large; valid: at most 4294967295" -- \
+  "$bin" compare --trace "$tmp/nb.csv" --backends csim,analytical
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
