@@ -397,6 +397,12 @@ static int cmd_train(int argc, char **argv)
     if (ot)
         printf("  kernels     %llu distinct, %llu from %s\n", (unsigned long long)r.kernels,
                (unsigned long long)r.kernels_measured, times_path);
+    if (r.ops_above_peak)
+        fprintf(stderr, "cxlsim: warning: %s%s\n", r.peak_warning,
+                r.ops_above_peak > 1 ? " (and more measured kernels below the peak's time)" : "");
+    if (r.mfu > 1.0)
+        fprintf(stderr, "cxlsim: warning: MFU %.1f %% exceeds 100 %%: some kernel times are faster than the GPU's "
+                "peak allows\n", 100.0 * r.mfu);
     double T = (double)r.iteration_ps / 1e12;
     printf("\n  iteration time   %.4f s\n  tokens/s         %.0f\n  MFU              %.1f %%\n", T, r.tokens_per_s,
            100.0 * r.mfu);

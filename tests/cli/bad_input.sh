@@ -75,5 +75,28 @@ printf 'requester,bytes,not_before\n0,64,1000000000000\n' > "$tmp/nb.csv"
 expect 3 "nb.csv:2:.*not_before.*too large; valid: at most 4294967295" -- \
   "$bin" compare --trace "$tmp/nb.csv" --backends csim,analytical
 
+# ---- training: times beyond the simulated range, and every message at the key behind it ----
+gpu() { y "$1" "name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, $2}\n"; }
+gpu hbm.yaml 'hbm_bandwidth: 1MB/s'
+expect 7 "hbm.yaml:3:41: gpu.hbm_bandwidth: kernel .* ends past 1e\+06 s" -- "$bin" train "$tmp/hbm.yaml"
+gpu hbmk.yaml 'hbm_bandwidth: 1KB/s'
+expect 7 "hbmk.yaml:3:41: gpu 'h100-sxm': kernel .* cannot be priced" -- "$bin" train "$tmp/hbmk.yaml"
+gpu tf.yaml 'bf16_tflops: 1e-300'
+expect 7 "tf.yaml:3:39: gpu 'h100-sxm': kernel .* \(bf16\) cannot be priced" -- "$bin" train "$tmp/tf.yaml"
+gpu nv.yaml 'nvlink: 1B/s'
+expect 7 "nv.yaml:3:34: gpu.nvlink: " -- "$bin" train "$tmp/nv.yaml"
+y nic.yaml 'name: x\nextends: llama2-7b-2x8-h100\ncluster: {extends: dgx-h100, nodes: 2, nic_bandwidth: 1B/s}\n'
+expect 3 "nic.yaml:3:55: cluster.nic_bandwidth: " -- "$bin" train "$tmp/nic.yaml"
+y tree.yaml 'name: x\nextends: llama2-7b-2x8-h100\ntraining: {collectives: tree}\n'
+expect 3 "tree.yaml:3:25: training.collectives: .*tree does not support reduce-scatter" -- "$bin" train "$tmp/tree.yaml"
+"$bin" ops --times --out "$tmp/ops.yaml" >/dev/null
+sed 's/time: 271706878ps/time: 100s/' "$tmp/ops.yaml" > "$tmp/slow.yaml"
+expect 7 "slow.yaml:[0-9]+:5: op-times: kernel .* \(100 s each\) ends past 1e\+06 s" -- \
+  "$bin" train --op-times "$tmp/slow.yaml"
+sed -E 's/time: [0-9]+ps/time: 1us/' "$tmp/ops.yaml" > "$tmp/fast.yaml"
+expect 0 "warning: .*fast.yaml:6:5: measured time of qkv.fwd \(bf16\) is 1 us, below the 208 us" -- \
+  "$bin" train --op-times "$tmp/fast.yaml"
+expect 0 "warning: MFU [0-9.]+ % exceeds 100 %" -- "$bin" train --op-times "$tmp/fast.yaml"
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
