@@ -98,5 +98,20 @@ expect 0 "warning: .*fast.yaml:6:5: measured time of qkv.fwd \(bf16\) is 1 us, b
   "$bin" train --op-times "$tmp/fast.yaml"
 expect 0 "warning: MFU [0-9.]+ % exceeds 100 %" -- "$bin" train --op-times "$tmp/fast.yaml"
 
+# ---- CXL: a GPU path rate cap is honoured at any bandwidth (it was clamped to 4.69 MB/s per GPU) ----
+stall() { # stall BW: the CXL stall in seconds of cxl-offload-small with that gpu_path_bandwidth
+  y "gp${1%%/s}.yaml" "name: x\nextends: cxl-offload-small\ncxl:\n  gpu_path_bandwidth: $1\n"
+  "$bin" train "$tmp/gp${1%%/s}.yaml" | awk '/CXL stall/ {print $3}'
+}
+s1=$(stall 1MB/s); s2=$(stall 2MB/s); s5=$(stall 5MB/s); s10=$(stall 10MB/s)
+if awk -v a="$s1" -v b="$s2" -v c="$s5" -v d="$s10" 'BEGIN {
+     r2 = a / b; r5 = a / c; r10 = a / d
+     exit !(r2 > 1.9 && r2 < 2.1 && r5 > 4.75 && r5 < 5.25 && r10 > 9.5 && r10 < 10.5) }'; then
+  passes=$((passes + 1))
+else
+  echo "FAIL: CXL stall not inversely proportional to gpu_path_bandwidth: 1MB/s $s1 s, 2MB/s $s2 s, 5MB/s $s5 s, 10MB/s $s10 s"
+  fails=$((fails + 1))
+fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
