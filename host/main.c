@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -837,14 +838,32 @@ static int cmd_probe(int argc, char **argv)
            "S2M util", "row hits");
     for (int i = 0; i < 4; i++) {
         const window_stats *w = &r->bw_stats[i];
-        printf("    %-16s %10.2f %12.1f %12.1f %8.1f%% %8.1f%% %8.1f%%\n", mixes[i], r->bw_gbps[i], w->read_lat_ns[0],
-               w->read_lat_ns[2], 100 * w->link_utilisation[0], 100 * w->link_utilisation[1], 100 * w->row_hit_rate);
+        char mean[16] = "n/a", p99[16] = "n/a"; /* no read latency in a window without reads */
+        if (w->reads) {
+            snprintf(mean, sizeof mean, "%.1f", w->read_lat_ns[0]);
+            snprintf(p99, sizeof p99, "%.1f", w->read_lat_ns[2]);
+        }
+        printf("    %-16s %10.2f %12s %12s %8.1f%% %8.1f%% %8.1f%%\n", mixes[i], r->bw_gbps[i], mean, p99,
+               100 * w->link_utilisation[0], 100 * w->link_utilisation[1], 100 * w->row_hit_rate);
     }
     printf("  loaded latency, random %u:%u:\n", o.curve_rd, o.curve_wr);
     printf("    %12s %12s %12s %12s\n", "offered GB/s", "achieved", "mean ns", "p99 ns");
-    for (uint32_t i = 0; i < r->npoints; i++)
-        printf("    %12.2f %12.2f %12.1f %12.1f\n", r->curve[i].offered_gbps, r->curve[i].achieved_gbps,
-               r->curve[i].mean_latency_ns, r->curve[i].p99_latency_ns);
+    int na = 0;
+    for (uint32_t i = 0; i < r->npoints; i++) {
+        const probe_point *q = &r->curve[i];
+        char v[3][16];
+        const double val[3] = { q->achieved_gbps, q->mean_latency_ns, q->p99_latency_ns };
+        for (int k = 0; k < 3; k++) {
+            if (isnan(val[k]))
+                snprintf(v[k], sizeof v[k], "n/a");
+            else
+                snprintf(v[k], sizeof v[k], k ? "%.1f" : "%.2f", val[k]);
+            na |= isnan(val[k]);
+        }
+        printf("    %12.2f %12s %12s %12s\n", q->offered_gbps, v[0], v[1], v[2]);
+    }
+    if (na)
+        printf("    (n/a: nothing completed in the measurement window at that load; a longer --window measures it)\n");
     printf("  simulated cycles %llu in %.2f s\n", (unsigned long long)r->simulated_cycles, wall);
 
     if (json_path) {
@@ -898,10 +917,16 @@ static int cmd_probe(int argc, char **argv)
             rc = cxl_errf(&e, CXL_ENOMEM, "out of memory");
         } else {
             size_t len = (size_t)sprintf(buf, "offered_gbps,achieved_gbps,mean_latency_ns,p99_latency_ns\n");
-            for (uint32_t i = 0; i < r->npoints; i++)
-                len += (size_t)sprintf(buf + len, "%.6f,%.6f,%.3f,%.3f\n", r->curve[i].offered_gbps,
-                                       r->curve[i].achieved_gbps, r->curve[i].mean_latency_ns,
-                                       r->curve[i].p99_latency_ns);
+            for (uint32_t i = 0; i < r->npoints; i++) {
+                /* n/a (NaN) is an empty field */
+                const probe_point *q = &r->curve[i];
+                const double val[3] = { q->achieved_gbps, q->mean_latency_ns, q->p99_latency_ns };
+                len += (size_t)sprintf(buf + len, "%.6f", q->offered_gbps);
+                for (int k = 0; k < 3; k++)
+                    len += isnan(val[k]) ? (size_t)sprintf(buf + len, ",")
+                                         : (size_t)sprintf(buf + len, k ? ",%.3f" : ",%.6f", val[k]);
+                len += (size_t)sprintf(buf + len, "\n");
+            }
             rc = outfile_write(csv_path, buf, len, &e);
             free(buf);
         }

@@ -113,5 +113,17 @@ else
   fails=$((fails + 1))
 fi
 
+# ---- probe: a slow link measures no more than 100 % and says n/a where nothing completed ----
+y gen1.yaml 'name: gen1\nextends: asic\nlink:\n  rate: 2.5GT/s\n  width: 1\n'
+"$bin" probe --quick "$tmp/gen1.yaml" --json "$tmp/gen1.json" --csv "$tmp/gen1.csv" > "$tmp/gen1.txt"
+if awk '/%/ { for (i = 1; i <= NF; i++) if ($i ~ /%$/ && $i + 0 > 100) bad = 1 } END { exit bad }' "$tmp/gen1.txt" &&
+   grep -qE '^ +0\.03 +n/a +n/a +n/a$' "$tmp/gen1.txt" && grep -q '"achieved_gbps": null' "$tmp/gen1.json" &&
+   grep -q '^0.025600,,,$' "$tmp/gen1.csv" && grep -qE '0:100 \(writes\) +[0-9.]+ +n/a +n/a' "$tmp/gen1.txt" &&
+   ! grep -qE ' 0\.00 +0\.0 ' "$tmp/gen1.txt"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL: probe --quick on a 2.5 GT/s x1 link:"; cat "$tmp/gen1.txt"; fails=$((fails + 1))
+fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
