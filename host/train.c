@@ -43,6 +43,10 @@ enum { PC_RECV, PC_GATHER, PC_BODY, PC_SEND, PC_NEXT };
  * instead of wrapping into negative times. */
 #define TRAIN_MAX_PS 1000000000000000000LL
 
+/* The most gradient buckets (collectives) one stage cuts its gradients or parameters into per
+ * iteration: the engine holds one queue entry per bucket, so memory and time grow with their number. */
+#define TRAIN_MAX_BUCKETS 65536u
+
 /* body segments */
 enum { SEG_PRE, SEG_LAYERS, SEG_POST, SEG_END };
 
@@ -1098,6 +1102,19 @@ static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res
         if (op < 0)
             return op;
         R->opt_op = (uint32_t)op;
+        /* The gradient reduction without overlap and ZeRO's parameter gather cut a stage's bytes into
+         * grad_bucket pieces, one collective each: bound their number (grad_bucket: 1B made one collective
+         * per byte, 12.6 GB resident after 120 s). */
+        uint64_t elem = E->g.grad_elem_bytes > E->g.weight_elem_bytes ? E->g.grad_elem_bytes : E->g.weight_elem_bytes;
+        uint64_t bytes = R->params * elem, gb = t->grad_bucket_bytes ? t->grad_bucket_bytes : 1;
+        if (dp > 1 && bytes / gb >= TRAIN_MAX_BUCKETS) {
+            uint64_t least = (bytes + TRAIN_MAX_BUCKETS - 1) / TRAIN_MAX_BUCKETS;
+            return cfgloc_errf(err, &t->loc[TRAINCFG_F_GRAD_BUCKET], "training.grad_bucket: %llu B cuts pipeline "
+                               "stage %u's %llu B of gradients or parameters into more than %u buckets, the most "
+                               "simulated per iteration; use at least %llu B (e.g. 25MB, PyTorch DDP's default)",
+                               (unsigned long long)t->grad_bucket_bytes, r, (unsigned long long)bytes,
+                               TRAIN_MAX_BUCKETS, (unsigned long long)least);
+        }
     }
     E->dur = calloc(E->g.nops, sizeof *E->dur);
     E->measured = calloc(E->g.nops ? E->g.nops : 1, 1);

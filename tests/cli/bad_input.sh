@@ -125,5 +125,13 @@ else
   echo "FAIL: probe --quick on a 2.5 GT/s x1 link:"; cat "$tmp/gen1.txt"; fails=$((fails + 1))
 fi
 
+# ---- bounded runs: gradient buckets, micro-batches ----
+y gb.yaml 'name: x\nextends: llama2-7b-2x8-h100\ntraining: {grad_bucket: 1B}\n'
+expect 3 "gb.yaml:3:25: training.grad_bucket: 1 B cuts pipeline stage 0's [0-9]+ B .* more than 65536 buckets.*use at least 205649 B" -- \
+  "$bin" train "$tmp/gb.yaml"
+y gbatch.yaml 'name: x\nextends: llama2-7b-2x8-h100\ntraining: {global_batch: 1073741824}\n'
+expect 3 "gbatch.yaml:3:26: training.global_batch: 1073741824 gives 134217728 micro-batches .* at most 4194304 .* at most 33554432" -- \
+  "$bin" memory "$tmp/gbatch.yaml"
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
