@@ -19,6 +19,12 @@ expect() { # expect CODE PATTERN -- command...   (PATTERN: extended regex over s
   fi
 }
 y() { printf "$2" > "$tmp/$1"; }   # y FILE TEXT: write a configuration
+c() { # c CODE PATTERN COMMAND FILE TEXT: write FILE, then expect `cxlsim COMMAND FILE` to give CODE, PATTERN
+  y "$4" "$5"; expect "$1" "$2" -- "$bin" $3 "$tmp/$4"
+}
+cases() { # one case a line on stdin: CODE|PATTERN|COMMAND|FILE|TEXT (c's arguments)
+  while IFS='|' read -r code pat cmd file text; do c "$code" "$pat" "$cmd" "$file" "$text"; done
+}
 
 # ---- loader: files that are not configurations, size, quadratic merges ----
 expect 5 "/dev/zero: cannot read configuration file: not a regular file" -- "$bin" check /dev/zero
@@ -35,40 +41,27 @@ expect 3 "keys.yaml:4:3: unknown key 'host.k1'" -- "$bin" check "$tmp/keys.yaml"
 { printf 'name: '; head -c 1000000 /dev/zero | tr '\0' a; printf '\nextends: asic\n'; } > "$tmp/long.yaml"
 expect 3 "long.yaml:1:7: 'name' = 'a{64}\.\.\. \(1000000 bytes\)' is too long \(1000000 bytes; at most 63\)" -- \
   "$bin" check "$tmp/long.yaml"
-y latin1.yaml 'name: x\nextends: asic\n# caf\351\n'
-expect 3 "latin1.yaml:3:6: invalid input: byte 0xE9 .*not UTF-8" -- "$bin" check "$tmp/latin1.yaml"
-y octal.yaml 'name: x\nextends: asic\nhost:\n  requesters: 010\n'
-expect 3 "octal.yaml:4:15: 'host.requesters' = '010': leading zero" -- "$bin" check "$tmp/octal.yaml"
-y quoted.yaml 'name: x\nextends: asic\nhost:\n  requesters: "8"\n'
-expect 3 "quoted.yaml:4:15: 'host.requesters' = \"8\" is quoted" -- "$bin" check "$tmp/quoted.yaml"
-y null.yaml 'name: ~\nextends: asic\n'
-expect 3 "null.yaml:1:7: 'name' has no value \('~' is YAML's null\)" -- "$bin" check "$tmp/null.yaml"
-y quotedname.yaml 'name: "~"\nextends: asic\n'
-expect 0 "~" -- "$bin" check "$tmp/quotedname.yaml"
-y cap.yaml 'name: x\nextends: llama2-7b-2x8-h100\ncxl:\n  memory: per-node\n  device: asic\n  capacity: 2PiB\n  offload_optimizer: cpu\n'
-expect 3 "cap.yaml:6:13: 'cxl.capacity' = '2PiB' \(2251799813685248 B\) is out of range: valid values are 0 B to 1125899906842624 B" -- \
-  "$bin" memory "$tmp/cap.yaml"
+cases <<'EOF'
+3|latin1.yaml:3:6: invalid input: byte 0xE9 .*not UTF-8|check|latin1.yaml|name: x\nextends: asic\n# caf\351\n
+3|octal.yaml:4:15: 'host.requesters' = '010': leading zero|check|octal.yaml|name: x\nextends: asic\nhost:\n  requesters: 010\n
+3|quoted.yaml:4:15: 'host.requesters' = "8" is quoted|check|quoted.yaml|name: x\nextends: asic\nhost:\n  requesters: "8"\n
+3|null.yaml:1:7: 'name' has no value \('~' is YAML's null\)|check|null.yaml|name: ~\nextends: asic\n
+0|~|check|quotedname.yaml|name: "~"\nextends: asic\n
+3|cap.yaml:6:13: 'cxl.capacity' = '2PiB' \(2251799813685248 B\) is out of range: valid values are 0 B to 1125899906842624 B|memory|cap.yaml|name: x\nextends: llama2-7b-2x8-h100\ncxl:\n  memory: per-node\n  device: asic\n  capacity: 2PiB\n  offload_optimizer: cpu\n
+EOF
 
 # ---- devices: timing relations, model bounds and blame at the user's key ----
-y refab.yaml 'name: x\nextends: asic\ndram:\n  refresh: all-bank\n  timing: {tREFI: 100, tRFC: 100}\n'
-expect 3 "refab.yaml:5:30: dram.timing: all-bank refresh needs tRFC \+ tRC <= tREFI" -- "$bin" check "$tmp/refab.yaml"
-expect 3 "refab.yaml:5:30: " -- "$bin" probe --quick "$tmp/refab.yaml"
-y refsb.yaml 'name: x\nextends: asic\ndram:\n  refresh: same-bank\n  timing: {tREFI: 3}\n'
-expect 3 "refsb.yaml:5:19: dram.timing: same-bank refresh needs tREFI >= banks_per_group \(3 < 4\)" -- \
-  "$bin" check "$tmp/refsb.yaml"
-y tras.yaml 'name: x\nextends: asic\ndram:\n  timing: {tRC: 50}\n'
-expect 3 "tras.yaml:4:17: dram.timing: need tRC \(50\) >= tRAS \+ tRP" -- "$bin" check "$tmp/tras.yaml"
-y ddr4.yaml 'name: x\nextends: asic\ndram:\n  standard: DDR4\n'
-expect 3 "ddr4.yaml:4:13: dram.standard: DDR4 has no built-in timing bin at 4800 MT/s" -- "$bin" check "$tmp/ddr4.yaml"
-y phy.yaml 'name: x\nextends: asic\nlink:\n  phy_latency: 1us\n'
-expect 7 "phy.yaml:4:16: x: link.phy_latency too long: .* phy_latency may be at most [0-9.]+ ns" -- "$bin" check "$tmp/phy.yaml"
-y cxlphy.yaml 'name: x\nextends: llama2-7b-2x8-h100\ncxl:\n  memory: per-node\n  device: phy.yaml\n  offload_optimizer: cpu\n'
-expect 7 "phy.yaml:4:16: x: link.phy_latency too long" -- "$bin" train "$tmp/cxlphy.yaml"
-y nameonly.yaml 'name: x\n'
-expect 3 "nameonly.yaml:1:1: x: host.core_latency \+ host.port_latency must be at least one model cycle" -- \
-  "$bin" check "$tmp/nameonly.yaml"
-y local.yaml 'name: x\nextends: llama2-7b-2x8-h100\ncxl:\n  memory: per-node\n  device: local-ddr5\n  offload_optimizer: cpu\n'
-expect 3 "local.yaml:5:11: cxl.device: 'local-ddr5' is a local-DDR path" -- "$bin" train "$tmp/local.yaml"
+cases <<'EOF'
+3|refab.yaml:5:30: dram.timing: all-bank refresh needs tRFC \+ tRC <= tREFI|check|refab.yaml|name: x\nextends: asic\ndram:\n  refresh: all-bank\n  timing: {tREFI: 100, tRFC: 100}\n
+3|refab.yaml:5:30: |probe --quick|refab.yaml|name: x\nextends: asic\ndram:\n  refresh: all-bank\n  timing: {tREFI: 100, tRFC: 100}\n
+3|refsb.yaml:5:19: dram.timing: same-bank refresh needs tREFI >= banks_per_group \(3 < 4\)|check|refsb.yaml|name: x\nextends: asic\ndram:\n  refresh: same-bank\n  timing: {tREFI: 3}\n
+3|tras.yaml:4:17: dram.timing: need tRC \(50\) >= tRAS \+ tRP|check|tras.yaml|name: x\nextends: asic\ndram:\n  timing: {tRC: 50}\n
+3|ddr4.yaml:4:13: dram.standard: DDR4 has no built-in timing bin at 4800 MT/s|check|ddr4.yaml|name: x\nextends: asic\ndram:\n  standard: DDR4\n
+7|phy.yaml:4:16: x: link.phy_latency too long: .* phy_latency may be at most [0-9.]+ ns|check|phy.yaml|name: x\nextends: asic\nlink:\n  phy_latency: 1us\n
+7|phy.yaml:4:16: x: link.phy_latency too long|train|cxlphy.yaml|name: x\nextends: llama2-7b-2x8-h100\ncxl:\n  memory: per-node\n  device: phy.yaml\n  offload_optimizer: cpu\n
+3|nameonly.yaml:1:1: x: host.core_latency \+ host.port_latency must be at least one model cycle|check|nameonly.yaml|name: x\n
+3|local.yaml:5:11: cxl.device: 'local-ddr5' is a local-DDR path|train|local.yaml|name: x\nextends: llama2-7b-2x8-h100\ncxl:\n  memory: per-node\n  device: local-ddr5\n  offload_optimizer: cpu\n
+EOF
 
 # ---- descriptor traces ----
 printf 'requester,bytes,not_before\n0,64,1000000000000\n' > "$tmp/nb.csv"
@@ -76,19 +69,14 @@ expect 3 "nb.csv:2:.*not_before.*too large; valid: at most 4294967295" -- \
   "$bin" compare --trace "$tmp/nb.csv" --backends csim,analytical
 
 # ---- training: times beyond the simulated range, and every message at the key behind it ----
-gpu() { y "$1" "name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, $2}\n"; }
-gpu hbm.yaml 'hbm_bandwidth: 1MB/s'
-expect 7 "hbm.yaml:3:41: gpu.hbm_bandwidth: kernel .* ends past 1e\+06 s" -- "$bin" train "$tmp/hbm.yaml"
-gpu hbmk.yaml 'hbm_bandwidth: 1KB/s'
-expect 7 "hbmk.yaml:3:41: gpu 'h100-sxm': kernel .* cannot be priced" -- "$bin" train "$tmp/hbmk.yaml"
-gpu tf.yaml 'bf16_tflops: 1e-300'
-expect 7 "tf.yaml:3:39: gpu 'h100-sxm': kernel .* \(bf16\) cannot be priced" -- "$bin" train "$tmp/tf.yaml"
-gpu nv.yaml 'nvlink: 1B/s'
-expect 7 "nv.yaml:3:34: gpu.nvlink: " -- "$bin" train "$tmp/nv.yaml"
-y nic.yaml 'name: x\nextends: llama2-7b-2x8-h100\ncluster: {extends: dgx-h100, nodes: 2, nic_bandwidth: 1B/s}\n'
-expect 3 "nic.yaml:3:55: cluster.nic_bandwidth: " -- "$bin" train "$tmp/nic.yaml"
-y tree.yaml 'name: x\nextends: llama2-7b-2x8-h100\ntraining: {collectives: tree}\n'
-expect 3 "tree.yaml:3:25: training.collectives: .*tree does not support reduce-scatter" -- "$bin" train "$tmp/tree.yaml"
+cases <<'EOF'
+7|hbm.yaml:3:41: gpu.hbm_bandwidth: kernel .* ends past 1e\+06 s|train|hbm.yaml|name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, hbm_bandwidth: 1MB/s}\n
+7|hbmk.yaml:3:41: gpu 'h100-sxm': kernel .* cannot be priced|train|hbmk.yaml|name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, hbm_bandwidth: 1KB/s}\n
+7|tf.yaml:3:39: gpu 'h100-sxm': kernel .* \(bf16\) cannot be priced|train|tf.yaml|name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, bf16_tflops: 1e-300}\n
+7|nv.yaml:3:34: gpu.nvlink: |train|nv.yaml|name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, nvlink: 1B/s}\n
+3|nic.yaml:3:55: cluster.nic_bandwidth: |train|nic.yaml|name: x\nextends: llama2-7b-2x8-h100\ncluster: {extends: dgx-h100, nodes: 2, nic_bandwidth: 1B/s}\n
+3|tree.yaml:3:25: training.collectives: .*tree does not support reduce-scatter|train|tree.yaml|name: x\nextends: llama2-7b-2x8-h100\ntraining: {collectives: tree}\n
+EOF
 "$bin" ops --times --out "$tmp/ops.yaml" >/dev/null
 sed 's/time: 271706878ps/time: 100s/' "$tmp/ops.yaml" > "$tmp/slow.yaml"
 expect 7 "slow.yaml:[0-9]+:5: op-times: kernel .* \(100 s each\) ends past 1e\+06 s" -- \
@@ -126,12 +114,10 @@ else
 fi
 
 # ---- bounded runs: gradient buckets, micro-batches ----
-y gb.yaml 'name: x\nextends: llama2-7b-2x8-h100\ntraining: {grad_bucket: 1B}\n'
-expect 3 "gb.yaml:3:25: training.grad_bucket: 1 B cuts pipeline stage 0's [0-9]+ B .* more than 65536 buckets.*use at least 205649 B" -- \
-  "$bin" train "$tmp/gb.yaml"
-y gbatch.yaml 'name: x\nextends: llama2-7b-2x8-h100\ntraining: {global_batch: 1073741824}\n'
-expect 3 "gbatch.yaml:3:26: training.global_batch: 1073741824 gives 134217728 micro-batches .* at most 4194304 .* at most 33554432" -- \
-  "$bin" memory "$tmp/gbatch.yaml"
+cases <<'EOF'
+3|gb.yaml:3:25: training.grad_bucket: 1 B cuts pipeline stage 0's [0-9]+ B .* more than 65536 buckets.*use at least 205649 B|train|gb.yaml|name: x\nextends: llama2-7b-2x8-h100\ntraining: {grad_bucket: 1B}\n
+3|gbatch.yaml:3:26: training.global_batch: 1073741824 gives 134217728 micro-batches .* at most 4194304 .* at most 33554432|memory|gbatch.yaml|name: x\nextends: llama2-7b-2x8-h100\ntraining: {global_batch: 1073741824}\n
+EOF
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
