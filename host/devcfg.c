@@ -518,7 +518,7 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 /* Relations between timings that every JEDEC speed bin satisfies and without which the model cannot
  * make progress (a run would hang, or refresh would silently stop), in clock cycles:
  *   refresh all-bank:  tRFC + tRC <= tREFI   a REFab blocks the rank for tRFC every tREFI (JESD79-5
- *                                            4.13); what is left must hold one ACT-to-ACT cycle
+ *                                            refresh); what is left must hold one ACT-to-ACT cycle
  *   refresh same-bank: tREFI >= banks        one REFsb per tREFI / banks_per_group (whole cycles)
  *                      tRFCsb + tRC <= tREFI each bank is blocked for tRFCsb once per tREFI
  *   tRAS >= tRCD, tRC >= tRAS + tRP          a row is open at least until its column command may issue,
