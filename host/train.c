@@ -1061,6 +1061,14 @@ static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res
         inter /= c->oversubscription;
     if (intra < 1)
         intra = 1;
+    if (c->nodes > 1 && inter < 1) {
+        double need = (double)gpn / ((double)c->nics_per_node * c->nic_efficiency) *
+                      (c->topology == CLUSTERCFG_FAT_TREE ? c->oversubscription : 1.0);
+        return cfgloc_errf(err, &c->loc[CLUSTERCFG_F_NIC_BW], "cluster.nic_bandwidth: %llu B/s x %llu NICs per node, "
+                           "shared by %llu GPUs, gives each GPU %.3g B/s of inter-node bandwidth, below the model's "
+                           "1 B/s; need at least %.0f B/s", (unsigned long long)c->nic_bw_bps,
+                           (unsigned long long)c->nics_per_node, (unsigned long long)gpn, inter, ceil(need));
+    }
     E->fab.intra_Bps = (uint64_t)intra;
     E->fab.inter_Bps = (uint64_t)inter;
     E->fab.intra_latency_ps = c->nvlink_latency_ps;
