@@ -10,7 +10,13 @@
  *
  * libyaml accepts duplicate keys; this loader rejects them. Anchors and aliases are rejected (they would
  * make error locations ambiguous). Every error fills a cxl_err with file:line:column (1-based) and returns
- * CXL_ECONFIG (CXL_EIO when a file cannot be read, CXL_ENOMEM on allocation failure). Nothing is printed.
+ * CXL_ECONFIG (CXL_EIO when a file cannot be read, is not a regular file, or is larger than 16 MiB;
+ * CXL_ENOMEM on allocation failure). Nothing is printed. Text must be UTF-8 (the first invalid byte is
+ * named at its line and column). Loading is O(n log n) in the keys of a file and its parents.
+ *
+ * YAML traps are refused by cfg_bind rather than guessed (docs/config.md, "YAML"): a plain ~, null or
+ * empty value, a quoted value for an integer, real or boolean key, and integers with leading zeros.
+ * Values quoted in messages are cut after 64 bytes.
  *
  * Binding: cfg_bind() walks a mapping against a table of cfg_field and writes values into a struct at the
  * given offsets. Unknown keys, wrong types, bad units, out-of-range values and missing required fields are
