@@ -199,13 +199,76 @@ int cxl_backend_submit(cxl_backend *b, const cxl_desc *d, size_t n, cxl_err *err
         if (need[r] > b->ops->space(b, r))
             return cxl_errf(err, CXL_ELIMIT, "requester %u: %u descriptors submitted, room for %u; advance first", r,
                             need[r], b->ops->space(b, r));
-    return b->ops->submit(b, d, n, err);
+    int rc = b->ops->submit(b, d, n, err);
+    if (rc)
+        return rc;
+    b->wd_submitted += n;
+    for (size_t i = 0; i < n; i++) {
+        if (d[i].gap_cycles > b->wd_gap)
+            b->wd_gap = d[i].gap_cycles;
+        if (d[i].not_before > b->wd_quiet)
+            b->wd_quiet = d[i].not_before;
+    }
+    return 0;
+}
+
+/* The progress watchdog, after an advance: O(1) except one statistics read per CXL_WATCHDOG_CYCLES. */
+static int watchdog(cxl_backend *b, cxl_err *err)
+{
+    uint64_t now = b->ops->now(b);
+    if (b->wd_polled >= b->wd_submitted || now < b->wd_since) { /* no work: silence is no fault */
+        b->wd_since = now;
+        return 0;
+    }
+    /* silence counts from the last progress, or from the latest not_before if that is later */
+    uint64_t from = b->wd_since > b->wd_quiet ? b->wd_since : b->wd_quiet;
+    if (now < from || now - from < CXL_WATCHDOG_CYCLES + 2 * b->wd_gap)
+        return 0;
+    cxl_stats *st = malloc(sizeof *st);
+    if (!st)
+        return cxl_errf(err, CXL_ENOMEM, "out of memory (watchdog)");
+    int rc = b->ops->stats(b, st, err);
+    uint64_t bytes = st->read_bytes + st->write_bytes;
+    free(st);
+    if (rc)
+        return rc;
+    if (bytes != b->wd_bytes) {
+        b->wd_bytes = bytes;
+        b->wd_since = now;
+        return 0;
+    }
+    return cxl_errf(err, CXL_ELIMIT, "backend %s made no progress: work is queued but no access completed from "
+                    "cycle %llu to %llu (%llu cycles, the watchdog's limit): the device's timings starve the "
+                    "model (refresh leaving no time for accesses?); run 'cxlsim check' on it, or report a bug",
+                    b->ops->name, (unsigned long long)from, (unsigned long long)now,
+                    (unsigned long long)(now - from));
 }
 
 uint32_t cxl_backend_space(cxl_backend *b, uint32_t requester) { return b->ops->space(b, requester); }
-int cxl_backend_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err) { return b->ops->advance(b, until, stop, err); }
+int cxl_backend_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err)
+{
+    /* in steps that end where the watchdog must look next, so that a starved model is stopped about
+     * CXL_WATCHDOG_CYCLES after its last progress, however far `until` is */
+    for (;;) {
+        uint64_t now = b->ops->now(b), step = until;
+        uint64_t look = (b->wd_since > b->wd_quiet ? b->wd_since : b->wd_quiet) + CXL_WATCHDOG_CYCLES + 2 * b->wd_gap;
+        if (look > now && look < step)
+            step = look;
+        int rc = b->ops->advance(b, step, stop, err);
+        if (rc || (rc = watchdog(b, err)))
+            return rc;
+        now = b->ops->now(b);
+        if (now >= until || now < step)
+            return 0;   /* there, or stopped early (a completion, a full buffer) */
+    }
+}
 uint64_t cxl_backend_now(cxl_backend *b) { return b->ops->now(b); }
-size_t cxl_backend_poll(cxl_backend *b, cxl_completion *out, size_t max) { return b->ops->poll(b, out, max); }
+size_t cxl_backend_poll(cxl_backend *b, cxl_completion *out, size_t max)
+{
+    size_t k = b->ops->poll(b, out, max);
+    b->wd_polled += k;
+    return k;
+}
 int cxl_backend_stats(cxl_backend *b, cxl_stats *out, cxl_err *err) { return b->ops->stats(b, out, err); }
 int cxl_backend_idle(cxl_backend *b) { return b->ops->idle(b); }
 const char *cxl_backend_name(const cxl_backend *b) { return b->ops->name; }

@@ -50,11 +50,20 @@ typedef struct cxl_backend_ops {
     void (*close)(cxl_backend *b);
 } cxl_backend_ops;
 
+/* The progress watchdog (cxl_backend_advance): a backend with work in it that completes no byte for
+ * CXL_WATCHDOG_CYCLES cycles (plus twice the longest gap_cycles submitted, and never before the latest
+ * not_before submitted) ends the run with CXL_ELIMIT instead of running forever. Validated descriptions
+ * cannot starve the model (devcfg's timing relations); the watchdog is the net under that. */
+#define CXL_WATCHDOG_CYCLES (1ull << 26)
+
 struct cxl_backend {
     const cxl_backend_ops *ops;
     cxl_params params;
     cxl_backend_opts opts;   /* as given to cxl_backend_open_opts, for ops->open */
     void *impl;
+    /* progress watchdog (backend.c): since when no byte completed, the bytes then, the longest gap and
+     * the latest not_before submitted, descriptors submitted and completions polled */
+    uint64_t wd_since, wd_bytes, wd_gap, wd_quiet, wd_submitted, wd_polled;
 };
 
 /* Names of all backends this build knows, built or not (NULL-terminated). */
@@ -81,7 +90,8 @@ cxl_backend_opts cxl_backend_opts_for(const char *name, const cxl_backend_opts *
 int cxl_backend_submit(cxl_backend *b, const cxl_desc *d, size_t n, cxl_err *err);
 uint32_t cxl_backend_space(cxl_backend *b, uint32_t requester);
 /* Advance to cycle `until`; stops early when a completion is buffered (stop_on_completion) or the
- * completion buffer is full. */
+ * completion buffer is full. CXL_ELIMIT from the progress watchdog (CXL_WATCHDOG_CYCLES) when work is
+ * queued or in flight and nothing has completed for that long. */
 int cxl_backend_advance(cxl_backend *b, uint64_t until, int stop_on_completion, cxl_err *err);
 uint64_t cxl_backend_now(cxl_backend *b);
 size_t cxl_backend_poll(cxl_backend *b, cxl_completion *out, size_t max);

@@ -24,6 +24,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -31,7 +33,9 @@ enum {
     CFG_MAX_NEST = 64,       /* mapping/sequence nesting; bounds the recursion of conversion and merge */
     CFG_MAX_EXTENDS = 32,    /* parents in one `extends` chain */
     CFG_MAX_DIGITS = 64,     /* significant digits accepted in a number with a unit */
-    CFG_MAX_KEYLEN = 64      /* longest key compared for "did you mean" */
+    CFG_MAX_KEYLEN = 64,     /* longest key compared for "did you mean" */
+    CFG_SHOW_MAX = 64,       /* bytes of a value or key quoted in a message before it is cut */
+    CFG_MAX_FILE = 16 << 20  /* bytes of one configuration file (bounds memory and time of a load) */
 };
 
 struct cfg_node {
@@ -39,6 +43,7 @@ struct cfg_node {
     const char *file;    /* display name, owned by the document */
     int line, col;       /* 1-based */
     char *str;           /* CFG_SCALAR: NUL-terminated value */
+    int plain;           /* CFG_SCALAR: written without quotes (YAML plain style) */
     size_t n;            /* CFG_MAP: pairs; CFG_SEQ: items */
     cfg_node **keys;     /* CFG_MAP: key nodes (always scalars) */
     cfg_node **vals;     /* CFG_MAP: values; CFG_SEQ: items */
@@ -141,6 +146,20 @@ static void set_why(char *why, size_t whysz, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, whysz, fmt, ap);
     va_end(ap);
+}
+
+/* s as quoted in a message: whole when short, else its first CFG_SHOW_MAX bytes (cut at a UTF-8
+ * character boundary) and the full length, so that the reason after it always fits the message. */
+const char *cfg_clip(const char *s, char *buf, size_t sz)
+{
+    size_t len = strlen(s);
+    if (len <= CFG_SHOW_MAX)
+        return s;
+    size_t cut = CFG_SHOW_MAX;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+        cut--;
+    snprintf(buf, sz, "%.*s... (%zu bytes)", (int)cut, s, len);
+    return buf;
 }
 
 static const char *kind_name(enum cfg_kind k)
@@ -254,6 +273,54 @@ static int yaml_fail(struct cfg_loader *L, const yaml_parser_t *p, const char *t
                                p->context, (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
         return err_at_mark(L, p->problem_mark, "YAML syntax error: %s", problem);
     }
+}
+
+/* The offset of the first byte of text that does not start a valid UTF-8 sequence (overlong forms,
+ * surrogates and code points above U+10FFFF included), or len when all is valid. libyaml reports such
+ * input at the byte after the bad one (a Latin-1 'e acute' followed by a newline is "byte 0x0A"), so
+ * the loader checks first and names the byte itself. O(len). */
+static size_t utf8_bad_offset(const unsigned char *t, size_t len)
+{
+    static const uint32_t least[4] = { 0, 0x80, 0x800, 0x10000 };
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = t[i];
+        size_t n = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : 4;
+        if (n == 4)
+            return i;
+        uint32_t cp = c & (0x7Fu >> n);
+        for (size_t k = 1; k <= n; k++) {
+            if (i + k >= len || (t[i + k] & 0xC0) != 0x80)
+                return i;
+            cp = cp << 6 | (t[i + k] & 0x3Fu);
+        }
+        if (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return i;
+        i += n + 1;
+    }
+    return len;
+}
+
+/* An error at byte offset off of text: line and column counted in characters up to it. */
+static int err_at_offset(struct cfg_loader *L, const char *text, size_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int err_at_offset(struct cfg_loader *L, const char *text, size_t off, const char *fmt, ...)
+{
+    int line = 1, col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (text[i] == '\n') {
+            line++;
+            col = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            col++;
+        }
+    }
+    char msg[sizeof L->err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cxl_errf_at(L->err, CXL_ECONFIG, L->file, line, col, "%s", msg);
 }
 
 /* ---- pass 1: events (anchors, aliases, document count, syntax) ---- */
@@ -413,6 +480,7 @@ static int convert(struct cfg_loader *L, yaml_document_t *yd, int index, int dep
         cfg_node *n = new_node(L, CFG_SCALAR, yn->start_mark);
         if (!n || !(n->str = doc_strndup(L->doc, v, len)))
             return oom(L);
+        n->plain = yn->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
         *out = n;
         return 0;
     }
@@ -474,6 +542,11 @@ static int convert(struct cfg_loader *L, yaml_document_t *yd, int index, int dep
 /* Parse one source into a tree whose root is a mapping. */
 static int parse_source(struct cfg_loader *L, const char *text, size_t len, cfg_node **out)
 {
+    size_t bad = utf8_bad_offset((const unsigned char *)text, len);
+    if (bad < len)
+        return err_at_offset(L, text, bad, "invalid input: byte 0x%02X (offset %zu) is not UTF-8; configuration "
+                             "files are UTF-8 text (a Latin-1 file converts with iconv -f latin1 -t utf-8)",
+                             (unsigned)(unsigned char)text[bad], bad);
     int rc = scan_events(L, text, len);
     if (rc)
         return rc;
@@ -508,7 +581,10 @@ static int parse_source(struct cfg_loader *L, const char *text, size_t len, cfg_
 
 /* ---- extends ---- */
 
-/* Read a whole stream. Returns 0 or an errno value. */
+/* What read_file returns besides 0 and errno values. */
+enum { CFG_RD_NOTREG = -1, CFG_RD_TOOBIG = -2 };
+
+/* Read a whole stream of at most CFG_MAX_FILE bytes. Returns 0, an errno value or CFG_RD_TOOBIG. */
 static int read_stream(FILE *f, char **buf, size_t *len)
 {
     size_t cap = 4096, n = 0;
@@ -526,7 +602,11 @@ static int read_stream(FILE *f, char **buf, size_t *len)
             }
             break;
         }
-        char *nb = cap > SIZE_MAX / 2 - 1 ? NULL : realloc(b, cap * 2 + 1);
+        if (n > CFG_MAX_FILE) {
+            free(b);
+            return CFG_RD_TOOBIG;
+        }
+        char *nb = realloc(b, cap * 2 + 1);
         if (!nb) {
             free(b);
             return ENOMEM;
@@ -540,17 +620,35 @@ static int read_stream(FILE *f, char **buf, size_t *len)
     return 0;
 }
 
-/* Open and read a file, recording its identity. Returns 0 or an errno value. */
+/* Open and read a regular file, recording its identity. Opened without blocking, so that a FIFO with no
+ * writer cannot stall the load before fstat() says what it is; anything but a regular file (FIFO,
+ * device such as /dev/zero, folder, socket) is refused. Returns 0, an errno value, CFG_RD_NOTREG or
+ * CFG_RD_TOOBIG. */
 static int read_file(const char *path, char **buf, size_t *len, dev_t *dev, ino_t *ino)
 {
     errno = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return errno ? errno : EIO;
     struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
+    if (fstat(fd, &st) != 0) {
         int e = errno;
-        fclose(f);
+        close(fd);
+        return e;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return S_ISDIR(st.st_mode) ? EISDIR : CFG_RD_NOTREG;
+    }
+    if (st.st_size > CFG_MAX_FILE) {
+        close(fd);
+        return CFG_RD_TOOBIG;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        int e = errno ? errno : EIO;
+        close(fd);
         return e;
     }
     *dev = st.st_dev;
@@ -559,6 +657,18 @@ static int read_file(const char *path, char **buf, size_t *len, dev_t *dev, ino_
     int e = read_stream(f, buf, len);
     fclose(f);
     return e;
+}
+
+/* Why read_file() failed, in words. */
+static const char *read_why(int e, char *buf, size_t sz)
+{
+    if (e == CFG_RD_NOTREG)
+        snprintf(buf, sz, "not a regular file (a FIFO, socket or device); a configuration is a YAML file");
+    else if (e == CFG_RD_TOOBIG)
+        snprintf(buf, sz, "larger than %d MiB, the most a configuration file may hold", CFG_MAX_FILE >> 20);
+    else
+        snprintf(buf, sz, "%s", strerror(e));
+    return buf;
 }
 
 /* The folder part of a path, including its trailing slash ("" for a bare name). */
@@ -587,42 +697,67 @@ static ptrdiff_t map_find(const cfg_node *m, const char *key)
     return -1;
 }
 
+/* The index of key in dst's keys, through idx (dst's keys sorted by key_ix_cmp), or -1. */
+static ptrdiff_t sorted_find(const struct key_ix *idx, size_t n, const char *key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(idx[mid].key, key);
+        if (c == 0)
+            return (ptrdiff_t)idx[mid].ix;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
 /* Deep-merge src (the child) over dst (the parent): maps merge key by key, anything else replaces.
- * A merged map takes the child's location: that is the file the user is editing. O(|dst| * |src|) per
- * level, fine for configuration-sized maps. */
+ * A merged map takes the child's location: that is the file the user is editing. The child's keys are
+ * looked up among the parent's through a sorted index (a map's keys are unique, so the child's own keys
+ * need no search): O((|dst| + |src|) log |dst|) per level, so a file of many keys cannot make it
+ * quadratic. */
 static int merge_into(struct cfg_loader *L, cfg_node *dst, const cfg_node *src)
 {
     cfg_node **keys = doc_alloc(L->doc, (dst->n + src->n) * sizeof *keys);
     cfg_node **vals = doc_alloc(L->doc, (dst->n + src->n) * sizeof *vals);
     if (!keys || !vals)
         return oom(L);
+    struct key_ix *idx = NULL;
     if (dst->n) {
         memcpy(keys, dst->keys, dst->n * sizeof *keys);
         memcpy(vals, dst->vals, dst->n * sizeof *vals);
+        if (!(idx = malloc(dst->n * sizeof *idx)))
+            return oom(L);
+        for (size_t i = 0; i < dst->n; i++) {
+            idx[i].key = dst->keys[i]->str;
+            idx[i].ix = i;
+        }
+        qsort(idx, dst->n, sizeof *idx, key_ix_cmp);
     }
     size_t n = dst->n;
     for (size_t i = 0; i < src->n; i++) {
         cfg_node *k = src->keys[i], *v = src->vals[i];
-        ptrdiff_t j = -1;
-        for (size_t t = 0; t < n; t++)
-            if (strcmp(keys[t]->str, k->str) == 0) {
-                j = (ptrdiff_t)t;
-                break;
-            }
+        ptrdiff_t j = sorted_find(idx, dst->n, k->str);
         if (j < 0) {
             keys[n] = k;
             vals[n] = v;
             n++;
         } else if (vals[j]->kind == CFG_MAP && v->kind == CFG_MAP) {
             int rc = merge_into(L, vals[j], v);
-            if (rc)
+            if (rc) {
+                free(idx);
                 return rc;
+            }
             keys[j] = k;
         } else {
             keys[j] = k;
             vals[j] = v;
         }
     }
+    free(idx);
     dst->keys = keys;
     dst->vals = vals;
     dst->n = n;
@@ -678,18 +813,20 @@ static int apply_extends(struct cfg_loader *L, const char *prefix, cfg_node *roo
     } else if (e == ENOMEM) {
         return oom(L);
     } else if (e != ENOENT && e != ENOTDIR) {
-        return cxl_errf_at(L->err, CXL_EIO, v->file, v->line, v->col, "extends: cannot read '%s': %s", fpath,
-                           strerror(e));
+        char why[160], cut[CFG_CLIP_SZ];
+        return cxl_errf_at(L->err, CXL_EIO, v->file, v->line, v->col, "extends: cannot read '%s': %s",
+                           cfg_clip(fpath, cut, sizeof cut), read_why(e, why, sizeof why));
     } else {
         /* 2. The caller's presets. */
         const char *rtext = NULL, *rname = NULL;
         if (!L->resolve || L->resolve(L->rctx, name, &rtext, &rname) != 0 || !rtext) {
+            char cut[CFG_CLIP_SZ], cutp[CFG_CLIP_SZ];
+            const char *shown = cfg_clip(name, cut, sizeof cut), *pshown = cfg_clip(fpath, cutp, sizeof cutp);
             if (L->resolve)
-                return cfg_errf(L->err, v,
-                                "extends: '%s' not found: no file '%s' and no preset named '%s'", name, fpath,
-                                name);
+                return cfg_errf(L->err, v, "extends: '%s' not found: no file '%s' and no preset named '%s'",
+                                shown, pshown, shown);
             return cfg_errf(L->err, v, "extends: '%s' not found: no file '%s' (and no preset resolver was given)",
-                            name, fpath);
+                            shown, pshown);
         }
         src.kind = CFG_SRC_PRESET;
         src.text = rtext;
@@ -791,7 +928,9 @@ int cfg_load_file(const char *path, cfg_resolve_fn resolve, void *ctx, cfg_doc *
         cfg_free(L.doc);
         if (e == ENOMEM)
             return cxl_errf(err, CXL_ENOMEM, "out of memory reading '%s'", path);
-        return cxl_errf_at(err, CXL_EIO, path, 0, 0, "cannot read configuration file: %s", strerror(e));
+        char why[160];
+        return cxl_errf_at(err, CXL_EIO, path, 0, 0, "cannot read configuration file: %s",
+                           read_why(e, why, sizeof why));
     }
     if (!(src.name = doc_strdup(L.doc, path)) || !(prefix = dir_prefix(L.doc, path))) {
         free(buf);
@@ -925,7 +1064,8 @@ static const struct cfg_unit freq_units[] = {
     {"Hz", -3, -3}, {"kHz", 0, 0}, {"MHz", 3, 3}, {"GHz", 6, 6}, {NULL, 0, 0}};
 static const struct cfg_unit size_units[] = {
     {"B", 0, 0},    {"KB", 3, 3},    {"MB", 6, 6},    {"GB", 9, 9},    {"TB", 12, 12},
-    {"KiB", 10, 0}, {"MiB", 20, 0}, {"GiB", 30, 0}, {"TiB", 40, 0}, {NULL, 0, 0}};
+    {"PB", 15, 15}, {"KiB", 10, 0}, {"MiB", 20, 0}, {"GiB", 30, 0}, {"TiB", 40, 0}, {"PiB", 50, 0},
+    {NULL, 0, 0}};
 static const struct cfg_unit bw_units[] = {
     {"B/s", 0, 0},    {"KB/s", 3, 3},    {"MB/s", 6, 6},    {"GB/s", 9, 9},    {"TB/s", 12, 12},
     {"KiB/s", 10, 0}, {"MiB/s", 20, 0}, {"GiB/s", 30, 0}, {"TiB/s", 40, 0},
@@ -1112,6 +1252,12 @@ int cfg_parse_u64(const char *s, uint64_t *out, char *why, size_t whysz)
         set_why(why, whysz, "expected a non-negative integer, e.g. 16");
         return -1;
     }
+    /* YAML 1.1 reads 010 as octal 8, YAML 1.2 as 10: refuse the ambiguity rather than pick one. */
+    if (s[0] == '0' && isdigit((unsigned char)s[1])) {
+        set_why(why, whysz, "leading zero: YAML 1.1 reads it as octal, YAML 1.2 as decimal; write the number "
+                "without leading zeros, e.g. 8");
+        return -1;
+    }
     char *end = NULL;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
@@ -1165,7 +1311,7 @@ static const char *type_desc(enum cfg_type t)
     case CFG_T_TIME: return "a time with a unit (ps, ns, us, ms, s), e.g. 90ns";
     case CFG_T_RATE: return "a transfer rate (MT/s, GT/s), e.g. 32GT/s";
     case CFG_T_FREQ: return "a frequency (Hz, kHz, MHz, GHz), e.g. 1.5GHz";
-    case CFG_T_SIZE: return "a size (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), e.g. 64KiB";
+    case CFG_T_SIZE: return "a size (B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB), e.g. 64KiB";
     case CFG_T_BW: return "a bandwidth (B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, or bits: Kb/s, Mb/s, Gb/s, Tb/s), e.g. 25.6GB/s or 200Gb/s";
     case CFG_T_DOUBLE: return "a number, e.g. 0.75";
     case CFG_T_BOOL: return "true or false";
@@ -1237,13 +1383,16 @@ static int range_error(cxl_err *err, const cfg_field *f, const cfg_node *n, cons
                        const char *help)
 {
     const char *unit = stored_unit(f->type);
+    if (f->type != CFG_T_DOUBLE && f->min >= 0 && f->max < 18446744073709551616.0)
+        return cfg_errf(err, n, "'%s' = %s is out of range: valid values are %" PRIu64 "%s to %" PRIu64 "%s%s", path,
+                        shown, (uint64_t)f->min, unit, (uint64_t)f->max, unit, help);
     return cfg_errf(err, n, "'%s' = %s is out of range: valid values are %.15g%s to %.15g%s%s", path, shown, f->min,
                     unit, f->max, unit, help);
 }
 
 static int bind_field(const cfg_field *f, const cfg_node *n, const char *path, void *base, cxl_err *err)
 {
-    char help[300], why[512], shown[300];
+    char help[300], why[512], shown[300], cut[CFG_CLIP_SZ];
     help_suffix(f, help, sizeof help);
     void *dst = (char *)base + f->offset;
 
@@ -1263,7 +1412,7 @@ static int bind_field(const cfg_field *f, const cfg_node *n, const char *path, v
             field_list(f->sub, keys, sizeof keys);
             if (n->kind == CFG_SCALAR)
                 return cfg_errf(err, n, "'%s' must be a mapping with keys %s; got the scalar '%s'%s", path, keys,
-                                n->str, help);
+                                cfg_clip(n->str, cut, sizeof cut), help);
             return cfg_errf(err, n, "'%s' must be a mapping with keys %s; got %s%s", path, keys,
                             kind_name(n->kind), help);
         }
@@ -1274,20 +1423,31 @@ static int bind_field(const cfg_field *f, const cfg_node *n, const char *path, v
         return cfg_errf(err, n, "'%s' must be %s; got %s%s", path, shown, kind_name(n->kind), help);
     }
 
-    const char *s = n->str;
+    /* YAML traps, refused rather than guessed (docs/config.md, "YAML"): a plain ~, null or empty value
+     * is YAML's null, not the text "~"; a quoted number or boolean is a string in YAML. */
+    if (n->plain && (!n->str[0] || !strcmp(n->str, "~") || !strcmp(n->str, "null") || !strcmp(n->str, "Null") ||
+                     !strcmp(n->str, "NULL")))
+        return cfg_errf(err, n, "'%s' has no value ('%s' is YAML's null); give a value, or remove the key to "
+                        "keep the default%s", path, n->str, help);
+    if (!n->plain && (f->type == CFG_T_U64 || f->type == CFG_T_DOUBLE || f->type == CFG_T_BOOL)) {
+        expect_desc(f, shown, sizeof shown);
+        return cfg_errf(err, n, "'%s' = \"%s\" is quoted, which makes it a string in YAML; expected %s, "
+                        "written without quotes%s", path, cfg_clip(n->str, cut, sizeof cut), shown, help);
+    }
+    const char *s = cfg_clip(n->str, cut, sizeof cut);
     snprintf(shown, sizeof shown, "'%s'", s);
     uint64_t u = 0;
     int bad = 0;
     switch (f->type) {
-    case CFG_T_U64: bad = cfg_parse_u64(s, &u, why, sizeof why); break;
-    case CFG_T_TIME: bad = cfg_parse_time_ps(s, &u, why, sizeof why); break;
-    case CFG_T_RATE: bad = cfg_parse_rate_mts(s, &u, why, sizeof why); break;
-    case CFG_T_FREQ: bad = cfg_parse_freq_khz(s, &u, why, sizeof why); break;
-    case CFG_T_SIZE: bad = cfg_parse_size_bytes(s, &u, why, sizeof why); break;
-    case CFG_T_BW: bad = cfg_parse_bw_bps(s, &u, why, sizeof why); break;
+    case CFG_T_U64: bad = cfg_parse_u64(n->str, &u, why, sizeof why); break;
+    case CFG_T_TIME: bad = cfg_parse_time_ps(n->str, &u, why, sizeof why); break;
+    case CFG_T_RATE: bad = cfg_parse_rate_mts(n->str, &u, why, sizeof why); break;
+    case CFG_T_FREQ: bad = cfg_parse_freq_khz(n->str, &u, why, sizeof why); break;
+    case CFG_T_SIZE: bad = cfg_parse_size_bytes(n->str, &u, why, sizeof why); break;
+    case CFG_T_BW: bad = cfg_parse_bw_bps(n->str, &u, why, sizeof why); break;
     case CFG_T_DOUBLE: {
         double d = 0;
-        if (cfg_parse_double(s, &d, why, sizeof why))
+        if (cfg_parse_double(n->str, &d, why, sizeof why))
             return cfg_errf(err, n, "'%s' = '%s': %s%s", path, s, why, help);
         if (has_range(f) && (d < f->min || d > f->max))
             return range_error(err, f, n, path, shown, help);
@@ -1295,9 +1455,9 @@ static int bind_field(const cfg_field *f, const cfg_node *n, const char *path, v
         return 0;
     }
     case CFG_T_BOOL:
-        if (strcmp(s, "true") == 0)
+        if (strcmp(n->str, "true") == 0)
             *(int *)dst = 1;
-        else if (strcmp(s, "false") == 0)
+        else if (strcmp(n->str, "false") == 0)
             *(int *)dst = 0;
         else
             return cfg_errf(err, n, "'%s' = '%s': expected true or false%s", path, s, help);
@@ -1311,28 +1471,28 @@ static int bind_field(const cfg_field *f, const cfg_node *n, const char *path, v
         int bestd = INT_MAX;
         list[0] = '\0';
         for (int i = 0; f->choices[i]; i++) {
-            if (strcmp(f->choices[i], s) == 0) {
+            if (strcmp(f->choices[i], n->str) == 0) {
                 *(int *)dst = i;
                 return 0;
             }
             app(list, sizeof list, &len, "%s%s", i ? ", " : "", f->choices[i]);
-            int d = edit_distance(s, f->choices[i]);
+            int d = edit_distance(n->str, f->choices[i]);
             if (d < bestd) {
                 bestd = d;
                 best = f->choices[i];
             }
         }
-        if (best && close_enough(s, bestd))
+        if (best && close_enough(n->str, bestd))
             return cfg_errf(err, n, "'%s' = '%s' is not a valid choice; did you mean '%s'? Choices: %s%s", path, s,
                             best, list, help);
         return cfg_errf(err, n, "'%s' = '%s' is not a valid choice; choices: %s%s", path, s, list, help);
     }
     case CFG_T_STRING: {
-        size_t len = strlen(s);
+        size_t len = strlen(n->str);
         if (f->str_size == 0 || len >= f->str_size)
-            return cfg_errf(err, n, "'%s' = '%s' is too long (%zu characters; at most %zu)%s", path, s, len,
+            return cfg_errf(err, n, "'%s' = '%s' is too long (%zu bytes; at most %zu)%s", path, s, len,
                             f->str_size ? f->str_size - 1 : 0, help);
-        memcpy(dst, s, len + 1);
+        memcpy(dst, n->str, len + 1);
         return 0;
     }
     default:
@@ -1383,7 +1543,8 @@ int cfg_bind(const cfg_node *map, const cfg_node *parent, const char *section, c
         size_t j = 0;
         while (j < nf && strcmp(fields[j].key, k->str) != 0)
             j++;
-        key_path(path, sizeof path, section, k->str);
+        char cut[CFG_CLIP_SZ];
+        key_path(path, sizeof path, section, j == nf ? cfg_clip(k->str, cut, sizeof cut) : k->str);
         if (j == nf) {
             const char *best = NULL;
             int bestd = INT_MAX;

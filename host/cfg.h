@@ -10,7 +10,13 @@
  *
  * libyaml accepts duplicate keys; this loader rejects them. Anchors and aliases are rejected (they would
  * make error locations ambiguous). Every error fills a cxl_err with file:line:column (1-based) and returns
- * CXL_ECONFIG (CXL_EIO when a file cannot be read, CXL_ENOMEM on allocation failure). Nothing is printed.
+ * CXL_ECONFIG (CXL_EIO when a file cannot be read, is not a regular file, or is larger than 16 MiB;
+ * CXL_ENOMEM on allocation failure). Nothing is printed. Text must be UTF-8 (the first invalid byte is
+ * named at its line and column). Loading is O(n log n) in the keys of a file and its parents.
+ *
+ * YAML traps are refused by cfg_bind rather than guessed (docs/config.md, "YAML"): a plain ~, null or
+ * empty value, a quoted value for an integer, real or boolean key, and integers with leading zeros.
+ * Values quoted in messages are cut after 64 bytes.
  *
  * Binding: cfg_bind() walks a mapping against a table of cfg_field and writes values into a struct at the
  * given offsets. Unknown keys, wrong types, bad units, out-of-range values and missing required fields are
@@ -56,6 +62,11 @@ void cfg_mark(const cfg_node *n, const char **file, int *line, int *col);
 
 /* Fill err with the node's location and the message; returns CXL_ECONFIG. */
 int cfg_errf(cxl_err *err, const cfg_node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* s as a message quotes it: s itself when at most 64 bytes, else its first 64 bytes (at a UTF-8 character
+ * boundary), "..." and its length in bytes, written into buf (CFG_CLIP_SZ bytes suffice). */
+enum { CFG_CLIP_SZ = 104 };
+const char *cfg_clip(const char *s, char *buf, size_t sz);
 
 /* The index of the choice (NULL-terminated list) closest to a mistyped name, by edit distance with
  * transpositions, case-insensitive, when close enough to suggest ("did you mean"); -1 otherwise. */

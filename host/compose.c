@@ -52,9 +52,10 @@ void compose_preset_list(const char *kind, const char *typed, char *buf, size_t 
 
 int compose_unknown(const char *kind, const char *what, const char *name, cxl_err *err)
 {
-    char list[1024];
+    char list[1024], cut[CFG_CLIP_SZ];
     compose_preset_list(kind, name, list, sizeof list);
-    return cxl_errf(err, CXL_ECONFIG, "unknown %s '%s': not a file and not a built-in preset; %s", what, name, list);
+    return cxl_errf(err, CXL_ECONFIG, "unknown %s '%s': not a file and not a built-in preset; %s", what,
+                    cfg_clip(name, cut, sizeof cut), list);
 }
 
 struct resolve_ctx {
@@ -109,13 +110,14 @@ static int load_named(const compose_kind *k, const char *name, const char *dir, 
     } else if (text) {
         rc = cfg_load_text(presets_display(k->presets, name), text, resolve, &r, &doc, err);
     } else {
-        char valid[768];
+        char valid[768], cut[CFG_CLIP_SZ], cutp[CFG_CLIP_SZ];
         compose_preset_list(k->presets, name, valid, sizeof valid);
+        const char *shown = cfg_clip(name, cut, sizeof cut), *pshown = cfg_clip(path, cutp, sizeof cutp);
         if (at)
             return cfg_errf(err, at, "%s: unknown %s '%s': no file '%s' and no preset of that name; %s",
-                            k->what, k->what, name, path, k->presets ? valid : "no presets");
+                            k->what, k->what, shown, pshown, k->presets ? valid : "no presets");
         return cxl_errf(err, CXL_ECONFIG, "unknown %s '%s': no file '%s' and no preset of that name; %s",
-                        k->what, name, path, k->presets ? valid : "no presets");
+                        k->what, shown, pshown, k->presets ? valid : "no presets");
     }
     if (rc)
         return rc;

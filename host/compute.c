@@ -22,13 +22,14 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); 
 int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_err *err)
 {
     cxl_err_clear(err);
-    *out = (compute_cost){ 0, 0, 0, 0, 0, 0, 0 };
+    *out = (compute_cost){ 0, 0, 0, 0, 0, 0, 0, -1 };
     if (op->kind != OP_GEMM && op->kind != OP_MEM)
         return cxl_errf(err, CXL_EINTERNAL, "compute: op '%s' has unknown kind %d", op->name ? op->name : "?",
                         op->kind);
     if (op->dtype < 0 || op->dtype >= GPUCFG_NDTYPES)
         return cxl_errf(err, CXL_EINTERNAL, "compute: op '%s' has unknown dtype %d", op->name ? op->name : "?",
                         op->dtype);
+    out->culprit = GPUCFG_F_HBM_BW;
     if (g->hbm_bw_bps == 0 || g->memory_efficiency <= 0)
         return cxl_errf(err, CXL_ECONFIG, "compute: GPU '%s' has no HBM bandwidth", g->name);
 
@@ -38,6 +39,7 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
         return cxl_errf(err, CXL_ELIMIT, "compute: op '%s' moves %.3g bytes: beyond %lld ps",
                         op->name ? op->name : "?", bytes, (long long)INT64_MAX);
     out->overhead_ps = (int64_t)g->kernel_overhead_ps;
+    out->culprit = GPUCFG_F_TFLOPS0 + op->dtype;
 
     if (op->kind == OP_GEMM) {
         double peak = g->tflops[op->dtype] * 1e12;
@@ -50,7 +52,7 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
         uint64_t tm = g->gemm_tile_m, tn = g->gemm_tile_n, tiles;
         if (__builtin_mul_overflow(op->batch, ceil_div(op->m, tm), &tiles) ||
             __builtin_mul_overflow(tiles, ceil_div(op->n, tn), &tiles))
-            return cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' has more than 2^64 tiles", op->name ? op->name : "?");
+            return out->culprit = -1, cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' has more than 2^64 tiles", op->name ? op->name : "?");
         out->tiles = tiles;
         /* Matrix Multiplication Background User's Guide: every tile does a full tile's work (tile
          * quantization), and the SMs finish a wave before the last partial wave (wave quantization). */
@@ -68,11 +70,13 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
                             (long long)INT64_MAX);
     }
     out->memory_bound = out->memory_ps > out->math_ps;
+    out->culprit = out->memory_bound ? GPUCFG_F_HBM_BW : GPUCFG_F_TFLOPS0 + op->dtype;
     int64_t body = out->memory_bound ? out->memory_ps : out->math_ps;
     if (body > INT64_MAX - out->overhead_ps)
         return cxl_errf(err, CXL_ELIMIT, "compute: op '%s' takes beyond %lld ps", op->name ? op->name : "?",
                         (long long)INT64_MAX);
     out->total_ps = body + out->overhead_ps;
+    out->culprit = -1;
     return 0;
 }
 

@@ -47,6 +47,8 @@ typedef struct compute_cost {
     uint64_t tiles;       /* OP_GEMM: output tiles; OP_MEM: 0 */
     uint64_t waves;       /* OP_GEMM: ceil(tiles / sms), or tiles when sms is 0; OP_MEM: 0 */
     int memory_bound;     /* 1 when memory_ps > math_ps */
+    int culprit;          /* on an error: the GPU field (GPUCFG_F_*) that makes the time impossible, for its
+                             location (hbm_bandwidth, the dtype's *_tflops, kernel_overhead); -1 otherwise */
 } compute_cost;
 
 /* The breakdown of op's time on g. Returns 0, or a negative code with err filled (err may be NULL). */

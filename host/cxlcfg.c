@@ -188,6 +188,9 @@ int cxlcfg_finish(cxlcfg *c, uint64_t nodes, const char *exp_dir, cxl_err *err)
     if (rc)
         return rc;
     const devcfg *d = &c->dev;
+    if (d->path == DEVCFG_PATH_LOCAL)
+        return cfgloc_errf(err, at(c, CXLCFG_F_DEVICE), "cxl.device: '%s' is a local-DDR path (path: local), not "
+                           "CXL memory: it has no CXL link; use a CXL device (e.g. asic, cz120, pool-2x2)", d->name);
     const cfgloc *mloc = at(c, CXLCFG_F_MEMORY);
     if (c->memory == CXLCFG_PER_NODE && d->sw.present && d->sw.hosts > 1)
         return cfgloc_errf(err, mloc, "cxl.memory: per-node needs a device with one host; '%s' is a switch shared "

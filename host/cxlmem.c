@@ -447,7 +447,7 @@ int cxlmem_start(cxlmem *m, int64_t now_ps, uint32_t domain_id, uint32_t host, u
         /* each of the port's requesters issues one 64 B line per gap cycles */
         double per_req = cap_Bps / nreq, clk_hz = (double)m->p.clk_khz * 1000.0;
         double g = ceil(64.0 * clk_hz / per_req);
-        x->gap = g > 65535 ? 65535 : (uint32_t)g;
+        x->gap = g > UINT32_MAX ? UINT32_MAX : (uint32_t)g; /* the descriptor's 32-bit gap_cycles */
         if (x->gap <= 1)
             x->gap = 0;
     }
@@ -551,7 +551,13 @@ static uint64_t window_len(const domain *d)
     if (d->windows < 0)
         return CXLMEM_WARMUP;
     uint64_t w = (uint64_t)CXLMEM_WINDOW << (d->windows < 16 ? d->windows : 16);
-    return w < CXLMEM_WINDOW_MAX ? w : CXLMEM_WINDOW_MAX;
+    w = w < CXLMEM_WINDOW_MAX ? w : CXLMEM_WINDOW_MAX;
+    /* a rate-capped transfer issues one line per `gap` cycles and requester: a window must hold enough of
+     * them (CXLMEM_GAP_LINES) that counting whole lines measures its rate to well within the tolerance */
+    for (uint32_t i = 0; i < d->nx; i++)
+        if ((uint64_t)d->x[i].gap * CXLMEM_GAP_LINES > w)
+            w = (uint64_t)d->x[i].gap * CXLMEM_GAP_LINES;
+    return w;
 }
 
 /* Run one domain in detail up to global cycle h (completions of transfers at h at most). */

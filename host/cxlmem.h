@@ -49,6 +49,7 @@
 #define CXLMEM_WARMUP 65536u        /* cycles of detail after a change before measuring */
 #define CXLMEM_WINDOW 65536u        /* cycles of the first measurement window (then doubling) */
 #define CXLMEM_WINDOW_MAX 1048576u  /* the longest measurement window */
+#define CXLMEM_GAP_LINES 256u       /* a window spans at least this many issue gaps of a rate-capped transfer */
 #define CXLMEM_TOLERANCE 0.01       /* two consecutive windows agree within 1 % per transfer */
 
 typedef struct cxlmem cxlmem;

@@ -1,4 +1,5 @@
 /* devcfg.c - device descriptions: schema tables, built-in timing bins, checks, conversion to cycles. */
+#define _POSIX_C_SOURCE 200809L
 #include "devcfg.h"
 
 #include <math.h>
@@ -171,6 +172,7 @@ static const cfg_field dram_fields[] = {
 };
 
 static int bind_switch(const cfg_node *n, void *dst, cxl_err *err);
+static int to_params(const devcfg *c, cxl_params *p, cxl_err *err, const char **blame);
 
 static const cfg_field top_fields[] = {
     { "name", CFG_T_STRING, offsetof(devcfg, name), 1, 1, 0, NULL, NULL, 64, NULL, "preset or device name" },
@@ -298,10 +300,22 @@ static int check(const devcfg *c, const cfg_node *root, cxl_err *err)
     const cfg_node *d = cfg_map_get(root, "dram");
     const cfg_node *at = d ? d : root;
     const speed_bin *b = find_bin(c->dram.standard, c->dram.speed_mts);
-    if (!b)
-        return cfg_errf(err, cfg_map_get(d, "speed") ? cfg_map_get(d, "speed") : at,
+    if (!b) {
+        /* Blame the key written in the user's own file (the root's): `standard: DDR4` over a DDR5 preset
+         * is the user's change, not the preset's speed. */
+        const cfg_node *sp = cfg_map_get(d, "speed"), *sd = cfg_map_get(d, "standard");
+        const char *rf, *f;
+        cfg_mark(root, &rf, NULL, NULL);
+        int std_is_users = sd && (cfg_mark(sd, &f, NULL, NULL), !strcmp(f, rf));
+        int speed_is_users = sp && (cfg_mark(sp, &f, NULL, NULL), !strcmp(f, rf));
+        if (std_is_users && !speed_is_users)
+            return cfg_errf(err, sd, "dram.standard: %s has no built-in timing bin at %llu MT/s (dram.speed, "
+                            "inherited); built in: DDR5 4800MT/s, DDR4 3200MT/s: set dram.speed too",
+                            std_names[c->dram.standard], (unsigned long long)c->dram.speed_mts);
+        return cfg_errf(err, sp ? sp : at,
                         "dram.speed: no built-in %s timing bin at %llu MT/s; built in: DDR5 4800MT/s, DDR4 3200MT/s",
                         std_names[c->dram.standard], (unsigned long long)c->dram.speed_mts);
+    }
     if (!is_pow2(c->link.width) || c->link.width > 16)
         return cfg_errf(err, cfg_map_get(cfg_map_get(root, "link"), "width") ? cfg_map_get(cfg_map_get(root, "link"), "width") : root,
                         "link.width: %llu is not a CXL link width; valid: 1, 2, 4, 8, 16", (unsigned long long)c->link.width);
@@ -398,6 +412,41 @@ static int parse_mapping(const char *s, uint8_t map[CXL_MAP_NFIELDS], char *why,
     return 0;
 }
 
+/* The node at a dotted key path ("dram.timing.tREFI") under root, or NULL. */
+static const cfg_node *node_at(const cfg_node *root, const char *path)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cfg_node *n = root;
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && n; k = strtok_r(NULL, ".", &save))
+        n = cfg_map_get(n, k);
+    return n;
+}
+
+/* Give err (filled by to_params) the location of the first key of `blame` (space-separated paths) that
+ * the description sets, else of the section of the first key, else of the root. */
+static void locate(cxl_err *err, const cfg_node *root, const char *blame)
+{
+    const cfg_node *at = NULL;
+    char buf[160], sec[64] = "";
+    snprintf(buf, sizeof buf, "%s", blame);
+    for (char *save = NULL, *k = strtok_r(buf, " ", &save); k && !at; k = strtok_r(NULL, " ", &save)) {
+        if (!sec[0])
+            snprintf(sec, sizeof sec, "%.*s", (int)strcspn(k, "."), k);
+        at = node_at(root, k);
+    }
+    if (!at)
+        at = sec[0] && cfg_map_get(root, sec) ? cfg_map_get(root, sec) : root;
+    if (err && err->line == 0) {
+        const char *file;
+        int line, col;
+        cfg_mark(at, &file, &line, &col);
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        cxl_errf_at(err, err->code, file, line, col, "%s", msg);
+    }
+}
+
 int devcfg_load(const char *path_or_preset, devcfg *out, cxl_err *err)
 {
     cfg_doc *doc = NULL;
@@ -425,6 +474,15 @@ int devcfg_load(const char *path_or_preset, devcfg *out, cxl_err *err)
         uint8_t map[CXL_MAP_NFIELDS];
         if (parse_mapping(c.dram.mapping, map, why, sizeof why))
             rc = cfg_errf(err, mn ? mn : root, "dram.address_mapping: '%s': %s", c.dram.mapping, why);
+    }
+    if (!rc) {
+        /* What the conversion refuses (the model's bounds, timing relations) is refused here too, at the
+         * key that caused it, so that `check` refuses what `probe` cannot run. */
+        cxl_params p;
+        const char *blame = "";
+        rc = to_params(&c, &p, err, &blame);
+        if (rc)
+            locate(err, root, blame);
     }
     if (!rc) {
         const char *f;
@@ -462,18 +520,57 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
     return a;
 }
 
-int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err)
+/* Relations between timings that every JEDEC speed bin satisfies and without which the model cannot
+ * make progress (a run would hang, or refresh would silently stop), in clock cycles:
+ *   refresh all-bank:  tRFC + tRC <= tREFI   a REFab blocks the rank for tRFC every tREFI (JESD79-5
+ *                                            refresh); what is left must hold one ACT-to-ACT cycle
+ *   refresh same-bank: tREFI >= banks        one REFsb per tREFI / banks_per_group (whole cycles)
+ *                      tRFCsb + tRC <= tREFI each bank is blocked for tRFCsb once per tREFI
+ *   tRAS >= tRCD, tRC >= tRAS + tRP          a row is open at least until its column command may issue,
+ *                                            and ACT-to-ACT covers open plus precharge (JESD79-5 tables)
+ * The JEDEC bins leave a wide margin (DDR5-4800: tREFI 9360, tRFC 708, tRC 111). */
+static int timing_relations(const devcfg *c, const cxl_dram_params *d, cxl_err *err, const char **blame)
+{
+    typedef unsigned long long ull;
+    if (d->tRAS < d->tRCD)
+        return *blame = "dram.timing.tRAS dram.timing.tRCD", cxl_errf(err, CXL_ECONFIG,
+               "dram.timing: need tRAS (%u) >= tRCD (%u) cycles (JEDEC: a row stays open until it can be read)",
+               d->tRAS, d->tRCD);
+    if ((uint64_t)d->tRC < (uint64_t)d->tRAS + d->tRP)
+        return *blame = "dram.timing.tRC dram.timing.tRAS dram.timing.tRP", cxl_errf(err, CXL_ECONFIG,
+               "dram.timing: need tRC (%u) >= tRAS + tRP (%u + %u) cycles (JEDEC: ACT to ACT of one bank)",
+               d->tRC, d->tRAS, d->tRP);
+    if (c->dram.refresh == CXL_REF_ALL_BANK && (uint64_t)d->tRFC + d->tRC > d->tREFI)
+        return *blame = "dram.timing.tRFC dram.timing.tREFI dram.refresh", cxl_errf(err, CXL_ECONFIG,
+               "dram.timing: all-bank refresh needs tRFC + tRC <= tREFI (%u + %u > %u cycles): each REFab blocks "
+               "the rank for tRFC every tREFI and must leave room for one row cycle; raise tREFI, lower tRFC, or "
+               "set refresh: off", d->tRFC, d->tRC, d->tREFI);
+    if (c->dram.refresh == CXL_REF_SAME_BANK && d->tREFI < d->banks)
+        return *blame = "dram.timing.tREFI dram.banks_per_group dram.refresh", cxl_errf(err, CXL_ECONFIG,
+               "dram.timing: same-bank refresh needs tREFI >= banks_per_group (%u < %u): one REFsb is issued "
+               "every tREFI / banks_per_group cycles", d->tREFI, d->banks);
+    if (c->dram.refresh == CXL_REF_SAME_BANK && (uint64_t)d->tRFCsb + d->tRC > d->tREFI)
+        return *blame = "dram.timing.tRFCsb dram.timing.tREFI dram.refresh", cxl_errf(err, CXL_ECONFIG,
+               "dram.timing: same-bank refresh needs tRFCsb + tRC <= tREFI (%llu > %u cycles): each bank is "
+               "blocked for tRFCsb once every tREFI", (ull)d->tRFCsb + d->tRC, d->tREFI);
+    return 0;
+}
+
+/* The conversion; on an error *blame names the keys that caused it, most likely first, space-separated
+ * ("link.phy_latency"), so that devcfg_load can give the error the location of the first one written. */
+static int to_params(const devcfg *c, cxl_params *p, cxl_err *err, const char **blame)
 {
     memset(p, 0, sizeof *p);
     const speed_bin *b = find_bin(c->dram.standard, c->dram.speed_mts);
     if (!b)
-        return cxl_errf(err, CXL_ECONFIG, "%s: no timing bin", c->name);
+        return *blame = "dram.speed dram.standard", cxl_errf(err, CXL_ECONFIG, "%s: no timing bin", c->name);
     cxl_dram_params *d = &p->dram;
     p->clk_khz = (uint32_t)(c->dram.speed_mts * 1000 / 2); /* DDR: two transfers per clock */
     d->std = (uint32_t)c->dram.standard;
     d->channels = (uint32_t)(c->dram.channels * b->subchannels);
     if (d->channels > CXL_MAX_CH)
-        return cxl_errf(err, CXL_ELIMIT, "%s: %u DRAM channels (subchannels counted) exceed the model's %u", c->name,
+        return *blame = "dram.channels",
+               cxl_errf(err, CXL_ELIMIT, "%s: %u DRAM channels (subchannels counted) exceed the model's %u", c->name,
                         d->channels, CXL_MAX_CH);
     d->ranks = (uint32_t)c->dram.ranks;
     d->bankgroups = (uint32_t)(c->dram.bankgroups ? c->dram.bankgroups : b->bankgroups);
@@ -481,12 +578,13 @@ int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err)
     d->rows = (uint32_t)(c->dram.rows ? c->dram.rows : b->rows);
     d->columns = (uint32_t)((c->dram.row_bytes ? c->dram.row_bytes : b->row_bytes) / CXL_LINE_BYTES);
     if (d->ranks * d->bankgroups * d->banks > CXL_MAX_BANKS)
-        return cxl_errf(err, CXL_ELIMIT, "%s: %u banks per channel exceed the model's %u", c->name,
+        return *blame = "dram.banks_per_group dram.bankgroups dram.ranks",
+               cxl_errf(err, CXL_ELIMIT, "%s: %u banks per channel exceed the model's %u", c->name,
                         d->ranks * d->bankgroups * d->banks, CXL_MAX_BANKS);
     uint8_t map[CXL_MAP_NFIELDS];
     char why[256];
     if (parse_mapping(c->dram.mapping, map, why, sizeof why))
-        return cxl_errf(err, CXL_ECONFIG, "dram.address_mapping: %s", why);
+        return *blame = "dram.address_mapping", cxl_errf(err, CXL_ECONFIG, "dram.address_mapping: %s", why);
     memcpy(d->map, map, sizeof map);
     d->bits[CXL_MAP_CH] = log2u(d->channels);
     d->bits[CXL_MAP_RANK] = log2u(d->ranks);
@@ -522,6 +620,9 @@ int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err)
     d->row_policy = (uint32_t)c->dram.row_policy;
     d->scheduler = (uint32_t)c->dram.scheduler;
     d->bank_hash = (uint32_t)c->dram.bank_hash;
+    int rc = timing_relations(c, d, err, blame);
+    if (rc)
+        return rc;
 
     p->link_present = c->path == DEVCFG_PATH_CXL;
     p->hosts = c->sw.present ? (uint32_t)c->sw.hosts : 1;
@@ -572,11 +673,17 @@ int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err)
         l->s2m_data_credits = (uint32_t)c->link.drs_credits;
         l->s2m_rsp_credits = (uint32_t)c->link.ndr_credits;
         uint64_t inflight = (uint64_t)(l->ser_cycles + l->phy_cycles) * l->flit_inc / l->flit_cost + 2;
-        if (inflight > CXL_MAX_FLIGHT)
-            return cxl_errf(err, CXL_ELIMIT, "%s: link.phy_latency too long: %llu flits in flight exceed the model's %u",
-                            c->name, (unsigned long long)inflight, CXL_MAX_FLIGHT);
+        if (inflight > CXL_MAX_FLIGHT) {
+            uint64_t most = (uint64_t)(CXL_MAX_FLIGHT - 2) * l->flit_cost / l->flit_inc;
+            most = most > l->ser_cycles ? most - l->ser_cycles : 0;
+            return *blame = "link.phy_latency link.rate link.width",
+                   cxl_errf(err, CXL_ELIMIT, "%s: link.phy_latency too long: %llu flits in flight exceed the "
+                            "model's %u; at this link rate and width phy_latency may be at most %.3f ns",
+                            c->name, (unsigned long long)inflight, CXL_MAX_FLIGHT, devcfg_cycles_to_ns(p, most));
+        }
         if (l->credit_return_cycles >= CXL_MAX_DELAY)
-            return cxl_errf(err, CXL_ELIMIT, "%s: link.credit_return exceeds %u cycles", c->name, CXL_MAX_DELAY);
+            return *blame = "link.credit_return",
+                   cxl_errf(err, CXL_ELIMIT, "%s: link.credit_return exceeds %u cycles", c->name, CXL_MAX_DELAY);
         p->ctrl.req_latency_cycles = ps_to_cycles(c->ctrl.request_latency_ps, p->clk_khz);
         p->ctrl.rsp_latency_cycles = ps_to_cycles(c->ctrl.response_latency_ps, p->clk_khz);
         p->ctrl.ingress_depth = (uint32_t)c->ctrl.ingress_depth;
@@ -595,11 +702,19 @@ int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err)
     /* A host path takes at least one model cycle: a request or response never arrives in the cycle it
      * left (the RTL model relies on it, hw/rtl/cxl_model.v). */
     if (p->host_req_cycles == 0)
-        return cxl_errf(err, CXL_ECONFIG, "%s: host.core_latency%s must be at least one model cycle (%.3f ns)",
+        return *blame = "host.core_latency host.port_latency host",
+               cxl_errf(err, CXL_ECONFIG, "%s: host.core_latency%s must be at least one model cycle (%.3f ns)",
                         c->name, p->link_present ? " + host.port_latency" : "", devcfg_cycles_to_ns(p, 1));
     if (p->host_req_cycles + 8 > CXL_MAX_FIFO * 4)
-        return cxl_errf(err, CXL_ELIMIT, "%s: host latency too long for the model's pipes", c->name);
+        return *blame = "host.core_latency host.port_latency",
+               cxl_errf(err, CXL_ELIMIT, "%s: host latency too long for the model's pipes", c->name);
     return 0;
+}
+
+int devcfg_to_params(const devcfg *c, cxl_params *p, cxl_err *err)
+{
+    const char *blame = "";
+    return to_params(c, p, err, &blame);
 }
 
 double devcfg_cycles_to_ns(const cxl_params *p, uint64_t cycles)

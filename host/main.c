@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -609,6 +610,12 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
     if (ot)
         fprintf(so, "  kernels     %llu distinct, %llu from %s\n", (unsigned long long)r.kernels,
                (unsigned long long)r.kernels_measured, times_path);
+    if (r.ops_above_peak)
+        fprintf(stderr, "cxlsim: warning: %s%s\n", r.peak_warning,
+                r.ops_above_peak > 1 ? " (and more measured kernels below the peak's time)" : "");
+    if (r.mfu > 1.0)
+        fprintf(stderr, "cxlsim: warning: MFU %.1f %% exceeds 100 %%: some kernel times are faster than the GPU's "
+                "peak allows\n", 100.0 * r.mfu);
     double T = (double)r.iteration_ps / 1e12;
     fprintf(so, "\n  iteration time   %.4f s\n  tokens/s         %.0f\n  MFU              %.1f %%\n", T, r.tokens_per_s,
            100.0 * r.mfu);
@@ -1046,14 +1053,32 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
            "S2M util", "row hits");
     for (int i = 0; i < 4; i++) {
         const window_stats *w = &r->bw_stats[i];
-        fprintf(so, "    %-16s %10.2f %12.1f %12.1f %8.1f%% %8.1f%% %8.1f%%\n", mixes[i], r->bw_gbps[i], w->read_lat_ns[0],
-               w->read_lat_ns[2], 100 * w->link_utilisation[0], 100 * w->link_utilisation[1], 100 * w->row_hit_rate);
+        char mean[16] = "n/a", p99[16] = "n/a"; /* no read latency in a window without reads */
+        if (w->reads) {
+            snprintf(mean, sizeof mean, "%.1f", w->read_lat_ns[0]);
+            snprintf(p99, sizeof p99, "%.1f", w->read_lat_ns[2]);
+        }
+        fprintf(so, "    %-16s %10.2f %12s %12s %8.1f%% %8.1f%% %8.1f%%\n", mixes[i], r->bw_gbps[i], mean, p99,
+                100 * w->link_utilisation[0], 100 * w->link_utilisation[1], 100 * w->row_hit_rate);
     }
     fprintf(so, "  loaded latency, random %u:%u:\n", o.curve_rd, o.curve_wr);
     fprintf(so, "    %12s %12s %12s %12s\n", "offered GB/s", "achieved", "mean ns", "p99 ns");
-    for (uint32_t i = 0; i < r->npoints; i++)
-        fprintf(so, "    %12.2f %12.2f %12.1f %12.1f\n", r->curve[i].offered_gbps, r->curve[i].achieved_gbps,
-               r->curve[i].mean_latency_ns, r->curve[i].p99_latency_ns);
+    int na = 0;
+    for (uint32_t i = 0; i < r->npoints; i++) {
+        const probe_point *q = &r->curve[i];
+        char v[3][16];
+        const double val[3] = { q->achieved_gbps, q->mean_latency_ns, q->p99_latency_ns };
+        for (int k = 0; k < 3; k++) {
+            if (isnan(val[k]))
+                snprintf(v[k], sizeof v[k], "n/a");
+            else
+                snprintf(v[k], sizeof v[k], k ? "%.1f" : "%.2f", val[k]);
+            na |= isnan(val[k]);
+        }
+        fprintf(so, "    %12.2f %12s %12s %12s\n", q->offered_gbps, v[0], v[1], v[2]);
+    }
+    if (na)
+        fprintf(so, "    (n/a: nothing completed in the measurement window at that load; a longer --window measures it)\n");
     fprintf(so, "  simulated cycles %llu in %.2f s\n", (unsigned long long)r->simulated_cycles, wall);
 
     json_w w;
@@ -1107,10 +1132,16 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
             rc = cxl_errf(&e, CXL_ENOMEM, "out of memory");
         } else {
             csv_len = (size_t)sprintf(csv, "offered_gbps,achieved_gbps,mean_latency_ns,p99_latency_ns\n");
-            for (uint32_t i = 0; i < r->npoints; i++)
-                csv_len += (size_t)sprintf(csv + csv_len, "%.6f,%.6f,%.3f,%.3f\n", r->curve[i].offered_gbps,
-                                           r->curve[i].achieved_gbps, r->curve[i].mean_latency_ns,
-                                           r->curve[i].p99_latency_ns);
+            for (uint32_t i = 0; i < r->npoints; i++) {
+                /* n/a (NaN) is an empty field */
+                const probe_point *q = &r->curve[i];
+                const double val[3] = { q->achieved_gbps, q->mean_latency_ns, q->p99_latency_ns };
+                csv_len += (size_t)sprintf(csv + csv_len, "%.6f", q->offered_gbps);
+                for (int k = 0; k < 3; k++)
+                    csv_len += isnan(val[k]) ? (size_t)sprintf(csv + csv_len, ",")
+                                             : (size_t)sprintf(csv + csv_len, k ? ",%.3f" : ",%.6f", val[k]);
+                csv_len += (size_t)sprintf(csv + csv_len, "\n");
+            }
         }
     }
     rc = write_outputs(rc, outs, NULL, &w, cfg, csv, csv_len, &e);

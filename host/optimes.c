@@ -25,6 +25,7 @@ typedef struct ot_entry {
 struct optimes {
     ot_entry *e;        /* sorted by identity (ot_cmp) */
     size_t n;
+    char path[256];     /* the file, for locations */
     char gpu[256];
     char source[512];
 };
@@ -195,6 +196,7 @@ int optimes_load(const char *path, optimes **out, int require_times, cxl_err *er
     }
     memcpy(t->gpu, head.gpu, sizeof t->gpu);
     memcpy(t->source, head.source, sizeof t->source);
+    snprintf(t->path, sizeof t->path, "%s", path);
     for (size_t i = 0; i < n; i++)
         if ((rc = load_entry(t, cfg_seq_at(ops, i), i, require_times, err)))
             goto fail;
@@ -211,10 +213,11 @@ fail:
 
 /* ---- lookup ---- */
 
-int optimes_lookup(const optimes *t, const op_desc *op, int64_t *ps)
+/* The entry with op's identity and a time, or NULL. O(log n). */
+static const ot_entry *find(const optimes *t, const op_desc *op)
 {
     if (!t || !op || !op->name)
-        return 0;
+        return NULL;
     size_t lo = 0, hi = t->n;
     while (lo < hi) {   /* the first entry >= op's identity */
         size_t mid = lo + (hi - lo) / 2;
@@ -225,8 +228,27 @@ int optimes_lookup(const optimes *t, const op_desc *op, int64_t *ps)
     }
     if (lo == t->n || ot_cmp_key(op->name, op->dtype, op->batch, op->m, op->n, op->k, &t->e[lo]) != 0 ||
         t->e[lo].ps < 0)
+        return NULL;
+    return &t->e[lo];
+}
+
+int optimes_lookup(const optimes *t, const op_desc *op, int64_t *ps)
+{
+    const ot_entry *e = find(t, op);
+    if (!e)
         return 0;
-    *ps = t->e[lo].ps;
+    *ps = e->ps;
+    return 1;
+}
+
+int optimes_where(const optimes *t, const op_desc *op, const char **file, int *line, int *col)
+{
+    const ot_entry *e = find(t, op);
+    if (!e)
+        return 0;
+    *file = t->path;
+    *line = e->line;
+    *col = e->col;
     return 1;
 }
 

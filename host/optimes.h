@@ -42,6 +42,10 @@ void optimes_free(optimes *t);
  * a time never match). Pure: no counters here, the caller counts hits and misses. O(log n). */
 int optimes_lookup(const optimes *t, const op_desc *op, int64_t *ps);
 
+/* Where the entry that optimes_lookup would use was written: 1 with the file, line and column of its
+ * mapping (valid while t lives), else 0. O(log n). */
+int optimes_where(const optimes *t, const op_desc *op, const char **file, int *line, int *col);
+
 size_t optimes_count(const optimes *t);        /* entries, with or without a time */
 const char *optimes_gpu(const optimes *t);     /* the `gpu` string, "" when absent */
 const char *optimes_source(const optimes *t);  /* the `source` string, "" when absent */

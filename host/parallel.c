@@ -93,6 +93,19 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
                            "training.global_batch: %llu is not a multiple of micro_batch %llu x dp %llu = %llu",
                            (ull)t->global_batch, (ull)t->micro_batch, (ull)t->dp, (ull)mbdp);
     uint64_t n = parallel_microbatches(t);
+    /* The engine keeps per stage a schedule of 2 x virtual_stages x micro-batches steps and their arrival
+     * times: bound their number, so memory stays bounded (230 MB resident for LLaMA-2 7B at the bound;
+     * global_batch 2^30 with micro_batch 1 held 7.3 GB after 120 s). Time grows with the micro-batches
+     * too (about 5.5 M events/s; the bound is about 20 minutes for LLaMA-2 7B). */
+    if (n > PARALLEL_MAX_SLOTS / (t->virtual_stages * t->pp)) {
+        uint64_t most = PARALLEL_MAX_SLOTS / (t->virtual_stages * t->pp) * mbdp;
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_GLOBAL_BATCH),
+                           "training.global_batch: %llu gives %llu micro-batches per iteration; micro-batches x "
+                           "virtual_stages %llu x pp %llu may be at most %u (the schedule the engine holds): use a "
+                           "global_batch of at most %llu, or a larger micro_batch",
+                           (ull)t->global_batch, (ull)n, (ull)t->virtual_stages, (ull)t->pp, PARALLEL_MAX_SLOTS,
+                           (ull)most);
+    }
     if (t->virtual_stages > 1 && n % t->pp)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
                            "training.virtual_stages: the interleaved schedule needs the %llu micro-batches per "

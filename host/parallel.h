@@ -20,6 +20,9 @@
 #include "modelcfg.h"
 #include "traincfg.h"
 
+/* The most micro-batches x virtual_stages x pp per iteration (the schedule the engine holds). */
+#define PARALLEL_MAX_SLOTS 4194304u
+
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err);
 
 /* global_batch / (micro_batch x dp): micro-batches each pipeline runs per iteration. */

@@ -1,5 +1,7 @@
 #include "probe.h"
 
+#include <math.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,9 +210,13 @@ static int curve_point(const devcfg *dev, const probe_opts *o, uint32_t gap, pro
         hist_delta(hp, use_w ? &sp->s1.write_lat : &sp->s1.read_lat, use_w ? &sp->s0.write_lat : &sp->s0.read_lat);
         double ns_per_cycle = 1e6 / (double)sp->p.clk_khz;
         pt->offered_gbps = (double)sp->p.requesters * CXL_LINE_BYTES * (double)sp->p.clk_khz * 1000.0 / gap / 1e9;
-        pt->achieved_gbps = window_gbps(sp);
-        pt->mean_latency_ns = hist_mean(hp) * ns_per_cycle;
-        pt->p99_latency_ns = (double)hist_percentile(hp, 0.99) * ns_per_cycle;
+        /* A window in which nothing completed (an offered interval longer than the window, on a slow
+         * link) measures nothing: n/a (NaN, JSON null), not 0 GB/s at 0 ns. */
+        uint64_t bytes = (sp->s1.read_bytes + sp->s1.write_bytes) - (sp->s0.read_bytes + sp->s0.write_bytes);
+        pt->completions = hp->count;
+        pt->achieved_gbps = bytes ? window_gbps(sp) : NAN;
+        pt->mean_latency_ns = hp->count ? hist_mean(hp) * ns_per_cycle : NAN;
+        pt->p99_latency_ns = hp->count ? (double)hist_percentile(hp, 0.99) * ns_per_cycle : NAN;
         *cycles = sp->s1.cycles;
     }
     free(hp);

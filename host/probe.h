@@ -34,8 +34,11 @@ typedef struct probe_opts {
                                   device's idle-latency run only */
 } probe_opts;
 
+/* A measured value is NaN (n/a) when the window saw nothing to measure: achieved_gbps when no byte
+ * completed, the latencies when no access of the curve's kind (reads; writes for a 0:W mix) did. */
 typedef struct probe_point {
     double offered_gbps, achieved_gbps, mean_latency_ns, p99_latency_ns;
+    uint64_t completions;  /* accesses of the curve's kind completed in the window */
 } probe_point;
 
 typedef struct probe_result {

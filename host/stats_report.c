@@ -83,7 +83,11 @@ void window_stats_compute(window_stats *w, const cxl_stats *a, const cxl_stats *
             w->credit_stalls[c] += la->credit_stall[c] - lb->credit_stall[c];
     }
     if (p->link_present && cycles) {
-        double cap = (double)cycles * (double)p->link.flit_inc / (double)p->link.flit_cost * p->hosts;
+        /* Flits are counted when they start, so a window can hold one more start than its share of wire
+         * time (the flit at its end runs past it; docs/cxl-model.md 2.3: acc stays in (-cost, inc]). The
+         * capacity is therefore the most starts N cycles allow, (N + 1) * inc / cost + 1 per host link: a
+         * saturated link reads just under 100 % (about 98 % in a --quick window of a Gen1 x1 link). */
+        double cap = ((double)(cycles + 1) * (double)p->link.flit_inc / (double)p->link.flit_cost + 1.0) * p->hosts;
         for (int d = 0; d < 2; d++) {
             w->link_utilisation[d] = (double)w->flits[d] / cap;
             w->slot_utilisation[d] = w->flits[d] ? (double)slots[d] / (4.0 * (double)w->flits[d]) : 0.0;

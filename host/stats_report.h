@@ -21,7 +21,7 @@ typedef struct window_stats {
     double read_lat_ns[4], write_lat_ns[4];   /* mean, p50, p99, max */
     uint64_t reads, writes;                   /* completed at the requesters */
     uint64_t flits[2], data_flits[2];         /* [0] M2S, [1] S2M */
-    double link_utilisation[2];               /* flits sent / flits the wire could carry */
+    double link_utilisation[2];               /* flits started / the most that can start in the window, < 1 */
     double slot_utilisation[2];               /* non-empty slots / slots of the flits sent */
     uint64_t credit_stalls[CXL_NCLASS];       /* Req, RwD, DRS, NDR */
     double row_hit_rate;

@@ -312,7 +312,9 @@ static int read_row(reader *r, const char *s, size_t len, cxl_err *err)
             d.footprint = v;
             break;
         case TC_NOT_BEFORE:
-            rc = cell_num(r, c, col, UINT64_MAX, &v, err);
+            /* bounded as gap_cycles is: the C model skips idle cycles only up to the next refresh
+             * deadline, so waiting costs wall time in proportion to the cycles waited */
+            rc = cell_num(r, c, col, UINT32_MAX, &v, err);
             d.not_before = v;
             break;
         case TC_PATTERN: {

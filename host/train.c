@@ -39,6 +39,16 @@ enum { FAB_INTRA, FAB_INTER };
 
 /* program position: which part of the current schedule item */
 enum { PC_RECV, PC_GATHER, PC_BODY, PC_SEND, PC_NEXT };
+/* The longest iteration simulated: 10^6 s. Every time in the engine is int64 picoseconds; the bound keeps
+ * each sum (an event time plus a kernel, a latency, a flow) far from INT64_MAX (9.2 x 10^18), so that an
+ * absurd input (hbm_bandwidth 1MB/s, a measured op of hours) is refused with the key that caused it
+ * instead of wrapping into negative times. */
+#define TRAIN_MAX_PS 1000000000000000000LL
+
+/* The most gradient buckets (collectives) one stage cuts its gradients or parameters into per
+ * iteration: the engine holds one queue entry per bucket, so memory and time grow with their number. */
+#define TRAIN_MAX_BUCKETS 65536u
+
 /* body segments */
 enum { SEG_PRE, SEG_LAYERS, SEG_POST, SEG_END };
 
@@ -115,6 +125,7 @@ typedef struct eng {
     const traincfg *t;
     opgraph g;
     int64_t *dur;                   /* per kernel */
+    uint8_t *measured;              /* per kernel: priced from the measured file (o->measured) */
     evq q;
     net *n;
     rep *reps;
@@ -511,6 +522,81 @@ static int nccl_ring(eng *E, const collalgo_group *grp, int op, uint64_t bytes, 
     return 0;
 }
 
+/* Point err (filled) at l, prefixed with the key, keeping its code; returns the code. */
+static int relocate(cxl_err *err, const cfgloc *l, const char *key)
+{
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    int code = err->code ? err->code : CXL_EINTERNAL;
+    if (l && l->file[0])
+        cxl_errf_at(err, code, l->file, l->line, l->col, "%s: %s", key, msg);
+    else
+        cxl_errf(err, code, "%s: %s", key, msg);
+    return code;
+}
+
+/* Where kernel op's time came from: its entry in the measured file, or the GPU key that bounds it. */
+static int kernel_blame(eng *E, uint32_t op, cxl_err *err)
+{
+    const op_desc *d = &E->g.ops[op];
+    const char *file;
+    int line, col;
+    if (E->measured[op] && optimes_where(E->o->measured, d, &file, &line, &col)) {
+        cfgloc l;
+        snprintf(l.file, sizeof l.file, "%s", file);
+        l.line = line;
+        l.col = col;
+        return relocate(err, &l, "op-times");
+    }
+    compute_cost cc;
+    compute_op_cost(&E->x->gpu, d, &cc, NULL);
+    int f = cc.memory_bound ? GPUCFG_F_HBM_BW : GPUCFG_F_TFLOPS0 + d->dtype;
+    char key[48];
+    snprintf(key, sizeof key, "gpu.%s", cc.memory_bound ? "hbm_bandwidth" : "tflops");
+    if (!cc.memory_bound)
+        snprintf(key, sizeof key, "gpu.%s_tflops", gpucfg_dtype_names[d->dtype]);
+    return relocate(err, &E->x->gpu.loc[f], key);
+}
+
+/* A measured time below what the GPU's dense peak allows (2 x batch x m x n x k FLOPs of a GEMM at
+ * tflops[dtype]): the file was measured on another GPU, or is wrong. Counted, and the first one kept
+ * as a warning for the caller to print (MFU can then exceed 100 %). */
+static void above_peak(eng *E, const op_desc *op, int64_t ps, train_result *res)
+{
+    double peak = E->x->gpu.tflops[op->dtype] * 1e12;
+    if (op->kind != OP_GEMM || !(peak > 0))
+        return;
+    double flops = 2.0 * (double)op->batch * (double)op->m * (double)op->n * (double)op->k;
+    double floor_ps = flops / peak * 1e12;
+    if ((double)ps >= floor_ps)
+        return;
+    if (res->ops_above_peak++ == 0) {
+        const char *file = "";
+        int line = 0, col = 0;
+        optimes_where(E->o->measured, op, &file, &line, &col);
+        snprintf(res->peak_warning, sizeof res->peak_warning,
+                 "%s:%d:%d: measured time of %s (%s) is %.3g us, below the %.3g us that gpu '%s' needs at its "
+                 "%s peak of %g TFLOP/s: the file does not match the GPU (MFU may exceed 100 %%)",
+                 file, line, col, op->name, gpucfg_dtype_names[op->dtype], (double)ps / 1e6, floor_ps / 1e6,
+                 E->x->gpu.name, gpucfg_dtype_names[op->dtype], E->x->gpu.tflops[op->dtype]);
+    }
+}
+
+/* Point a collective's error at the key behind it: training.collectives when the algorithm cannot do
+ * the operation, the NIC bandwidth when the group spans nodes over a slower inter-node fabric, else the
+ * GPU's NVLink. */
+static int coll_blame(eng *E, const collalgo_group *grp, int rc)
+{
+    const expcfg *x = E->x;
+    if (strstr(E->err->msg, "does not support"))
+        return relocate(E->err, &x->train.loc[TRAINCFG_F_COLLECTIVES], "training.collectives");
+    if (grp->ranks_per_node < grp->ranks && E->fab.inter_Bps <= E->fab.intra_Bps)
+        return relocate(E->err, &x->cluster.loc[CLUSTERCFG_F_NIC_BW], "cluster.nic_bandwidth");
+    if (rc == CXL_ECONFIG || rc == CXL_ELIMIT)
+        return relocate(E->err, &x->gpu.loc[GPUCFG_F_NVLINK], "gpu.nvlink");
+    return rc;
+}
+
 /* A collective of the tensor- or data-parallel group of representative r. */
 static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name)
 {
@@ -526,7 +612,7 @@ static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes,
     int rc = collalgo_plan((collalgo_op)op, E->x->train.collective_algo, grp, bytes, &E->fab, X->ph, &X->nph, &chosen,
                            E->err);
     if (rc) {
-        E->rc = rc;
+        E->rc = coll_blame(E, grp, rc);
         return UINT32_MAX;
     }
     X->op = (uint8_t)op;
@@ -774,6 +860,12 @@ static void xfer_done(eng *E, uint32_t xid)
 static void run_kernel(eng *E, rep *R, uint32_t op)
 {
     set_state(E, R, ST_KERNEL, -1);
+    if (E->dur[op] > TRAIN_MAX_PS - E->now) {
+        cxl_errf(E->err, CXL_ELIMIT, "kernel %s (%.6g s each) ends past %g s, the longest iteration simulated",
+                 E->g.ops[op].name, (double)E->dur[op] / 1e12, (double)TRAIN_MAX_PS / 1e12);
+        E->rc = kernel_blame(E, op, E->err);
+        return;
+    }
     int64_t end = E->now + E->dur[op];
     if (traced(E, R->r) && ctrace_in_window(E->ct, E->now, end)) {
         const op_desc *d = &E->g.ops[op];
@@ -1140,6 +1232,14 @@ static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res
         inter /= c->oversubscription;
     if (intra < 1)
         intra = 1;
+    if (c->nodes > 1 && inter < 1) {
+        double need = (double)gpn / ((double)c->nics_per_node * c->nic_efficiency) *
+                      (c->topology == CLUSTERCFG_FAT_TREE ? c->oversubscription : 1.0);
+        return cfgloc_errf(err, &c->loc[CLUSTERCFG_F_NIC_BW], "cluster.nic_bandwidth: %llu B/s x %llu NICs per node, "
+                           "shared by %llu GPUs, gives each GPU %.3g B/s of inter-node bandwidth, below the model's "
+                           "1 B/s; need at least %.0f B/s", (unsigned long long)c->nic_bw_bps,
+                           (unsigned long long)c->nics_per_node, (unsigned long long)gpn, inter, ceil(need));
+    }
     E->fab.intra_Bps = (uint64_t)intra;
     E->fab.inter_Bps = (uint64_t)inter;
     E->fab.intra_latency_ps = c->nvlink_latency_ps;
@@ -1181,20 +1281,43 @@ static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res
         if (op < 0)
             return op;
         R->opt_op = (uint32_t)op;
+        /* The gradient reduction without overlap and ZeRO's parameter gather cut a stage's bytes into
+         * grad_bucket pieces, one collective each: bound their number (grad_bucket: 1B made one collective
+         * per byte, 12.6 GB resident after 120 s). */
+        uint64_t elem = E->g.grad_elem_bytes > E->g.weight_elem_bytes ? E->g.grad_elem_bytes : E->g.weight_elem_bytes;
+        uint64_t bytes = R->params * elem, gb = t->grad_bucket_bytes ? t->grad_bucket_bytes : 1;
+        if (dp > 1 && bytes / gb >= TRAIN_MAX_BUCKETS) {
+            uint64_t least = (bytes + TRAIN_MAX_BUCKETS - 1) / TRAIN_MAX_BUCKETS;
+            return cfgloc_errf(err, &t->loc[TRAINCFG_F_GRAD_BUCKET], "training.grad_bucket: %llu B cuts pipeline "
+                               "stage %u's %llu B of gradients or parameters into more than %u buckets, the most "
+                               "simulated per iteration; use at least %llu B (e.g. 25MB, PyTorch DDP's default)",
+                               (unsigned long long)t->grad_bucket_bytes, r, (unsigned long long)bytes,
+                               TRAIN_MAX_BUCKETS, (unsigned long long)least);
+        }
     }
     E->dur = calloc(E->g.nops, sizeof *E->dur);
-    if (!E->dur)
+    E->measured = calloc(E->g.nops ? E->g.nops : 1, 1);
+    if (!E->dur || !E->measured)
         return oom(E);
     res->kernels = E->g.nops;
     for (uint32_t i = 0; i < E->g.nops; i++) {
         int64_t ps;
-        if (o->measured && optimes_lookup(o->measured, &E->g.ops[i], &ps)) {
+        const op_desc *op = &E->g.ops[i];
+        if (o->measured && optimes_lookup(o->measured, op, &ps)) {
             res->kernels_measured++;
+            E->measured[i] = 1;
+            above_peak(E, op, ps, res);
         } else {
-            ps = compute_op_ps(&x->gpu, &E->g.ops[i]);
-            if (ps < 0)
-                return cxl_errf(err, CXL_ECONFIG, "gpu '%s' cannot run kernel %s in %s (no peak for that data type)",
-                                x->gpu.name, E->g.ops[i].name, gpucfg_dtype_names[E->g.ops[i].dtype]);
+            compute_cost cc;
+            cxl_err e;
+            if (compute_op_cost(&x->gpu, op, &cc, &e)) {
+                const cfgloc *l = cc.culprit >= 0 ? &x->gpu.loc[cc.culprit] : &x->gpu.ref;
+                int code = e.code;
+                cfgloc_errf(err, l, "gpu '%s': kernel %s (%s) cannot be priced: %s", x->gpu.name, op->name,
+                            gpucfg_dtype_names[op->dtype], e.msg);
+                return err->code = code;
+            }
+            ps = cc.total_ps;
         }
         E->dur[i] = ps;
     }
@@ -1385,6 +1508,7 @@ static void teardown(eng *E)
     free(E->reps);
     free(E->pp_intra);
     free(E->dur);
+    free(E->measured);
     free(E->xf);
     free(E->xfree);
     if (E->lanes)
@@ -1458,6 +1582,12 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
         if (!evq_pop(&E.q, &ev))
             break;
         E.now = ev.t_ps;
+        if (E.now > TRAIN_MAX_PS) {
+            cfgloc_errf(err, &x->root, "the iteration runs past %g s of simulated time, the longest simulated: "
+                        "a bandwidth or rate of the experiment is far too small", (double)TRAIN_MAX_PS / 1e12);
+            E.rc = err->code = CXL_ELIMIT;
+            break;
+        }
         events++;
         if (ev.kind == EV_CXL_DONE) {
             cxl_xfer_done(&E, ev.a);

@@ -82,6 +82,8 @@ typedef struct train_result {
     uint64_t flows;                   /* network flows started */
     uint64_t engine_bytes;            /* memory the engine held at the end (programs, queues, network) */
     uint64_t kernels, kernels_measured; /* distinct kernels; how many priced from the measured file */
+    uint64_t ops_above_peak;          /* measured GEMMs faster than the GPU's dense peak allows */
+    char peak_warning[512];           /* the first of them, "file:line:col: ...", for a warning; "" if none */
     tiers tiers;                      /* bytes per memory tier (HBM after offloading, CXL) */
     /* CXL (memory != none) */
     uint64_t detailed_cycles, extrapolated_cycles, memo_hits, cxl_transfers;

@@ -166,7 +166,8 @@ static void test_parse_u64(void **state)
     (void)state;
     ok_parse(cfg_parse_u64, "0", 0);
     ok_parse(cfg_parse_u64, "16", 16);
-    ok_parse(cfg_parse_u64, "007", 7);
+    bad_parse(cfg_parse_u64, "007", "leading zero");  /* YAML 1.1 octal or 1.2 decimal: refused */
+    bad_parse(cfg_parse_u64, "010", "YAML 1.1 reads it as octal");
     ok_parse(cfg_parse_u64, "18446744073709551615", UINT64_MAX);
     bad_parse(cfg_parse_u64, "18446744073709551616", "too large");
     bad_parse(cfg_parse_u64, "99999999999999999999999", "too large");
@@ -272,8 +273,10 @@ static void test_parse_size(void **state)
     bad_parse(cfg_parse_size_bytes, "17179869184GiB", "too large");
     bad_parse(cfg_parse_size_bytes, "1.0000001KiB", "not a whole number of B");
     bad_parse(cfg_parse_size_bytes, "0.1B", "not a whole number of B");
-    bad_parse(cfg_parse_size_bytes, "4kb", "accepted units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB");
+    bad_parse(cfg_parse_size_bytes, "4kb", "accepted units: B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB");
     bad_parse(cfg_parse_size_bytes, "4096", "needs a unit, e.g. 64KiB");
+    ok_parse(cfg_parse_size_bytes, "1PiB", 1ULL << 50);   /* so that a range up to 1 PiB can be written */
+    ok_parse(cfg_parse_size_bytes, "2PB", 2000000000000000ULL);
 }
 
 static void test_parse_bw(void **state)
@@ -725,8 +728,12 @@ static void test_err_syntax(void **state)
              "while parsing a flow sequence at line 1, column 8");
     LOAD_ERR("name: 'cxl0\n", 2, 1, "found unexpected end of stream", "while scanning a quoted scalar at line 1");
     LOAD_ERR("link:\n\twidth: 8\n", 2, 1, "YAML syntax error");
-    /* Bytes that are not UTF-8: located from libyaml's byte offset. */
+    /* Bytes that are not UTF-8: the byte itself, at its own line and column (libyaml names the byte
+     * after a bad lead byte: a Latin-1 e-acute before a newline was "byte 0x0A"). */
     LOAD_ERR("seed: 1\nname: \xff\n", 2, 7, "invalid input", "0xFF");
+    LOAD_ERR("seed: 1\n# caf\xe9\n", 2, 6, "byte 0xE9", "not UTF-8");
+    LOAD_ERR("seed: 1 # \xc3\xa9\xc0\x80\n", 1, 12, "byte 0xC0", "not UTF-8"); /* overlong NUL after an e-acute */
+    LOAD_ERR("seed: 1 # \xed\xa0\x80\n", 1, 11, "byte 0xED");                    /* a UTF-16 surrogate */
 }
 
 static void test_err_syntax_in_parent(void **state)
@@ -817,7 +824,10 @@ static void test_err_u64_with_unit(void **state)
     (void)state;
     BIND_ERR("link: {width: 8}\nseed: 12ns\n", 2, 7, "'seed' = '12ns'", "not a plain integer", "unexpected 'ns'");
     BIND_ERR("link: {width: -2}\n", 1, 15, "'link.width' = '-2'", "negative");
-    BIND_ERR("link: {width: }\n", 1, 15, "'link.width' = ''", "empty value");
+    BIND_ERR("link: {width: }\n", 1, 15, "'link.width' has no value ('' is YAML's null)");
+    BIND_ERR("link: {width: ~}\n", 1, 15, "'link.width' has no value ('~' is YAML's null)");
+    BIND_ERR("link: {width: null}\n", 1, 15, "'link.width' has no value ('null' is YAML's null)");
+    BIND_ERR("link: {width: \"8\"}\n", 1, 15, "'link.width' = \"8\" is quoted", "written without quotes");
 }
 
 static void test_err_bad_unit(void **state)
@@ -892,7 +902,7 @@ static void test_err_bool_and_string(void **state)
     (void)state;
     BIND_ERR("link: {width: 8, retimer: yes}\n", 1, 27, "'link.retimer' = 'yes': expected true or false");
     BIND_ERR("link: {width: 8, retimer: 1}\n", 1, 27, "expected true or false");
-    BIND_ERR("link: {width: 8, name: verylongname}\n", 1, 24, "'link.name' = 'verylongname' is too long (12 characters; at most 7)");
+    BIND_ERR("link: {width: 8, name: verylongname}\n", 1, 24, "'link.name' = 'verylongname' is too long (12 bytes; at most 7)");
     BIND_ERR("link: {width: 8}\nutilisation: high\n", 2, 14, "'utilisation' = 'high'", "not a number");
 }
 
@@ -915,6 +925,37 @@ static void test_err_extends_not_found(void **state)
     /* Not a name at all. */
     LOAD_ERR("extends: [a, b]\n", 1, 10, "'extends' must name one parent", "not a sequence");
     LOAD_ERR("extends:\n", 1, 9, "'extends' is empty");
+}
+
+/* A FIFO, a character device, a folder and a file over the size bound are refused before any read that
+ * could block or run away (a FIFO without a writer used to block forever, /dev/zero to fill memory). */
+static void test_err_not_regular(void **state)
+{
+    struct fx *fx = *state;
+    const char *fifo = fx_track(fx, "fifo.yaml", 0), *dir = fx_track(fx, "sub.yaml", 1);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    cfg_doc *doc = NULL;
+    cxl_err e;
+    assert_int_equal(cfg_load_file(fifo, NULL, NULL, &doc, &e), CXL_EIO);
+    assert_null(doc);
+    assert_non_null(strstr(e.msg, "not a regular file"));
+    assert_int_equal(cfg_load_file("/dev/zero", NULL, NULL, &doc, &e), CXL_EIO);
+    assert_non_null(strstr(e.msg, "not a regular file"));
+    assert_int_equal(cfg_load_file(dir, NULL, NULL, &doc, &e), CXL_EIO);
+    assert_non_null(strstr(e.msg, "Is a directory"));
+    const char *child = fx_write(fx, "child.yaml", "seed: 1\nextends: fifo.yaml\n");
+    assert_int_equal(cfg_load_file(child, NULL, NULL, &doc, &e), CXL_EIO);
+    check_err(&e, CXL_EIO, child, 2, 10, "extends: cannot read", "not a regular file", NULL);
+    /* 16 MiB and one byte of comment */
+    const char *big = fx_track(fx, "big.yaml", 0);
+    FILE *f = fopen(big, "w");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (16L << 20), SEEK_SET), 0);
+    assert_int_equal(fputc('#', f), '#');
+    fclose(f);
+    assert_int_equal(cfg_load_file(big, NULL, NULL, &doc, &e), CXL_EIO);
+    assert_non_null(strstr(e.msg, "larger than 16 MiB"));
 }
 
 static void test_err_extends_cycle(void **state)
@@ -1055,6 +1096,22 @@ static void test_err_inherited_value_at_parent(void **state)
     cfg_free(doc);
 }
 
+/* cfg_clip: short strings whole; long ones cut at 64 bytes, never inside a UTF-8 character, with the length */
+static void test_cfg_clip(void **state)
+{
+    (void)state;
+    char buf[CFG_CLIP_SZ], s[301];
+    assert_string_equal(cfg_clip("asic", buf, sizeof buf), "asic");
+    memset(s, 'b', 300);
+    s[300] = '\0';
+    char want[100];
+    snprintf(want, sizeof want, "%.64s... (300 bytes)", s);
+    assert_string_equal(cfg_clip(s, buf, sizeof buf), want);
+    memcpy(s + 63, "\xc3\xa9", 2); /* e acute across the cut: the cut moves before it */
+    snprintf(want, sizeof want, "%.63s... (300 bytes)", s);
+    assert_string_equal(cfg_clip(s, buf, sizeof buf), want);
+}
+
 static void test_cfg_errf_and_format(void **state)
 {
     (void)state;
@@ -1107,11 +1164,13 @@ int main(void)
         cmocka_unit_test(test_err_bool_and_string),
         cmocka_unit_test_setup_teardown(test_err_extends_not_found, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_err_extends_cycle, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_err_not_regular, fx_setup, fx_teardown),
         cmocka_unit_test(test_err_limits),
         cmocka_unit_test(test_err_anchor_alias),
         cmocka_unit_test(test_err_document_shape),
         cmocka_unit_test_setup_teardown(test_err_file_unreadable, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_err_inherited_value_at_parent, fx_setup, fx_teardown),
+        cmocka_unit_test(test_cfg_clip),
         cmocka_unit_test(test_cfg_errf_and_format),
     };
     return cmocka_run_group_tests_name("cfg", tests, NULL, NULL);

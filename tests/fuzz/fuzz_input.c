@@ -1,0 +1,85 @@
+/* fuzz_input.c - libFuzzer targets for every kind of input cxlsim reads, one per build, chosen with
+ * -DFUZZ_TARGET=N (run.sh builds them all):
+ *   1 experiment   an experiment file (model, GPU, cluster, training, cxl: sections; presets resolved)
+ *   2 model        a model description
+ *   3 cluster      a cluster description
+ *   4 optimes      a file of measured operation times
+ *   5 trace        a descriptor trace (CSV) for the asic preset
+ * Arbitrary bytes must load or fail with an error record, never crash, leak, hang or trip a sanitizer.
+ * YAML inputs go through a file, so that relative `extends` resolve as a user's file does; the device
+ * loader's target is fuzz_devcfg.c. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clustercfg.h"
+#include "devcfg.h"
+#include "expcfg.h"
+#include "modelcfg.h"
+#include "optimes.h"
+#include "trace.h"
+
+#ifndef FUZZ_TARGET
+#error "build with -DFUZZ_TARGET=1..5 (tests/fuzz/run.sh)"
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void load_file(const char *path)
+{
+    cxl_err e;
+    cxl_err_clear(&e);
+#if FUZZ_TARGET == 1
+    static expcfg x; /* large: not on the stack */
+    (void)expcfg_load(path, &x, &e);
+#elif FUZZ_TARGET == 2
+    modelcfg m;
+    (void)modelcfg_load(path, &m, &e);
+#elif FUZZ_TARGET == 3
+    clustercfg c;
+    (void)clustercfg_load(path, &c, &e);
+#elif FUZZ_TARGET == 4
+    optimes *t = NULL;
+    if (optimes_load(path, &t, 1, &e) == 0)
+        optimes_free(t);
+#else
+    (void)path;
+#endif
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+#if FUZZ_TARGET == 5
+    static cxl_params p;
+    static int ready;
+    if (!ready) {
+        devcfg c;
+        cxl_err e;
+        if (devcfg_load("asic", &c, &e) || devcfg_to_params(&c, &p, &e))
+            abort();
+        ready = 1;
+    }
+    trace t;
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (trace_parse((const char *)data, size, "<fuzz>", &p, &t, &e) == 0)
+        trace_free(&t);
+#else
+    char path[] = "/tmp/cxlsim-fuzz-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 0;
+    FILE *f = fdopen(fd, "w");
+    if (f) {
+        fwrite(data, 1, size, f);
+        fclose(f);
+        load_file(path);
+    } else {
+        close(fd);
+    }
+    unlink(path);
+#endif
+    return 0;
+}
