@@ -1,15 +1,13 @@
 /* compare.c - the comparison engine (see compare.h for the drive loop and the difference search). */
-#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "compare.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backend.h"
+#include "outfile.h"
 
 #define CMP_STEP_DEFAULT (1ull << 32) /* longest advance: long enough that only completions stop it */
 #define CMP_GRID 64u                  /* statistics checkpoints per interval of the difference search */
@@ -698,27 +696,25 @@ int cmp_waveform(const cxl_params *p, const trace *t, const cmp_opts *o, const c
                         "--trace-fst needs a verilator backend that can write waveforms among the two compared "
                         "(%s, %s; CMake option CXLSIM_RTL_TRACE)",
                         o->backend_a, o->backend_b);
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
+    /* the waveform goes through the outputs' rules (a temporary file, registered for the signal
+     * handlers, renamed at the end), written by the simulator under that file's name */
+    outfile *f;
+    int rc = outfile_open(path, &f, err);
+    if (rc)
+        return rc;
+    if (!outfile_file(f)) {
+        outfile_abort(f);
+        return cxl_errf(err, CXL_EUSAGE, "--trace-fst: '%s': the waveform is written to a file", path);
+    }
     cmp_result *r = malloc(sizeof *r);
-    if (!tmp || !r) {
-        free(tmp);
-        free(r);
+    if (!r) {
+        outfile_abort(f);
         return cxl_errf(err, CXL_ENOMEM, "out of memory");
     }
-    snprintf(tmp, n, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int rc = cxl_errf(err, CXL_EIO, "cannot write the waveform '%s': %s", path, strerror(errno));
-        free(tmp);
-        free(r);
-        return rc;
-    }
-    close(fd);
     cxl_backend_opts bo = { 0 };
     if (o->bo)
         bo = *o->bo;
-    bo.trace_fst = tmp;
+    bo.trace_fst = outfile_file(f);
     bo.trace_from = from;
     bo.trace_to = to;
     cmp_opts w = *o;
@@ -727,15 +723,12 @@ int cmp_waveform(const cxl_params *p, const trace *t, const cmp_opts *o, const c
     w.max_cycles = sat_add(to, 1);
     if (o->max_cycles && o->max_cycles < w.max_cycles)
         w.max_cycles = o->max_cycles;
-    int rc = cmp_run(p, t, &w, r, err);
-    if (!rc) {
-        *reached = r->cycles;
-        if (rename(tmp, path))
-            rc = cxl_errf(err, CXL_EIO, "cannot write the waveform '%s': %s", path, strerror(errno));
-    }
+    rc = cmp_run(p, t, &w, r, err);
+    *reached = rc ? 0 : r->cycles;
     if (rc)
-        unlink(tmp);
-    free(tmp);
+        outfile_abort(f);
+    else
+        rc = outfile_commit(f, err);
     free(r);
     return rc;
 }

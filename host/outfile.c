@@ -390,6 +390,11 @@ void outfile_abort(outfile *f)
     free(f);
 }
 
+const char *outfile_file(const outfile *f)
+{
+    return f->kind == OF_TEMP ? f->tmp : f->kind == OF_DIRECT ? f->target : NULL;
+}
+
 int outfile_commit(outfile *f, cxl_err *err)
 {
     int rc = 0;

@@ -53,6 +53,9 @@ int outfile_put(outfile *f, const void *data, size_t len, cxl_err *err);
 /* Finish: flush, set the mode, close, rename over the target. Frees f, also on failure (and then
  * removes the temporary file). */
 int outfile_commit(outfile *f, cxl_err *err);
+/* The file that f writes, for a writer that opens it by name (the FST waveform): the temporary file of
+ * a regular destination, the destination itself for a device or FIFO; NULL for standard output. */
+const char *outfile_file(const outfile *f);
 /* Give up: close and remove the temporary file (a direct destination keeps what was written). Frees f;
  * NULL is a no-op. */
 void outfile_abort(outfile *f);
