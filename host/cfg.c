@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cfg.h"
+#include "cfgnode.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -36,17 +37,6 @@ enum {
     CFG_MAX_KEYLEN = 64,     /* longest key compared for "did you mean" */
     CFG_SHOW_MAX = 64,       /* bytes of a value or key quoted in a message before it is cut */
     CFG_MAX_FILE = 16 << 20  /* bytes of one configuration file (bounds memory and time of a load) */
-};
-
-struct cfg_node {
-    enum cfg_kind kind;
-    const char *file;    /* display name, owned by the document */
-    int line, col;       /* 1-based */
-    char *str;           /* CFG_SCALAR: NUL-terminated value */
-    int plain;           /* CFG_SCALAR: written without quotes (YAML plain style) */
-    size_t n;            /* CFG_MAP: pairs; CFG_SEQ: items */
-    cfg_node **keys;     /* CFG_MAP: key nodes (always scalars) */
-    cfg_node **vals;     /* CFG_MAP: values; CFG_SEQ: items */
 };
 
 typedef union cfg_blk {
@@ -106,6 +96,23 @@ static char *doc_strndup(cfg_doc *d, const char *s, size_t n)
 static char *doc_strdup(cfg_doc *d, const char *s)
 {
     return doc_strndup(d, s, strlen(s));
+}
+
+void *cfg_doc_alloc(cfg_doc *doc, size_t sz) { return doc_alloc(doc, sz); }
+
+char *cfg_doc_strdup(cfg_doc *doc, const char *s) { return doc_strdup(doc, s); }
+
+cfg_node *cfg_doc_root(cfg_doc *doc) { return doc ? doc->root : NULL; }
+
+void cfg_doc_adopt(cfg_doc *dst, cfg_doc *src)
+{
+    /* src is the small one (a value): walk its chain, not dst's */
+    cfg_blk **tail = &src->blocks;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = dst->blocks;
+    dst->blocks = src->blocks;
+    free(src);
 }
 
 void cfg_free(cfg_doc *doc)

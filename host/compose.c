@@ -194,6 +194,9 @@ int compose_ref(const compose_kind *k, const cfg_node *ref, void *obj, cxl_err *
     const char *name = cfg_scalar(ext);
     if (!name || !*name)
         return cfg_errf(err, ext, "%s.extends: name one %s (a preset name or a file path)", k->what, k->what);
+    /* the parent is named relative to the file that wrote `extends` (a `--set` override may have made
+     * the mapping around a reference written in a file: override.h) */
+    node_dir(ext, dir, sizeof dir);
     int rc = load_named(k, name, dir, ext, obj, err);
     if (rc)
         return rc;

@@ -449,6 +449,11 @@ static void locate(cxl_err *err, const cfg_node *root, const char *blame)
 
 int devcfg_load(const char *path_or_preset, devcfg *out, cxl_err *err)
 {
+    return devcfg_load_with(path_or_preset, NULL, out, err);
+}
+
+int devcfg_load_with(const char *path_or_preset, const override_list *ov, devcfg *out, cxl_err *err)
+{
     cfg_doc *doc = NULL;
     int rc;
     const char *text = presets_device_text(path_or_preset);
@@ -460,6 +465,10 @@ int devcfg_load(const char *path_or_preset, devcfg *out, cxl_err *err)
         rc = cfg_load_file(path_or_preset, resolve, NULL, &doc, err);
     if (rc)
         return rc;
+    if ((rc = override_apply(doc, ov, err)) != 0) {
+        cfg_free(doc);
+        return rc;
+    }
     devcfg c;
     defaults(&c);
     const cfg_node *root = cfg_root(doc);

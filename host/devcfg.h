@@ -12,6 +12,7 @@
 
 #include "../hw/hls/cxl_params.h"
 #include "err.h"
+#include "override.h"
 
 enum devcfg_path { DEVCFG_PATH_CXL = 0, DEVCFG_PATH_LOCAL = 1 };
 
@@ -54,6 +55,8 @@ typedef struct devcfg {
 
 /* Load a device description from a file path or a preset name ("asic", "fpga", ...). */
 int devcfg_load(const char *path_or_preset, devcfg *out, cxl_err *err);
+/* The same with `--set` overrides (override.h; NULL for none) applied to the device's document. */
+int devcfg_load_with(const char *path_or_preset, const override_list *ov, devcfg *out, cxl_err *err);
 /* Built-in preset names, NULL-terminated. */
 const char *const *devcfg_preset_names(void);
 /* The YAML text of a preset, or NULL. */

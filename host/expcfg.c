@@ -88,11 +88,12 @@ static void own_name(const cfg_node *root, expcfg *x)
     cfg_mark(root, &top, &line, &col);
     const cfg_node *name = cfg_map_get(root, "name"), *desc = cfg_map_get(root, "description");
     const cfg_node *inherited = NULL;
-    if (name && (cfg_mark(name, &f, &line, &col), strcmp(f, top))) {
+    /* a value given by `--set` is the experiment's own */
+    if (name && (cfg_mark(name, &f, &line, &col), strcmp(f, top) && !override_is_mark(f))) {
         inherited = name;
         stem(top, x->name, sizeof x->name);
     }
-    if (desc && (cfg_mark(desc, &f, &line, &col), strcmp(f, top)))
+    if (desc && (cfg_mark(desc, &f, &line, &col), strcmp(f, top) && !override_is_mark(f)))
         inherited = desc;
     else if (!inherited || desc)
         return;
@@ -102,9 +103,11 @@ static void own_name(const cfg_node *root, expcfg *x)
     snprintf(x->description, sizeof x->description, "extends %s", parent);
 }
 
-static int finish(cfg_doc *doc, int rc, expcfg *x, cxl_err *err)
+static int finish(cfg_doc *doc, int rc, const override_list *ov, int flags, expcfg *x, cxl_err *err)
 {
-    if (!rc) {
+    if (!rc && (rc = override_apply(doc, ov, err)) != 0)
+        cfg_free(doc);
+    else if (!rc) {
         memset(x, 0, offsetof(expcfg, source));
         cxlcfg_none(&x->cxl);       /* kept when the section is absent */
         const cfg_node *root = cfg_root(doc);
@@ -114,6 +117,9 @@ static int finish(cfg_doc *doc, int rc, expcfg *x, cxl_err *err)
             own_name(root, x);
         cfg_free(doc);
     }
+    if (rc || (flags & EXPCFG_BIND_ONLY))
+        return rc;
+    rc = parallel_derive_dp(&x->cluster, &x->train, err);
     if (!rc)
         rc = parallel_check(&x->model, &x->gpu, &x->cluster, &x->train, err);
     if (!rc) {
@@ -124,7 +130,7 @@ static int finish(cfg_doc *doc, int rc, expcfg *x, cxl_err *err)
     return rc;
 }
 
-int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err)
+int expcfg_load_with(const char *path_or_preset, const override_list *ov, int flags, expcfg *out, cxl_err *err)
 {
     cfg_doc *doc = NULL;
     int rc;
@@ -141,7 +147,12 @@ int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err)
         snprintf(out->source, sizeof out->source, "%s", path_or_preset ? path_or_preset : "");
         rc = cfg_load_file(path_or_preset ? path_or_preset : "", resolve, NULL, &doc, err);
     }
-    return finish(doc, rc, out, err);
+    return finish(doc, rc, ov, flags, out, err);
+}
+
+int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err)
+{
+    return expcfg_load_with(path_or_preset, NULL, 0, out, err);
 }
 
 int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cxl_err *err)
@@ -150,7 +161,7 @@ int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cx
     memset(out, 0, sizeof *out);
     snprintf(out->source, sizeof out->source, "%s", display_name ? display_name : "<text>");
     int rc = cfg_load_text(display_name, text, resolve, NULL, &doc, err);
-    return finish(doc, rc, out, err);
+    return finish(doc, rc, NULL, 0, out, err);
 }
 
 /* cfgdump hook: each part of the experiment with its own field table. */

@@ -9,6 +9,7 @@
  *     cxl: { memory: per-node, device: asic, offload_optimizer: cpu }   # optional (cxlcfg.h)
  *
  * The experiment file itself may `extends` another experiment (cfg.h). expcfg_load() loads every part,
+ * derives training.dp when it is not given (GPUs / (tp x pp), parallel_derive_dp),
  * checks the model's shape and the parallel layout (parallel.h), then the `cxl:` section against the
  * cluster (cxlcfg_finish: its device, relative paths from the experiment's folder); without the section
  * there is no CXL memory (cxlcfg_none). It does not check memory capacity (gpumem.h, tiers.h), so that a
@@ -25,6 +26,7 @@
 #include "err.h"
 #include "gpucfg.h"
 #include "modelcfg.h"
+#include "override.h"
 #include "traincfg.h"
 
 /* The built-in default experiment (issue 3): LLaMA-2 7B on 2 nodes of 8 H100. */
@@ -44,6 +46,11 @@ typedef struct expcfg {
 
 /* Load from a file path or an experiment preset name. */
 int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err);
+/* The same with `--set` overrides (override.h; NULL for none) applied to the experiment's document.
+ * flags EXPCFG_BIND_ONLY: stop after binding (every key, type, unit and range checked; the layout,
+ * the CXL section's device and its checks not), which a sweep uses to check its axes one by one. */
+enum { EXPCFG_BIND_ONLY = 1 };
+int expcfg_load_with(const char *path_or_preset, const override_list *ov, int flags, expcfg *out, cxl_err *err);
 /* Load from YAML text (display_name for locations; relative references resolve from the current folder). */
 int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cxl_err *err);
 /* Print the experiment as YAML with every value in effect after `extends`, overrides and defaults

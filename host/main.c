@@ -19,7 +19,12 @@
 #include "gpumem.h"
 #include "json.h"
 #include "outfile.h"
+#include "override.h"
 #include "presets.h"
+#include "sweep.h"
+#include "sweepjournal.h"
+#include "sweeprow.h"
+#include "sweeprun.h"
 #include "probe.h"
 #include "train.h"
 #include "tiers.h"
@@ -88,10 +93,18 @@ static const char usage_text[] =
     "      --trace-fst FILE [--cycles A:B]  FST waveform of the verilator side (and FILE's .gtkw): cycles\n"
     "                         A to B, default 200 before to 50 after the first diverging event\n"
     "      --xclbin FILE, --card N|BDF, --xrt-timeout MS  for an xrt backend, as for probe\n"
+    "  sweep SPEC         run an experiment over axes of --set values (configs/sweeps/, docs/sweeps.md):\n"
+    "                     one row per point, infeasible points with their reason, the best points\n"
+    "      --csv FILE, --jsonl FILE  the rows as CSV and as JSON lines (default: CSV on standard output)\n"
+    "      -j N               points at once, each in a worker process (default: the CPUs online)\n"
+    "      --resume           continue an interrupted sweep from its journal (FILE.partial)\n"
     "  backends           list backends and whether each is built in\n"
     "  version            print the version, commit, compiler and backends of this build\n"
     "  help               this text\n"
     "\n"
+    "--set KEY=VALUE (repeatable; train, memory, ops, probe, check, sweep): a value for a dotted key of\n"
+    "the experiment (training.tp=8, cluster.nodes=128) or the device (link.width=8), in the files' units;\n"
+    "training.dp, when not given, is the GPUs / (tp x pp).\n"
     "DEVICE is a YAML file or a preset name. FILE '-' is standard output (the summary then goes to\n"
     "standard error). Exit codes: 0 ok, 1 internal error, 2 usage, 3 configuration,\n"
     "4 backend unavailable, 5 file I/O, 6 out of memory, 7 request beyond the model's limits,\n"
@@ -117,10 +130,12 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
-/* The whole command line, recorded in every JSON output. */
+/* The whole command line, recorded in every JSON output, and its `--set KEY=VALUE` overrides
+ * (override.h), taken out of the arguments the command sees. */
 typedef struct cmdline {
     int argc;
     char **argv;
+    const override_list *ov;
 } cmdline;
 
 /* The members every JSON output starts with (README "Provenance"): cfg is the resolved configuration
@@ -422,7 +437,7 @@ static int cmd_memory(int argc, char **argv, const cmdline *cl)
         cxl_errf(&e, CXL_ENOMEM, "out of memory");
         return fail(&e);
     }
-    if (expcfg_load(exp, x, &e)) {
+    if (expcfg_load_with(exp, cl->ov, 0, x, &e)) {
         free(x);
         return fail(&e);
     }
@@ -502,12 +517,12 @@ static void progress_cb(void *ctx, double frac)
     fflush(stderr);
 }
 
-static int load_experiment(const char *exp, expcfg **out, cxl_err *e)
+static int load_experiment(const char *exp, const override_list *ov, expcfg **out, cxl_err *e)
 {
     expcfg *x = malloc(sizeof *x);
     if (!x)
         return cxl_errf(e, CXL_ENOMEM, "out of memory");
-    if (expcfg_load(exp, x, e)) {
+    if (expcfg_load_with(exp, ov, 0, x, e)) {
         free(x);
         return e->code;
     }
@@ -550,7 +565,7 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
         return fail(&e);
     expcfg *x = NULL;
     optimes *ot = NULL;
-    if (load_experiment(exp, &x, &e))
+    if (load_experiment(exp, cl->ov, &x, &e))
         return fail(&e);
     if (vals[8]) { /* --dump-config */
         int drc = expcfg_dump(stdout, x);
@@ -755,9 +770,249 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
     return rc ? fail(&e) : 0;
 }
 
+/* ---- sweep ---- */
+
+typedef struct sweep_ctx {
+    const sweep_spec *sp;
+    const size_t *todo_ix;      /* todo index -> index into sp->points */
+    char **rows;                /* per index into sp->points */
+    FILE *journal;
+    const char *journal_path;
+    size_t done, total;
+    double t0, last;
+    int progress, shown;
+    cxl_err *e;
+} sweep_ctx;
+
+static int sweep_done(void *ctx, size_t k, const char *row)
+{
+    sweep_ctx *c = ctx;
+    c->done++;
+    (void)k;
+    if (c->journal && sweepjournal_add(c->journal, c->journal_path, row, c->e))
+        return c->e->code;
+    double t = now_s();
+    if (c->progress && (t - c->last >= 0.2 || c->done == c->total)) {
+        double rate = c->done / (t - c->t0 > 1e-9 ? t - c->t0 : 1e-9);
+        c->last = t;
+        c->shown = 1;
+        fprintf(stderr, "\rcxlsim: sweep %zu/%zu points, %.1f points/s, ETA %.0f s   ", c->done, c->total, rate,
+                (double)(c->total - c->done) / rate);
+        fflush(stderr);
+    }
+    return 0;
+}
+
+/* Rows in point order as CSV and JSON lines, written all or none. */
+static int sweep_write(const sweep_spec *sp, char **rows, const char *csv, const char *jsonl, cxl_err *e)
+{
+    char *buf[2] = { NULL, NULL };
+    size_t len[2] = { 0, 0 };
+    FILE *m[2] = { csv ? open_memstream(&buf[0], &len[0]) : NULL, jsonl ? open_memstream(&buf[1], &len[1]) : NULL };
+    int bad = (csv && !m[0]) || (jsonl && !m[1]);
+    if (m[0])
+        sweeprow_csv_header(m[0], sp);
+    for (size_t k = 0; k < sp->npoints && !bad; k++) {
+        if (m[0])
+            bad |= sweeprow_csv(m[0], sp, rows[k]) != 0;
+        if (m[1])
+            bad |= sweeprow_jsonl(m[1], sp, rows[k]) != 0;
+    }
+    for (int i = 0; i < 2; i++)
+        if (m[i])
+            bad |= fclose(m[i]) != 0;
+    const char *paths[2], *data[2];
+    size_t lens[2], n = 0;
+    if (csv)
+        paths[n] = csv, data[n] = buf[0], lens[n++] = len[0];
+    if (jsonl)
+        paths[n] = jsonl, data[n] = buf[1], lens[n++] = len[1];
+    int rc = bad ? cxl_errf(e, CXL_ENOMEM, "out of memory writing the sweep's rows")
+                 : outfile_write_all(paths, data, lens, n, e);
+    free(buf[0]);
+    free(buf[1]);
+    return rc;
+}
+
+/* The summary: points by status, then the best (shortest iteration; command memory: least memory). */
+static void sweep_summary(FILE *so, const sweep_spec *sp, char **rows)
+{
+    static const char *const st[] = { "ok", "invalid", "infeasible", "error", "crashed" };
+    size_t count[5] = { 0 }, nok = 0;
+    size_t *ok = malloc(sp->npoints * sizeof *ok);
+    double *key = malloc(sp->npoints * sizeof *key);
+    int col = 1 + (int)sp->naxes + (sp->command == SWEEP_MEMORY ? SWEEPROW_MEM0 + 4 : SWEEPROW_ITERATION);
+    for (size_t k = 0; k < sp->npoints; k++) {
+        char **c;
+        if (sweeprow_split(rows[k], &c) < 0)
+            continue;
+        for (int i = 0; i < 5; i++)
+            if (!strcmp(c[1 + sp->naxes + SWEEPROW_STATUS], st[i]))
+                count[i]++;
+        if (ok && key && !strcmp(c[1 + sp->naxes + SWEEPROW_STATUS], "ok")) {
+            /* insertion by (key, point): O(points x best) at most, stable, independent of -j */
+            double v = strtod(c[col], NULL);
+            size_t at = nok < sp->best ? nok : sp->best;
+            while (at > 0 && key[at - 1] > v)
+                at--;
+            if (at < sp->best) {
+                size_t last = nok < sp->best ? nok : sp->best - 1;
+                memmove(&ok[at + 1], &ok[at], (last - at) * sizeof *ok);
+                memmove(&key[at + 1], &key[at], (last - at) * sizeof *key);
+                ok[at] = k, key[at] = v;
+                nok += nok < sp->best;
+            }
+        }
+        free(c);
+    }
+    fprintf(so, "sweep %s: %zu points (%llu before the filter): %zu ok, %zu invalid, %zu infeasible, %zu error, "
+            "%zu crashed\n", sp->path, sp->npoints, (unsigned long long)sp->product, count[0], count[1], count[2],
+            count[3], count[4]);
+    if (nok)
+        fprintf(so, "best %zu by %s:\n", nok, sp->command == SWEEP_MEMORY ? "memory per GPU" : "iteration time");
+    for (size_t i = 0; i < nok && ok; i++) {
+        char **c;
+        if (sweeprow_split(rows[ok[i]], &c) < 0)
+            break;
+        fprintf(so, "  %2zu. point %s:", i + 1, c[0]);
+        for (size_t a = 0; a < sp->naxes; a++)
+            fprintf(so, " %s=%s", sp->axes[a].key, c[1 + a]);
+        const char *const *r = (const char *const *)c + 1 + sp->naxes;
+        fprintf(so, " (dp %s)", r[SWEEPROW_DP]);
+        if (sp->command == SWEEP_TRAIN)
+            fprintf(so, "  %s s, %.0f tokens/s, MFU %.1f %%", r[SWEEPROW_ITERATION], strtod(r[SWEEPROW_TOKENS], NULL),
+                    100 * strtod(r[SWEEPROW_MFU], NULL));
+        fprintf(so, ", %.2f GiB per GPU\n", strtod(r[SWEEPROW_MEM0 + 4], NULL));
+        free(c);
+    }
+    free(ok);
+    free(key);
+}
+
+/* Options of sweep: SPEC [--csv FILE] [--jsonl FILE] [-j N] [--resume]. 0 or the usage exit status. */
+static int sweep_args(int argc, char **argv, const char **spec, const char **csv, const char **jsonl, int *jobs,
+                      int *resume)
+{
+    *spec = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int val = !strcmp(a, "--csv") || !strcmp(a, "--jsonl") || !strcmp(a, "-j") || !strcmp(a, "--jobs");
+        if (val && i + 1 >= argc)
+            return usage_error("sweep: %s needs a value", a);
+        if (!strcmp(a, "--csv"))
+            *csv = argv[++i];
+        else if (!strcmp(a, "--jsonl"))
+            *jsonl = argv[++i];
+        else if (val) {
+            long long j = whole(argv[++i], 1, SWEEPRUN_MAX_JOBS);
+            if (j < 0)
+                return usage_error("sweep: %s: '%s' is not a number of worker processes from 1 to %d", a, argv[i],
+                                   SWEEPRUN_MAX_JOBS);
+            *jobs = (int)j;
+        } else if (!strcmp(a, "--resume"))
+            *resume = 1;
+        else if (a[0] == '-' && a[1])
+            return usage_error("sweep: unknown option '%s'", a);
+        else if (*spec)
+            return usage_error("sweep: only one SPEC may be given ('%s')", a);
+        else
+            *spec = a;
+    }
+    if (!*spec)
+        return usage_error("sweep: name a sweep file (e.g. configs/sweeps/gpt3-175b-1024-layouts.yaml)%s", "");
+    if (!*csv && !*jsonl)
+        *csv = "-";
+    return 0;
+}
+
+/* The rows already in the journal (with --resume), and the journal opened for the rest. */
+static int sweep_journal(sweep_ctx *c, const char *jpath, int resume, size_t *got, FILE *so, cxl_err *e)
+{
+    if (!jpath[0]) {
+        if (resume)
+            return cxl_errf(e, CXL_EUSAGE, "sweep: --resume needs --csv or --jsonl naming a regular file, beside "
+                            "which the journal of an interrupted sweep is kept");
+        return 0;
+    }
+    if (access(jpath, F_OK) == 0) {
+        if (!resume)
+            return cxl_errf(e, CXL_EUSAGE, "sweep: %s exists: the journal of an interrupted sweep; --resume "
+                            "continues it (remove it to start afresh)", jpath);
+        int rc = sweepjournal_read(jpath, c->sp, c->rows, got, e);
+        if (rc)
+            return rc;
+        fprintf(so, "sweep: resuming from %s: %zu of %zu points done\n", jpath, *got, c->sp->npoints);
+    } else if (resume)
+        fprintf(so, "sweep: no journal %s: running every point\n", jpath);
+    c->journal_path = jpath;
+    return sweepjournal_open(jpath, c->sp, &c->journal, e);
+}
+
+static int cmd_sweep(int argc, char **argv, const cmdline *cl)
+{
+    const char *spec, *csv = NULL, *jsonl = NULL;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = ncpu < 1 ? 1 : ncpu > SWEEPRUN_MAX_JOBS ? SWEEPRUN_MAX_JOBS : (int)ncpu, resume = 0;
+    int urc = sweep_args(argc, argv, &spec, &csv, &jsonl, &jobs, &resume);
+    if (urc)
+        return urc;
+    const char *outs[2] = { csv, jsonl };
+    FILE *so = summary_stream(outs, 2);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (check_outputs(outs, 2, &spec, 1, &e))
+        return fail(&e);
+    sweep_spec *sp = malloc(sizeof *sp);
+    if (!sp || sweep_load(spec, cl->ov, sp, &e)) {
+        if (!sp)
+            cxl_errf(&e, CXL_ENOMEM, "out of memory");
+        free(sp);
+        return fail(&e);
+    }
+    char jpath[1100];
+    sweepjournal_path(csv && strcmp(csv, "-") ? csv : jsonl, jpath, sizeof jpath);
+    char **rows = calloc(sp->npoints, sizeof *rows);
+    size_t *todo_ix = malloc(sp->npoints * sizeof *todo_ix);
+    uint64_t *todo = malloc(sp->npoints * sizeof *todo);
+    char **fresh = calloc(sp->npoints, sizeof *fresh);
+    sweep_ctx c = { sp, todo_ix, rows, NULL, NULL, 0, 0, now_s(), 0, isatty(2), 0, &e };
+    size_t got = 0, n = 0;
+    int rc = rows && todo_ix && todo && fresh ? 0 : cxl_errf(&e, CXL_ENOMEM, "out of memory");
+    if (!rc)
+        rc = sweep_journal(&c, jpath, resume, &got, so, &e);
+    for (size_t k = 0; !rc && k < sp->npoints; k++)
+        if (!rows[k])
+            todo_ix[n] = k, todo[n++] = sp->points[k];
+    c.total = n;
+    sweeprun_opts o = { jobs, cl->ov, sweep_done, &c };
+    if (!rc)
+        rc = sweeprun_run(sp, todo, n, &o, fresh, &e);
+    for (size_t i = 0; i < n; i++)
+        if (fresh[i])
+            rows[todo_ix[i]] = fresh[i];
+    if (c.shown)
+        fprintf(stderr, "\r%78s\r", "");
+    if (c.journal && fclose(c.journal) && !rc)
+        rc = cxl_errf(&e, CXL_EIO, "%s: cannot write the sweep's journal", jpath);
+    if (!rc && !(rc = sweep_write(sp, rows, csv, jsonl, &e))) {
+        if (jpath[0])
+            unlink(jpath);
+        sweep_summary(so, sp, rows);
+    }
+    for (size_t k = 0; rows && k < sp->npoints; k++)
+        free(rows[k]);
+    free(rows);
+    free(todo_ix);
+    free(todo);
+    free(fresh);
+    sweep_free(sp);
+    free(sp);
+    return rc ? (rc == CXL_EUSAGE ? usage_error("%s", e.msg) : fail(&e)) : 0;
+}
+
 /* ---- ops ---- */
 
-static int cmd_ops(int argc, char **argv)
+static int cmd_ops(int argc, char **argv, const cmdline *cl)
 {
     static const char *const opts[] = { "--out=", "--times", NULL };
     const char *vals[2] = { NULL, NULL }, *exp;
@@ -771,7 +1026,7 @@ static int cmd_ops(int argc, char **argv)
     if (check_outputs(&out_path, 1, &exp, 1, &e))
         return fail(&e);
     expcfg *x = NULL;
-    if (load_experiment(exp, &x, &e))
+    if (load_experiment(exp, cl->ov, &x, &e))
         return fail(&e);
     opgraph *g = malloc(sizeof *g);
     int rc = g ? opgraph_build(&x->model, &x->train, g, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
@@ -825,7 +1080,7 @@ static int cmd_backends(void)
     return 0;
 }
 
-static int cmd_check(int argc, char **argv)
+static int cmd_check(int argc, char **argv, const cmdline *cl)
 {
     if (argc != 2)
         return usage_error("check: expected one DEVICE%s", "");
@@ -833,7 +1088,7 @@ static int cmd_check(int argc, char **argv)
     cxl_params p;
     cxl_err e;
     cxl_err_clear(&e);
-    if (devcfg_load(argv[1], &c, &e) || devcfg_to_params(&c, &p, &e))
+    if (devcfg_load_with(argv[1], cl->ov, &c, &e) || devcfg_to_params(&c, &p, &e))
         return fail(&e);
     printf("%s: %s\n", c.name, c.description);
     printf("  model clock        %.3f MHz (DRAM command clock)\n", p.clk_khz / 1000.0);
@@ -1017,7 +1272,7 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
     if (check_outputs(outs, 3, ins, 2, &e))
         return fail(&e);
     devcfg dev, ref;
-    if (devcfg_load(device, &dev, &e) || devcfg_load(reference, &ref, &e))
+    if (devcfg_load_with(device, cl->ov, &dev, &e) || devcfg_load(reference, &ref, &e))
         return fail(&e);
     if (ref.path != DEVCFG_PATH_LOCAL) {
         fprintf(stderr, "cxlsim: --reference %s: not a local-DDR path (needs 'path: local')\n", reference);
@@ -1441,14 +1696,33 @@ static int cmd_version(void)
     return 0;
 }
 
-static int run_command(int argc, char **argv)
+/* Take every `--set KEY=VALUE` out of argv[2..] into ov, the other arguments (the command first) into
+ * args (argc entries suffice). Returns the count of args, or -(usage exit status). */
+static int take_overrides(int argc, char **argv, override_list *ov, char **args)
 {
-    const cmdline cl = { argc, argv };
-    if (argc < 2) {
-        fputs(usage_text, stderr);
-        return 2;
+    int n = 0;
+    for (int i = 1; i < argc; i++) {
+        if (i == 1 || strcmp(argv[i], "--set")) {
+            args[n++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= argc)
+            return -usage_error("--set needs KEY=VALUE (e.g. --set training.tp=8)%s", "");
+        cxl_err e;
+        cxl_err_clear(&e);
+        if (override_parse(ov, argv[++i], &e))
+            return e.code == CXL_EUSAGE ? -usage_error("%s", e.msg) : -fail(&e);
     }
-    const char *cmd = argv[1];
+    args[n] = NULL;
+    return n;
+}
+
+static int run_args(int argc, char **argv, const cmdline *cl)
+{
+    const char *cmd = argv[0];
+    if (cl->ov->n && strcmp(cmd, "train") && strcmp(cmd, "memory") && strcmp(cmd, "ops") && strcmp(cmd, "probe") &&
+        strcmp(cmd, "check") && strcmp(cmd, "sweep"))
+        return usage_error("%s: --set is an option of train, memory, ops, probe, check and sweep only", cmd);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         fputs(usage_text, stdout);
         return 0;
@@ -1456,22 +1730,44 @@ static int run_command(int argc, char **argv)
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
         return cmd_version();
     if (!strcmp(cmd, "probe"))
-        return cmd_probe(argc - 1, argv + 1, &cl);
+        return cmd_probe(argc, argv, cl);
     if (!strcmp(cmd, "train"))
-        return cmd_train(argc - 1, argv + 1, &cl);
+        return cmd_train(argc, argv, cl);
     if (!strcmp(cmd, "ops"))
-        return cmd_ops(argc - 1, argv + 1);
+        return cmd_ops(argc, argv, cl);
     if (!strcmp(cmd, "memory"))
-        return cmd_memory(argc - 1, argv + 1, &cl);
+        return cmd_memory(argc, argv, cl);
     if (!strcmp(cmd, "presets"))
-        return cmd_presets(argc - 1, argv + 1);
+        return cmd_presets(argc, argv);
     if (!strcmp(cmd, "check"))
-        return cmd_check(argc - 1, argv + 1);
+        return cmd_check(argc, argv, cl);
     if (!strcmp(cmd, "backends"))
         return cmd_backends();
     if (!strcmp(cmd, "compare"))
-        return cmd_compare(argc - 1, argv + 1, &cl);
+        return cmd_compare(argc, argv, cl);
+    if (!strcmp(cmd, "sweep"))
+        return cmd_sweep(argc, argv, cl);
     return usage_error("unknown command '%s'", cmd);
+}
+
+static int run_command(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    override_list ov = { 0 };
+    const cmdline cl = { argc, argv, &ov };
+    char **args = malloc((size_t)argc * sizeof *args);
+    if (!args) {
+        fputs("cxlsim: out of memory\n", stderr);
+        return 6;
+    }
+    int n = take_overrides(argc, argv, &ov, args);
+    int rc = n < 0 ? -n : run_args(n, args, &cl);
+    free(args);
+    override_free(&ov);
+    return rc;
 }
 
 int main(int argc, char **argv)

@@ -67,6 +67,20 @@ static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+int parallel_derive_dp(const clustercfg *c, traincfg *t, cxl_err *err)
+{
+    if (t->loc[TRAINCFG_F_DP].file[0])
+        return 0;
+    uint64_t gpus = clustercfg_gpus(c), tpp = t->tp * t->pp;
+    if (!tpp || gpus % tpp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PP),
+                           "training: dp is not given, and tp %llu x pp %llu = %llu does not divide the %llu GPUs "
+                           "of cluster '%s' (nodes %llu x gpus_per_node %llu) to derive it", (ull)t->tp, (ull)t->pp,
+                           (ull)tpp, (ull)gpus, c->name, (ull)c->nodes, (ull)c->gpus_per_node);
+    t->dp = gpus / tpp;
+    return 0;
+}
+
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
 {
     if (t->sp && t->tp == 1)

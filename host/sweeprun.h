@@ -1,0 +1,36 @@
+/* sweeprun.h - running a sweep's points (sweep.h), each in its own worker process.
+ *
+ * Up to `jobs` points run at once, each in a process forked for it, which evaluates the point
+ * (sweeprow_eval), writes its row to a pipe and exits; the parent reads the pipes as they fill (poll) and
+ * reaps the workers. A worker that dies (a signal, an exit without a row) costs its own point only: the
+ * row says `crashed` (or `error`) with how it ended. Rows do not depend on `jobs` or on the order workers
+ * finish: every point is evaluated alone from the same inputs, and the caller orders rows by point.
+ * O(points) forks; the parent holds one row per point.
+ */
+#ifndef CXLSIM_SWEEPRUN_H
+#define CXLSIM_SWEEPRUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "override.h"
+#include "sweep.h"
+
+enum { SWEEPRUN_MAX_JOBS = 1024 };
+
+typedef struct sweeprun_opts {
+    int jobs;                                          /* 1 to SWEEPRUN_MAX_JOBS */
+    const override_list *global;                       /* the command line's --set (may be NULL) */
+    int (*done)(void *ctx, size_t k, const char *row); /* each row as it arrives (journal, progress);
+                                                        * non-zero stops the run with that code */
+    void *ctx;
+} sweeprun_opts;
+
+/* Run the points todo[0..n) and store the row of todo[k] in rows[k] (malloc'd, owned by the caller).
+ * Returns 0, CXL_ENOMEM, CXL_EINTERNAL when a worker cannot be started (fork or pipe failed; err says
+ * why), or the code done returned; rows filled so far stay. */
+int sweeprun_run(const sweep_spec *sp, const uint64_t *todo, size_t n, const sweeprun_opts *o, char **rows,
+                 cxl_err *err);
+
+#endif
