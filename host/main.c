@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -782,6 +783,7 @@ typedef struct sweep_ctx {
     double t0, last;
     int progress, shown;
     cxl_err *e;
+    size_t stop_after;          /* tests: SIGTERM to this process after that many points (0: never) */
 } sweep_ctx;
 
 static int sweep_done(void *ctx, size_t k, const char *row)
@@ -791,6 +793,8 @@ static int sweep_done(void *ctx, size_t k, const char *row)
     (void)k;
     if (c->journal && sweepjournal_add(c->journal, c->journal_path, row, c->e))
         return c->e->code;
+    if (c->stop_after && c->done == c->stop_after)
+        raise(SIGTERM);
     double t = now_s();
     if (c->progress && (t - c->last >= 0.2 || c->done == c->total)) {
         double rate = c->done / (t - c->t0 > 1e-9 ? t - c->t0 : 1e-9);
@@ -975,7 +979,7 @@ static int cmd_sweep(int argc, char **argv, const cmdline *cl)
     size_t *todo_ix = malloc(sp->npoints * sizeof *todo_ix);
     uint64_t *todo = malloc(sp->npoints * sizeof *todo);
     char **fresh = calloc(sp->npoints, sizeof *fresh);
-    sweep_ctx c = { sp, todo_ix, rows, NULL, NULL, 0, 0, now_s(), 0, isatty(2), 0, &e };
+    sweep_ctx c = { sp, todo_ix, rows, NULL, NULL, 0, 0, now_s(), 0, isatty(2), 0, &e, 0 };
     size_t got = 0, n = 0;
     int rc = rows && todo_ix && todo && fresh ? 0 : cxl_errf(&e, CXL_ENOMEM, "out of memory");
     if (!rc)
@@ -984,7 +988,10 @@ static int cmd_sweep(int argc, char **argv, const cmdline *cl)
         if (!rows[k])
             todo_ix[n] = k, todo[n++] = sp->points[k];
     c.total = n;
-    sweeprun_opts o = { jobs, cl->ov, sweep_done, &c };
+    /* test hooks (tests/cli/sweep.sh): a worker that crashes, a sweep interrupted after N points */
+    const char *crash = getenv("CXLSIM_TEST_SWEEP_CRASH"), *stop = getenv("CXLSIM_TEST_SWEEP_STOP_AFTER");
+    c.stop_after = stop ? (size_t)strtoull(stop, NULL, 10) : 0;
+    sweeprun_opts o = { jobs, cl->ov, sweep_done, &c, crash ? strtoll(crash, NULL, 10) : -1 };
     if (!rc)
         rc = sweeprun_run(sp, todo, n, &o, fresh, &e);
     for (size_t i = 0; i < n; i++)

@@ -165,7 +165,7 @@ static int zip_group(sweep_spec *sp, const cfg_node *m, cxl_err *err)
             return rc;
         const sweep_axis *a = &sp->axes[sp->naxes - 1], *a0 = &sp->axes[first];
         if (a->nvals != a0->nvals)
-            return cfg_errf(err, cfg_map_key_node(m, i), "zip: axis '%s' has %zu values but '%s' has %zu; zipped "
+            return cfg_errf(err, cfg_map_key_node(m, i), "zip: axis '%s' has %zu value(s) but '%s' has %zu; zipped "
                             "axes move together and need lists of one length", a->key, a->nvals, a0->key, a0->nvals);
     }
     sp->group_len[g] = sp->axes[first].nvals;
@@ -253,6 +253,23 @@ static void base_path(sweep_spec *sp, const char *base)
         snprintf(sp->base, sizeof sp->base, "%.*s%s", (int)(slash - sp->path + 1), sp->path, base);
 }
 
+/* The base experiment binds (with the command line's overrides); an error without a location of its own
+ * (an unknown preset name) is given the base's. */
+static int check_base(const sweep_spec *sp, const override_list *global, const cfgloc *at, cxl_err *err)
+{
+    expcfg *x = malloc(sizeof *x);
+    if (!x)
+        return oom(err);
+    int rc = expcfg_load_with(sp->base, global, EXPCFG_BIND_ONLY, x, err);
+    free(x);
+    if (rc && !err->file[0]) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        rc = cfgloc_errf(err, at, "base: %s", msg);
+    }
+    return rc;
+}
+
 static int top_keys(const cfg_node *root, cxl_err *err)
 {
     static const char *const keys[] = { "base", "command", "axes", "zip", "filter", "best", "description", NULL };
@@ -335,14 +352,17 @@ int sweep_load(const char *path, const override_list *global, sweep_spec *sp, cx
     if (rc)
         return rc;
     const cfg_node *root = cfg_root(doc), *f = cfg_map_get(root, "filter");
-    cfgloc filter_at;
+    cfgloc filter_at, base_at;
     cfgloc_from(&filter_at, f);
+    cfgloc_from(&base_at, cfg_map_get(root, "base"));
     rc = top_keys(root, err);
     if (!rc)
         rc = scalars(sp, root, err);
     if (!rc)
         rc = axes_of(sp, root, err);
     cfg_free(doc);
+    if (!rc)
+        rc = check_base(sp, global, &base_at, err);
     for (size_t a = 0; a < sp->naxes && !rc; a++)
         rc = check_axis(sp, global, &sp->axes[a], err);
     if (!rc)

@@ -25,6 +25,7 @@ typedef struct sweeprun_opts {
     int (*done)(void *ctx, size_t k, const char *row); /* each row as it arrives (journal, progress);
                                                         * non-zero stops the run with that code */
     void *ctx;
+    long long crash_point;     /* tests only: the worker of this point aborts (-1: none) */
 } sweeprun_opts;
 
 /* Run the points todo[0..n) and store the row of todo[k] in rows[k] (malloc'd, owned by the caller).
