@@ -121,6 +121,8 @@ static int add_axis(sweep_spec *sp, const cfg_node *key, const cfg_node *vals, s
     return rc;
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
 /* Every value of axis a bound alone over the base (and the command line's overrides). */
 static int check_axis(const sweep_spec *sp, const override_list *global, const sweep_axis *a, cxl_err *err)
 {
@@ -129,26 +131,32 @@ static int check_axis(const sweep_spec *sp, const override_list *global, const s
     expcfg *x = malloc(sizeof *x);
     if (!x)
         return oom(err);
+    /* each distinct value once: sorted, O(v log v) */
+    char **v = malloc(a->nvals * sizeof *v);
+    if (!v) {
+        free(x);
+        return oom(err);
+    }
+    memcpy(v, a->vals, a->nvals * sizeof *v);
+    qsort(v, a->nvals, sizeof *v, cmp_str);
     int rc = 0;
     for (size_t i = 0; i < a->nvals && !rc; i++) {
-        size_t j = 0;
-        while (j < i && strcmp(a->vals[j], a->vals[i]))
-            j++;
-        if (j < i)
+        if (i && !strcmp(v[i - 1], v[i]))
             continue;
         override_list ov = { 0 };
         for (size_t g = 0; global && g < global->n && !rc; g++)
             rc = override_add(&ov, global->items[g].key, global->items[g].value, err);
         if (!rc)
-            rc = override_add(&ov, a->key, a->vals[i], err);
+            rc = override_add(&ov, a->key, v[i], err);
         if (!rc && (rc = expcfg_load_with(sp->base, &ov, EXPCFG_BIND_ONLY, x, err)) != 0 && !strcmp(err->file, mark)) {
             char inner[2048], cut[CFG_CLIP_SZ];
             cxl_err_format(err, inner, sizeof inner);
-            rc = cfgloc_errf(err, &a->loc, "axis '%s', value '%s': %s", a->key, cfg_clip(a->vals[i], cut, sizeof cut),
+            rc = cfgloc_errf(err, &a->loc, "axis '%s', value '%s': %s", a->key, cfg_clip(v[i], cut, sizeof cut),
                              inner);
         }
         override_free(&ov);
     }
+    free(v);
     free(x);
     return rc;
 }
@@ -217,8 +225,8 @@ static int look(void *ctx, const char *name, size_t len, double *out, char *why,
     return -1;
 }
 
-/* The product of the groups, and the points the filter keeps. */
-static int expand(sweep_spec *sp, const cfgloc *filter_at, cxl_err *err)
+/* The product of the groups, bounded before any value is checked. */
+static int product(sweep_spec *sp, cxl_err *err)
 {
     sp->product = 1;
     for (size_t g = 0; g < sp->ngroups; g++) {
@@ -227,6 +235,12 @@ static int expand(sweep_spec *sp, const cfgloc *filter_at, cxl_err *err)
                             "split it or narrow the axes", sp->path, SWEEP_MAX_POINTS);
         sp->product *= sp->group_len[g];
     }
+    return 0;
+}
+
+/* The points the filter keeps. */
+static int expand(sweep_spec *sp, const cfgloc *filter_at, cxl_err *err)
+{
     if (!(sp->points = malloc(sp->product * sizeof *sp->points)))
         return oom(err);
     for (uint64_t p = 0; p < sp->product; p++) {
@@ -361,6 +375,8 @@ int sweep_load(const char *path, const override_list *global, sweep_spec *sp, cx
     if (!rc)
         rc = axes_of(sp, root, err);
     cfg_free(doc);
+    if (!rc)
+        rc = product(sp, err);
     if (!rc)
         rc = check_base(sp, global, &base_at, err);
     for (size_t a = 0; a < sp->naxes && !rc; a++)
