@@ -306,9 +306,10 @@ static int check(const devcfg *c, const cfg_node *root, cxl_err *err)
         const cfg_node *sp = cfg_map_get(d, "speed"), *sd = cfg_map_get(d, "standard");
         const char *rf, *f;
         cfg_mark(root, &rf, NULL, NULL);
-        int std_is_users = sd && (cfg_mark(sd, &f, NULL, NULL), !strcmp(f, rf));
-        int speed_is_users = sp && (cfg_mark(sp, &f, NULL, NULL), !strcmp(f, rf));
-        if (std_is_users && !speed_is_users)
+        /* (a `--set` override is the latest change: 2, over the user's file: 1, over a parent: 0) */
+        int std_rank = sd ? (cfg_mark(sd, &f, NULL, NULL), override_is_mark(f) ? 2 : !strcmp(f, rf)) : 0;
+        int speed_rank = sp ? (cfg_mark(sp, &f, NULL, NULL), override_is_mark(f) ? 2 : !strcmp(f, rf)) : 0;
+        if (std_rank > speed_rank)
             return cfg_errf(err, sd, "dram.standard: %s has no built-in timing bin at %llu MT/s (dram.speed, "
                             "inherited); built in: DDR5 4800MT/s, DDR4 3200MT/s: set dram.speed too",
                             std_names[c->dram.standard], (unsigned long long)c->dram.speed_mts);
