@@ -61,6 +61,7 @@ static const char usage_text[] =
     "      --csv FILE         write the loaded-latency curve as CSV\n"
     "      --curve-mix R:W    read:write mix of the loaded-latency curve (default 1:0)\n"
     "      --quick            shorter windows and fewer samples (for smoke tests)\n"
+    "      --quiet            no progress line (drawn on a terminal during long runs)\n"
     "      --samples N        idle-latency samples (default 1000; --quick 200)\n"
     "      --warmup US, --window US  bandwidth warm-up and measured window in microseconds\n"
     "                         (default 10 and 50; --quick 5 and 10)\n"
@@ -80,6 +81,7 @@ static const char usage_text[] =
     "      --op-times FILE    measured kernel times (scripts/profile_ops.py); others from the model\n"
     "      --backend NAME     CXL backend for the experiment's cxl: section (csim, analytical, ...)\n"
     "      --exact            CXL: simulate every cycle (no steady-state extrapolation, no memo)\n"
+    "      --quiet            no progress line (drawn on a terminal during long runs)\n"
     "      --xclbin FILE, --card N|BDF, --xrt-timeout MS  as for probe (override the cxl: section)\n"
     "  ops [EXPERIMENT]   list the distinct kernels of an experiment, the input of scripts/profile_ops.py\n"
     "      --out FILE         write the list there instead of standard output\n"
@@ -504,7 +506,9 @@ static int cmd_memory(int argc, char **argv, const cmdline *cl)
 
 /* ---- train ---- */
 
-typedef struct progress_ctx { double t0, last; int shown; } progress_ctx;
+/* The progress line of a long run (train, probe): on standard error when it is a terminal, redrawn in
+ * place at most five times a second after the first second, with an ETA from the rate so far. */
+typedef struct progress_ctx { double t0, last; int shown; const char *fmt; /* of the percentage */ } progress_ctx;
 
 static void progress_cb(void *ctx, double frac)
 {
@@ -514,8 +518,17 @@ static void progress_cb(void *ctx, double frac)
         return;
     p->last = t;
     p->shown = 1;
-    fprintf(stderr, "\rcxlsim: simulating... %5.1f%% of pipeline passes", 100.0 * frac);
+    fputs("\rcxlsim: ", stderr);
+    fprintf(stderr, p->fmt, 100.0 * frac);
+    if (frac > 0.001 && frac < 1)
+        fprintf(stderr, ", ETA %.0f s   ", (t - p->t0) * (1 - frac) / frac);
     fflush(stderr);
+}
+
+static void progress_clear(const progress_ctx *p)
+{
+    if (p->shown)
+        fprintf(stderr, "\r%78s\r", "");
 }
 
 static int load_experiment(const char *exp, const override_list *ov, expcfg **out, cxl_err *e)
@@ -535,8 +548,8 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
 {
     static const char *const opts[] = { "--json=",        "--trace=",        "--op-times=", "--backend=",
                                         "--exact",        "--xclbin=",       "--card=",     "--xrt-timeout=",
-                                        "--dump-config",  "--trace-stages=", "--trace-window=", NULL };
-    const char *vals[11] = { NULL }, *exp;
+                                        "--dump-config",  "--trace-stages=", "--trace-window=", "--quiet", NULL };
+    const char *vals[12] = { NULL }, *exp;
     int urc = experiment_args(argc, argv, "train", opts, vals, &exp);
     if (urc)
         return urc;
@@ -592,15 +605,14 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
         rc = outfile_open(json_path, &of[0], &e);
     if (!rc && trace_path)
         rc = ctrace_open(&ct, trace_path, w0, w1, &e);
-    progress_ctx pc = { now_s(), 0, 0 };
-    train_opts o = { ot, ct, isatty(2) ? progress_cb : NULL, &pc, exact, backend, bo, stages };
+    progress_ctx pc = { now_s(), 0, 0, "simulating... %5.1f%% of pipeline passes" };
+    train_opts o = { ot, ct, isatty(2) && !vals[11] ? progress_cb : NULL, &pc, exact, backend, bo, stages };
     train_result r;
     double t0 = now_s();
     if (!rc)
         rc = train_run(x, &o, &r, &e);
     double wall = now_s() - t0;
-    if (pc.shown)
-        fprintf(stderr, "\r%60s\r", "");
+    progress_clear(&pc);
     if (rc)
         ctrace_abort(ct);
     else if (ct && (rc = ctrace_end(ct, &of[1], &e)) != 0)
@@ -1197,6 +1209,7 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
     probe_opts o;
     probe_default_opts(&o);
     int have_device = 0;
+    int quiet = 0;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--quick")) {
             o.idle_samples = 200;
@@ -1256,6 +1269,8 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
                 o.warmup_us = v;
         } else if (!strcmp(a, "--quick")) {
             /* taken before the loop: the options above override it wherever they stand */
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
         } else if (a[0] == '-')
             return usage_error("probe: unknown option '%s'", a);
         else if (have_device)
@@ -1298,7 +1313,13 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
         cxl_errf(&e, CXL_ENOMEM, "out of memory");
         return fail(&e);
     }
+    progress_ctx pc = { t0, 0, 0, "probing... %5.1f%% of the measurements" };
+    if (isatty(2) && !quiet) {
+        o.progress = progress_cb;
+        o.progress_ctx = &pc;
+    }
     int rc = probe_run(&dev, &ref, &o, r, &e);
+    progress_clear(&pc);
     if (rc) {
         free(r);
         return fail(&e);

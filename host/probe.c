@@ -22,6 +22,8 @@ void probe_default_opts(probe_opts *o)
     o->curve_wr = 0;
     o->seed = 1;
     memset(&o->bo, 0, sizeof o->bo);
+    o->progress = NULL;
+    o->progress_ctx = NULL;
 }
 
 typedef struct session {
@@ -224,14 +226,25 @@ static int curve_point(const devcfg *dev, const probe_opts *o, uint32_t gap, pro
     return rc;
 }
 
+/* Report that done of total measurements have finished (each is one model instance). */
+static void progress(const probe_opts *o, uint32_t done, uint32_t total)
+{
+    if (o->progress)
+        o->progress(o->progress_ctx, (double)done / total);
+}
+
 int probe_run(const devcfg *dev, const devcfg *ref, const probe_opts *o, probe_result *r, cxl_err *err)
 {
     memset(r, 0, sizeof *r);
+    /* 2 idle latencies, 4 bandwidths, the saturation of the curve's mix, the curve's points (at most) */
+    uint32_t total = 7 + (o->curve_points < 2 ? 2 : o->curve_points > PROBE_MAX_POINTS ? PROBE_MAX_POINTS
+                                                                                       : o->curve_points);
     uint64_t cyc = 0;
     int rc = probe_idle_latency(dev, o, &r->idle_read_latency_ns, &cyc, err);
     if (rc)
         return rc;
     r->simulated_cycles += cyc;
+    progress(o, 1, total);
     probe_opts untraced = *o; /* the waveform covers the first model instance only */
     untraced.bo.trace_fst = NULL;
     o = &untraced;
@@ -239,18 +252,21 @@ int probe_run(const devcfg *dev, const devcfg *ref, const probe_opts *o, probe_r
     if (rc)
         return rc;
     r->simulated_cycles += cyc;
+    progress(o, 2, total);
     static const uint32_t mix[4][2] = { { 1, 0 }, { 2, 1 }, { 1, 1 }, { 0, 1 } };
     for (int i = 0; i < 4; i++) {
         rc = probe_bandwidth(dev, o, mix[i][0], mix[i][1], CXL_PAT_SEQ, &r->bw_gbps[i], &cyc, &r->bw_stats[i], err);
         if (rc)
             return rc;
         r->simulated_cycles += cyc;
+        progress(o, 3 + (uint32_t)i, total);
     }
     double sat;
     rc = probe_bandwidth(dev, o, o->curve_rd, o->curve_wr, CXL_PAT_RANDOM, &sat, &cyc, NULL, err);
     if (rc)
         return rc;
     r->simulated_cycles += cyc;
+    progress(o, 7, total);
     cxl_params p;
     rc = devcfg_to_params(dev, &p, err);
     if (rc)
@@ -270,6 +286,7 @@ int probe_run(const devcfg *dev, const devcfg *ref, const probe_opts *o, probe_r
             return rc;
         r->npoints++;
         r->simulated_cycles += cyc;
+        progress(o, 8 + i, total);
     }
     return 0;
 }

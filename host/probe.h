@@ -32,6 +32,9 @@ typedef struct probe_opts {
     uint32_t seed;
     cxl_backend_opts bo;       /* the backend's options; bo.trace_fst (verilator): FST waveform of the
                                   device's idle-latency run only */
+    void (*progress)(void *ctx, double fraction); /* after each measurement (NULL: none); the fraction of
+                                                     the measurements done */
+    void *progress_ctx;
 } probe_opts;
 
 /* A measured value is NaN (n/a) when the window saw nothing to measure: achieved_gbps when no byte
