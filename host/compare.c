@@ -516,6 +516,8 @@ static int run(cmp_ctx *c, int *outcome, cmp_diff *d, uint64_t *at, uint64_t *no
         }
         if ((rc = account(c, err)))
             break;
+        if (c->o->progress && !c->window)
+            c->o->progress(c->o->progress_ctx, (double)c->completed / (double)c->t->n);
         now = now_a;
         if (c->window && now > c->lo && now <= c->hi && ((now - c->lo) % c->wstep == 0 || now == c->hi)) {
             if ((rc = read_stats(c, err)))

@@ -46,6 +46,9 @@ typedef struct cmp_opts {
     uint64_t step_cycles;  /* the longest single advance (0: 2^32 cycles) */
     int locate;            /* replay to find the first cycle whose statistics differ (default 1) */
     const cxl_backend_opts *bo; /* backend options (NULL: none); each backend takes the ones it has */
+    void (*progress)(void *ctx, double fraction); /* during the comparison run (NULL: none): the fraction of
+                                                     the descriptors completed on both sides */
+    void *progress_ctx;
 } cmp_opts;
 
 /* One diverging event. Values are text: a number, or what the backend did instead ("not completed by

@@ -96,6 +96,7 @@ static const char usage_text[] =
     "      --trace-fst FILE [--cycles A:B]  FST waveform of the verilator side (and FILE's .gtkw): cycles\n"
     "                         A to B, default 200 before to 50 after the first diverging event\n"
     "      --xclbin FILE, --card N|BDF, --xrt-timeout MS  for an xrt backend, as for probe\n"
+    "      --quiet            no progress line (drawn on a terminal during long runs)\n"
     "  sweep SPEC         run an experiment over axes of --set values (configs/sweeps/, docs/sweeps.md):\n"
     "                     one row per point, infeasible points with their reason, the best points\n"
     "      --csv FILE, --jsonl FILE  the rows as CSV and as JSON lines (default: CSV on standard output)\n"
@@ -1458,7 +1459,7 @@ static int cmd_compare(int argc, char **argv, const cmdline *cl)
     const char *device = "asic", *trace_path = NULL, *json_path = NULL, *save_path = NULL;
     const char *backends = "csim,verilator";
     uint64_t nrandom = 1000, seed = 1, max_cycles = 0, win_from = 0, win_to = 0;
-    int have_device = 0, have_random = 0, have_seed = 0, have_window = 0;
+    int have_device = 0, have_random = 0, have_seed = 0, have_window = 0, quiet = 0;
     const char *fst_path = NULL;
     cxl_backend_opts bo = { 0 };
     for (int i = 1; i < argc; i++) {
@@ -1478,6 +1479,8 @@ static int cmd_compare(int argc, char **argv, const cmdline *cl)
             continue;
         if (!strcmp(a, "--trace"))
             trace_path = argv[++i];
+        else if (!strcmp(a, "--quiet"))
+            quiet = 1;
         else if (!strcmp(a, "--random")) {
             if (compare_count(argv[++i], &nrandom) || nrandom == 0 || nrandom > TRACE_MAX_DESCS)
                 return usage_error("--random: '%s' is not a count of descriptors (1 to 10000000)", argv[i]);
@@ -1595,7 +1598,13 @@ static int cmd_compare(int argc, char **argv, const cmdline *cl)
         return fail(&e);
     }
     double t0 = now_s();
+    progress_ctx pc = { t0, 0, 0, "comparing... %5.1f%% of the descriptors" };
+    if (isatty(2) && !quiet) {
+        o.progress = progress_cb;
+        o.progress_ctx = &pc;
+    }
     rc = cmp_run(&p, &t, &o, r, &e);
+    progress_clear(&pc);
     double wall = now_s() - t0;
     /* the waveform: run again on the verilator side, recording the window */
     uint64_t reached = 0;
