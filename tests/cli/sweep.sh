@@ -78,6 +78,16 @@ grep -q "^14,8,4,true,ok,4,8,32,1,1536,$it," "$tmp/a.csv" && ok || bad "point 14
 "$bin" sweep "$spec" -j 2 > "$tmp/stdout.csv" 2> "$tmp/stderr"
 cmp -s "$tmp/stdout.csv" "$tmp/a.csv" && grep -q "best 5" "$tmp/stderr" && ok || bad "sweep to standard output"
 
+# the progress line: on a terminal only
+"$bin" sweep "$spec" -j 2 --csv "$tmp/nt.csv" > "$tmp/nt.out" 2> "$tmp/nt.err"
+grep -q "points/s" "$tmp/nt.err" "$tmp/nt.out" && bad "progress line without a terminal" || ok
+if command -v script > /dev/null 2>&1; then
+  script -qc "'$bin' sweep '$spec' -j 2 --csv '$tmp/tt.csv'" /dev/null > "$tmp/tt.out" 2>&1
+  grep -aq "sweep 24/24 points, .* points/s" "$tmp/tt.out" && ok || bad "no progress line on a terminal"
+fi
+expect_rc 0 "train --quiet" "$bin" train --quiet
+expect_rc 0 "probe --quiet" "$bin" probe --quick --quiet
+
 # a crashed worker costs its point only
 cat > "$tmp/s.yaml" <<'Y'
 base: llama2-7b-2x8-h100
