@@ -851,22 +851,23 @@ static int sweep_write(const sweep_spec *sp, char **rows, const char *csv, const
     return rc;
 }
 
-/* The summary: points by status, then the best (shortest iteration; command memory: least memory). */
+/* The summary: points by status, then the best (sweeprow_rank_column: shortest iteration, least memory,
+ * lowest idle latency). */
 static void sweep_summary(FILE *so, const sweep_spec *sp, char **rows)
 {
     static const char *const st[] = { "ok", "invalid", "infeasible", "error", "crashed" };
     size_t count[5] = { 0 }, nok = 0;
     size_t *ok = malloc(sp->npoints * sizeof *ok);
     double *key = malloc(sp->npoints * sizeof *key);
-    int col = 1 + (int)sp->naxes + (sp->command == SWEEP_MEMORY ? SWEEPROW_MEM0 + 4 : SWEEPROW_ITERATION);
+    int col = 1 + (int)sp->naxes + sweeprow_rank_column(sp);
     for (size_t k = 0; k < sp->npoints; k++) {
         char **c;
         if (sweeprow_split(rows[k], &c) < 0)
             continue;
         for (int i = 0; i < 5; i++)
-            if (!strcmp(c[1 + sp->naxes + SWEEPROW_STATUS], st[i]))
+            if (!strcmp(c[1 + sp->naxes], st[i]))
                 count[i]++;
-        if (ok && key && !strcmp(c[1 + sp->naxes + SWEEPROW_STATUS], "ok")) {
+        if (ok && key && !strcmp(c[1 + sp->naxes], "ok")) {
             /* insertion by (key, point): O(points x best) at most, stable, independent of -j */
             double v = strtod(c[col], NULL);
             size_t at = nok < sp->best ? nok : sp->best;
@@ -886,7 +887,7 @@ static void sweep_summary(FILE *so, const sweep_spec *sp, char **rows)
             "%zu crashed\n", sp->path, sp->npoints, (unsigned long long)sp->product, count[0], count[1], count[2],
             count[3], count[4]);
     if (nok)
-        fprintf(so, "best %zu by %s:\n", nok, sp->command == SWEEP_MEMORY ? "memory per GPU" : "iteration time");
+        fprintf(so, "best %zu by %s:\n", nok, sweeprow_column(sp, sweeprow_rank_column(sp)));
     for (size_t i = 0; i < nok && ok; i++) {
         char **c;
         if (sweeprow_split(rows[ok[i]], &c) < 0)
@@ -895,11 +896,16 @@ static void sweep_summary(FILE *so, const sweep_spec *sp, char **rows)
         for (size_t a = 0; a < sp->naxes; a++)
             fprintf(so, " %s=%s", sp->axes[a].key, c[1 + a]);
         const char *const *r = (const char *const *)c + 1 + sp->naxes;
-        fprintf(so, " (dp %s)", r[SWEEPROW_DP]);
-        if (sp->command == SWEEP_TRAIN)
-            fprintf(so, "  %s s, %.0f tokens/s, MFU %.1f %%", r[SWEEPROW_ITERATION], strtod(r[SWEEPROW_TOKENS], NULL),
-                    100 * strtod(r[SWEEPROW_MFU], NULL));
-        fprintf(so, ", %.2f GiB per GPU\n", strtod(r[SWEEPROW_MEM0 + 4], NULL));
+        if (sp->command == SWEEP_PROBE)
+            fprintf(so, "  idle %.1f ns (x%.2f of local DDR), read %.1f GB/s, write %.1f GB/s\n",
+                    strtod(r[SWEEPROW_P_IDLE], NULL), strtod(r[SWEEPROW_P_RATIO], NULL),
+                    strtod(r[SWEEPROW_P_BW0], NULL), strtod(r[SWEEPROW_P_BW0 + 3], NULL));
+        else if (sp->command == SWEEP_TRAIN)
+            fprintf(so, " (dp %s)  %s s, %.0f tokens/s, MFU %.1f %%, %.2f GiB per GPU\n", r[SWEEPROW_DP],
+                    r[SWEEPROW_ITERATION], strtod(r[SWEEPROW_TOKENS], NULL), 100 * strtod(r[SWEEPROW_MFU], NULL),
+                    strtod(r[SWEEPROW_MEM0 + 4], NULL));
+        else
+            fprintf(so, " (dp %s)  %.2f GiB per GPU\n", r[SWEEPROW_DP], strtod(r[SWEEPROW_MEM0 + 4], NULL));
         free(c);
     }
     free(ok);

@@ -2,15 +2,18 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sweep.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "cfg.h"
+#include "devcfg.h"
 #include "expcfg.h"
 #include "sweepexpr.h"
 
-const char *const sweep_command_names[] = { "train", "memory", NULL };
+const char *const sweep_command_names[] = { "train", "memory", "probe", NULL };
 
 typedef unsigned long long ull;
 
@@ -121,43 +124,84 @@ static int add_axis(sweep_spec *sp, const cfg_node *key, const cfg_node *vals, s
     return rc;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Every value of axis a bound alone over the base (and the command line's overrides). */
-static int check_axis(const sweep_spec *sp, const override_list *global, const sweep_axis *a, cxl_err *err)
+/* Load the base with overrides ov: an experiment bound only (its layout is the point's business), or a
+ * device. */
+static int load_base(const sweep_spec *sp, const override_list *ov, cxl_err *err)
 {
-    char mark[OVERRIDE_MAX_KEY + 8];
-    snprintf(mark, sizeof mark, "--set %s", a->key);
+    if (sp->command == SWEEP_PROBE) {
+        devcfg *d = malloc(sizeof *d);
+        int rc = d ? devcfg_load_with(sp->base, ov, d, err) : oom(err);
+        free(d);
+        return rc;
+    }
     expcfg *x = malloc(sizeof *x);
-    if (!x)
-        return oom(err);
-    /* each distinct value once: sorted, O(v log v) */
-    char **v = malloc(a->nvals * sizeof *v);
-    if (!v) {
-        free(x);
-        return oom(err);
-    }
-    memcpy(v, a->vals, a->nvals * sizeof *v);
-    qsort(v, a->nvals, sizeof *v, cmp_str);
-    int rc = 0;
-    for (size_t i = 0; i < a->nvals && !rc; i++) {
-        if (i && !strcmp(v[i - 1], v[i]))
-            continue;
-        override_list ov = { 0 };
-        for (size_t g = 0; global && g < global->n && !rc; g++)
-            rc = override_add(&ov, global->items[g].key, global->items[g].value, err);
-        if (!rc)
-            rc = override_add(&ov, a->key, v[i], err);
-        if (!rc && (rc = expcfg_load_with(sp->base, &ov, EXPCFG_BIND_ONLY, x, err)) != 0 && !strcmp(err->file, mark)) {
-            char inner[2048], cut[CFG_CLIP_SZ];
-            cxl_err_format(err, inner, sizeof inner);
-            rc = cfgloc_errf(err, &a->loc, "axis '%s', value '%s': %s", a->key, cfg_clip(v[i], cut, sizeof cut),
-                             inner);
-        }
-        override_free(&ov);
-    }
-    free(v);
+    int rc = x ? expcfg_load_with(sp->base, ov, EXPCFG_BIND_ONLY, x, err) : oom(err);
     free(x);
+    return rc;
+}
+
+/* Entry i of group g (one value of each of its axes) over the base and the command line's overrides: an
+ * error at one of the group's `--set` marks is the axis's. */
+static int check_entry(const sweep_spec *sp, const override_list *global, size_t g, size_t i, cxl_err *err)
+{
+    override_list ov = { 0 };
+    int rc = 0;
+    for (size_t k = 0; global && k < global->n && !rc; k++)
+        rc = override_add(&ov, global->items[k].key, global->items[k].value, err);
+    for (size_t a = 0; a < sp->naxes && !rc; a++)
+        if (sp->axes[a].group == g)
+            rc = override_add(&ov, sp->axes[a].key, sp->axes[a].vals[i], err);
+    if (!rc)
+        rc = load_base(sp, &ov, err);
+    override_free(&ov);
+    for (size_t a = 0; rc && a < sp->naxes; a++) {
+        const sweep_axis *ax = &sp->axes[a];
+        char mark[OVERRIDE_MAX_KEY + 8], inner[2048], cut[CFG_CLIP_SZ];
+        snprintf(mark, sizeof mark, "--set %s", ax->key);
+        if (ax->group != g || strcmp(err->file, mark))
+            continue;
+        cxl_err_format(err, inner, sizeof inner);
+        return cfgloc_errf(err, &ax->loc, "axis '%s', value '%s': %s", ax->key,
+                           cfg_clip(ax->vals[i], cut, sizeof cut), inner);
+    }
+    /* an error elsewhere comes of the combination with the base (a device's checks between keys): the
+     * points that have it say so */
+    if (rc && rc != CXL_ENOMEM) {
+        cxl_err_clear(err);
+        rc = 0;
+    }
+    return rc;
+}
+
+/* qsort order of pointers into an axis's values: by the value */
+static int cmp_val(const void *a, const void *b) { return strcmp(**(char **const *)a, **(char **const *)b); }
+
+/* Every entry of group g: a crossed axis's distinct values (found by sorting, O(v log v)) one by one, a
+ * zip group's entries each with its partners. One load of the base per entry checked. */
+static int check_group(const sweep_spec *sp, const override_list *global, size_t g, cxl_err *err)
+{
+    size_t first = 0, n = 0;
+    for (size_t a = 0; a < sp->naxes; a++)
+        if (sp->axes[a].group == g)
+            first = n++ ? first : a;
+    if (n > 1) {
+        int rc = 0;
+        for (size_t i = 0; i < sp->group_len[g] && !rc; i++)
+            rc = check_entry(sp, global, g, i, err);
+        return rc;
+    }
+    const sweep_axis *a = &sp->axes[first];
+    char ***p = malloc(a->nvals * sizeof *p);
+    if (!p)
+        return oom(err);
+    for (size_t i = 0; i < a->nvals; i++)
+        p[i] = &a->vals[i];
+    qsort(p, a->nvals, sizeof *p, cmp_val);
+    int rc = 0;
+    for (size_t i = 0; i < a->nvals && !rc; i++)
+        if (!i || strcmp(*p[i - 1], *p[i]))
+            rc = check_entry(sp, global, g, (size_t)(p[i] - a->vals), err);
+    free(p);
     return rc;
 }
 
@@ -271,11 +315,7 @@ static void base_path(sweep_spec *sp, const char *base)
  * (an unknown preset name) is given the base's. */
 static int check_base(const sweep_spec *sp, const override_list *global, const cfgloc *at, cxl_err *err)
 {
-    expcfg *x = malloc(sizeof *x);
-    if (!x)
-        return oom(err);
-    int rc = expcfg_load_with(sp->base, global, EXPCFG_BIND_ONLY, x, err);
-    free(x);
+    int rc = load_base(sp, global, err);
     if (rc && !err->file[0]) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -286,7 +326,8 @@ static int check_base(const sweep_spec *sp, const override_list *global, const c
 
 static int top_keys(const cfg_node *root, cxl_err *err)
 {
-    static const char *const keys[] = { "base", "command", "axes", "zip", "filter", "best", "description", NULL };
+    static const char *const keys[] = { "base", "command", "probe", "axes", "zip", "filter", "best", "description",
+                                        NULL };
     for (size_t i = 0; i < cfg_map_size(root); i++) {
         const char *k = cfg_map_key(root, i);
         int j = 0;
@@ -298,10 +339,39 @@ static int top_keys(const cfg_node *root, cxl_err *err)
         char hint[64] = "";
         if (near >= 0)
             snprintf(hint, sizeof hint, "did you mean '%s'? ", keys[near]);
-        return cfg_errf(err, cfg_map_key_node(root, i), "unknown key '%s'; %svalid: base, command, axes, zip, "
-                        "filter, best, description", k, hint);
+        return cfg_errf(err, cfg_map_key_node(root, i), "unknown key '%s'; %svalid: base, command, probe, axes, "
+                        "zip, filter, best, description", k, hint);
     }
     return 0;
+}
+
+/* probe: { backend: NAME, quick: BOOL }, for command probe only. */
+static int probe_options(sweep_spec *sp, const cfg_node *root, cxl_err *err)
+{
+    static const cfg_field fields[] = {
+        { "backend", CFG_T_STRING, offsetof(sweep_spec, probe_backend), 0, 1, 0, NULL, NULL, 16, NULL,
+          "the backend of every point: csim, analytical, verilator, xrt" },
+        { "quick", CFG_T_BOOL, offsetof(sweep_spec, probe_quick), 0, 1, 0, NULL, NULL, 0, NULL,
+          "probe --quick's windows and samples, and 2 curve points" },
+        { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+    };
+    const cfg_node *pr = cfg_map_get(root, "probe");
+    snprintf(sp->probe_backend, sizeof sp->probe_backend, "csim");
+    if (pr && sp->command != SWEEP_PROBE)
+        return cfg_errf(err, pr, "probe: options of command probe only (the command is %s)",
+                        sweep_command_names[sp->command]);
+    if (!pr)
+        return 0;
+    if (cfg_kind(pr) != CFG_MAP)
+        return cfg_errf(err, pr, "probe: a mapping, e.g. { backend: csim, quick: true }");
+    int rc = cfg_bind(pr, NULL, "probe", fields, sp, NULL, err);
+    if (rc)
+        return rc;
+    for (const char *const *n = cxl_backend_names(); *n; n++)
+        if (!strcmp(*n, sp->probe_backend))
+            return 0;
+    return cfg_errf(err, cfg_map_get(pr, "backend"), "probe.backend: unknown backend '%s'; valid: csim, "
+                    "analytical, verilator, xrt", sp->probe_backend);
 }
 
 static int scalars(sweep_spec *sp, const cfg_node *root, cxl_err *err)
@@ -317,9 +387,12 @@ static int scalars(sweep_spec *sp, const cfg_node *root, cxl_err *err)
         while (v && sweep_command_names[k] && strcmp(sweep_command_names[k], v))
             k++;
         if (!v || !sweep_command_names[k])
-            return cfg_errf(err, c, "command: '%s'; valid: train, memory", v ? v : "(not a scalar)");
+            return cfg_errf(err, c, "command: '%s'; valid: train, memory, probe", v ? v : "(not a scalar)");
         sp->command = k;
     }
+    int rc = probe_options(sp, root, err);
+    if (rc)
+        return rc;
     if (f && (!cfg_scalar(f) || strlen(cfg_scalar(f)) >= sizeof sp->filter))
         return cfg_errf(err, f, "filter: one condition of at most %zu characters, e.g. 'training.tp * training.pp "
                         "<= 64'", sizeof sp->filter - 1);
@@ -379,8 +452,8 @@ int sweep_load(const char *path, const override_list *global, sweep_spec *sp, cx
         rc = product(sp, err);
     if (!rc)
         rc = check_base(sp, global, &base_at, err);
-    for (size_t a = 0; a < sp->naxes && !rc; a++)
-        rc = check_axis(sp, global, &sp->axes[a], err);
+    for (size_t g = 0; g < sp->ngroups && !rc; g++)
+        rc = check_group(sp, global, g, err);
     if (!rc)
         rc = expand(sp, &filter_at, err);
     if (rc) {
@@ -389,6 +462,8 @@ int sweep_load(const char *path, const override_list *global, sweep_spec *sp, cx
     }
     uint64_t h = fnv(0xcbf29ce484222325ull, sp->base);
     h = fnv(h, sweep_command_names[sp->command]);
+    if (sp->command == SWEEP_PROBE)
+        h = fnv(fnv(h, sp->probe_backend), sp->probe_quick ? "quick" : "full");
     for (size_t g = 0; global && g < global->n; g++)
         h = fnv(fnv(h, global->items[g].key), global->items[g].value);
     for (size_t a = 0; a < sp->naxes; a++) {

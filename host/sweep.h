@@ -1,7 +1,9 @@
 /* sweep.h - a sweep file: one base experiment and the axes along which `cxlsim sweep` varies it.
  *
  *     base: gpt3-175b-1024-a100.yaml   # an experiment preset, or a file relative to this file's folder
- *     command: train                   # train (default) or memory: what each point runs
+ *                                      # (command probe: a device preset or file)
+ *     command: train                   # train (default), memory, or probe: what each point runs
+ *     probe: { backend: csim, quick: true }   # command probe only: the backend, --quick's windows
  *     axes:                            # crossed, in this order (the last varies fastest)
  *       training.tp: [1, 2, 4, 8]      # a list of values, as `--set KEY=VALUE` takes them (override.h)
  *       training.pp: { from: 1, to: 64, times: 2 }   # a range of integers: `step: N` adds, `times: N`
@@ -17,8 +19,10 @@
  *
  * sweep_load checks everything that does not depend on how values combine, each a CXL_ECONFIG at the
  * sweep file's line and column and naming the axis: an axis's key or value that the experiment does not
- * accept (each value is bound alone over the base: an unknown key, a wrong unit or type, a value out of
- * range or not among the choices, with the configuration's own message), an empty list or range, zipped
+ * accept (each value of a crossed axis is bound alone over the base, each entry of a zip group with its
+ * partners: an unknown key, a wrong unit or type, a value out of range or not among the choices, with
+ * the configuration's own message; a device is loaded whole, so its checks between keys count too: zip
+ * keys that must change together, as dram.standard and dram.speed), an empty list or range, zipped
  * lists of different lengths, an axis given twice, more than SWEEP_MAX_POINTS points, a filter that does
  * not parse or keeps no point. What depends on the combination (a layout that does not fit the model or
  * the cluster, memory) is the point's status, not an error (sweeprun.h). Loading costs one bind of the
@@ -35,7 +39,8 @@
 #include "override.h"
 
 enum { SWEEP_MAX_AXES = 32, SWEEP_MAX_POINTS = 1000000, SWEEP_MAX_VALUES = 65536, SWEEP_DEFAULT_BEST = 5 };
-enum sweep_command { SWEEP_TRAIN = 0, SWEEP_MEMORY = 1 };
+enum sweep_command { SWEEP_TRAIN = 0, SWEEP_MEMORY = 1, SWEEP_PROBE = 2 };
+#define SWEEP_PROBE_REFERENCE "local-ddr5"   /* the local-DDR path of a probe sweep's latency ratio */
 extern const char *const sweep_command_names[];
 
 typedef struct sweep_axis {
@@ -50,6 +55,8 @@ typedef struct sweep_spec {
     char path[512];                   /* the sweep file */
     char base[1024];                  /* preset name, or path (from the current folder) */
     int command;                      /* enum sweep_command */
+    char probe_backend[16];           /* command probe: the backend ("csim") */
+    int probe_quick;                  /* command probe: probe --quick's windows (and 2 curve points) */
     size_t naxes, ngroups;
     sweep_axis axes[SWEEP_MAX_AXES];
     size_t group_len[SWEEP_MAX_AXES];

@@ -52,7 +52,7 @@ int sweepjournal_read(const char *path, const sweep_spec *sp, char **rows, size_
     if (len < 0 || strcmp(line, want))
         rc = cxl_errf(err, CXL_ECONFIG, "%s: the journal of another sweep (or another version of this one: its "
                       "base, axes, values or filter differ); remove it to start afresh", path);
-    size_t expect_cells = 1 + sp->naxes + SWEEPROW_NCOLS;
+    size_t expect_cells = 1 + sp->naxes + (size_t)sweeprow_ncols(sp);
     while (!rc && (len = getline(&line, &cap, f)) > 0) {
         if (line[len - 1] != '\n')
             break;                         /* torn by an interruption: that point runs again */

@@ -9,21 +9,39 @@
 #include "expcfg.h"
 #include "gpumem.h"
 #include "json.h"
+#include "probe.h"
 #include "tiers.h"
 #include "train.h"
 
-const char *const sweeprow_columns[] = {
+static const char *const train_columns[] = {
     "status", "tp", "pp", "dp", "micro_batch", "global_batch", "iteration_time_s", "tokens_per_s", "mfu",
     "compute_s", "exposed_tp_comm_s", "exposed_pp_comm_s", "exposed_dp_comm_s", "pipeline_bubble_s",
     "cxl_stall_s", "weights_gib", "gradients_gib", "optimizer_gib", "activations_gib", "total_gib", "hbm_gib",
     "reason", NULL
 };
+static const char *const probe_columns[] = {
+    "status", "idle_read_latency_ns", "local_ddr_idle_read_latency_ns", "latency_ratio", "read_only_gbps",
+    "rw_2_1_gbps", "rw_1_1_gbps", "write_only_gbps", "simulated_cycles", "reason", NULL
+};
 
-int sweeprow_numeric(int col) { return col != SWEEPROW_STATUS && col != SWEEPROW_REASON; }
+int sweeprow_ncols(const sweep_spec *sp) { return sp->command == SWEEP_PROBE ? SWEEPROW_P_NCOLS : SWEEPROW_NCOLS; }
+
+const char *sweeprow_column(const sweep_spec *sp, int col)
+{
+    return (sp->command == SWEEP_PROBE ? probe_columns : train_columns)[col];
+}
+
+int sweeprow_numeric(const sweep_spec *sp, int col) { return col != 0 && col != sweeprow_ncols(sp) - 1; }
+
+int sweeprow_rank_column(const sweep_spec *sp)
+{
+    return sp->command == SWEEP_PROBE ? SWEEPROW_P_IDLE
+         : sp->command == SWEEP_MEMORY ? SWEEPROW_MEM0 + 4 : SWEEPROW_ITERATION;
+}
 
 /* A row under construction: cells as text, SWEEPROW_NCOLS after the point and axes. */
 typedef struct rowb {
-    char cell[SWEEPROW_NCOLS][96];
+    char cell[SWEEPROW_MAX_COLS][96];
     char reason[2048];
 } rowb;
 
@@ -55,9 +73,10 @@ static char *finish_row(const sweep_spec *sp, uint64_t point, const rowb *r)
         fputc('\t', f);
         put_escaped(f, sp->axes[a].vals[sweep_value_index(sp, a, point)]);
     }
-    for (int c = 0; c < SWEEPROW_NCOLS; c++) {
+    int n = sweeprow_ncols(sp);
+    for (int c = 0; c < n; c++) {
         fputc('\t', f);
-        put_escaped(f, c == SWEEPROW_REASON ? r->reason : r->cell[c]);
+        put_escaped(f, c == n - 1 ? r->reason : r->cell[c]);
     }
     if (fclose(f)) {
         free(buf);
@@ -134,6 +153,48 @@ static void run_point(const sweep_spec *sp, expcfg *x, rowb *r)
     train_result_free(&res);
 }
 
+/* command probe: the device with the point's overrides, probed against the local-DDR reference. */
+static void probe_point_row(const sweep_spec *sp, const override_list *ov, rowb *r)
+{
+    devcfg *dev = malloc(sizeof *dev), *ref = malloc(sizeof *ref);
+    probe_result *res = malloc(sizeof *res);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (!dev || !ref || !res)
+        cxl_errf(&e, CXL_ENOMEM, "out of memory");
+    else if (devcfg_load_with(sp->base, ov, dev, &e))
+        status(r, e.code == CXL_ECONFIG ? "invalid" : "error", &e);
+    else if (devcfg_load(SWEEP_PROBE_REFERENCE, ref, &e))
+        status(r, "error", &e);
+    else {
+        probe_opts o;
+        probe_default_opts(&o);
+        o.backend = sp->probe_backend;
+        if (sp->probe_quick) {
+            o.idle_samples = 200;
+            o.warmup_us = 5;
+            o.window_us = 10;
+            o.curve_points = 2;
+        }
+        if (probe_run(dev, ref, &o, res, &e))
+            status(r, e.code == CXL_ELIMIT || e.code == CXL_ECONFIG ? "infeasible" : "error", &e);
+        else {
+            num(r, SWEEPROW_P_IDLE, res->idle_read_latency_ns);
+            num(r, SWEEPROW_P_LOCAL_IDLE, res->local_idle_read_latency_ns);
+            num(r, SWEEPROW_P_RATIO, res->idle_read_latency_ns / res->local_idle_read_latency_ns);
+            for (int k = 0; k < 4; k++)
+                num(r, SWEEPROW_P_BW0 + k, res->bw_gbps[k]);
+            u64(r, SWEEPROW_P_CYCLES, res->simulated_cycles);
+            status(r, "ok", NULL);
+        }
+    }
+    if (e.code == CXL_ENOMEM)
+        status(r, "error", &e);
+    free(dev);
+    free(ref);
+    free(res);
+}
+
 char *sweeprow_eval(const sweep_spec *sp, const override_list *global, uint64_t point)
 {
     rowb *r = calloc(1, sizeof *r);
@@ -143,7 +204,9 @@ char *sweeprow_eval(const sweep_spec *sp, const override_list *global, uint64_t 
     cxl_err_clear(&e);
     char *row = NULL;
     if (r && x && !sweep_point_overrides(sp, global, point, &ov, &e)) {
-        if (expcfg_load_with(sp->base, &ov, 0, x, &e))
+        if (sp->command == SWEEP_PROBE)
+            probe_point_row(sp, &ov, r);
+        else if (expcfg_load_with(sp->base, &ov, 0, x, &e))
             status(r, e.code == CXL_ECONFIG ? "invalid" : "error", &e);
         else
             run_point(sp, x, r);
@@ -212,8 +275,8 @@ int sweeprow_csv_header(FILE *f, const sweep_spec *sp)
         fputc(',', f);
         csv_field(f, sp->axes[a].key);
     }
-    for (int c = 0; c < SWEEPROW_NCOLS; c++)
-        fprintf(f, ",%s", sweeprow_columns[c]);
+    for (int c = 0; c < sweeprow_ncols(sp); c++)
+        fprintf(f, ",%s", sweeprow_column(sp, c));
     fputc('\n', f);
     return 0;
 }
@@ -224,7 +287,7 @@ int sweeprow_csv(FILE *f, const sweep_spec *sp, const char *row)
     int n = sweeprow_split(row, &cells);
     if (n < 0)
         return -1;
-    for (int i = 0; i < n && (size_t)i < 1 + sp->naxes + SWEEPROW_NCOLS; i++) {
+    for (int i = 0; i < n && (size_t)i < 1 + sp->naxes + (size_t)sweeprow_ncols(sp); i++) {
         if (i)
             fputc(',', f);
         csv_field(f, cells[i]);
@@ -240,7 +303,7 @@ int sweeprow_jsonl(FILE *f, const sweep_spec *sp, const char *row)
     int n = sweeprow_split(row, &cells);
     if (n < 0)
         return -1;
-    if ((size_t)n != 1 + sp->naxes + SWEEPROW_NCOLS) {
+    if ((size_t)n != 1 + sp->naxes + (size_t)sweeprow_ncols(sp)) {
         free(cells);
         return -1;
     }
@@ -252,14 +315,14 @@ int sweeprow_jsonl(FILE *f, const sweep_spec *sp, const char *row)
     for (size_t a = 0; a < sp->naxes; a++)
         json_str(&w, sp->axes[a].key, cells[1 + a]);
     json_obj_end(&w);
-    for (int c = 0; c < SWEEPROW_NCOLS; c++) {
+    for (int c = 0; c < sweeprow_ncols(sp); c++) {
         const char *v = cells[1 + sp->naxes + c];
         if (!*v)
-            json_num(&w, sweeprow_columns[c], (double)NAN);
-        else if (sweeprow_numeric(c))
-            json_num(&w, sweeprow_columns[c], strtod(v, NULL));
+            json_num(&w, sweeprow_column(sp, c), (double)NAN);
+        else if (sweeprow_numeric(sp, c))
+            json_num(&w, sweeprow_column(sp, c), strtod(v, NULL));
         else
-            json_str(&w, sweeprow_columns[c], v);
+            json_str(&w, sweeprow_column(sp, c), v);
     }
     json_obj_end(&w);
     int rc = w.oom ? -1 : 0;

@@ -58,7 +58,7 @@ has "dp is not given" "dp not derivable message"
 spec=$src/configs/sweeps/gpt3-175b-1024-layouts.yaml
 expect_rc 0 "example sweep" "$bin" sweep "$spec" --csv "$tmp/a.csv" --jsonl "$tmp/a.jsonl" -j 2
 has "24 points" "example summary"
-has "best 5 by iteration time" "example best"
+has "best 5 by iteration_time_s" "example best"
 [ "$(wc -l < "$tmp/a.csv")" = 25 ] && ok || bad "example: CSV rows $(wc -l < "$tmp/a.csv"), want 25"
 [ "$(wc -l < "$tmp/a.jsonl")" = 24 ] && ok || bad "example: JSONL rows"
 python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/a.jsonl" && ok || bad "JSONL does not parse"
@@ -126,6 +126,22 @@ if [ -w /dev/full ]; then
   [ ! -e "$tmp/h.jsonl" ] && ok || bad "all or none: the JSONL was written"
   rm -f "$tmp/h.jsonl.partial"
 fi
+
+# a device sweep (command probe): the figures of `cxlsim probe --quick` of each point
+dspec=$src/configs/sweeps/asic-link-dram.yaml
+expect_rc 0 "device sweep" "$bin" sweep "$dspec" --csv "$tmp/d.csv" --jsonl "$tmp/d.jsonl" -j 2
+has "6 points" "device sweep summary"
+has "best 6 by idle_read_latency_ns" "device sweep best"
+"$bin" probe asic --quick --set link.width=16 --json "$tmp/w16.json" > /dev/null 2>&1
+idle=$(python3 -c 'import json,sys; print("%.10g" % json.load(open(sys.argv[1]))["idle_read_latency_ns"])' "$tmp/w16.json")
+grep -q "^5,16,DDR5,4800MT/s,same-bank,ok,$idle," "$tmp/d.csv" && ok || bad "device point 5 is not probe's ($idle)"
+# crossing keys that must change together is refused at the axis (zip them)
+printf 'base: asic\ncommand: probe\naxes:\n  dram.standard: [DDR4, DDR5]\n' > "$tmp/dx.yaml"
+expect_rc 3 "device axis" "$bin" sweep "$tmp/dx.yaml"
+has "axis 'dram.standard', value 'DDR4': --set dram.standard: " "device axis message"
+printf 'base: llama2-7b-2x8-h100\nprobe: { quick: true }\naxes:\n  training.tp: [2]\n' > "$tmp/po.yaml"
+expect_rc 3 "probe options without probe" "$bin" sweep "$tmp/po.yaml"
+has "options of command probe only" "probe options message"
 
 # ---- bad sweep files: exit 3, the sweep file's line and column, the axis ----
 bad_spec() { # name expected-message yaml

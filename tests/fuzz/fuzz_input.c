@@ -5,6 +5,7 @@
  *   3 cluster      a cluster description
  *   4 optimes      a file of measured operation times
  *   5 trace        a descriptor trace (CSV) for the asic preset
+ *   6 override     lines of `--set` KEY=VALUE applied to the default experiment (override.h)
  * Arbitrary bytes must load or fail with an error record, never crash, leak, hang or trip a sanitizer.
  * YAML inputs go through a file, so that relative `extends` resolve as a user's file does; the device
  * loader's target is fuzz_devcfg.c. */
@@ -19,10 +20,11 @@
 #include "expcfg.h"
 #include "modelcfg.h"
 #include "optimes.h"
+#include "override.h"
 #include "trace.h"
 
 #ifndef FUZZ_TARGET
-#error "build with -DFUZZ_TARGET=1..5 (tests/fuzz/run.sh)"
+#error "build with -DFUZZ_TARGET=1..6 (tests/fuzz/run.sh)"
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -49,9 +51,38 @@ static void load_file(const char *path)
 #endif
 }
 
+#if FUZZ_TARGET == 6
+/* Each line of data is one --set argument (at most 64 lines); the default experiment loads with them. */
+static void load_overrides(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (!text)
+        return;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    override_list ov = { 0 };
+    cxl_err e;
+    cxl_err_clear(&e);
+    int n = 0;
+    for (char *line = text, *end; line && n < 64; line = end ? end + 1 : NULL, n++) {
+        end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        if (override_parse(&ov, line, &e))
+            break;
+    }
+    static expcfg x;
+    (void)expcfg_load_with(EXPCFG_DEFAULT, &ov, 0, &x, &e);
+    override_free(&ov);
+    free(text);
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-#if FUZZ_TARGET == 5
+#if FUZZ_TARGET == 6
+    load_overrides(data, size);
+#elif FUZZ_TARGET == 5
     static cxl_params p;
     static int ready;
     if (!ready) {

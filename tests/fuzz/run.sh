@@ -2,8 +2,8 @@
 # run.sh - build and run the input fuzzers (clang with libFuzzer, ASan, UBSan), one per kind of input.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]    default 60 s each, every target
 # Targets: devcfg (device descriptions, fuzz_devcfg.c), and from fuzz_input.c: experiment, model,
-# cluster, optimes (measured operation times), trace (descriptor traces). Each starts from a corpus of
-# the shipped files of its kind. Exit 0 when no target found anything, 1 when one did (the crashing
+# cluster, optimes (measured operation times), trace (descriptor traces), override (`--set` lines). Each
+# starts from a corpus of the shipped files of its kind (override: tests/fuzz/seeds/override/). Exit 0 when no target found anything, 1 when one did (the crashing
 # input is left in the output folder, $CXLSIM_FUZZ_DIR or $TMPDIR/cxlsim-fuzz), 77 without clang
 # (CTest counts that as skipped: test fuzz_short).
 set -euo pipefail
@@ -15,7 +15,7 @@ fi
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(devcfg experiment model cluster optimes trace)
+[ ${#targets[@]} -gt 0 ] || targets=(devcfg experiment model cluster optimes trace override)
 out=${CXLSIM_FUZZ_DIR:-${TMPDIR:-/tmp}/cxlsim-fuzz}
 mkdir -p "$out/gen" "$out/obj"
 
@@ -49,7 +49,8 @@ for t in "${targets[@]}"; do
     cluster) src=fuzz_input.c; def=3; seeds=("$root"/configs/clusters/*.yaml) ;;
     optimes) src=fuzz_input.c; def=4; seeds=("$root"/configs/optimes/*.yaml) ;;
     trace) src=fuzz_input.c; def=5; seeds=("$root"/configs/traces/*.csv) ;;
-    *) echo "fuzz: unknown target '$t'; valid: devcfg experiment model cluster optimes trace" >&2; exit 2 ;;
+    override) src=fuzz_input.c; def=6; seeds=("$root"/tests/fuzz/seeds/override/*.txt) ;;
+    *) echo "fuzz: unknown target '$t'; valid: devcfg experiment model cluster optimes trace override" >&2; exit 2 ;;
   esac
   mkdir -p "$out/corpus-$t" "$out/found-$t"
   cp "${seeds[@]}" "$out/corpus-$t/"
