@@ -119,7 +119,7 @@ static int finish(cfg_doc *doc, int rc, const override_list *ov, int flags, expc
     }
     if (rc || (flags & EXPCFG_BIND_ONLY))
         return rc;
-    rc = parallel_derive_dp(&x->cluster, &x->train, err);
+    rc = parallel_derive_dp(&x->model, &x->cluster, &x->train, err);
     if (!rc)
         rc = parallel_check(&x->model, &x->gpu, &x->cluster, &x->train, err);
     if (!rc) {

@@ -67,29 +67,38 @@ static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
-int parallel_derive_dp(const clustercfg *c, traincfg *t, cxl_err *err)
-{
-    if (t->loc[TRAINCFG_F_DP].file[0])
-        return 0;
-    uint64_t gpus = clustercfg_gpus(c), tpp = t->tp * t->pp;
-    if (!tpp || gpus % tpp)
-        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PP),
-                           "training: dp is not given, and tp %llu x pp %llu = %llu does not divide the %llu GPUs "
-                           "of cluster '%s' (nodes %llu x gpus_per_node %llu) to derive it", (ull)t->tp, (ull)t->pp,
-                           (ull)tpp, (ull)gpus, c->name, (ull)c->nodes, (ull)c->gpus_per_node);
-    t->dp = gpus / tpp;
-    return 0;
-}
-
-int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
+/* What the model's shape asks of tp, pp and sp. */
+static int check_shape(const modelcfg *m, const clustercfg *c, const traincfg *t, cxl_err *err)
 {
     if (t->sp && t->tp == 1)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_SP),
                            "training.sp: sequence parallelism splits along tensor-parallel ranks, but tp is 1; "
                            "set tp > 1 or sp: false");
     int rc = check_tp(m, c, t, err);
-    if (!rc)
-        rc = check_pp(m, t, err);
+    return rc ? rc : check_pp(m, t, err);
+}
+
+int parallel_derive_dp(const modelcfg *m, const clustercfg *c, traincfg *t, cxl_err *err)
+{
+    if (t->loc[TRAINCFG_F_DP].file[0])
+        return 0;
+    uint64_t gpus = clustercfg_gpus(c), tpp = t->tp * t->pp;
+    if (tpp && gpus % tpp == 0) {
+        t->dp = gpus / tpp;
+        return 0;
+    }
+    int rc = check_shape(m, c, t, err);     /* the layout's own errors say more */
+    if (rc)
+        return rc;
+    return cfgloc_errf(err, tloc(t, TRAINCFG_F_PP),
+                       "training: dp is not given, and tp %llu x pp %llu = %llu does not divide the %llu GPUs "
+                       "of cluster '%s' (nodes %llu x gpus_per_node %llu) to derive it", (ull)t->tp, (ull)t->pp,
+                       (ull)tpp, (ull)gpus, c->name, (ull)c->nodes, (ull)c->gpus_per_node);
+}
+
+int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
+{
+    int rc = check_shape(m, c, t, err);
     if (rc)
         return rc;
     uint64_t gpus = clustercfg_gpus(c), need = t->tp * t->pp * t->dp;

@@ -24,8 +24,9 @@
 #define PARALLEL_MAX_SLOTS 4194304u
 
 /* training.dp when the configuration does not give it: the cluster's GPUs / (tp x pp). CXL_ECONFIG when
- * tp x pp does not divide them; nothing changes when dp was given (parallel_check checks it). */
-int parallel_derive_dp(const clustercfg *c, traincfg *t, cxl_err *err);
+ * tp x pp does not divide them (after the model's own checks of tp, pp and sp, whose messages say
+ * more); nothing changes when dp was given (parallel_check checks it). */
+int parallel_derive_dp(const modelcfg *m, const clustercfg *c, traincfg *t, cxl_err *err);
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err);
 
 /* global_batch / (micro_batch x dp): micro-batches each pipeline runs per iteration. */

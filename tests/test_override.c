@@ -147,7 +147,7 @@ static void dp_is_derived(void **state)
     const char *const sets[] = { "training.tp=4", "cluster.nodes=8", NULL };
     ok_or_fail(load(path, sets, x, &e), &e, "nodp with sets");
     assert_int_equal(x->train.dp, 8);            /* 64 / (4 x 2) */
-    const char *const bad[] = { "training.pp=3", NULL };
+    const char *const bad[] = { "cluster.nodes=3", "training.pp=8", NULL };  /* 16 does not divide 24 */
     assert_int_equal(load(path, bad, x, &e), CXL_ECONFIG);
     assert_non_null(strstr(e.msg, "dp is not given"));
     free(x);

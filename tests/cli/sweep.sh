@@ -51,7 +51,7 @@ cmp -s "$tmp/t0.cut" "$tmp/t1.cut" && ok || bad "a --set of the file's own value
 printf 'name: nodp\nmodel: llama2-7b\ngpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 4 }\ntraining: { global_batch: 1024, tp: 2, pp: 2 }\n' > "$tmp/nodp.yaml"
 expect_rc 0 "dp derived" "$bin" memory "$tmp/nodp.yaml"
 has "tp 2, pp 2, dp 8" "dp derived"
-expect_rc 3 "dp not derivable" "$bin" memory "$tmp/nodp.yaml" --set training.pp=3
+expect_rc 3 "dp not derivable" "$bin" memory "$tmp/nodp.yaml" --set cluster.nodes=3 --set training.pp=8
 has "dp is not given" "dp not derivable message"
 
 # ---- sweep ----
