@@ -104,11 +104,16 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
     uint64_t gpus = clustercfg_gpus(c), need = t->tp * t->pp * t->dp;
     if (gpus != need) {
         const cfgloc *cl = c->loc[CLUSTERCFG_F_NODES].file[0] ? &c->loc[CLUSTERCFG_F_NODES] : &c->ref;
+        char at[sizeof cl->file + 32];  /* file:line:column, or `--set cluster.nodes` alone (override.h) */
+        if (cl->line > 0)
+            snprintf(at, sizeof at, "%.190s:%d:%d", cl->file, cl->line, cl->col);
+        else
+            snprintf(at, sizeof at, "%.190s", cl->file);
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_DP),
                            "training: tp %llu x pp %llu x dp %llu = %llu GPUs, but cluster '%s' has nodes %llu x "
-                           "gpus_per_node %llu = %llu GPUs (nodes set at %s:%d:%d)",
+                           "gpus_per_node %llu = %llu GPUs (nodes set at %s)",
                            (ull)t->tp, (ull)t->pp, (ull)t->dp, (ull)need, c->name, (ull)c->nodes,
-                           (ull)c->gpus_per_node, (ull)gpus, cl->file, cl->line, cl->col);
+                           (ull)c->gpus_per_node, (ull)gpus, at);
     }
     uint64_t mbdp = t->micro_batch * t->dp;
     if (t->global_batch % mbdp)
