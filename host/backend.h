@@ -90,7 +90,8 @@ cxl_backend_opts cxl_backend_opts_for(const char *name, const cxl_backend_opts *
 int cxl_backend_submit(cxl_backend *b, const cxl_desc *d, size_t n, cxl_err *err);
 uint32_t cxl_backend_space(cxl_backend *b, uint32_t requester);
 /* Advance to cycle `until`; stops early when a completion is buffered (stop_on_completion) or the
- * completion buffer is full. CXL_ELIMIT from the progress watchdog (CXL_WATCHDOG_CYCLES) when work is
+ * completion buffer is full. On return every completion before cxl_backend_now() is ready for poll,
+ * unless the buffer is full (poll, then advance again; compare relies on this). CXL_ELIMIT from the progress watchdog (CXL_WATCHDOG_CYCLES) when work is
  * queued or in flight and nothing has completed for that long. */
 int cxl_backend_advance(cxl_backend *b, uint64_t until, int stop_on_completion, cxl_err *err);
 uint64_t cxl_backend_now(cxl_backend *b);

@@ -58,7 +58,7 @@ static int csim_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err)
     csim *c = b->impl;
     if (c->ring.count && (stop || c->ring.count >= CXL_COMP_RING))
         return 0;
-    uint32_t room = cxl_comp_ring_room(&c->ring), tail = cxl_comp_ring_tail(&c->ring);
+    uint32_t room = cxl_comp_ring_make_room(&c->ring), tail = cxl_comp_ring_tail(&c->ring);
     uint32_t st = cxl_kernel_onchip(&c->mem, &b->params, 0, c->batch, c->nbatch, until, (uint32_t)stop,
                                     &c->ring.c[tail], room, &c->last, NULL, 0);
     c->nbatch = 0;

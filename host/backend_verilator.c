@@ -150,7 +150,7 @@ static int vbk_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err)
     vbk *v = b->impl;
     if (v->ring.count && (stop || v->ring.count >= CXL_COMP_RING))
         return 0;
-    uint32_t room = cxl_comp_ring_room(&v->ring), tail = cxl_comp_ring_tail(&v->ring);
+    uint32_t room = cxl_comp_ring_make_room(&v->ring), tail = cxl_comp_ring_tail(&v->ring);
     memcpy(vdev_map(v->d, v->a_descs, sizeof v->batch), v->batch, v->nbatch * sizeof v->batch[0]);
     int rc = kernel_call(v, 0, v->nbatch, until, (uint32_t)stop, v->a_comps + (uint64_t)tail * sizeof(cxl_completion),
                          room, 0, err);

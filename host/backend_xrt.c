@@ -501,7 +501,7 @@ static int xbk_advance(cxl_backend *b, uint64_t until, int stop, cxl_err *err)
     if (until > x->last.now + XBK_RUN_CYCLES)
         until = x->last.now + XBK_RUN_CYCLES;
     /* completions land at the start of the set's buffer, and go to the ring's tail when the run is taken */
-    uint32_t room = cxl_comp_ring_room(&x->ring); /* contiguous: settle() copies them in one piece */
+    uint32_t room = cxl_comp_ring_make_room(&x->ring); /* one range at the tail: settle() copies them in one piece */
     rc = start_run(x, x->fill, 0, x->nbatch, until, (uint32_t)stop, room, 0, err);
     if (rc)
         return rc;

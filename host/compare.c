@@ -354,7 +354,9 @@ static int poll_all(cmp_ctx *c, int s, cxl_err *err)
 }
 
 /* Advance side s towards `until`, stopping on completion; repeat while it returns early with nothing
- * (a backend may return early, e.g. at an internal batch boundary). Completions collect in buf[s]. */
+ * (a backend may return early, e.g. at an internal batch boundary). Completions collect in buf[s]. A
+ * side already at `until` is not advanced (B when A stopped where B stands): a backend has handed over
+ * every completion before the cycle it reports (host/comp_ring.h), so there is nothing left to collect. */
 static int advance_side(cmp_ctx *c, int s, uint64_t until, cxl_err *err)
 {
     cxl_backend *b = c->be[s];

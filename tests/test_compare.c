@@ -4,7 +4,8 @@
  * with its file:line:column; the random generator's variety and its round trip through CSV.
  * Comparison: csim against itself is equal on random streams over the presets asic, asic-switch,
  * pool-2x2 and local-ddr5; csim against analytical differs, with a report whose cycle is checked against
- * csim run alone; limits and bad backends. When the verilator backend is built, csim against verilator on
+ * csim run alone; limits and bad backends; a backend hands over every completion before the cycle it
+ * reports, also where its completion ring wraps (host/comp_ring.h). When the verilator backend is built, csim against verilator on
  * short random streams over several presets and seeds must be equal (skipped otherwise, and said so). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "backend.h"
+#include "comp_ring.h"
 #include "compare.h"
 #include "devcfg.h"
 #include "tmpdir_fixture.h"
@@ -420,6 +422,101 @@ static void test_csim_equals_itself(void **state)
     }
 }
 
+/* The ring offers a kernel call its whole free space, one range at the tail, and keeps its completions
+ * in order through the move: here 3 buffered from slot 1022 on, across the array's end. */
+static void test_comp_ring_make_room(void **state)
+{
+    (void)state;
+    static cxl_comp_ring r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(cxl_comp_ring_make_room(&r), CXL_COMP_RING);
+    r.head = 1000; /* 1000 polled: empty, the head 24 slots before the end */
+    assert_int_equal(cxl_comp_ring_make_room(&r), CXL_COMP_RING);
+    assert_int_equal(cxl_comp_ring_tail(&r), 0);
+    r.head = CXL_COMP_RING - 2;
+    r.count = 0;
+    for (uint64_t id = 1; id <= 3; id++) {
+        r.c[cxl_comp_ring_tail(&r)].id = id;
+        cxl_comp_ring_added(&r, 1);
+    }
+    assert_int_equal(cxl_comp_ring_make_room(&r), CXL_COMP_RING - 3);
+    assert_int_equal(cxl_comp_ring_tail(&r), 3);
+    r.c[cxl_comp_ring_tail(&r)].id = 4;
+    cxl_comp_ring_added(&r, 1);
+    cxl_completion out[8];
+    assert_int_equal(cxl_comp_ring_poll(&r, out, 8), 4);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(out[i].id, (uint64_t)i + 1);
+}
+
+/* A backend that has reached cycle X has handed over every completion before X, wherever the head of
+ * its completion ring stands (host/comp_ring.h). 1000 completions polled one at a time leave the head 24
+ * slots before the ring's end; 48 one-line reads then complete within one advance. The kernel used to
+ * be offered only those 24 slots (the free range up to the array's end) and kept the other 24 in the
+ * model while the backend reported the cycle after them: compare, csim against itself, differed when two
+ * completions of one cycle straddled the ring's end (asic, --random 2000000: after 128,000 = 125 x 1024
+ * completions). */
+static void test_ring_end_hands_over_all(void **state)
+{
+    (void)state;
+    cxl_params p = params_of("asic");
+    cxl_backend *b;
+    cxl_err e;
+    cxl_err_clear(&e);
+    assert_int_equal(cxl_backend_open("csim", &p, &b, &e), 0);
+    cxl_desc d;
+    memset(&d, 0, sizeof d);
+    d.bytes = CXL_LINE_BYTES;
+    d.max_outstanding = 1;
+    d.rd_weight = 1;
+    cxl_completion c[64];
+    uint64_t id = 0;
+    for (int i = 0; i < 1000; i++) {
+        d.id = ++id;
+        d.base = (uint64_t)i * CXL_LINE_BYTES;
+        assert_int_equal(cxl_backend_submit(b, &d, 1, &e), 0);
+        assert_int_equal(cxl_backend_advance(b, UINT64_MAX, 1, &e), 0);
+        assert_int_equal(cxl_backend_poll(b, c, 64), 1);
+        assert_int_equal(c[0].id, id);
+    }
+    cxl_desc batch[48];
+    for (int i = 0; i < 48; i++) {
+        d.id = ++id;
+        d.requester = (uint16_t)(i % 3);
+        d.base = (uint64_t)i << 20;
+        batch[i] = d;
+    }
+    assert_int_equal(cxl_backend_submit(b, batch, 48, &e), 0);
+    uint64_t until = cxl_backend_now(b) + 1000000;
+    assert_int_equal(cxl_backend_advance(b, until, 0, &e), 0);
+    assert_int_equal(cxl_backend_now(b), until);
+    size_t n = cxl_backend_poll(b, c, 64);
+    if (n != 48)
+        fail_msg("reached cycle %llu with %zu of the 48 completions handed over", (unsigned long long)until, n);
+    for (size_t i = 0; i < n; i++)
+        assert_true(c[i].end_cycle < until);
+    assert_true(cxl_backend_idle(b));
+    /* the same with stop on completion: every completion of the cycle it stops at, in one advance */
+    for (int i = 0; i < 48; i++)
+        batch[i].id = ++id;
+    assert_int_equal(cxl_backend_submit(b, batch, 48, &e), 0);
+    size_t total = 0;
+    while (total < 48) {
+        assert_int_equal(cxl_backend_advance(b, UINT64_MAX, 1, &e), 0);
+        uint64_t now = cxl_backend_now(b);
+        n = cxl_backend_poll(b, c, 64);
+        assert_true(n > 0);
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(c[i].end_cycle, now - 1);
+        total += n;
+        /* nothing left for this cycle: advancing to where it stands hands over nothing more */
+        assert_int_equal(cxl_backend_advance(b, now, 1, &e), 0);
+        assert_int_equal(cxl_backend_poll(b, c, 64), 0);
+    }
+    assert_int_equal(total, 48);
+    cxl_backend_close(b);
+}
+
 /* Any backend pair: analytical against itself is equal too. */
 static void test_analytical_equals_itself(void **state)
 {
@@ -650,6 +747,8 @@ int main(void)
         cmocka_unit_test(test_load_files),
         cmocka_unit_test(test_random_stream),
         cmocka_unit_test(test_csim_equals_itself),
+        cmocka_unit_test(test_comp_ring_make_room),
+        cmocka_unit_test(test_ring_end_hands_over_all),
         cmocka_unit_test(test_analytical_equals_itself),
         cmocka_unit_test(test_ids_any_order),
         cmocka_unit_test(test_csim_vs_analytical),
