@@ -68,7 +68,7 @@ module cxl_model #(
     input  wire                         comp_pop,
     input  wire [15:0]                  st_addr,
     input  wire                         st_rd,        // st_data is being read (its register must clock)
-    output reg  [63:0]                  st_data,
+    output wire [63:0]                  st_data,
     output wire [31:0]                  model_error,
     output wire                         idle,
     output wire [8*NREQ-1:0]            req_space     // requester_space of each requester, 8 bits each
@@ -456,9 +456,39 @@ module cxl_model #(
         end
     endgenerate
 
+    // the device-side links exist only beside the switch (a build with SW = 0 has none: their outputs are
+    // the constants of links that never run, and every reader of them also checks `sw`)
+    localparam integer NDL = SW != 0 ? ND : 0;
     genvar gd;
     generate
-        for (gd = 0; gd < ND; gd = gd + 1) begin : dn
+        if (SW == 0) begin : g_nodn
+            assign dm_idle = {ND{1'b1}};
+            assign ds_idle = {ND{1'b1}};
+            assign dm_rx_n = {(ND*4){1'b0}};
+            assign ds_rx_n = {(ND*4){1'b0}};
+            assign dm_rx_msg = {(ND*NIN*W){1'b0}};
+            assign ds_rx_msg = {(ND*NIN*W){1'b0}};
+            assign dm_flit = {ND{1'b0}};
+            assign ds_flit = {ND{1'b0}};
+            assign dm_dflit = {ND{1'b0}};
+            assign ds_dflit = {ND{1'b0}};
+            assign dm_used = {(ND*3){1'b0}};
+            assign ds_used = {(ND*3){1'b0}};
+            assign dm_msgs = {(ND*32){1'b0}};
+            assign ds_msgs = {(ND*32){1'b0}};
+            assign dm_stall = {(ND*4){1'b0}};
+            assign ds_stall = {(ND*4){1'b0}};
+            assign dm_pop = {(ND*3){1'b0}};
+            assign ds_pop = {(ND*6){1'b0}};
+            assign dm_src_rdy = {(ND*K){1'b0}};
+            assign dm_src_msg = {(ND*K*W){1'b0}};
+            assign ds_src_rdy = {(ND*2*K){1'b0}};
+            assign ds_src_msg = {(ND*2*K*W){1'b0}};
+            /* verilator lint_off UNUSEDSIGNAL */   // the sources and credit returns of links not built
+            wire nodn_unused = ^{dm_src_rdy, dm_src_msg, ds_src_rdy, ds_src_msg, dm_ret, ds_ret, sw_dn_out_count};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+        for (gd = 0; gd < NDL; gd = gd + 1) begin : dn
             wire used = lp && sw && gd < p_devices;
             wire lclk;
             wire [63:0] now_l;
@@ -836,14 +866,39 @@ module cxl_model #(
     end
     wire        lin_hit = rlat < 64'd16384;
     wire [13:0] lin_w   = {rwr, rlat[13:1]};
-    wire [63:0] lin_old = h_lin[lin_w];
-    wire [63:0] lin_new = rlat[0] ? {lin_old[63:32] + 32'd1, lin_old[31:0]} : {lin_old[63:32], lin_old[31:0] + 32'd1};
     wire [4:0]  log_i   = {rwr, logk};
-    // h_lin's one write port: the clearing sweep, or a response's bin (never both: no model cycle runs
-    // while clearing, so rsp_clk is low). One port lets synthesis build it as a RAM, not 512K flip-flops.
+    // h_lin is a block RAM: one write port and one registered read port (h_rd). A response's bin is a
+    // read-modify-write over clocks: the response clock that first names a word reads it and opens a
+    // pending update (p_*), later response clocks naming the same word add to the pending counts, and
+    // the pending update is written (the word read plus the counts) when a response names another word
+    // (that response's read goes out in the same clock) or in the model cycle's main clock. So between
+    // model cycles nothing is pending, and the statistics read-out (st_rd, only between model cycles)
+    // uses the same read port. The write port takes the clearing sweep or a pending update (never both:
+    // no model cycle runs while clearing). 2 x 8,192 x 64 bits: 28 RAMB36 instead of ~41K LUTs of LUT RAM.
+    reg  [63:0] h_rd;                          // h_lin[address of the last read]
+    reg         p_valid;
+    reg  [13:0] p_addr;
+    reg  [31:0] p_lo, p_hi;                    // counts to add to the low and high bin of word p_addr
+    wire        h_same  = p_valid && lin_w == p_addr;
+    wire        h_open  = rsp_clk && lin_hit && !h_same;           // read the bin's word, open an update
+    wire        h_flush = p_valid && (main_clk || h_open);
+    wire        h_st    = st_rd && !stepping;                      // a statistics read-out clock
+    always @(posedge mclk) begin
+        if (h_open || h_st)
+            h_rd <= h_lin[h_open ? lin_w : s_hl];
+        if (rst_n && (clearing || h_flush))
+            h_lin[clearing ? clr_q[13:0] : p_addr] <= clearing ? 64'd0 : {h_rd[63:32] + p_hi, h_rd[31:0] + p_lo};
+    end
     always @(posedge mclk)
-        if (rst_n && (clearing || (rsp_clk && lin_hit)))
-            h_lin[clearing ? clr_q[13:0] : lin_w] <= clearing ? 64'd0 : lin_new;
+        if (!rst_n)
+            p_valid <= 1'b0;
+        else if (rsp_clk && lin_hit) begin
+            p_valid <= 1'b1;
+            p_addr <= lin_w;
+            p_lo <= (h_same ? p_lo : 32'd0) + {31'd0, !rlat[0]};
+            p_hi <= (h_same ? p_hi : 32'd0) + {31'd0, rlat[0]};
+        end else if (main_clk)
+            p_valid <= 1'b0;
 
     // link statistics: link i < NH is up link i (both directions), NH + d is dn link d; 14 words each
     localparam integer NL = NH + ND;
@@ -979,11 +1034,17 @@ module cxl_model #(
     // ---------------------------------------------------------------- statistics readout
     // C link index: host links 0..H-1, then device links H..H+D-1 (H = hosts at run time)
     wire [31:0] sa = {16'd0, st_addr};
-    wire [31:0] s_lo = sa - `CXL_S_LINK;
-    wire [31:0] s_li = s_lo / `CXL_S_LINK_WORDS, s_lf = s_lo % `CXL_S_LINK_WORDS;
+    localparam [31:0] SL32 = `CXL_S_LINK, SD32 = `CXL_S_DEV;
+    wire [7:0]  s_lo8 = sa[7:0] - SL32[7:0];   // (sa - CXL_S_LINK) mod 256
+    // the divisions by the record sizes in 8 bits (the offsets are below 8 x 14 and 4 x 13 where they are
+    // used): a 32-bit division by a constant is a 32-stage subtractor array in synthesis
+    localparam [7:0] LW8 = `CXL_S_LINK_WORDS, DW8 = `CXL_S_DEV_WORDS;
+    wire [7:0]  s_li8 = s_lo8 / LW8, s_lf8 = s_lo8 % LW8;
+    wire [31:0] s_li = {24'd0, s_li8}, s_lf = {24'd0, s_lf8};
     wire [31:0] s_lp = s_li < p_hosts ? s_li : NH + s_li - p_hosts;    // our link index
-    wire [31:0] s_do = sa - `CXL_S_DEV;
-    wire [31:0] s_di = s_do / `CXL_S_DEV_WORDS, s_df = s_do % `CXL_S_DEV_WORDS;
+    wire [7:0]  s_do8 = sa[7:0] - SD32[7:0];   // (sa - CXL_S_DEV) mod 256
+    wire [7:0]  s_di8 = s_do8 / DW8, s_df8 = s_do8 % DW8;
+    wire [31:0] s_di = {24'd0, s_di8}, s_df = {24'd0, s_df8};
     wire [31:0] s_ho = sa - (sa >= `CXL_S_WRITE_LAT ? `CXL_S_WRITE_LAT : `CXL_S_READ_LAT);
     wire        s_hw = sa >= `CXL_S_WRITE_LAT;
     wire [13:0] s_hl = {s_hw, s_ho[12:0]};
@@ -1004,34 +1065,39 @@ module cxl_model #(
                 dev_word = dv_devload[256*s_di[1:0] + 64*(s_df - `CXL_S_DEV_DEVLOAD_OFF) +: 64];
         end
     end
+    // st_data: a registered word (st_q), or the histogram RAM's registered read (h_rd) when st_hist
+    reg  [63:0] st_q;
+    reg         st_hist;
+    assign st_data = st_hist ? h_rd : st_q;
     always @(posedge mclk) begin
+        st_hist <= 1'b0;
         if (sa == `CXL_S_CYCLES)
-            st_data <= st_cycles;
+            st_q <= st_cycles;
         else if (sa == `CXL_S_READ_BYTES)
-            st_data <= st_rbytes;
+            st_q <= st_rbytes;
         else if (sa == `CXL_S_WRITE_BYTES)
-            st_data <= st_wbytes;
+            st_q <= st_wbytes;
         else if (sa >= `CXL_S_READ_LAT && sa < `CXL_S_WRITE_LAT + `CXL_S_HIST_WORDS) begin
             if (s_ho < `CXL_S_HIST_LOG_OFF)
-                st_data <= h_lin[s_hl];
+                st_hist <= 1'b1;
             else if (s_ho < `CXL_S_HIST_COUNT_OFF)
-                st_data <= h_log[64*({28'd0, s_hw, 3'd0} + s_ho - `CXL_S_HIST_LOG_OFF) +: 64];
+                st_q <= h_log[64*({28'd0, s_hw, 3'd0} + s_ho - `CXL_S_HIST_LOG_OFF) +: 64];
             else if (s_ho == `CXL_S_HIST_COUNT_OFF)
-                st_data <= s_hw ? h_cnt1 : h_cnt0;
+                st_q <= s_hw ? h_cnt1 : h_cnt0;
             else if (s_ho == `CXL_S_HIST_SUM_OFF)
-                st_data <= s_hw ? h_sum1 : h_sum0;
+                st_q <= s_hw ? h_sum1 : h_sum0;
             else if (s_ho == `CXL_S_HIST_MAX_OFF)
-                st_data <= s_hw ? h_max1 : h_max0;
+                st_q <= s_hw ? h_max1 : h_max0;
             else
-                st_data <= 64'd0;
+                st_q <= 64'd0;
         end else if (sa >= `CXL_S_LINK && sa < `CXL_S_LINK + `CXL_S_LINKS * `CXL_S_LINK_WORDS)
-            st_data <= s_lp < NL ? ls[64*(14*s_lp + s_lf) +: 64] : 64'd0;
+            st_q <= s_lp < NL ? ls[64*(14*s_lp + s_lf) +: 64] : 64'd0;
         else if (sa >= `CXL_S_DEV && sa < `CXL_S_DEV + `CXL_S_DEVS * `CXL_S_DEV_WORDS)
-            st_data <= dev_word;
+            st_q <= dev_word;
         else if (sa == `CXL_S_SWITCH_STALL)
-            st_data <= sw_stall;
+            st_q <= sw_stall;
         else
-            st_data <= 64'd0;
+            st_q <= 64'd0;
     end
 
     // ---------------------------------------------------------------- submit and idle

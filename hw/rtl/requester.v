@@ -8,7 +8,8 @@
 //   2. iss_en (the host path has room): requester_issue(idx, host, now): iss_valid and iss_msg in this
 //      cycle, from the state after step 1 (a tag freed in step 1 is handed out again, as in the C);
 //   3. sub_valid && sub_ready: requester_submit: the descriptor is stored at the edge and can issue from
-//      the next clock on.
+//      the next clock on. A submit has a clock of its own: sub_valid never comes with rsp_valid or
+//      iss_en (the C submits between model cycles), which gives each slot table one write port.
 // The model may deliver several responses to one requester in one model cycle: the caller then spends
 // one clock per response with the same `now` (and iss_en only on the last), exactly the C's call order.
 // `tags` (outstanding tags, capped at 256) is sampled during reset (requester_init).
@@ -89,7 +90,9 @@ module requester (
     reg [63:0] s_rng [0:15];
     reg [63:0] s_off [0:15];
     reg [31:0] s_mix [0:15];
-    reg [31:0] s_outst [0:15];
+    // outstanding lines per slot: at most the tags (256), so 9 bits hold the C's uint32_t exactly. The
+    // only slot table with two writes in one clock (the response's slot and the issuing slot): registers.
+    reg [8:0]  s_outst [0:15];
     // per-slot flags kept beside the counters, so the retire and issue scans read one bit per slot
     // instead of comparing two 64-bit counters per slot (32 comparators): s_fin[i] = !(s_done < s_lines),
     // s_left[i] = s_issued < s_lines, each updated with the counter it follows
@@ -167,9 +170,9 @@ module requester (
 `endif
     end
     wire [9:0]  nfree1 = {1'b0, nfree} + {9'd0, rsp_valid};
-    wire [31:0] outst1 = s_outst[s] - {31'd0, rsp_valid && cs == s};
+    wire [8:0]  outst1 = s_outst[s] - {8'd0, rsp_valid && cs == s};
     wire        go = iss_en && nfree1 != 10'd0 && found && !(now < s_next[s]) &&
-                     outst1 < {16'd0, d_maxo[s]};
+                     {7'd0, outst1} < d_maxo[s];
     // free_tags below `low` (the lowest nfree since reset) were never written: they still hold their
     // initial value tags - 1 - i, so the stack needs no reset loop (it can map to RAM)
     wire [7:0]  ntop = nfree[7:0] - 8'd1;
@@ -211,6 +214,66 @@ module requester (
     wire [63:0] issued1 = s_issued[s] + 64'd1;
     wire [63:0] sub_lines = sub_bytes >> 6;
 
+    // A submit (sub_valid) never comes in the clock of a response or an issue (rsp_valid, iss_en): the C
+    // calls requester_submit between model cycles (cxl_model_submit) and the others within one, and
+    // cxl_model.v submits only in clocks between model cycles. So each slot table below has one write
+    // port: the submitted slot (ns) or, in a model cycle, the issuing slot (s) or the responding slot (cs).
+    // With their asynchronous reads the tables are LUT RAM (16 deep), not registers with a write
+    // multiplexer per bit; only the flags the scans read (s_fin, s_left) and s_outst are registers.
+    wire        sub_we = rst_n && ce && sub_valid && sub_ready;
+    wire        go_we  = rst_n && ce && go;
+    wire        rsp_we = rst_n && ce && rsp_valid;
+    wire [3:0]  wa_s = sub_we ? ns : s;    // the issue-side tables' write address
+    wire [3:0]  wa_c = sub_we ? ns : cs;   // the response-side table's
+    wire [63:0] sub_rng = z3 != 64'd0 ? z3 : 64'd1;
+    wire [63:0] off_new = noff >= d_fp[s] ? noff - d_fp[s] : noff;
+    wire [63:0] next_new = now + (d_gap[s] != 32'd0 ? {32'd0, d_gap[s]} : 64'd1);
+
+    // descriptor fields: written at submit only
+    always @(posedge clk)
+        if (sub_we) begin
+            d_id[ns] <= sub_id;
+            d_base[ns] <= sub_base;
+            d_fp[ns] <= sub_fp;
+            d_stride[ns] <= sub_stride;
+            d_gap[ns] <= sub_gap_cycles;
+            d_req[ns] <= sub_requester;
+            d_maxo[ns] <= sub_max_outstanding;
+            d_pat[ns] <= sub_pattern;
+            d_rw[ns] <= no_w ? 8'd1 : sub_rd_weight;
+            d_ww[ns] <= sub_wr_weight;
+            s_lines[ns] <= sub_lines;
+        end
+    // issue-side slot state: set at submit, moved by an issue of that slot
+    always @(posedge clk) begin
+        if (sub_we || go_we) begin
+            s_issued[wa_s] <= sub_we ? 64'd0 : issued1;
+            s_next[wa_s] <= sub_we ? sub_not_before : next_new;
+            s_mix[wa_s] <= sub_we ? 32'd0 : is_wr ? macc - mtot : macc;
+        end
+        if (sub_we || (go_we && s_issued[s] == 64'd0))
+            s_start[wa_s] <= sub_we ? 64'd0 : now;
+        if (sub_we || (go_we && random))
+            s_rng[wa_s] <= sub_we ? sub_rng : rng_new;
+        if (sub_we || (go_we && !random))
+            s_off[wa_s] <= sub_we ? 64'd0 : off_new;
+    end
+    // response-side slot state
+    always @(posedge clk)
+        if (sub_we || rsp_we)
+            s_done[wa_c] <= sub_we ? 64'd0 : cdone;
+    // tags: the stack's push (a response not reused by this clock's issue) and the issued tag's record
+    always @(posedge clk) begin
+        if (rsp_we && !go)
+            free_tags[nfree[7:0]] <= rsp_tag;
+        if (go_we) begin
+            tag_issue[tag] <= now;
+            tag_slot[tag] <= s;
+            tag_write[tag] <= is_wr;
+        end
+    end
+
+    // registers: the ring's head and count, the tag stack's depth, the scan flags, the outstanding counts
     always @(posedge clk) begin
         if (!rst_n) begin
             head <= 4'd0;
@@ -222,11 +285,8 @@ module requester (
             s_left <= 16'd0;
         end else if (ce) begin
             if (rsp_valid) begin
-                s_done[cs] <= cdone;
                 s_fin[cs] <= cfin;
-                s_outst[cs] <= s_outst[cs] - 32'd1;
-                if (!go)
-                    free_tags[nfree[7:0]] <= rsp_tag;
+                s_outst[cs] <= s_outst[cs] - 9'd1;
             end
             nfree <= nfree + {8'd0, rsp_valid} - {8'd0, go};
             if (go && !rsp_valid && {1'b0, ntop} < low)
@@ -234,43 +294,13 @@ module requester (
             head <= head + n_ret[3:0];
             count <= count_r + {4'd0, sub_valid && sub_ready};
             if (go) begin
-                s_outst[s] <= outst1 + 32'd1;
-                s_issued[s] <= issued1;
+                s_outst[s] <= outst1 + 9'd1;
                 s_left[s] <= issued1 < s_lines[s];
-                if (s_issued[s] == 64'd0)
-                    s_start[s] <= now;
-                s_next[s] <= now + (d_gap[s] != 32'd0 ? {32'd0, d_gap[s]} : 64'd1);
-                s_mix[s] <= is_wr ? macc - mtot : macc;
-                if (random)
-                    s_rng[s] <= rng_new;
-                else
-                    s_off[s] <= noff >= d_fp[s] ? noff - d_fp[s] : noff;
-                tag_issue[tag] <= now;
-                tag_slot[tag] <= s;
-                tag_write[tag] <= is_wr;
             end
             if (sub_valid && sub_ready) begin
-                d_id[ns] <= sub_id;
-                d_base[ns] <= sub_base;
-                d_fp[ns] <= sub_fp;
-                d_stride[ns] <= sub_stride;
-                d_gap[ns] <= sub_gap_cycles;
-                d_req[ns] <= sub_requester;
-                d_maxo[ns] <= sub_max_outstanding;
-                d_pat[ns] <= sub_pattern;
-                d_rw[ns] <= no_w ? 8'd1 : sub_rd_weight;
-                d_ww[ns] <= sub_wr_weight;
-                s_lines[ns] <= sub_lines;
                 s_fin[ns] <= sub_lines == 64'd0;
                 s_left[ns] <= sub_lines != 64'd0;
-                s_issued[ns] <= 64'd0;
-                s_done[ns] <= 64'd0;
-                s_start[ns] <= 64'd0;
-                s_next[ns] <= sub_not_before;
-                s_rng[ns] <= z3 != 64'd0 ? z3 : 64'd1;
-                s_off[ns] <= 64'd0;
-                s_mix[ns] <= 32'd0;
-                s_outst[ns] <= 32'd0;
+                s_outst[ns] <= 9'd0;
             end
         end
     end

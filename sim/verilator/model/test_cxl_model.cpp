@@ -129,12 +129,16 @@ bool compare_stats(Bench &b, const cxl_model &m, Run &run)
     const uint32_t n = static_cast<uint32_t>(sizeof(cxl_stats) / 8);
     std::vector<uint64_t> c(n);
     std::memcpy(c.data(), &m.st, sizeof m.st);
+    b.top->st_rd = 1;   // a read-out clock (the histogram RAM's read port serves it only then)
     for (uint32_t w = 0; w < n; w++) {
         b.top->st_addr = static_cast<uint16_t>(w);
         b.tick();
-        if (b.top->st_data != c[w])
+        if (b.top->st_data != c[w]) {
+            b.top->st_rd = 0;
             return run.fail(stat_name(w), b.top->st_data, c[w]);
+        }
     }
+    b.top->st_rd = 0;
     return true;
 }
 
