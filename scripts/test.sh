@@ -18,6 +18,7 @@ case ${1:-} in
   --slow) tier=slow; shift ;;
   --default) tier=default; shift ;;
 esac
+begin=$SECONDS
 if [ "${CXLSIM_SANITIZE:-0}" = 1 ]; then
   "$root/scripts/setup.sh" --deps-only
   # CXLSIM_RTL_REUSE=DIR: take the verilated libraries (built without sanitizers either way) from the
@@ -38,6 +39,7 @@ case $tier in
   slow) select=(-L '^slow$' ${fuzz:+-LE "^$fuzz$"}) ;;
   all) select=(${fuzz:+-LE "^$fuzz$"}) ;;
 esac
+echo "test.sh: packages, configure and build: $((SECONDS - begin)) s"
 echo "test.sh: tier $tier: ctest ${select[*]} $*"
 start=$SECONDS
 ctest --output-on-failure -j"$(nproc)" "${select[@]}" "$@"
