@@ -3,8 +3,9 @@
 #   scripts/test.sh              the default tier: every test but those labelled slow (at most 5 minutes on
 #                                2 cores after the build)
 #   scripts/test.sh --all        both tiers (also CXLSIM_TEST_ALL=1): what CI runs (.ci/run)
-#   scripts/test.sh --slow       the slow tier alone (ctest label slow: whole-model RTL lint, the fully
-#                                detailed hybrid run; CMakeLists.txt "Test tiers")
+#   scripts/test.sh --slow       the slow tier alone (ctest label slow: the whole-model RTL lint, the
+#                                fuzzers, the fully detailed hybrid run, the Yosys synthesis checks;
+#                                CMakeLists.txt "test tiers")
 #   CXLSIM_SANITIZE=1 scripts/test.sh   the default tier under ASan/UBSan in build-asan/ (the slow tier's
 #                                tests run no code of ours or skip themselves under the sanitizers)
 #   CXLSIM_RTL_REUSE=build              ... reusing build/'s verilated libraries (CMakeLists.txt)
