@@ -4,16 +4,23 @@
 #   scripts/setup.sh [BUILD_DIR]        default build folder: build/
 #   scripts/setup.sh --deps-only        install the packages only (scripts/test.sh's sanitized pass
 #                                       configures and builds its own folder)
+#   scripts/setup.sh --core-deps-only   only those the C model, the cxlsim command and its tests need
+#                                       (scripts/quickstart.sh's first step; the optional ones come after)
 #
 # Packages (see README "Dependencies"): cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev
-# zlib1g-dev verilator yosys libxrt-dev gtkwave python3. Runs apt-get as root, or through sudo when not root.
+# zlib1g-dev python3, and optional: verilator yosys libxrt-dev gtkwave. Runs apt-get as root, or through
+# sudo when not root. The build has every backend whose dependency is installed (CXLSIM_VERILATOR=ON, also
+# where an interrupted scripts/quickstart.sh left its first, C-model-only configuration in BUILD_DIR).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps_only=0
+core_only=0
 if [ "${1:-}" = --deps-only ]; then deps_only=1; shift; fi
+if [ "${1:-}" = --core-deps-only ]; then deps_only=1; core_only=1; shift; fi
 build=${1:-"$root/build"}
 
-packages=(cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev zlib1g-dev verilator yosys libxrt-dev gtkwave python3)
+packages=(cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev zlib1g-dev python3)
+[ "$core_only" = 1 ] || packages+=(verilator yosys libxrt-dev gtkwave)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -30,10 +37,10 @@ if ((${#missing[@]})); then
   # checks out, not the build
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev zlib1g-dev python3
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+  [ "$core_only" = 1 ] || "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     verilator yosys libxrt-dev gtkwave || echo "setup: verilator/yosys/libxrt-dev/gtkwave unavailable; the RTL backends and checks will not be built"
 fi
 
 [ "$deps_only" = 1 ] && exit 0
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCXLSIM_VERILATOR=ON >/dev/null
 cmake --build "$build" -j"$(nproc)"

@@ -90,7 +90,7 @@ d = json.load(open(sys.argv[1]))
 assert d["breakdown_s"]["cxl_stall"] > 0 and d["extrapolated_cycles"] > 0
 t = json.load(open(sys.argv[2]))["traceEvents"]
 names = {e["args"].get("name") for e in t if e.get("ph") == "M"}
-assert "CXL transfers" in names and any(n.startswith("CXL domain 0") for n in names), names
+assert "CXL transfers" in names and any(n and n.startswith("CXL domain 0") for n in names), names
 assert any(e.get("name") == "CXL traffic" for e in t)
 PY
 (cd "$tmp" && "$bin" train "$src/configs/experiments/cxl-offload-small.yaml" --json c2.json >/dev/null 2>&1)
