@@ -4,16 +4,25 @@
 // Purely combinational, as the C is a pure function: the outputs follow `addr` and the parameters in the
 // same cycle, so a caller registers them where its timing needs it.
 //
-// Runtime parameters (cxl_dram_params, no rebuild per preset):
+// Runtime parameters (cxl_dram_params, no rebuild per preset; constant while the model runs):
 //   map_order : map[i] in map_order[3*i +: 3], field order least significant first (enum cxl_map_field, < 6)
 //   map_bits  : bits[f] in map_bits[6*f +: 6], log2 of field f's size (the C's uint32 values are all < 64)
 //   bank_hash : XOR-fold the row into the bank-group and bank bits (permutation-based interleaving,
-//               Zhang et al., MICRO 2000)
+//               Zhang et al., MICRO 2000); bank group + bank bits at most 8 (devcfg allows 6:
+//               CXL_MAX_BANKS = 64 banks per channel)
 // Outputs are 32 bits wide, as cxl_dram_addr's fields.
+//
+// As hardware: the C shifts the address field by field in map order; here each field's offset (the bits
+// of the fields before its last place in the order: a later duplicate overwrites an earlier one, as in
+// the C) depends on the parameters only, so the address goes through one shifter per field. The C folds
+// the row into bb = bank group + bank bits by XOR-ing bb-bit chunks; bit j of the row lands in bit
+// j mod bb, so fold bit k is the parity of the row under a mask that depends on bb only.
 `default_nettype none
 
 module dram_map (
+    /* verilator lint_off UNUSEDSIGNAL */  // the byte within a line
     input  wire [63:0] addr,
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [17:0] map_order,
     input  wire [35:0] map_bits,
     input  wire        bank_hash,
@@ -25,56 +34,71 @@ module dram_map (
     output reg  [31:0] col
 );
     localparam F_CH = 0, F_RANK = 1, F_BG = 2, F_BANK = 3, F_ROW = 4, F_COL = 5;
+    localparam integer FOLD = 8;   // most bank group + bank bits the hash folds into
 
-    reg [63:0] x;
-    reg [31:0] v [0:5];
+    // ---- from the parameters only: each field's place in addr >> 6
+    reg [8:0]  off [0:5];          // sum of the widths before the field's last place in map order
+    reg [5:0]  in_map;             // the field is in the order at all
+    reg [8:0]  acc;
     reg [2:0]  f;
-    reg [5:0]  b;
-    reg [5:0]  bgb, bb;
-    reg [31:0] mask, h, rw, bk;
-    integer i, j;
-
+    integer    i, j, k;
     always @* begin
-        x = addr >> 6;
+        acc = 9'd0;
+        in_map = 6'd0;
         for (j = 0; j < 6; j = j + 1)
-            v[j] = 32'd0;
-        // fields in map order; a later duplicate overwrites an earlier one, as in the C
+            off[j] = 9'd0;
         for (i = 0; i < 6; i = i + 1) begin
             f = map_order[3*i +: 3];
-            b = map_bits[6*f +: 6];
             for (j = 0; j < 6; j = j + 1)
-                if (f == j[2:0])
-                    v[j] = x[31:0] & ((b >= 6'd32) ? 32'hffffffff : ((32'd1 << b) - 32'd1));
-            x = x >> b;
+                if (f == j[2:0]) begin
+                    off[j] = acc;
+                    in_map[j] = 1'b1;
+                    acc = acc + {3'd0, map_bits[6*j +: 6]};
+                end
         end
-        bgb = map_bits[6*F_BG +: 6];
-        bb = bgb + map_bits[6*F_BANK +: 6];
-        mask = (32'd1 << bb) - 32'd1;
+    end
+
+    // fold masks: bit j of the row goes to fold bit j mod bb (bb = 1 .. FOLD; a constant per bb)
+    wire [5:0] bgb = map_bits[6*F_BG +: 6];
+    wire [5:0] bb  = bgb + map_bits[6*F_BANK +: 6];
+    reg [31:0] fmask [0:FOLD-1];
+    integer    bv;
+    always @* begin
+        for (k = 0; k < FOLD; k = k + 1) begin
+            fmask[k] = 32'd0;
+            for (bv = 1; bv <= FOLD; bv = bv + 1)
+                if (bb == bv[5:0])
+                    for (j = 0; j < 32; j = j + 1)
+                        fmask[k][j] = (j % bv) == k;
+        end
+    end
+
+    // ---- the address
+    wire [57:0] x = addr[63:6];
+    reg [31:0]  v [0:5];
+    /* verilator lint_off UNUSEDSIGNAL */  // fields are 32 bits
+    reg [57:0]  sh;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [31:0]  h, bk, bgmask;
+    always @* begin
+        for (j = 0; j < 6; j = j + 1) begin
+            sh = (off[j][8:6] != 3'd0) ? 58'd0 : x >> off[j][5:0];
+            v[j] = !in_map[j] ? 32'd0
+                 : sh[31:0] & ((map_bits[6*j +: 6] >= 6'd32) ? 32'hffffffff : ((32'd1 << map_bits[6*j +: 6]) - 32'd1));
+        end
         h = 32'd0;
-        rw = v[F_ROW];
-        if (bank_hash && bb != 6'd0) begin
-            // fold the row to bb bits; 32 steps cover a 32-bit row for any bb >= 1. The simulator's speed
-            // build (CXL_SIM_ROLLED_LOOPS) stops once no row bit is left (the later steps XOR in 0): a
-            // few steps for a real row instead of 32 unrolled ones, in each of the three maps of a busy
-            // device (docs/rtl.md, "Simulation speed")
-`ifdef CXL_SIM_ROLLED_LOOPS
-            for (i = 0; i < 32 && rw != 32'd0; i = i + 1) begin
-`else
-            for (i = 0; i < 32; i = i + 1) begin
-`endif
-                h = h ^ (rw & mask);
-                rw = rw >> bb;
-            end
-            bk = ((v[F_BANK] << bgb) | v[F_BG]) ^ h;
-            v[F_BG] = bk & ((32'd1 << bgb) - 32'd1);
-            v[F_BANK] = bk >> bgb;
-        end else begin
-            bk = 32'd0;
-        end
+        for (k = 0; k < FOLD; k = k + 1)
+            h[k] = ^(v[F_ROW] & fmask[k]);
+        bgmask = (32'd1 << bgb) - 32'd1;
+        bk = ((v[F_BANK] << bgb) | v[F_BG]) ^ h;
         ch = v[F_CH];
         rank = v[F_RANK];
         bg = v[F_BG];
         bank = v[F_BANK];
+        if (bank_hash && bb != 6'd0) begin
+            bg = bk & bgmask;
+            bank = bk >> bgb;
+        end
         row = v[F_ROW];
         col = v[F_COL];
     end

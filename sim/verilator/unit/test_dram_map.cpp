@@ -57,7 +57,7 @@ bool check(Vdram_map &top, const cxl_dram_params &p, Rng &r, Checker &ck)
     return ok;
 }
 
-// A random permutation of the six fields with random widths (sum <= 58, each < 32 as dram_map's 32-bit
+// A random permutation of the six fields (sometimes with one field twice) with random widths (sum <= 58, each < 32 as dram_map's 32-bit
 // values need; bank group + bank < 32 for the hash's mask).
 cxl_dram_params random_params(Rng &r)
 {
@@ -71,6 +71,9 @@ cxl_dram_params random_params(Rng &r)
     }
     for (uint32_t i = 0; i < CXL_MAP_NFIELDS; i++)
         p.map[i] = order[i];
+    // now and then a field twice (and another not at all): the later place wins, as in the C
+    if (r.below(5) == 0)
+        p.map[r.below(CXL_MAP_NFIELDS)] = p.map[r.below(CXL_MAP_NFIELDS)];
     uint32_t caps[CXL_MAP_NFIELDS] = {3, 3, 4, 4, 24, 12};
     for (uint32_t f = 0; f < CXL_MAP_NFIELDS; f++)
         p.bits[f] = r.below(caps[f] + 1);
@@ -99,7 +102,7 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "test_dram_map: preset %s bank_hash %u\n", pr.name, hash);
         }
     }
-    for (int k = 0; k < 50 && ok; k++, seed++) {
+    for (int k = 0; k < 200 && ok; k++, seed++) {
         Rng r(seed);
         ck.seed = seed;
         cxl_dram_params p = random_params(r);
