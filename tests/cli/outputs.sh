@@ -111,6 +111,49 @@ expect_rc 5 "ops --out INPUT" "$bin" ops "$tmp/exp.yaml" --out "$tmp/exp.yaml"
 cp "$src/configs/devices/asic.yaml" "$tmp/dev.yaml"
 expect_rc 5 "probe --json DEVICE" "$bin" probe "$tmp/dev.yaml" --json "$tmp/dev.yaml"
 expect_rc 5 "same output twice" "$bin" train --json "$tmp/same.json" --trace "$tmp/same.json"
+# ... also a configuration file read through `extends` or named by the experiment (a component or
+# device file, and its own parents): refused after loading, before the run, and the file stays
+mkdir "$tmp/inc"
+cp "$src/configs/experiments/cxl-offload-small.yaml" "$tmp/inc/base.yaml"
+printf 'extends: base.yaml\nname: child\n' >"$tmp/inc/child.yaml"
+printf 'extends: mid.yaml\nname: grandchild\n' >"$tmp/inc/grand.yaml"
+printf 'extends: base.yaml\n' >"$tmp/inc/mid.yaml"
+cp "$tmp/inc/base.yaml" "$tmp/inc/base.orig"
+expect_rc 5 "train --json PARENT (extends)" "$bin" train "$tmp/inc/child.yaml" --json "$tmp/inc/base.yaml"
+grep -q "is the input '$tmp/inc/base.yaml'" "$tmp/err" && ok || bad "--json PARENT: message: $(head -c 300 "$tmp/err")"
+[ -s "$tmp/out" ] && bad "--json PARENT: the run went ahead" || ok
+expect_rc 5 "train --trace GRANDPARENT" "$bin" train "$tmp/inc/grand.yaml" --trace "$tmp/inc/base.yaml"
+expect_rc 5 "train --json MIDDLE of the chain" "$bin" train "$tmp/inc/grand.yaml" --json "$tmp/inc/mid.yaml"
+ln -s base.yaml "$tmp/inc/base-link.yaml"
+expect_rc 5 "memory --json link to PARENT" "$bin" memory "$tmp/inc/child.yaml" --json "$tmp/inc/base-link.yaml"
+expect_rc 5 "ops --out PARENT" "$bin" ops "$tmp/inc/child.yaml" --out "$tmp/inc/base.yaml"
+cmp -s "$tmp/inc/base.yaml" "$tmp/inc/base.orig" && ok || bad "a parent experiment was overwritten"
+# a component file and the device file of the cxl: section, each through its own extends
+cat >"$tmp/inc/model-base.yaml" <<'YAML'
+name: gpt2-125m
+layers: 12
+hidden: 768
+heads: 12
+vocab: 50304
+seq_len: 1024
+YAML
+printf 'extends: model-base.yaml\nbias: true\n' >"$tmp/inc/model.yaml"
+cp "$src/configs/devices/asic.yaml" "$tmp/inc/dev-base.yaml"
+printf 'extends: dev-base.yaml\nname: mine\n' >"$tmp/inc/dev.yaml"
+cat >"$tmp/inc/parts.yaml" <<'YAML'
+extends: base.yaml
+name: parts
+model: model.yaml
+cxl: { memory: per-node, device: dev.yaml, offload_optimizer: cpu }
+YAML
+expect_rc 0 "the experiment with component files runs" "$bin" train "$tmp/inc/parts.yaml" --json "$tmp/inc/ok.json"
+expect_rc 5 "train --json MODEL-PARENT" "$bin" train "$tmp/inc/parts.yaml" --json "$tmp/inc/model-base.yaml"
+expect_rc 5 "train --json DEVICE-PARENT" "$bin" train "$tmp/inc/parts.yaml" --json "$tmp/inc/dev-base.yaml"
+expect_rc 5 "train --trace DEVICE" "$bin" train "$tmp/inc/parts.yaml" --trace "$tmp/inc/dev.yaml"
+expect_rc 5 "probe --json DEVICE-PARENT" "$bin" probe "$tmp/inc/dev.yaml" --quick --json "$tmp/inc/dev-base.yaml"
+expect_rc 5 "compare --json DEVICE-PARENT" "$bin" compare "$tmp/inc/dev.yaml" --random 10 --backends csim,csim \
+  --json "$tmp/inc/dev-base.yaml"
+cmp -s "$tmp/inc/dev-base.yaml" "$src/configs/devices/asic.yaml" && ok || bad "a parent device was overwritten"
 
 # a failed run: no output written, the old file untouched, no temporary file
 echo old >"$tmp/keep.json"

@@ -6,6 +6,8 @@
 # usage: trace.sh CXLSIM SOURCE_DIR
 . "$(dirname "$0")/harness.bash" "$@"
 check="python3 $src/tests/trace_check.py"
+# a trace without its provenance (otherData names the command line, which differs between the runs compared)
+nometa() { sed '/^"otherData":/,$d'; }
 
 # every shipped experiment, its first 300 ms (the whole iteration takes up to minutes of trace; the
 # window keeps the check short while every track kind appears). The two slowest pools (2x2, 2x4: 12-20 s
@@ -21,9 +23,25 @@ exp=$src/configs/experiments/cxl-offload-small.yaml
 expect_rc 0 "cxl-offload-small --trace" "$bin" train "$exp" --trace "$tmp/c.json"
 expect_rc 0 "cxl-offload-small --trace .gz" "$bin" train "$exp" --trace "$tmp/c.json.gz"
 $check "$tmp/c.json" "$tmp/c.json.gz" >"$tmp/chk" && ok || bad "cxl-offload-small: $(head -5 "$tmp/chk")"
-gzip -dc "$tmp/c.json.gz" | cmp -s - "$tmp/c.json" && ok || bad ".json.gz does not hold the same trace"
-(cd "$tmp" && "$bin" train "$exp" --trace c2.json >/dev/null 2>&1)
-cmp -s "$tmp/c.json" "$tmp/c2.json" && ok || bad "trace differs between runs"
+# the same events (the provenance at the end names the command line, which differs in the file name)
+cmp -s <(gzip -dc "$tmp/c.json.gz" | nometa) <(nometa < "$tmp/c.json") && ok || bad ".json.gz does not hold the same trace"
+# the same command line gives the same bytes, provenance included
+mkdir "$tmp/d1" "$tmp/d2"
+(cd "$tmp/d1" && "$bin" train "$exp" --trace c.json >/dev/null 2>&1)
+(cd "$tmp/d2" && "$bin" train "$exp" --trace c.json >/dev/null 2>&1)
+cmp -s "$tmp/d1/c.json" "$tmp/d2/c.json" && ok || bad "trace differs between runs"
+# provenance: the trace's otherData holds the members every JSON output starts with, the same values
+expect_rc 0 "--json and --trace together" "$bin" train "$exp" --json "$tmp/pj.json" --trace "$tmp/pt.json.gz" \
+  --trace-window 0s:1ms
+python3 - "$tmp/pj.json" "$tmp/pt.json.gz" <<'PY' && ok || bad "trace provenance (otherData)"
+import gzip, json, sys
+j = json.load(open(sys.argv[1]))
+o = json.load(gzip.open(sys.argv[2], "rt"))["otherData"]
+keys = ["cxlsim_version", "commit", "schema_version", "command_line", "config_hash"]
+assert list(o) == keys, list(o)
+assert all(o[k] == j[k] for k in keys), (o, {k: j[k] for k in keys})
+assert o["config_hash"].startswith("fnv1a64:") and "--trace" in o["command_line"], o
+PY
 python3 - "$tmp/c.json" <<'PY' && ok || bad "CXL trace content"
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
@@ -93,13 +111,13 @@ $check "$tmp/out" >"$tmp/chk" && ok || bad "--trace -: standard output is not th
 grep -q "iteration time" "$tmp/err" && ok || bad "--trace -: summary not on standard error"
 [ ! -e ./- ] && ok || bad "--trace -: wrote a file named '-'"
 "$bin" train "$exp" --trace "$tmp/w5.json" --trace-window 0s:5ms >/dev/null 2>&1
-cmp -s "$tmp/out" "$tmp/w5.json" && ok || bad "--trace - differs from the trace written to a file"
+cmp -s <(nometa <"$tmp/out") <(nometa <"$tmp/w5.json") && ok || bad "--trace - differs from the trace written to a file"
 expect_rc 0 "--trace - with --json FILE" "$bin" train "$exp" --trace - --trace-window 0s:5ms --json "$tmp/j5.json"
-cmp -s "$tmp/out" "$tmp/w5.json" && ok || bad "--trace - with --json: standard output is not the trace alone"
+cmp -s <(nometa <"$tmp/out") <(nometa <"$tmp/w5.json") && ok || bad "--trace - with --json: standard output is not the trace alone"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/j5.json" && ok || bad "--trace - with --json: no JSON"
 ln -s /dev/stdout "$tmp/stdout.gz"
 expect_rc 0 "--trace link to /dev/stdout" "$bin" train "$exp" --trace "$tmp/stdout.gz" --trace-window 0s:5ms
-gzip -dc "$tmp/out" | cmp -s - "$tmp/w5.json" && ok || bad "--trace link.gz to standard output: not the gzip trace"
+cmp -s <(gzip -dc "$tmp/out" | nometa) <(nometa <"$tmp/w5.json") && ok || bad "--trace link.gz to standard output: not the gzip trace"
 [ -L "$tmp/stdout.gz" ] && ok || bad "the link to /dev/stdout was replaced"
 expect_rc 5 "--trace - and --json -" "$bin" train --trace - --json -
 grep -q "same file" "$tmp/err" && ok || bad "two outputs on standard output: $(head -c 300 "$tmp/err")"
@@ -110,7 +128,7 @@ cat "$tmp/fifo" >"$tmp/fifo.got" & reader=$!
 expect_rc 0 "--trace FIFO" "$bin" train "$exp" --trace "$tmp/fifo" --trace-window 0s:5ms
 wait $reader
 [ -p "$tmp/fifo" ] && ok || bad "the FIFO was replaced"
-cmp -s "$tmp/fifo.got" "$tmp/w5.json" && ok || bad "the FIFO's reader did not get the trace"
+cmp -s <(nometa <"$tmp/fifo.got") <(nometa <"$tmp/w5.json") && ok || bad "the FIFO's reader did not get the trace"
 
 # an existing trace keeps its mode; a read-only one is refused before the run and stays
 echo old >"$tmp/m.json"; chmod 640 "$tmp/m.json"
