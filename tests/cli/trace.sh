@@ -53,7 +53,16 @@ assert any(e["args"]["read:write"] == "1:0" for e in cxl) and any(e["args"]["rea
 k = next(e for e in ev if e["ph"] == "X" and e["name"] == "qkv.fwd")
 assert "shape" in k["args"] and "bytes" in k["args"], k
 counters = {e["name"] for e in ev if e["ph"] == "C"}
-assert {"nvlink utilisation", "CXL GB/s", "CXL in flight"} <= counters, counters
+assert {"nvlink utilisation", "CXL GB/s", "CXL in flight", "CXL DevLoad", "CXL queue depth"} <= counters, counters
+# DevLoad: the mix of S2M messages over each interval, fractions summing to 1 (0 when idle); queue
+# depths: mean entries, some interval of the transfers with queued requests
+dl = [e["args"] for e in ev if e["ph"] == "C" and e["name"] == "CXL DevLoad"]
+assert all(list(a) == ["light", "optimal", "moderate", "severe"] for a in dl), dl[:2]
+assert all(abs(sum(a.values()) - 1) < 1e-6 or sum(a.values()) == 0 for a in dl)
+assert any(a["moderate"] + a["severe"] > 0 for a in dl), "no loaded interval"
+qd = [e["args"] for e in ev if e["ph"] == "C" and e["name"] == "CXL queue depth"]
+assert len(qd) == len(dl) and all(list(a) == ["ingress", "dram"] and min(a.values()) >= 0 for a in qd)
+assert any(a["ingress"] > 1 and a["dram"] > 1 for a in qd), qd[:4]
 # timestamps: microseconds with exactly three decimals
 raw = open(sys.argv[1]).read()
 import re
