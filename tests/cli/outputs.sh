@@ -50,6 +50,11 @@ expect_rc 0 "--json /dev/null" "$bin" memory --json "$tmp/dev-null"
 [ -L "$tmp/dev-null" ] && ok || bad "a link to /dev/null was replaced"
 expect_rc 5 "--json /dev/full" "$bin" memory --json "$tmp/dev-full"
 grep -q "No space left" "$tmp/err" && ok || bad "/dev/full: no reason given"
+# every output option of every command meets the full disk with exit 5 (ops once wrote 4,096 of its
+# 4,644 bytes and exited 0)
+expect_rc 5 "ops --out /dev/full" "$bin" ops --out "$tmp/dev-full"
+expect_rc 5 "probe --csv /dev/full" "$bin" probe --quick --points 2 --samples 20 --csv "$tmp/dev-full"
+expect_rc 5 "compare --save-trace /dev/full" "$bin" compare --random 10 --backends csim,csim --save-trace "$tmp/dev-full"
 
 # a FIFO: its reader gets the bytes, the FIFO stays
 mkfifo "$tmp/fifo"
