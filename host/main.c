@@ -242,6 +242,26 @@ static int check_device_outputs(const char *const *out, size_t n, const char *de
     return compose_each_file("devices", device, check_config_file, &c);
 }
 
+/* A sweep's base (an experiment with its files, or a device) is an input too. */
+static int check_sweep_outputs(const char *const *out, size_t n, const sweep_spec *sp, const override_list *ov,
+                               cxl_err *e)
+{
+    if (sp->command == SWEEP_PROBE)
+        return check_device_outputs(out, n, sp->base, e);
+    expcfg *x = malloc(sizeof *x);
+    if (!x)
+        return cxl_errf(e, CXL_ENOMEM, "out of memory");
+    /* loaded whole for its CXL device file; a base whose own layout is refused (a sweep's points
+     * change it) is bound only, as the sweep loaded it */
+    int rc = expcfg_load_with(sp->base, ov, 0, x, e);
+    if (rc)
+        rc = expcfg_load_with(sp->base, ov, EXPCFG_BIND_ONLY, x, e);
+    if (!rc)
+        rc = check_experiment_outputs(out, n, x, e);
+    free(x);
+    return rc;
+}
+
 /* Where the human summary goes: standard error when an output is standard output. */
 static FILE *summary_stream(const char *const *out, size_t n)
 {
@@ -1038,6 +1058,11 @@ static int cmd_sweep(int argc, char **argv, const cmdline *cl)
     if (!sp || sweep_load(spec, cl->ov, sp, &e)) {
         if (!sp)
             cxl_errf(&e, CXL_ENOMEM, "out of memory");
+        free(sp);
+        return fail(&e);
+    }
+    if (check_sweep_outputs(outs, 2, sp, cl->ov, &e)) {
+        sweep_free(sp);
         free(sp);
         return fail(&e);
     }

@@ -159,6 +159,16 @@ expect_rc 5 "probe --json DEVICE-PARENT" "$bin" probe "$tmp/inc/dev.yaml" --quic
 expect_rc 5 "compare --json DEVICE-PARENT" "$bin" compare "$tmp/inc/dev.yaml" --random 10 --backends csim,csim \
   --json "$tmp/inc/dev-base.yaml"
 cmp -s "$tmp/inc/dev-base.yaml" "$src/configs/devices/asic.yaml" && ok || bad "a parent device was overwritten"
+# a sweep's base and everything it reads (the sweep file names it)
+printf 'base: child.yaml\ncommand: memory\naxes:\n  training.micro_batch: [1, 2]\n' >"$tmp/inc/sw.yaml"
+expect_rc 5 "sweep --csv BASE" "$bin" sweep "$tmp/inc/sw.yaml" -j 1 --csv "$tmp/inc/child.yaml"
+expect_rc 5 "sweep --jsonl BASE-PARENT" "$bin" sweep "$tmp/inc/sw.yaml" -j 1 --jsonl "$tmp/inc/base.yaml"
+printf 'base: parts.yaml\ncommand: memory\naxes:\n  training.micro_batch: [1, 2]\n' >"$tmp/inc/swp.yaml"
+expect_rc 5 "sweep --csv DEVICE-PARENT of the base" "$bin" sweep "$tmp/inc/swp.yaml" -j 1 --csv "$tmp/inc/dev-base.yaml"
+printf 'base: dev.yaml\ncommand: probe\nprobe: { quick: true }\naxes:\n  link.width: [4, 8]\n' >"$tmp/inc/swd.yaml"
+expect_rc 5 "probe sweep --csv DEVICE-PARENT" "$bin" sweep "$tmp/inc/swd.yaml" -j 1 --csv "$tmp/inc/dev-base.yaml"
+cmp -s "$tmp/inc/base.yaml" "$tmp/inc/base.orig" && ok || bad "a sweep overwrote its base's parent"
+expect_rc 0 "sweep with its own output" "$bin" sweep "$tmp/inc/sw.yaml" -j 1 --csv "$tmp/inc/sw.csv"
 
 # a failed run: no output written, the old file untouched, no temporary file
 echo old >"$tmp/keep.json"
