@@ -44,9 +44,16 @@ typedef union cfg_blk {
     max_align_t align_;
 } cfg_blk;
 
+/* A file the document was read from (the loaded file, then each `extends` parent that is a file). */
+struct cfg_file {
+    const char *path;
+    struct cfg_file *next;
+};
+
 struct cfg_doc {
     cfg_blk *blocks;
     cfg_node *root;
+    struct cfg_file *files, **files_end;
 };
 
 /* Where a source in an `extends` chain came from, to detect cycles. */
@@ -679,6 +686,31 @@ static const char *read_why(int e, char *buf, size_t sz)
 }
 
 /* The folder part of a path, including its trailing slash ("" for a bare name). */
+/* Remember that the document read the file at path (doc memory). 0 or -1 (out of memory). */
+static int doc_add_file(cfg_doc *doc, const char *path)
+{
+    struct cfg_file *f = doc_alloc(doc, sizeof *f);
+    if (!f)
+        return -1;
+    f->path = path;
+    f->next = NULL;
+    if (!doc->files_end)
+        doc->files_end = &doc->files;
+    *doc->files_end = f;
+    doc->files_end = &f->next;
+    return 0;
+}
+
+int cfg_each_file(const cfg_doc *doc, int (*fn)(void *ctx, const char *path), void *ctx)
+{
+    for (const struct cfg_file *f = doc->files; f; f = f->next) {
+        int rc = fn(ctx, f->path);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 static char *dir_prefix(cfg_doc *d, const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -813,7 +845,7 @@ static int apply_extends(struct cfg_loader *L, const char *prefix, cfg_node *roo
         src.kind = CFG_SRC_FILE;
         src.name = fpath;
         ptext = fbuf;
-        if (!(pprefix = dir_prefix(L->doc, fpath))) {
+        if (!(pprefix = dir_prefix(L->doc, fpath)) || doc_add_file(L->doc, fpath)) {
             free(fbuf);
             return oom(L);
         }
@@ -939,7 +971,8 @@ int cfg_load_file(const char *path, cfg_resolve_fn resolve, void *ctx, cfg_doc *
         return cxl_errf_at(err, CXL_EIO, path, 0, 0, "cannot read configuration file: %s",
                            read_why(e, why, sizeof why));
     }
-    if (!(src.name = doc_strdup(L.doc, path)) || !(prefix = dir_prefix(L.doc, path))) {
+    if (!(src.name = doc_strdup(L.doc, path)) || !(prefix = dir_prefix(L.doc, path)) ||
+        doc_add_file(L.doc, src.name)) {
         free(buf);
         cfg_free(L.doc);
         return oom(&L);

@@ -45,6 +45,11 @@ int cfg_load_text(const char *display_name, const char *text, cfg_resolve_fn res
                   cfg_doc **out, cxl_err *err);
 void cfg_free(cfg_doc *doc);
 
+/* Call fn for each file the document was read from: the file cfg_load_file loaded, then every parent
+ * of its `extends` chain that is a file (not a preset), in the order read; stops at and returns the first
+ * non-zero result. The paths live as long as the document. */
+int cfg_each_file(const cfg_doc *doc, int (*fn)(void *ctx, const char *path), void *ctx);
+
 /* The merged root mapping (never NULL after a successful load). The "extends" key is removed. */
 const cfg_node *cfg_root(const cfg_doc *doc);
 

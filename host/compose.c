@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cfgdump.h"
@@ -71,6 +72,23 @@ static int resolve(void *ctx, const char *name, const char **text, const char **
     *text = t;
     *display = presets_display(r->kind, name);
     return 0;
+}
+
+int compose_each_file(const char *presets_kind, const char *source, int (*fn)(void *ctx, const char *path),
+                      void *ctx)
+{
+    struct stat st;
+    if (!source || !*source || stat(source, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    struct resolve_ctx r = { presets_kind };
+    cfg_doc *doc = NULL;
+    cxl_err e;
+    /* it loaded before the run; a file changed since then has nothing more to say */
+    if (cfg_load_file(source, resolve, &r, &doc, &e))
+        return 0;
+    int rc = cfg_each_file(doc, fn, ctx);
+    cfg_free(doc);
+    return rc;
 }
 
 static size_t nfields(const cfg_field *f)

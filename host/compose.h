@@ -45,6 +45,13 @@ int compose_ref(const compose_kind *k, const cfg_node *ref, void *obj, cxl_err *
  * name the valid presets. */
 int compose_load(const compose_kind *k, const char *name_or_path, void *obj, cxl_err *err);
 
+/* Call fn for each configuration file a component loaded from `source` (its recorded source: a file
+ * path, else a preset or inline text, which read no file) was read from: that file and every file of its
+ * `extends` chain (cfg_each_file), found by loading it again with the presets of presets_kind. Stops at
+ * and returns fn's first non-zero result; 0 when source is no readable file. */
+int compose_each_file(const char *presets_kind, const char *source, int (*fn)(void *ctx, const char *path),
+                      void *ctx);
+
 /* Fill a location from a node (all zero for NULL). */
 void cfgloc_from(cfgloc *l, const cfg_node *n);
 /* Fill err with CXL_ECONFIG at location l and the message; returns CXL_ECONFIG. */

@@ -33,6 +33,8 @@ struct ctrace {
     struct ct_held *held;
     uint32_t nheld, capheld;
     int primed;             /* a counter sample inside the window has come: held ones are out */
+    char *other;            /* "otherData" object text, or NULL */
+    size_t other_len;
 };
 
 #define CT_SERIES 4
@@ -209,6 +211,18 @@ int ctrace_failed(const ctrace *ct, cxl_err *err)
 
 int ctrace_in_window(const ctrace *ct, int64_t t0_ps, int64_t t1_ps) { return t1_ps >= ct->w0 && t0_ps <= ct->w1; }
 
+int ctrace_other_data(ctrace *ct, const char *json_object, size_t len, cxl_err *err)
+{
+    char *c = malloc(len ? len : 1);
+    if (!c)
+        return cxl_errf(err, CXL_ENOMEM, "out of memory (trace metadata)");
+    memcpy(c, json_object, len);
+    free(ct->other);
+    ct->other = c;
+    ct->other_len = len;
+    return 0;
+}
+
 static void meta(ctrace *ct, const char *what, uint32_t pid, int with_tid, uint32_t tid, const char *name)
 {
     if (ct->rc)
@@ -380,6 +394,7 @@ void ctrace_flow(ctrace *ct, int start, uint64_t id, uint32_t pid, uint32_t tid,
 static void ct_free(ctrace *ct)
 {
     free(ct->held);
+    free(ct->other);
     pgz_free(ct->pz);
     free(ct->own);
     free(ct);
@@ -390,7 +405,12 @@ int ctrace_end(ctrace *ct, outfile **f, cxl_err *err)
     *f = NULL;
     if (!ct->primed)
         counters_release(ct);
-    PUTS(ct, "\n]}\n");
+    PUTS(ct, "\n]");
+    if (ct->other) {
+        PUTS(ct, ",\n\"otherData\":");
+        put(ct, ct->other, ct->other_len);
+    }
+    PUTS(ct, "}\n");
     ct_drain(ct, 1);
     int rc = ct->rc;
     pgz_free(ct->pz); /* the workers stop before the file is handed on or goes */

@@ -54,6 +54,12 @@ int ctrace_failed(const ctrace *ct, cxl_err *err);
 /* 1 when [t0, t1] meets the window (callers may skip building args otherwise). */
 int ctrace_in_window(const ctrace *ct, int64_t t0_ps, int64_t t1_ps);
 
+/* Run-level metadata: json_object is the text of a JSON object (`{...}`: the provenance members of the
+ * JSON outputs, README "Provenance"), written as the trace's top-level "otherData" after the events
+ * (Perfetto shows it under the trace's metadata; chrome://tracing as "metadata"). Copied; a later call
+ * replaces it. CXL_ENOMEM. */
+int ctrace_other_data(ctrace *ct, const char *json_object, size_t len, cxl_err *err);
+
 /* Metadata: a process's or a thread's name (and its sort index, so tracks appear in pid/tid order). */
 void ctrace_process(ctrace *ct, uint32_t pid, const char *name);
 void ctrace_thread(ctrace *ct, uint32_t pid, uint32_t tid, const char *name);

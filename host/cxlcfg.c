@@ -140,8 +140,11 @@ static int load_device(cxlcfg *c, const char *exp_dir, cxl_err *err)
     device_dir(c, CXLCFG_F_DEVICE, exp_dir, dir, sizeof dir);
     snprintf(path, sizeof path, "%s%s", name[0] == '/' ? "" : dir, name);
     /* A file first (as compose.c does), then a preset. The device's own errors carry its file:line:col. */
-    if (access(path, R_OK) == 0)
+    c->device_path[0] = '\0';
+    if (access(path, R_OK) == 0) {
+        snprintf(c->device_path, sizeof c->device_path, "%s", path);
         return devcfg_load(path, &c->dev, err);
+    }
     if (devcfg_preset_text(name) && !strchr(name, '/'))
         return devcfg_load(name, &c->dev, err);
     return cfgloc_errf(err, at(c, CXLCFG_F_DEVICE),

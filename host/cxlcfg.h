@@ -51,6 +51,7 @@ typedef struct cxlcfg {
     int memory;                 /* enum cxlcfg_memory */
     char device_name[256];      /* as written */
     devcfg dev;                 /* loaded (memory != none) */
+    char device_path[1024];     /* the device file it was loaded from ("" for a preset) */
     char backend[16];
     int gpu_path;               /* enum cxlcfg_path */
     uint64_t gpu_path_bw_bps;   /* bytes per second per GPU and direction */

@@ -30,10 +30,18 @@ typedef struct xfer {
     uint64_t seq;           /* start order: the canonical tie-break */
 } xfer;
 
+/* Load figures of a domain (cxlmem_load): S2M messages by DevLoad value and the sums over cycles of
+ * the devices' ingress and DRAM queue occupancy (summed over the domain's devices). */
+typedef struct load_sums {
+    double msgs[4];
+    double ingress, dramq;
+} load_sums;
+
 typedef struct memo_ent {
     uint32_t n;
     uint32_t *key;          /* n x (host, rd, wr, gap) packed as 4 words each, canonical order */
     double *rate;
+    load_sums steady;       /* per cycle in the steady state */
 } memo_ent;
 
 typedef struct domain {
@@ -60,6 +68,11 @@ typedef struct domain {
     uint32_t rr[CXL_MAX_REQ];  /* per requester: the transfer (position) its next chunk comes from */
     double unattributed;    /* bytes completed at the requesters in chunks not yet complete */
     double retired;         /* bytes of the instance's transfers that have left (completed, removed) */
+    /* load figures (cxlmem_load): closed instances and extrapolated stretches, the running instance's
+     * statistics as last read, the steady state's per-cycle figures while extrapolating, and the sums
+     * at the start of the current and the previous measurement window (in detailed cycles) */
+    load_sums load_closed, load_live, load_steady, win_load[2];
+    uint64_t win_detailed[2];
 } domain;
 
 struct cxlmem {
@@ -95,6 +108,42 @@ static uint64_t cycle_of(const cxlmem *m, int64_t ps)
 
 /* ---- stats across backend instances ---- */
 
+/* The load figures of an instance's statistics (all devices). */
+static void load_of(const cxlmem *m, const cxl_stats *s, load_sums *out)
+{
+    memset(out, 0, sizeof *out);
+    for (uint32_t dv = 0; dv < m->p.devices && dv < (uint32_t)CXL_MAX_DEVS; dv++) {
+        for (int k = 0; k < 4; k++)
+            out->msgs[k] += (double)s->dev[dv].devload[k];
+        out->ingress += (double)s->dev[dv].ingress_occ_sum;
+        out->dramq += (double)s->dev[dv].dramq_occ_sum;
+    }
+}
+
+/* a += b * f */
+static void load_add(load_sums *a, const load_sums *b, double f)
+{
+    for (int k = 0; k < 4; k++)
+        a->msgs[k] += b->msgs[k] * f;
+    a->ingress += b->ingress * f;
+    a->dramq += b->dramq * f;
+}
+
+static void load_total(const domain *d, load_sums *out)
+{
+    *out = d->load_closed;
+    load_add(out, &d->load_live, 1.0);
+}
+
+/* Mark the start of a measurement window (or the warm-up): the previous start is kept. */
+static void load_window(domain *d)
+{
+    d->win_load[1] = d->win_load[0];
+    d->win_detailed[1] = d->win_detailed[0];
+    load_total(d, &d->win_load[0]);
+    d->win_detailed[0] = d->detailed;
+}
+
 static int close_instance(cxlmem *m, domain *d, cxl_err *err)
 {
     if (!d->b)
@@ -102,6 +151,10 @@ static int close_instance(cxlmem *m, domain *d, cxl_err *err)
     cxl_stats s;
     int rc = cxl_backend_stats(d->b, &s, err);
     if (rc == 0) {
+        load_sums l;
+        load_of(m, &s, &l);
+        load_add(&d->load_closed, &l, 1.0);
+        memset(&d->load_live, 0, sizeof d->load_live);
         for (uint32_t i = 0; i < CXL_HIST_LINEAR; i++)
             d->read_lat.linear[i] += s.read_lat.linear[i];
         for (uint32_t i = 0; i < CXL_HIST_LOG; i++)
@@ -294,6 +347,7 @@ static int memo_store(cxlmem *m, const domain *d, const uint32_t *idx)
             }
         M->rate[i] = sum / cnt;
     }
+    M->steady = d->load_steady;
     m->nmemo++;
     return 0;
 }
@@ -317,6 +371,7 @@ static int changed(cxlmem *m, domain *d, cxl_err *err)
         if (M) {
             for (uint32_t i = 0; i < d->nx; i++)
                 d->x[idx[i]].rate = M->rate[i];
+            d->load_steady = M->steady;
             free(idx);
             m->st.memo_hits++;
             int rc = close_instance(m, d, err);
@@ -334,6 +389,8 @@ static int changed(cxlmem *m, domain *d, cxl_err *err)
     }
     d->mode = MODE_DETAIL;
     d->win_start = d->now;
+    load_window(d);
+    load_window(d);
     d->windows = -1; /* warm-up first */
     d->long_windows = 0;
     for (uint32_t i = 0; i < d->nx; i++)
@@ -590,6 +647,7 @@ static int run_detail(cxlmem *m, domain *d, uint64_t h, cxl_err *err)
         rc = cxl_backend_stats(d->b, &st, err);
         if (rc)
             return rc;
+        load_of(m, &st, &d->load_live);
         double attributed = 0;
         for (uint32_t i = 0; i < d->nx; i++)
             attributed += (double)d->x[i].inst_done;
@@ -637,9 +695,16 @@ static int run_detail(cxlmem *m, domain *d, uint64_t h, cxl_err *err)
             d->windows++;
             d->win_start = d->now;
             if (steady) {
-                /* the rate over both windows */
+                /* the rate over both windows, and the load figures per cycle over them */
                 for (uint32_t i = 0; i < d->nx; i++)
                     d->x[i].rate = 0.5 * (d->x[i].rate + d->x[i].prev_rate);
+                load_sums now;
+                load_total(d, &now);
+                uint64_t cyc = d->detailed - d->win_detailed[1];
+                memset(&d->load_steady, 0, sizeof d->load_steady);
+                load_add(&now, &d->win_load[1], -1.0);
+                if (cyc)
+                    load_add(&d->load_steady, &now, 1.0 / (double)cyc);
                 uint32_t *idx = malloc(d->nx * sizeof *idx);
                 if (!idx)
                     return cxl_errf(err, CXL_ENOMEM, "out of memory (CXL memo)");
@@ -653,6 +718,7 @@ static int run_detail(cxlmem *m, domain *d, uint64_t h, cxl_err *err)
                     return rc;
                 d->mode = MODE_EXTRAP;
             }
+            load_window(d);
         }
     }
     return 0;
@@ -684,6 +750,7 @@ static int run_extrap(cxlmem *m, domain *d, uint64_t h, cxl_err *err)
         d->write_bytes += mv * x->wr / (x->rd + x->wr);
     }
     d->extrapolated += to - d->now;
+    load_add(&d->load_closed, &d->load_steady, (double)(to - d->now));
     m->st.extrapolated_cycles += to - d->now;
     d->busy_cycles += to - d->now;
     d->now = to;
@@ -825,6 +892,20 @@ int cxlmem_report(cxlmem *m, uint32_t domain_id, cxlmem_domain_report *out, cxl_
     out->detailed_cycles = d->detailed;
     out->extrapolated_cycles = d->extrapolated;
     return 0;
+}
+
+void cxlmem_load(const cxlmem *m, uint32_t d, cxlmem_load_sums *out)
+{
+    memset(out, 0, sizeof *out);
+    if (d >= m->nd)
+        return;
+    const domain *D = &m->d[d];
+    load_sums l;
+    load_total(D, &l);
+    memcpy(out->devload_msgs, l.msgs, sizeof out->devload_msgs);
+    out->ingress_occ = l.ingress;
+    out->dram_queue_occ = l.dramq;
+    out->cycles = (double)(D->detailed + D->extrapolated);
 }
 
 void cxlmem_domain_bytes(const cxlmem *m, uint32_t d, double *read_bytes, double *write_bytes)

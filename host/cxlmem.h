@@ -102,4 +102,19 @@ uint32_t cxlmem_domains(const cxlmem *m);
  * of the domain's transfers). O(1); for the trace's bandwidth counters. */
 void cxlmem_domain_bytes(const cxlmem *m, uint32_t d, double *read_bytes, double *write_bytes);
 
+/* Load of domain d so far, for the trace's DevLoad and queue-depth counters: S2M messages produced with
+ * each DevLoad value (light, optimal, moderate, severe: the field the devices put in every DRS and NDR,
+ * from their ingress queue occupancy) and the sums over cycles of the devices' ingress (Req + RwD) and
+ * DRAM (read + write) queue occupancy, all devices of the domain together, over `cycles` busy cycles.
+ * Detailed cycles count what the backend's statistics report; an extrapolated stretch counts the
+ * steady state's figures per cycle (measured over the two windows that found it, or remembered with
+ * the memoised rates) times its length, when it ends. O(1); the backend's statistics are read where
+ * the detailed simulation already reads them, so keeping these costs nothing measurable. */
+typedef struct cxlmem_load_sums {
+    double devload_msgs[4];
+    double ingress_occ, dram_queue_occ;
+    double cycles;
+} cxlmem_load_sums;
+void cxlmem_load(const cxlmem *m, uint32_t d, cxlmem_load_sums *out);
+
 #endif

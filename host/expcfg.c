@@ -164,6 +164,23 @@ int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cx
     return finish(doc, rc, NULL, 0, out, err);
 }
 
+int expcfg_each_file(const expcfg *x, int (*fn)(void *ctx, const char *path), void *ctx)
+{
+    const struct { const char *kind, *source; } parts[] = {
+        { "experiments", x->source },
+        { modelcfg_kind.presets, x->model.source },
+        { gpucfg_kind.presets, x->gpu.source },
+        { clustercfg_kind.presets, x->cluster.source },
+        { traincfg_kind.presets, x->train.source },
+        { cxlcfg_kind.presets, x->cxl.source },
+        { "devices", x->cxl.memory != CXLCFG_NONE ? x->cxl.device_path : NULL },
+    };
+    int rc = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !rc; i++)
+        rc = compose_each_file(parts[i].kind, parts[i].source, fn, ctx);
+    return rc;
+}
+
 /* cfgdump hook: each part of the experiment with its own field table. */
 static void dump_part(FILE *out, const cfg_field *f, const void *dst, int indent, void *ctx)
 {

@@ -53,6 +53,12 @@ enum { EXPCFG_BIND_ONLY = 1 };
 int expcfg_load_with(const char *path_or_preset, const override_list *ov, int flags, expcfg *out, cxl_err *err);
 /* Load from YAML text (display_name for locations; relative references resolve from the current folder). */
 int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cxl_err *err);
+/* Call fn for each configuration file the experiment was read from (compose_each_file): the
+ * experiment's file and its `extends` chain, then the files of its model, GPU, cluster, training and
+ * CXL sections and of the CXL device, each with its own chain. Presets and inline sections read no file.
+ * A file may come more than once. Stops at and returns fn's first non-zero result. */
+int expcfg_each_file(const expcfg *x, int (*fn)(void *ctx, const char *path), void *ctx);
+
 /* Print the experiment as YAML with every value in effect after `extends`, overrides and defaults
  * (cfgdump.h), the CXL device's as comments: `train --dump-config`. 0 or CXL_ENOMEM. */
 int expcfg_dump(FILE *out, const expcfg *x);

@@ -158,6 +158,19 @@ static void json_provenance(json_w *w, const cmdline *cl, const char *cfg, size_
     json_str(w, "config_hash", hash);
 }
 
+/* The same members as the trace's "otherData" (ctrace.h). */
+static int trace_provenance(ctrace *ct, const cmdline *cl, const char *cfg, size_t cfg_len, cxl_err *e)
+{
+    json_w w;
+    json_init(&w);
+    json_obj_begin(&w, NULL);
+    json_provenance(&w, cl, cfg, cfg_len);
+    json_obj_end(&w);
+    int rc = w.oom ? cxl_errf(e, CXL_ENOMEM, "out of memory") : ctrace_other_data(ct, w.buf, w.len, e);
+    json_free(&w);
+    return rc;
+}
+
 /* The resolved configuration text of an experiment, or of devices (joined as YAML documents). NULL
  * when out of memory; the caller frees. */
 static char *resolved_experiment(const expcfg *x, size_t *len)
@@ -200,6 +213,53 @@ static int check_outputs(const char *const *out, size_t n, const char *const *in
         if (out[i] && outfile_check(out[i], e))
             return e->code;
     return outfile_check_inputs(out, n, in, nin, e);
+}
+
+/* After loading: no output is one of the configuration files the command read besides those named on
+ * its command line (an `extends` parent, a component or device file), refused as those are, before the
+ * run. */
+struct cfg_out_check {
+    const char *const *out;
+    size_t n;
+    cxl_err *e;
+};
+
+static int check_config_file(void *ctx, const char *path)
+{
+    const struct cfg_out_check *c = ctx;
+    return outfile_check_inputs(c->out, c->n, &path, 1, c->e);
+}
+
+static int check_experiment_outputs(const char *const *out, size_t n, const expcfg *x, cxl_err *e)
+{
+    struct cfg_out_check c = { out, n, e };
+    return expcfg_each_file(x, check_config_file, &c);
+}
+
+static int check_device_outputs(const char *const *out, size_t n, const char *device, cxl_err *e)
+{
+    struct cfg_out_check c = { out, n, e };
+    return compose_each_file("devices", device, check_config_file, &c);
+}
+
+/* A sweep's base (an experiment with its files, or a device) is an input too. */
+static int check_sweep_outputs(const char *const *out, size_t n, const sweep_spec *sp, const override_list *ov,
+                               cxl_err *e)
+{
+    if (sp->command == SWEEP_PROBE)
+        return check_device_outputs(out, n, sp->base, e);
+    expcfg *x = malloc(sizeof *x);
+    if (!x)
+        return cxl_errf(e, CXL_ENOMEM, "out of memory");
+    /* loaded whole for its CXL device file; a base whose own layout is refused (a sweep's points
+     * change it) is bound only, as the sweep loaded it */
+    int rc = expcfg_load_with(sp->base, ov, 0, x, e);
+    if (rc)
+        rc = expcfg_load_with(sp->base, ov, EXPCFG_BIND_ONLY, x, e);
+    if (!rc)
+        rc = check_experiment_outputs(out, n, x, e);
+    free(x);
+    return rc;
 }
 
 /* Where the human summary goes: standard error when an output is standard output. */
@@ -441,7 +501,7 @@ static int cmd_memory(int argc, char **argv, const cmdline *cl)
         cxl_errf(&e, CXL_ENOMEM, "out of memory");
         return fail(&e);
     }
-    if (expcfg_load_with(exp, cl->ov, 0, x, &e)) {
+    if (expcfg_load_with(exp, cl->ov, 0, x, &e) || check_experiment_outputs(&json_path, 1, x, &e)) {
         free(x);
         return fail(&e);
     }
@@ -582,6 +642,10 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
     optimes *ot = NULL;
     if (load_experiment(exp, cl->ov, &x, &e))
         return fail(&e);
+    if (check_experiment_outputs(outs, 2, x, &e)) {
+        free(x);
+        return fail(&e);
+    }
     if (vals[8]) { /* --dump-config */
         int drc = expcfg_dump(stdout, x);
         free(x);
@@ -604,8 +668,15 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
     outfile *of[2] = { NULL, NULL };
     if (!rc && json_path)
         rc = outfile_open(json_path, &of[0], &e);
+    /* the resolved configuration, hashed in the provenance of the JSON and of the trace */
+    size_t clen = 0;
+    char *cfg = !rc && (json_path || trace_path) ? resolved_experiment(x, &clen) : NULL;
+    if (!rc && (json_path || trace_path) && !cfg)
+        rc = cxl_errf(&e, CXL_ENOMEM, "out of memory");
     if (!rc && trace_path)
         rc = ctrace_open(&ct, trace_path, w0, w1, &e);
+    if (!rc && ct)
+        rc = trace_provenance(ct, cl, cfg, clen, &e);
     progress_ctx pc = { now_s(), 0, 0, "simulating... %5.1f%% of pipeline passes" };
     train_opts o = { ot, ct, isatty(2) && !vals[11] ? progress_cb : NULL, &pc, exact, backend, bo, stages };
     train_result r;
@@ -622,6 +693,7 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
     if (rc) {
         outfile_finish_all(of, 2, rc, &e);
         optimes_free(ot);
+        free(cfg);
         free(x);
         return fail(&e);
     }
@@ -676,12 +748,9 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
            (unsigned long long)r.flows, wall);
     json_w w;
     json_init(&w);
-    char *cfg = NULL;
     if (json_path) {
-        size_t clen = 0;
-        cfg = resolved_experiment(x, &clen);
         json_obj_begin(&w, NULL);
-        json_provenance(&w, cl, cfg ? cfg : "", clen);
+        json_provenance(&w, cl, cfg, clen);
         json_str(&w, "experiment", x->name);
         json_num(&w, "iteration_time_s", T);
         json_u64(&w, "iteration_time_ps", (uint64_t)r.iteration_ps);
@@ -992,6 +1061,11 @@ static int cmd_sweep(int argc, char **argv, const cmdline *cl)
         free(sp);
         return fail(&e);
     }
+    if (check_sweep_outputs(outs, 2, sp, cl->ov, &e)) {
+        sweep_free(sp);
+        free(sp);
+        return fail(&e);
+    }
     char jpath[1100];
     sweepjournal_path(csv && strcmp(csv, "-") ? csv : jsonl, jpath, sizeof jpath);
     char **rows = calloc(sp->npoints, sizeof *rows);
@@ -1054,6 +1128,10 @@ static int cmd_ops(int argc, char **argv, const cmdline *cl)
     expcfg *x = NULL;
     if (load_experiment(exp, cl->ov, &x, &e))
         return fail(&e);
+    if (check_experiment_outputs(&out_path, 1, x, &e)) {
+        free(x);
+        return fail(&e);
+    }
     opgraph *g = malloc(sizeof *g);
     int rc = g ? opgraph_build(&x->model, &x->train, g, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
     int64_t times[OPGRAPH_MAX_OPS];
@@ -1301,7 +1379,8 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
     if (check_outputs(outs, 3, ins, 2, &e))
         return fail(&e);
     devcfg dev, ref;
-    if (devcfg_load_with(device, cl->ov, &dev, &e) || devcfg_load(reference, &ref, &e))
+    if (devcfg_load_with(device, cl->ov, &dev, &e) || devcfg_load(reference, &ref, &e) ||
+        check_device_outputs(outs, 3, device, &e) || check_device_outputs(outs, 3, reference, &e))
         return fail(&e);
     if (ref.path != DEVCFG_PATH_LOCAL) {
         fprintf(stderr, "cxlsim: --reference %s: not a local-DDR path (needs 'path: local')\n", reference);
@@ -1566,7 +1645,7 @@ static int cmd_compare(int argc, char **argv, const cmdline *cl)
         return fail(&e);
     devcfg dev;
     cxl_params p;
-    if (devcfg_load(device, &dev, &e) || devcfg_to_params(&dev, &p, &e))
+    if (devcfg_load(device, &dev, &e) || check_device_outputs(outs, 4, device, &e) || devcfg_to_params(&dev, &p, &e))
         return fail(&e);
     for (int s = 0; s < 2; s++) { /* not built: say so (and the package) before reading a long trace */
         cxl_backend *b;

@@ -312,8 +312,8 @@ static int read_row(reader *r, const char *s, size_t len, cxl_err *err)
             d.footprint = v;
             break;
         case TC_NOT_BEFORE:
-            /* bounded as gap_cycles is: the C model skips idle cycles only up to the next refresh
-             * deadline, so waiting costs wall time in proportion to the cycles waited */
+            /* bounded as gap_cycles is: the C model crosses a wait in whole refresh periods (O(1),
+             * hw/hls/dram.h), but the verilated RTL steps through every cycle of it */
             rc = cell_num(r, c, col, UINT32_MAX, &v, err);
             d.not_before = v;
             break;

@@ -149,6 +149,7 @@ typedef struct eng {
     uint64_t flow_ids;
     double *dom_bytes;              /* per domain: read and write bytes at the last sample */
     int64_t *dom_t;                 /* per domain: time of the last sample */
+    cxlmem_load_sums *dom_load;     /* per domain: its load at the last sample */
     /* CXL */
     cxlmem *cm;
     const cxlcfg *cx;
@@ -294,21 +295,45 @@ static void trace_names(eng *E)
     trace_check(E);
 }
 
-/* Counters of domain d after a change of its transfers: in flight, and the bandwidth since the last
- * change (written at the last change's time: the mean over the interval it held). */
+/* The DevLoad mix and the mean queue depths of domain d over an interval, from its load at both ends
+ * (cxlmem_load), written at the interval's start. */
+static void trace_load(eng *E, uint32_t d, const cxlmem_load_sums *a, const cxlmem_load_sums *b, int64_t t)
+{
+    static const char *const dl[4] = { "light", "optimal", "moderate", "severe" };
+    static const char *const qs[2] = { "ingress", "dram" };
+    double msgs = 0, mix[4], cyc = b->cycles - a->cycles, q[2] = { 0, 0 };
+    for (int k = 0; k < 4; k++)
+        msgs += b->devload_msgs[k] - a->devload_msgs[k];
+    for (int k = 0; k < 4; k++)
+        mix[k] = msgs > 0 ? (b->devload_msgs[k] - a->devload_msgs[k]) / msgs : 0;
+    if (cyc > 0) {
+        q[0] = (b->ingress_occ - a->ingress_occ) / cyc;
+        q[1] = (b->dram_queue_occ - a->dram_queue_occ) / cyc;
+    }
+    ctrace_counter(E->ct, TP_DOMAIN + d, "CXL DevLoad", dl, mix, 4, t);
+    ctrace_counter(E->ct, TP_DOMAIN + d, "CXL queue depth", qs, q, 2, t);
+}
+
+/* Counters of domain d after a change of its transfers: in flight, and the bandwidth, DevLoad mix and
+ * queue depths since the last change (written at the last change's time: the mean over the interval it
+ * held). */
 static void trace_domain(eng *E, uint32_t d)
 {
     if (!E->ct)
         return;
     double rd, wr;
     cxlmem_domain_bytes(E->cm, d, &rd, &wr);
+    cxlmem_load_sums load;
+    cxlmem_load(E->cm, d, &load);
     uint32_t pid = TP_DOMAIN + d;
     if (E->now > E->dom_t[d]) {
         double secs = (double)(E->now - E->dom_t[d]) / 1e12;
         static const char *const rw[2] = { "read", "write" };
         double gbps[2] = { (rd - E->dom_bytes[2 * d]) / secs / 1e9, (wr - E->dom_bytes[2 * d + 1]) / secs / 1e9 };
         ctrace_counter(E->ct, pid, "CXL GB/s", rw, gbps, 2, E->dom_t[d]);
+        trace_load(E, d, &E->dom_load[d], &load, E->dom_t[d]);
     }
+    E->dom_load[d] = load;
     E->dom_bytes[2 * d] = rd;
     E->dom_bytes[2 * d + 1] = wr;
     E->dom_t[d] = E->now;
@@ -1358,7 +1383,8 @@ static int setup(eng *E, const expcfg *x, const train_opts *o, train_result *res
         E->lanes = calloc((size_t)pp * TL_N, sizeof *E->lanes);
         E->dom_bytes = calloc(2 * (size_t)E->ndomains + 1, sizeof *E->dom_bytes);
         E->dom_t = calloc((size_t)E->ndomains + 1, sizeof *E->dom_t);
-        if (!E->link_util || !E->shape || !E->lanes || !E->dom_bytes || !E->dom_t)
+        E->dom_load = calloc((size_t)E->ndomains + 1, sizeof *E->dom_load);
+        if (!E->link_util || !E->shape || !E->lanes || !E->dom_bytes || !E->dom_t || !E->dom_load)
             return oom(E);
         trace_names(E);
         if (E->rc)
@@ -1519,6 +1545,7 @@ static void teardown(eng *E)
     free(E->shape);
     free(E->dom_bytes);
     free(E->dom_t);
+    free(E->dom_load);
     net_free(E->n);
     evq_free(&E->q);
 }

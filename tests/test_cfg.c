@@ -624,6 +624,57 @@ static void test_extends_chain_relative(void **state)
     cfg_free(doc);
 }
 
+/* cfg_each_file: every file read, the loaded one first, then its parents in chain order; presets and
+ * text read no file; the first non-zero result stops the walk */
+struct seen {
+    char path[4][256];
+    int n;
+};
+
+static int note_file(void *ctx, const char *path)
+{
+    struct seen *s = ctx;
+    if (s->n == 4)
+        return 7;
+    snprintf(s->path[s->n++], sizeof s->path[0], "%s", path);
+    return 0;
+}
+
+static int stop_at_first(void *ctx, const char *path)
+{
+    (void)path;
+    ++*(int *)ctx;
+    return 9;
+}
+
+static void test_each_file_lists_the_chain(void **state)
+{
+    struct fx *fx = *state;
+    char base[256], mid[256], top[256];
+    fx_mkdir(fx, "each");
+    fx_write(fx, "each/base.yaml", "seed: 1\n");
+    fx_write(fx, "each/mid.yaml", "extends: base.yaml\nseed: 2\n");
+    snprintf(top, sizeof top, "%s", fx_write(fx, "each/top.yaml", "extends: mid.yaml\nseed: 3\n"));
+    fx_path(fx, "each/base.yaml", base, sizeof base);
+    fx_path(fx, "each/mid.yaml", mid, sizeof mid);
+    cfg_doc *doc = NULL;
+    cxl_err e;
+    assert_int_equal(cfg_load_file(top, NULL, NULL, &doc, &e), 0);
+    struct seen s = {0};
+    assert_int_equal(cfg_each_file(doc, note_file, &s), 0);
+    assert_int_equal(s.n, 3);
+    assert_string_equal(s.path[0], top);
+    assert_string_equal(s.path[1], mid);
+    assert_string_equal(s.path[2], base);
+    int calls = 0;
+    assert_int_equal(cfg_each_file(doc, stop_at_first, &calls), 9);
+    assert_int_equal(calls, 1);
+    cfg_free(doc);
+    assert_int_equal(cfg_load_text("<text>", "seed: 1\n", NULL, NULL, &doc, &e), 0);
+    assert_int_equal(cfg_each_file(doc, stop_at_first, &calls), 0);
+    cfg_free(doc);
+}
+
 struct presets {
     int calls;
 };
@@ -1145,6 +1196,7 @@ int main(void)
         cmocka_unit_test(test_bind_defaults_and_seen),
         cmocka_unit_test_setup_teardown(test_extends_deep_merge, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_extends_chain_relative, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_each_file_lists_the_chain, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_extends_resolver, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_extends_file_before_resolver, fx_setup, fx_teardown),
         cmocka_unit_test(test_extends_type_change),

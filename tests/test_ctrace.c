@@ -224,6 +224,32 @@ static void end_hands_the_file_on(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* run-level metadata: the object comes after the events as "otherData", copied, the last one counts,
+ * and the file ends as a JSON object should, plain and compressed alike */
+static void other_data_after_the_events(void **state)
+{
+    (void)state;
+    const char *suffix[2] = { ".json", ".json.gz" };
+    for (int gz = 0; gz < 2; gz++) {
+        char path[64], obj[64];
+        ctrace *ct = open_tmp(path, suffix[gz], 0, INT64_MAX);
+        cxl_err e;
+        snprintf(obj, sizeof obj, "{\"old\":1}");
+        assert_int_equal(ctrace_other_data(ct, obj, strlen(obj), &e), 0);
+        snprintf(obj, sizeof obj, "{\"commit\":\"abc\",\"schema_version\":1}");
+        assert_int_equal(ctrace_other_data(ct, obj, strlen(obj), &e), 0);
+        memset(obj, 'x', sizeof obj); /* the trace holds its own copy */
+        ctrace_slice(ct, 0, 0, "k", "x", 0, 1000, NULL, 0);
+        close_and_read(ct, path);
+        const char *ev = strstr(text, "\"name\":\"x\""), *other = strstr(text, "\"otherData\":");
+        assert_non_null(ev);
+        assert_non_null(other);
+        assert_true(ev < other);
+        assert_string_equal(other, "\"otherData\":{\"commit\":\"abc\",\"schema_version\":1}}\n");
+        assert_null(strstr(text, "old"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +259,7 @@ int main(void)
         cmocka_unit_test(command_line_values),
         cmocka_unit_test(full_disk_is_an_error),
         cmocka_unit_test(end_hands_the_file_on),
+        cmocka_unit_test(other_data_after_the_events),
     };
     return cmocka_run_group_tests_name("ctrace", tests, NULL, NULL);
 }

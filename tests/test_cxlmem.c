@@ -115,6 +115,53 @@ static void one_read_runs_at_the_link_rate(void **state)
     cxlmem_free(m);
 }
 
+/* cxlmem_load (the trace's DevLoad and queue-depth counters): every response counted with its DevLoad,
+ * exactly in detail; an extrapolated stretch and a memo hit at the steady state's rate per cycle */
+static void load_counts_every_response(void **state)
+{
+    (void)state;
+    cxl_params p;
+    params("asic", &p);
+    for (int exact = 1; exact >= 0; exact--) {
+        cxlmem *m;
+        cxl_err e;
+        assert_int_equal(cxlmem_new("csim", NULL, &p, 1, exact, &m, &e), 0);
+        cxlmem_load_sums l0, l1, l2;
+        cxlmem_load(m, 0, &l0);
+        assert_true(l0.cycles == 0 && l0.devload_msgs[0] == 0 && l0.ingress_occ == 0);
+        assert_int_equal(cxlmem_start(m, 0, 0, 0, 32 * MIB, 1, 0, 0, 1, &e), 0);
+        int64_t t;
+        uint32_t tag;
+        assert_int_equal(cxlmem_next(m, INT64_MAX, &t, &tag, &e), 1);
+        cxlmem_load(m, 0, &l1);
+        cxlmem_stats st;
+        cxlmem_get_stats(m, &st);
+        double lines = 32.0 * MIB / 64, msgs = 0;
+        for (int k = 0; k < 4; k++)
+            msgs += l1.devload_msgs[k];
+        assert_true(l1.cycles == (double)(st.detailed_cycles + st.extrapolated_cycles));
+        if (exact)
+            assert_true(msgs == lines); /* one DRS a line read */
+        else
+            assert_true(fabs(msgs - lines) < 0.02 * lines && st.extrapolated_cycles > 0);
+        /* a streaming read keeps the device's queues occupied */
+        assert_true(l1.ingress_occ / l1.cycles > 1 && l1.dram_queue_occ / l1.cycles > 1);
+        /* the same read again: from the memo when accelerated, the same load per cycle */
+        assert_int_equal(cxlmem_start(m, t, 0, 0, 32 * MIB, 1, 0, 0, 2, &e), 0);
+        assert_int_equal(cxlmem_next(m, INT64_MAX, &t, &tag, &e), 1);
+        cxlmem_load(m, 0, &l2);
+        cxlmem_get_stats(m, &st);
+        assert_int_equal(st.memo_hits, exact ? 0 : 1);
+        msgs = 0;
+        for (int k = 0; k < 4; k++)
+            msgs += l2.devload_msgs[k] - l1.devload_msgs[k];
+        assert_true(fabs(msgs - lines) < 0.02 * lines);
+        double q1 = l1.dram_queue_occ / l1.cycles, q2 = (l2.dram_queue_occ - l1.dram_queue_occ) / (l2.cycles - l1.cycles);
+        assert_true(fabs(q2 - q1) < 0.1 * q1);
+        cxlmem_free(m);
+    }
+}
+
 static void domains_synchronise(void **state)
 {
     (void)state;
@@ -181,6 +228,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(accelerated_matches_exact),
         cmocka_unit_test(one_read_runs_at_the_link_rate),
+        cmocka_unit_test(load_counts_every_response),
         cmocka_unit_test(domains_synchronise),
         cmocka_unit_test(analytical_backend_plugs_in),
         cmocka_unit_test(errors),

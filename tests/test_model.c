@@ -17,6 +17,7 @@
 
 #include "cxl_model.h"
 #include "hw_fixture.h"
+#include "preset_fixture.h"
 
 #define MAXCOMP 4096u
 
@@ -258,6 +259,72 @@ static void test_idle_skip_exact_local(void **state)
     check_skip(&p, 276, 200);
 }
 
+/* Idle fast-forward (dram.h): a descriptor held back by a not_before far ahead. The model crosses whole
+ * refresh periods at once; a twin run in steps shorter than three periods (so it never jumps, it only
+ * skips from refresh to refresh) ends in the same state to the byte: statistics, completions, the DRAM's
+ * timing state and its command trace. Traffic before the wait leaves rows open and bank timers set;
+ * traffic after it meets the state the jump left. Every refresh policy, one and several channels,
+ * ranks, devices and a switch. */
+static void idle_jump_run(const cxl_params *p, int step, cxl_model *m, cxl_completion *c, uint32_t *n)
+{
+    cxl_model_init(m, p);
+    uint64_t wait = 40000000 + 12345, period = dram_idle_period(&p->dram);
+    assert_true(period > 0);
+    for (uint32_t r = 0; r < p->requesters && r < 4; r++) {
+        cxl_desc a = line_desc(1 + r, (uint16_t)r, 0x100000ull * r, 64, r & 1, 0);
+        cxl_desc b = line_desc(100 + r, (uint16_t)r, 0x100000ull * r + 4096, 32, 0, wait + 977 * r);
+        cxl_desc z = line_desc(200 + r, (uint16_t)r, 0x2000000ull * r, 16, 1, 2 * wait);
+        a.max_outstanding = b.max_outstanding = z.max_outstanding = 8;
+        assert_int_equal(cxl_model_submit(m, &a), 0);
+        assert_int_equal(cxl_model_submit(m, &b), 0);
+        assert_int_equal(cxl_model_submit(m, &z), 0);
+    }
+    uint64_t end = 2 * wait + 200000;
+    *n = 0;
+    while (m->now < end) {
+        cxl_model_run(m, step && m->now + period < end ? m->now + period : end, 0);
+        *n += cxl_model_drain(m, c + *n, 64 - *n);
+    }
+    assert_int_equal(m->model_error, 0);
+}
+
+static void check_idle_jump(const char *preset)
+{
+    cxl_params p;
+    pfx_preset(preset, &p);
+    cxl_model *a = test_calloc(1, sizeof *a), *b = test_calloc(1, sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    cxl_completion ca[64], cb[64];
+    uint32_t na, nb;
+    idle_jump_run(&p, 0, a, ca, &na);
+    idle_jump_run(&p, 1, b, cb, &nb);
+    uint32_t descs = 3 * (p.requesters < 4 ? p.requesters : 4);
+    assert_int_equal(na, descs);
+    assert_int_equal(nb, na);
+    assert_memory_equal(ca, cb, na * sizeof ca[0]);
+    /* both waits crossed almost whole by the jumping model, none by the stepping one */
+    if (a->idle_jumped < 70000000 || b->idle_jumped != 0)
+        fail_msg("%s: jumped %llu and %llu cycles", preset, (unsigned long long)a->idle_jumped,
+                 (unsigned long long)b->idle_jumped);
+    assert_true(a->st.dev[0].refs > 1000);
+    a->idle_jumped = 0;
+    assert_memory_equal(&a->st, &b->st, sizeof a->st);
+    assert_memory_equal(a, b, sizeof *a);
+    test_free(a);
+    test_free(b);
+}
+
+static void test_idle_jump_exact(void **state)
+{
+    (void)state;
+    /* asic: DDR5 same-bank refresh; asic-ddr4: all-bank; pool-2x2: a switch, two devices;
+     * cz120: several channels */
+    const char *presets[] = { "asic", "asic-ddr4", "pool-2x2", "cz120", "local-ddr5" };
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+        check_idle_jump(presets[i]);
+}
+
 /* ---- saturation: back-pressure, determinism ---- */
 
 typedef struct load {
@@ -457,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_run_stops_on_completion),
         cmocka_unit_test(test_idle_skip_exact_cxl),
         cmocka_unit_test(test_idle_skip_exact_local),
+        cmocka_unit_test(test_idle_jump_exact),
         cmocka_unit_test(test_backpressure_cxl_reads),
         cmocka_unit_test(test_backpressure_cxl_writes),
         cmocka_unit_test(test_backpressure_cxl_mix),

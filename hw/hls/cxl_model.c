@@ -7,6 +7,7 @@ void cxl_model_init(cxl_model *m, const cxl_params *p)
     memset(&m->st, 0, sizeof m->st);
     m->p = *p;
     m->now = 0;
+    m->idle_jumped = 0;
 model_init_req:
     for (uint32_t r = 0; r < CXL_MAX_REQ; r++) {
         requester_init(&m->req[r], p->tags);
@@ -308,6 +309,60 @@ static int64_t sat_add(int64_t acc, int64_t inc, uint64_t k)
     return k >= need ? inc : acc + (int64_t)k * inc;
 }
 
+/* Quiet but for refresh until at least t_stop (the next descriptor issue, or `until`): cross whole
+ * refresh periods at once when every device's DRAM has settled into them (dram.h), stopping at least
+ * one period before t_stop; the ordinary skip then takes the rest deadline by deadline. The time a run
+ * takes is then proportional to its work, not to the idle cycles it waits (a not_before far ahead).
+ * Returns the cycles crossed (0: not settled, or not worth it). */
+static uint64_t idle_jump(cxl_model *m, uint64_t t_stop)
+{
+    const cxl_params *p = &m->p;
+    uint64_t period = dram_idle_period(&p->dram);
+    if (!period || t_stop <= m->now || (t_stop - m->now) / period < 3)
+        return 0;
+    uint32_t cmds[CXL_MAX_DEVS][CXL_MAX_CH];
+    for (uint32_t d = 0; d < p->devices; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
+        if (!dram_idle_settled(&m->dev[d].dram, &p->dram, m->now, cmds[d]))
+            return 0;
+    }
+    uint64_t k = (t_stop - m->now) / period - 1;
+    for (uint32_t d = 0; d < p->devices; d++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_DEVS */
+        dram_idle_jump(&m->dev[d].dram, &p->dram, m->now, k, cmds[d], &m->st.dev[d]);
+    }
+    m->idle_jumped += k * period;
+    return k * period;
+}
+
+/* The first cycle at which a requester issues its next descriptor (quiet_until without the refreshes). */
+static uint64_t requesters_quiet_until(const cxl_model *m)
+{
+    uint64_t t = UINT64_MAX;
+    for (uint32_t r = 0; r < m->p.requesters; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* CXL_MAX_REQ */
+        uint64_t q = requester_quiet_until(&m->req[r]);
+        if (q < t)
+            t = q;
+    }
+    return t;
+}
+
+/* k quiet cycles pass: the link accumulators saturate, nothing else changes */
+static void idle_cycles(cxl_model *m, uint64_t k)
+{
+    for (uint32_t h = 0; h < CXL_MAX_HOSTS; h++) {
+        m->up_m2s[h].acc = sat_add(m->up_m2s[h].acc, m->up_m2s[h].inc, k);
+        m->up_s2m[h].acc = sat_add(m->up_s2m[h].acc, m->up_s2m[h].inc, k);
+    }
+    for (uint32_t d = 0; d < CXL_MAX_DEVS; d++) {
+        m->dn_m2s[d].acc = sat_add(m->dn_m2s[d].acc, m->dn_m2s[d].inc, k);
+        m->dn_s2m[d].acc = sat_add(m->dn_s2m[d].acc, m->dn_s2m[d].inc, k);
+    }
+    m->st.cycles += k;
+    m->now += k;
+}
+
 void cxl_model_run(cxl_model *m, uint64_t until, int stop_on_completion)
 {
     /* The cycle loop. Not pipelined: each model cycle reads what the previous one wrote in every unit
@@ -323,20 +378,13 @@ model_run:
             return;
         uint64_t t = quiet_until(m);
         if (t > m->now) {
-            /* skip to the next thing that can happen, exactly */
+            /* skip to the next thing that can happen, exactly; whole refresh periods at once when the
+             * next descriptor is far away */
+            uint64_t ev = requesters_quiet_until(m);
+            uint64_t jumped = idle_jump(m, ev < until ? ev : until);
             if (t > until)
                 t = until;
-            uint64_t k = t - m->now;
-            for (uint32_t h = 0; h < CXL_MAX_HOSTS; h++) {
-                m->up_m2s[h].acc = sat_add(m->up_m2s[h].acc, m->up_m2s[h].inc, k);
-                m->up_s2m[h].acc = sat_add(m->up_s2m[h].acc, m->up_s2m[h].inc, k);
-            }
-            for (uint32_t d = 0; d < CXL_MAX_DEVS; d++) {
-                m->dn_m2s[d].acc = sat_add(m->dn_m2s[d].acc, m->dn_m2s[d].inc, k);
-                m->dn_s2m[d].acc = sat_add(m->dn_s2m[d].acc, m->dn_s2m[d].inc, k);
-            }
-            m->st.cycles += k;
-            m->now = t;
+            idle_cycles(m, jumped ? jumped : t - m->now);
             continue;
         }
         model_cycle(m);

@@ -57,6 +57,7 @@ typedef struct cxl_model {
     cxl_completion comp[CXL_COMPQ];
     uint32_t comp_head, comp_count;
     uint32_t model_error;       /* nonzero: an internal bound was exceeded (1-3: which queue; a model bug) */
+    uint64_t idle_jumped;       /* cycles crossed by whole refresh periods (not a statistic: for tests) */
 } cxl_model;
 
 /* Reset to cycle 0 with parameters p (validated by the caller: host/devcfg.c). */
@@ -65,7 +66,8 @@ void cxl_model_init(cxl_model *m, const cxl_params *p);
 int cxl_model_submit(cxl_model *m, const cxl_desc *d);
 /* Advance until cycle `until` (exclusive: the model stops with now == until), or earlier once at least
  * one completion is buffered if stop_on_completion, or when the completion buffer is full. Idle
- * stretches are skipped exactly (nothing can happen until the next descriptor start or refresh). */
+ * stretches are skipped exactly (nothing can happen until the next descriptor start or refresh), and
+ * long ones whole refresh periods at a time (dram.h, "idle fast-forward"), so a wait costs O(1). */
 void cxl_model_run(cxl_model *m, uint64_t until, int stop_on_completion);
 /* Take up to max buffered completions, oldest first. */
 uint32_t cxl_model_drain(cxl_model *m, cxl_completion *out, uint32_t max);

@@ -403,3 +403,152 @@ dram_channels:
     }
     return n;
 }
+
+/* ---- idle fast-forward (dram.h) ---- */
+
+uint64_t dram_idle_period(const cxl_dram_params *p)
+{
+    uint64_t iv = ref_interval(p);
+    if (!iv)
+        return 0;
+    uint64_t per = p->refresh == CXL_REF_SAME_BANK ? iv * p->banks : iv;
+    uint64_t a = per, b = p->channels ? p->channels : 1; /* per x channels / gcd: a multiple of both */
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return per * ((p->channels ? p->channels : 1) / a);
+}
+
+/* More cycles than any command's effect on a readiness time reaches ahead (every constraint summed). */
+static uint64_t idle_reach(const cxl_dram_params *p)
+{
+    return (uint64_t)p->tRCD + p->tCL + p->tRP + p->tRAS + p->tRC + p->tCWL + p->tWR + p->tRTP + p->tBL +
+           p->tCCD_S + p->tCCD_L + p->tCCD_S_WR + p->tCCD_L_WR + p->tRRD_S + p->tRRD_L + p->tFAW + p->tWTR_S +
+           p->tWTR_L + p->tRTW + p->tRFC + p->tRFCsb + 2;
+}
+
+static int is_refresh(uint8_t cmd) { return cmd == DRAM_REF || cmd == DRAM_REFSB; }
+
+/* One channel: the refreshes of the last period, or 0 when it is not settled. */
+static uint32_t chan_settled(const cxl_dram_chan *ch, const cxl_dram_params *p, uint64_t now, uint64_t period)
+{
+    uint64_t reach = idle_reach(p);
+    if (ch->nr || ch->nw || ch->rd_count || ch->wake_on_room || now < 2 * period + reach)
+        return 0;
+    uint32_t nb = p->ranks * p->bankgroups * p->banks;
+settle_banks:
+    for (uint32_t i = 0; i < nb; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 64 /* CXL_MAX_BANKS */
+        if (ch->t.bank[i].open_row >= 0)
+            return 0;
+    }
+settle_ranks:
+    for (uint32_t r = 0; r < p->ranks; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_RANKS */
+        if (ch->ref_due[r] < now)
+            return 0; /* a refresh is overdue: it waits for something */
+    }
+    /* the trace, newest first: only refreshes for period + reach cycles, and it reaches back that far */
+    uint64_t from = now - period - reach;
+    uint32_t in_period = 0;
+    int reached = 0;
+settle_trace:
+    for (uint32_t i = 0; i < CXL_DRAM_TRACE; i++) {
+        if (i >= ch->trace_n) {
+            reached = 1; /* every command since the reset is in the trace */
+            break;
+        }
+        const cxl_dram_trace_rec *rec = &ch->trace[(ch->trace_n - 1 - i) % CXL_DRAM_TRACE];
+        if (rec->cycle <= from) {
+            reached = 1;
+            break;
+        }
+        if (!is_refresh(rec->cmd))
+            return 0;
+        in_period += rec->cycle >= now - period;
+    }
+    uint64_t iv = ref_interval(p);
+    if (!reached || in_period != p->ranks * (period / iv))
+        return 0;
+    return in_period;
+}
+
+int dram_idle_settled(const cxl_dram *d, const cxl_dram_params *p, uint64_t now, uint32_t *cmds_per_period)
+{
+    uint64_t period = dram_idle_period(p);
+    if (!period)
+        return 0;
+settle_channels:
+    for (uint32_t c = 0; c < p->channels; c++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_CH */
+        cmds_per_period[c] = chan_settled(&d->ch[c], p, now, period);
+        if (!cmds_per_period[c])
+            return 0;
+    }
+    return 1;
+}
+
+/* a time set within the last period moves on by `by`; older ones stay */
+static void idle_shift(uint64_t *v, uint64_t recent, uint64_t by)
+{
+    if (*v >= recent)
+        *v += by;
+}
+
+void dram_idle_jump(cxl_dram *d, const cxl_dram_params *p, uint64_t now, uint64_t k,
+                    const uint32_t *cmds_per_period, cxl_dev_stats *st)
+{
+    uint64_t period = dram_idle_period(p), by = k * period, recent = now - period;
+    uint32_t nb = p->ranks * p->bankgroups * p->banks, ng = p->ranks * p->bankgroups;
+jump_channels:
+    for (uint32_t c = 0; c < p->channels; c++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_CH */
+        cxl_dram_chan *ch = &d->ch[c];
+        cxl_dram_timing *t = &ch->t;
+        for (uint32_t i = 0; i < nb; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 64 /* CXL_MAX_BANKS */
+            idle_shift(&t->bank[i].next_act, recent, by);
+            idle_shift(&t->bank[i].next_pre, recent, by);
+            idle_shift(&t->bank[i].next_col, recent, by);
+        }
+        for (uint32_t g = 0; g < ng; g++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 64 /* CXL_MAX_BANKS */
+            idle_shift(&t->bg_act[g], recent, by);
+            idle_shift(&t->bg_rd[g], recent, by);
+            idle_shift(&t->bg_wr[g], recent, by);
+        }
+        for (uint32_t r = 0; r < p->ranks; r++) {
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 4 /* CXL_MAX_RANKS */
+            idle_shift(&t->rank_act[r], recent, by);
+            idle_shift(&t->rank_rd[r], recent, by);
+            idle_shift(&t->rank_wr[r], recent, by);
+            for (uint32_t f = 0; f < 4; f++)
+                idle_shift(&t->faw[r][f], recent, by);
+            ch->ref_due[r] += by; /* in the future (settled): always moves */
+        }
+        idle_shift(&ch->wake, recent, by);
+        /* k periods of the same refreshes: the statistics, and the trace's last entries (command j repeats
+         * command j - n, one period later) */
+        uint32_t n = cmds_per_period[c];
+        st->refs += k * n;
+        cxl_dram_trace_rec last[CXL_DRAM_TRACE];
+        uint64_t first = ch->trace_n - n, end = ch->trace_n + k * n;
+    jump_keep:
+        for (uint32_t i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = 1 max = 256 /* CXL_DRAM_TRACE */
+            last[i] = ch->trace[(first + i) % CXL_DRAM_TRACE];
+        }
+        uint64_t j0 = end - ch->trace_n > CXL_DRAM_TRACE ? end - CXL_DRAM_TRACE : ch->trace_n;
+    jump_trace:
+        for (uint64_t j = j0; j < end; j++) {
+#pragma HLS LOOP_TRIPCOUNT min = 1 max = 256 /* CXL_DRAM_TRACE */
+            uint64_t back = j - first; /* >= n */
+            cxl_dram_trace_rec rec = last[back % n];
+            rec.cycle += back / n * period;
+            ch->trace[j % CXL_DRAM_TRACE] = rec;
+        }
+        ch->trace_n = end;
+    }
+}

@@ -88,4 +88,22 @@ uint32_t dram_tick(cxl_dram *d, const cxl_dram_params *p, uint64_t now, cxl_msg 
                    uint32_t *rsp_room);
 uint32_t dram_occupancy(const cxl_dram *d, const cxl_dram_params *p);
 
+/* Idle fast-forward (cxl_model_run). With no request anywhere, a channel only refreshes, and its refresh
+ * commands repeat with the period dram_idle_period(): every deadline interval times the banks a same-bank
+ * refresh cycles through, times the channels (their rotation in dram_tick). Once a channel has issued
+ * nothing but refreshes for a period plus every timing constraint (the "settled" state, read from its
+ * command trace), the state k periods later is the state now with each time that a refresh of the last
+ * period set (every time >= now - period) moved on by k periods, and every other time (from commands
+ * before that, too old to constrain anything) as it is; the statistics count k periods' refreshes and the
+ * command trace holds the last commands of the periodic pattern. dram_idle_settled() checks the state
+ * (every channel: queues and reads empty, banks precharged, no refresh overdue, only refreshes in its
+ * trace for that long, and the trace reaching back so far) and returns the refresh commands one period
+ * holds per channel in cmds_per_period[] (0: not settled, or refresh off); dram_idle_jump() applies k
+ * periods. Exact: the same state and statistics as ticking through them (tests/test_model.c). Cost:
+ * O(banks + the trace's 256 entries) per channel, whatever k is. */
+uint64_t dram_idle_period(const cxl_dram_params *p);
+int dram_idle_settled(const cxl_dram *d, const cxl_dram_params *p, uint64_t now, uint32_t *cmds_per_period);
+void dram_idle_jump(cxl_dram *d, const cxl_dram_params *p, uint64_t now, uint64_t k,
+                    const uint32_t *cmds_per_period, cxl_dev_stats *st);
+
 #endif

@@ -56,6 +56,10 @@ cases <<'EOF'
 3|refab.yaml:5:30: |probe --quick|refab.yaml|name: x\nextends: asic\ndram:\n  refresh: all-bank\n  timing: {tREFI: 100, tRFC: 100}\n
 3|refsb.yaml:5:19: dram.timing: same-bank refresh needs tREFI >= banks_per_group \(3 < 4\)|check|refsb.yaml|name: x\nextends: asic\ndram:\n  refresh: same-bank\n  timing: {tREFI: 3}\n
 3|tras.yaml:4:17: dram.timing: need tRC \(50\) >= tRAS \+ tRP|check|tras.yaml|name: x\nextends: asic\ndram:\n  timing: {tRC: 50}\n
+3|refab.yaml:5:30: dram.timing: all-bank refresh needs tRFC|compare --random 10 --backends csim,csim|refab.yaml|name: x\nextends: asic\ndram:\n  refresh: all-bank\n  timing: {tREFI: 100, tRFC: 100}\n
+3|refi1.yaml:5:28: dram.timing.tRFC: 1000000 out of range \(1 to 16383 cycles\)|check|refi1.yaml|name: x\nextends: asic\ndram:\n  refresh: all-bank\n  timing: {tREFI: 1, tRFC: 1000000}\n
+3|faw.yaml:4:18: dram.timing.tFAW: 1000000 out of range \(1 to 16383 cycles\)|check|faw.yaml|name: x\nextends: asic\ndram:\n  timing: {tFAW: 1000000}\n
+3|refab.yaml:5:30: dram.timing: all-bank refresh needs tRFC|train|trefab.yaml|name: x\nextends: cxl-offload-small\ncxl:\n  device: refab.yaml\n
 3|ddr4.yaml:4:13: dram.standard: DDR4 has no built-in timing bin at 4800 MT/s|check|ddr4.yaml|name: x\nextends: asic\ndram:\n  standard: DDR4\n
 7|phy.yaml:4:16: x: link.phy_latency too long: .* phy_latency may be at most [0-9.]+ ns|check|phy.yaml|name: x\nextends: asic\nlink:\n  phy_latency: 1us\n
 7|phy.yaml:4:16: x: link.phy_latency too long|train|cxlphy.yaml|name: x\nextends: llama2-7b-2x8-h100\ncxl:\n  memory: per-node\n  device: phy.yaml\n  offload_optimizer: cpu\n
@@ -67,6 +71,14 @@ EOF
 printf 'requester,bytes,not_before\n0,64,1000000000000\n' > "$tmp/nb.csv"
 expect 3 "nb.csv:2:.*not_before.*too large; valid: at most 4294967295" -- \
   "$bin" compare --trace "$tmp/nb.csv" --backends csim,analytical
+# the largest wait allowed runs in time proportional to the work (csim crosses it whole refresh periods
+# at a time), with the cycle count the deadline-by-deadline skip gave before it (main at 1e7d9dc)
+printf 'requester,bytes,not_before\n0,4K,4294967295\n0,4K,0\n1,64,4294000000\n' > "$tmp/nbmax.csv"
+expect 0 "equal: 3 descriptors, 3 completions, 4294969168 cycles, statistics identical" -- \
+  "$bin" compare asic --trace "$tmp/nbmax.csv" --backends csim,csim --quiet
+for dev in asic-ddr4 pool-2x2; do
+  expect 0 "equal: 3 descriptors, 3 completions" -- "$bin" compare "$dev" --trace "$tmp/nbmax.csv" --backends csim,csim --quiet
+done
 
 # ---- training: times beyond the simulated range, and every message at the key behind it ----
 cases <<'EOF'

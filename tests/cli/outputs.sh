@@ -50,6 +50,11 @@ expect_rc 0 "--json /dev/null" "$bin" memory --json "$tmp/dev-null"
 [ -L "$tmp/dev-null" ] && ok || bad "a link to /dev/null was replaced"
 expect_rc 5 "--json /dev/full" "$bin" memory --json "$tmp/dev-full"
 grep -q "No space left" "$tmp/err" && ok || bad "/dev/full: no reason given"
+# every output option of every command meets the full disk with exit 5 (ops once wrote 4,096 of its
+# 4,644 bytes and exited 0)
+expect_rc 5 "ops --out /dev/full" "$bin" ops --out "$tmp/dev-full"
+expect_rc 5 "probe --csv /dev/full" "$bin" probe --quick --points 2 --samples 20 --csv "$tmp/dev-full"
+expect_rc 5 "compare --save-trace /dev/full" "$bin" compare --random 10 --backends csim,csim --save-trace "$tmp/dev-full"
 
 # a FIFO: its reader gets the bytes, the FIFO stays
 mkfifo "$tmp/fifo"
@@ -111,6 +116,59 @@ expect_rc 5 "ops --out INPUT" "$bin" ops "$tmp/exp.yaml" --out "$tmp/exp.yaml"
 cp "$src/configs/devices/asic.yaml" "$tmp/dev.yaml"
 expect_rc 5 "probe --json DEVICE" "$bin" probe "$tmp/dev.yaml" --json "$tmp/dev.yaml"
 expect_rc 5 "same output twice" "$bin" train --json "$tmp/same.json" --trace "$tmp/same.json"
+# ... also a configuration file read through `extends` or named by the experiment (a component or
+# device file, and its own parents): refused after loading, before the run, and the file stays
+mkdir "$tmp/inc"
+cp "$src/configs/experiments/cxl-offload-small.yaml" "$tmp/inc/base.yaml"
+printf 'extends: base.yaml\nname: child\n' >"$tmp/inc/child.yaml"
+printf 'extends: mid.yaml\nname: grandchild\n' >"$tmp/inc/grand.yaml"
+printf 'extends: base.yaml\n' >"$tmp/inc/mid.yaml"
+cp "$tmp/inc/base.yaml" "$tmp/inc/base.orig"
+expect_rc 5 "train --json PARENT (extends)" "$bin" train "$tmp/inc/child.yaml" --json "$tmp/inc/base.yaml"
+grep -q "is the input '$tmp/inc/base.yaml'" "$tmp/err" && ok || bad "--json PARENT: message: $(head -c 300 "$tmp/err")"
+[ -s "$tmp/out" ] && bad "--json PARENT: the run went ahead" || ok
+expect_rc 5 "train --trace GRANDPARENT" "$bin" train "$tmp/inc/grand.yaml" --trace "$tmp/inc/base.yaml"
+expect_rc 5 "train --json MIDDLE of the chain" "$bin" train "$tmp/inc/grand.yaml" --json "$tmp/inc/mid.yaml"
+ln -s base.yaml "$tmp/inc/base-link.yaml"
+expect_rc 5 "memory --json link to PARENT" "$bin" memory "$tmp/inc/child.yaml" --json "$tmp/inc/base-link.yaml"
+expect_rc 5 "ops --out PARENT" "$bin" ops "$tmp/inc/child.yaml" --out "$tmp/inc/base.yaml"
+cmp -s "$tmp/inc/base.yaml" "$tmp/inc/base.orig" && ok || bad "a parent experiment was overwritten"
+# a component file and the device file of the cxl: section, each through its own extends
+cat >"$tmp/inc/model-base.yaml" <<'YAML'
+name: gpt2-125m
+layers: 12
+hidden: 768
+heads: 12
+vocab: 50304
+seq_len: 1024
+YAML
+printf 'extends: model-base.yaml\nbias: true\n' >"$tmp/inc/model.yaml"
+cp "$src/configs/devices/asic.yaml" "$tmp/inc/dev-base.yaml"
+printf 'extends: dev-base.yaml\nname: mine\n' >"$tmp/inc/dev.yaml"
+cat >"$tmp/inc/parts.yaml" <<'YAML'
+extends: base.yaml
+name: parts
+model: model.yaml
+cxl: { memory: per-node, device: dev.yaml, offload_optimizer: cpu }
+YAML
+expect_rc 0 "the experiment with component files runs" "$bin" train "$tmp/inc/parts.yaml" --json "$tmp/inc/ok.json"
+expect_rc 5 "train --json MODEL-PARENT" "$bin" train "$tmp/inc/parts.yaml" --json "$tmp/inc/model-base.yaml"
+expect_rc 5 "train --json DEVICE-PARENT" "$bin" train "$tmp/inc/parts.yaml" --json "$tmp/inc/dev-base.yaml"
+expect_rc 5 "train --trace DEVICE" "$bin" train "$tmp/inc/parts.yaml" --trace "$tmp/inc/dev.yaml"
+expect_rc 5 "probe --json DEVICE-PARENT" "$bin" probe "$tmp/inc/dev.yaml" --quick --json "$tmp/inc/dev-base.yaml"
+expect_rc 5 "compare --json DEVICE-PARENT" "$bin" compare "$tmp/inc/dev.yaml" --random 10 --backends csim,csim \
+  --json "$tmp/inc/dev-base.yaml"
+cmp -s "$tmp/inc/dev-base.yaml" "$src/configs/devices/asic.yaml" && ok || bad "a parent device was overwritten"
+# a sweep's base and everything it reads (the sweep file names it)
+printf 'base: child.yaml\ncommand: memory\naxes:\n  training.micro_batch: [1, 2]\n' >"$tmp/inc/sw.yaml"
+expect_rc 5 "sweep --csv BASE" "$bin" sweep "$tmp/inc/sw.yaml" -j 1 --csv "$tmp/inc/child.yaml"
+expect_rc 5 "sweep --jsonl BASE-PARENT" "$bin" sweep "$tmp/inc/sw.yaml" -j 1 --jsonl "$tmp/inc/base.yaml"
+printf 'base: parts.yaml\ncommand: memory\naxes:\n  training.micro_batch: [1, 2]\n' >"$tmp/inc/swp.yaml"
+expect_rc 5 "sweep --csv DEVICE-PARENT of the base" "$bin" sweep "$tmp/inc/swp.yaml" -j 1 --csv "$tmp/inc/dev-base.yaml"
+printf 'base: dev.yaml\ncommand: probe\nprobe: { quick: true }\naxes:\n  link.width: [4, 8]\n' >"$tmp/inc/swd.yaml"
+expect_rc 5 "probe sweep --csv DEVICE-PARENT" "$bin" sweep "$tmp/inc/swd.yaml" -j 1 --csv "$tmp/inc/dev-base.yaml"
+cmp -s "$tmp/inc/base.yaml" "$tmp/inc/base.orig" && ok || bad "a sweep overwrote its base's parent"
+expect_rc 0 "sweep with its own output" "$bin" sweep "$tmp/inc/sw.yaml" -j 1 --csv "$tmp/inc/sw.csv"
 
 # a failed run: no output written, the old file untouched, no temporary file
 echo old >"$tmp/keep.json"
