@@ -88,7 +88,8 @@ void window_stats_compute(window_stats *w, const cxl_stats *a, const cxl_stats *
         for (int c = 0; c < CXL_NCLASS; c++)
             w->credit_stalls[c] += la->credit_stall[c] - lb->credit_stall[c];
     }
-    if (p->link_present && cycles) {
+    if (p->link_present && cycles && w->flits[0] + w->flits[1]) { /* no flit counted: a backend without a
+                                                                     link model (analytical), n/a */
         /* Flits are counted when they start, so a window can hold one more start than its share of wire
          * time (the flit at its end runs past it; docs/cxl-model.md 2.3: acc stays in (-cost, inc]). The
          * capacity is therefore the most starts N cycles allow, (N + 1) * inc / cost + 1 per host link: a
