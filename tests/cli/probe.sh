@@ -25,6 +25,21 @@ PY
 done
 grep -q '"arrivals": "aligned"' "$tmp/asic-ddr4-al.json" && ok || bad "JSON does not name the arrivals"
 
+# the bare DDR4-3200 channel of issue 30 (no host path): idle 46 ns; at 10 % load requesters in phase read
+# 102 ns, staggered ones 53-55 ns, as DRAMsim3 (55) and Ramulator 2 (53) give on the same traffic
+printf 'name: bare\nextends: asic-ddr4\npath: local\nhost:\n  core_latency: 0.625ns\n  port_latency: 0ns\n' \
+  > "$tmp/bare.yaml"
+for a in staggered aligned; do
+  expect_rc 0 "bare DDR4 $a" "$bin" probe "$tmp/bare.yaml" --quiet --points 2 --samples 500 --arrivals $a \
+    --json "$tmp/bare-$a.json"
+done
+py "$tmp/bare-staggered.json" "$tmp/bare-aligned.json" <<'PY' && ok || bad "bare DDR4: not the published 10 % figures"
+import json, sys
+s, a = (json.load(open(f)) for f in sys.argv[1:3])
+idle, st, al = s["idle_read_latency_ns"], s["curve"][0]["mean_latency_ns"], a["curve"][0]["mean_latency_ns"]
+sys.exit(not (44 < idle < 48 and 50 < st < 58 and al > 90))
+PY
+
 # streams: one stream beside all of them, row hits printed; on the local path the link figures are n/a
 expect_rc 0 "probe local-ddr5 text" "$bin" probe local-ddr5 --quick --points 2 --samples 50
 grep -qE '^ +1 stream, reads +[0-9.]+ ' "$tmp/out" && ok || bad "no single-stream row"
