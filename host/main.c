@@ -1277,6 +1277,52 @@ static void json_window_stats(json_w *w, const char *key, const window_stats *s)
     json_obj_end(w);
 }
 
+/* v formatted with fmt, or "n/a" where it is NaN (nothing measured) */
+static void fmt_na(char *buf, size_t n, const char *fmt, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, "n/a");
+    else
+        snprintf(buf, n, fmt, v);
+}
+
+/* Row label of bandwidth mix i of a probe (i == r->nbw: the single stream). */
+static void probe_mix_label(char *buf, size_t n, const probe_result *r, uint32_t i)
+{
+    if (i == r->nbw)
+        snprintf(buf, n, "1 stream, reads");
+    else if (r->bw_mix[i][1] == 0)
+        snprintf(buf, n, "%u:%u (reads)", r->bw_mix[i][0] ? 100 : 0, 0u);
+    else if (r->bw_mix[i][0] == 0)
+        snprintf(buf, n, "0:100 (writes)");
+    else
+        snprintf(buf, n, "%u:%u", r->bw_mix[i][0], r->bw_mix[i][1]);
+}
+
+/* JSON key of bandwidth mix i: read_only, rw_2_1, rw_1_1, write_only by default, else "R:W". */
+static void probe_mix_key(char *buf, size_t n, const probe_opts *o, const probe_result *r, uint32_t i)
+{
+    static const char *const def[4] = { "read_only", "rw_2_1", "rw_1_1", "write_only" };
+    if (!o->nmixes && i < 4)
+        snprintf(buf, n, "%s", def[i]);
+    else
+        snprintf(buf, n, "%u:%u", r->bw_mix[i][0], r->bw_mix[i][1]);
+}
+
+static void json_curve_points(json_w *w, const char *key, const probe_curve *c)
+{
+    json_arr_begin(w, key);
+    for (uint32_t i = 0; i < c->npoints; i++) {
+        json_obj_begin(w, NULL);
+        json_num(w, "offered_gbps", c->pt[i].offered_gbps);
+        json_num(w, "achieved_gbps", c->pt[i].achieved_gbps);
+        json_num(w, "mean_latency_ns", c->pt[i].mean_latency_ns);
+        json_num(w, "p99_latency_ns", c->pt[i].p99_latency_ns);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+}
+
 static int parse_mix(const char *s, uint32_t *rd, uint32_t *wr)
 {
     unsigned a, b;
@@ -1305,7 +1351,8 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *const with_val[] = { "--backend", "--reference", "--json",   "--csv",    "--curve-mix",
-                                         "--trace-fst", "--samples", "--warmup", "--window", "--points" };
+                                         "--trace-fst", "--samples", "--warmup", "--window", "--points",
+                                         "--mixes",   "--arrivals", "--seed" };
         int needs = 0;
         for (size_t k = 0; k < sizeof with_val / sizeof with_val[0]; k++)
             if (!strcmp(a, with_val[k]))
@@ -1330,6 +1377,26 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
         else if (!strcmp(a, "--curve-mix")) {
             if (parse_mix(argv[++i], &o.curve_rd, &o.curve_wr))
                 return usage_error("--curve-mix: '%s' is not R:W (e.g. 2:1, each 0-255, not both 0)", argv[i]);
+        } else if (!strcmp(a, "--mixes")) {
+            if (probe_parse_mixes(&o, argv[++i]))
+                return usage_error("--mixes: '%s' is not a list of R:W (e.g. 100:0,90:10,80:20; each 0-255, not "
+                                   "both 0; at most 16)", argv[i]);
+        } else if (!strcmp(a, "--arrivals")) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "staggered"))
+                o.arrivals = PROBE_ARRIVALS_STAGGERED;
+            else if (!strcmp(v, "poisson"))
+                o.arrivals = PROBE_ARRIVALS_POISSON;
+            else if (!strcmp(v, "aligned"))
+                o.arrivals = PROBE_ARRIVALS_ALIGNED;
+            else
+                return usage_error("--arrivals: '%s' is not staggered, poisson or aligned", v);
+        } else if (!strcmp(a, "--seed")) {
+            char *end;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (*argv[i] == '\0' || *end || argv[i][0] == '-' || v > 0xFFFFFFFFul)
+                return usage_error("--seed: '%s' is not a whole number from 0 to 4294967295", argv[i]);
+            o.seed = (uint32_t)v;
         } else if (!strcmp(a, "--samples") || !strcmp(a, "--points")) {
             int pts = !strcmp(a, "--points");
             unsigned long lo = pts ? 2 : 1, hi = pts ? PROBE_MAX_POINTS : 1000000;
@@ -1416,35 +1483,40 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
     fprintf(so, "  idle load-to-use latency   %8.1f ns   (random dependent 64 B reads, 1 GiB)\n", r->idle_read_latency_ns);
     fprintf(so, "  local DDR reference        %8.1f ns   (%s)\n", r->local_idle_read_latency_ns, ref.name);
     fprintf(so, "  CXL / local                %8.2f x\n", r->idle_read_latency_ns / r->local_idle_read_latency_ns);
-    fprintf(so, "  bandwidth, all requesters streaming:\n");
-    const char *mixes[4] = { "100:0 (reads)", "2:1", "1:1", "0:100 (writes)" };
+    static const char *const arrivals[3] = { "staggered", "poisson", "aligned" };
+    fprintf(so, "  bandwidth, all requesters streaming (per-requester buffers, staggered starts):\n");
     fprintf(so, "    %-16s %10s %12s %12s %9s %9s %9s\n", "mix", "GB/s", "read mean ns", "read p99 ns", "M2S util",
-           "S2M util", "row hits");
-    for (int i = 0; i < 4; i++) {
-        const window_stats *w = &r->bw_stats[i];
-        char mean[16] = "n/a", p99[16] = "n/a"; /* no read latency in a window without reads */
-        if (w->reads) {
-            snprintf(mean, sizeof mean, "%.1f", w->read_lat_ns[0]);
-            snprintf(p99, sizeof p99, "%.1f", w->read_lat_ns[2]);
-        }
-        fprintf(so, "    %-16s %10.2f %12s %12s %8.1f%% %8.1f%% %8.1f%%\n", mixes[i], r->bw_gbps[i], mean, p99,
-                100 * w->link_utilisation[0], 100 * w->link_utilisation[1], 100 * w->row_hit_rate);
+            "S2M util", "row hits");
+    for (uint32_t i = 0; i <= r->nbw; i++) {
+        /* the last row: one requester alone */
+        const window_stats *w = i < r->nbw ? &r->bw_stats[i] : &r->single_stream_stats;
+        char mix[32];
+        probe_mix_label(mix, sizeof mix, r, i);
+        char v[5][16];
+        const double val[5] = { w->read_lat_ns[0], w->read_lat_ns[2], 100 * w->link_utilisation[0],
+                                100 * w->link_utilisation[1], 100 * w->row_hit_rate };
+        for (int k = 0; k < 5; k++)
+            fmt_na(v[k], sizeof v[k], k < 2 ? "%.1f" : "%.1f%%", val[k]); /* n/a: no reads, no link */
+        fprintf(so, "    %-16s %10.2f %12s %12s %9s %9s %9s\n", mix, i < r->nbw ? r->bw_gbps[i] : r->single_stream_gbps,
+                v[0], v[1], v[2], v[3], v[4]);
     }
-    fprintf(so, "  loaded latency, random %u:%u:\n", o.curve_rd, o.curve_wr);
-    fprintf(so, "    %12s %12s %12s %12s\n", "offered GB/s", "achieved", "mean ns", "p99 ns");
     int na = 0;
-    for (uint32_t i = 0; i < r->npoints; i++) {
-        const probe_point *q = &r->curve[i];
-        char v[3][16];
-        const double val[3] = { q->achieved_gbps, q->mean_latency_ns, q->p99_latency_ns };
-        for (int k = 0; k < 3; k++) {
-            if (isnan(val[k]))
-                snprintf(v[k], sizeof v[k], "n/a");
-            else
-                snprintf(v[k], sizeof v[k], k ? "%.1f" : "%.2f", val[k]);
-            na |= isnan(val[k]);
+    for (uint32_t c = 0; c < r->ncurves; c++) {
+        const probe_curve *cv = &r->curves[c];
+        fprintf(so, "  loaded latency, random %u:%u, %s arrivals (100 %% = %.2f GB/s):\n", cv->rd, cv->wr,
+                arrivals[o.arrivals], cv->saturation_gbps);
+        fprintf(so, "    %12s %12s %12s %12s\n", "offered GB/s", "achieved", cv->rd ? "mean ns" : "wr mean ns",
+                cv->rd ? "p99 ns" : "wr p99 ns");
+        for (uint32_t i = 0; i < cv->npoints; i++) {
+            const probe_point *q = &cv->pt[i];
+            char v[3][16];
+            const double val[3] = { q->achieved_gbps, q->mean_latency_ns, q->p99_latency_ns };
+            for (int k = 0; k < 3; k++) {
+                fmt_na(v[k], sizeof v[k], k ? "%.1f" : "%.2f", val[k]);
+                na |= isnan(val[k]);
+            }
+            fprintf(so, "    %12.2f %12s %12s %12s\n", q->offered_gbps, v[0], v[1], v[2]);
         }
-        fprintf(so, "    %12.2f %12s %12s %12s\n", q->offered_gbps, v[0], v[1], v[2]);
     }
     if (na)
         fprintf(so, "    (n/a: nothing completed in the measurement window at that load; a longer --window measures it)\n");
@@ -1463,54 +1535,69 @@ static int cmd_probe(int argc, char **argv, const cmdline *cl)
         json_str(&w, "device", dev.name);
         json_str(&w, "device_source", dev.source);
         json_str(&w, "reference", ref.name);
+        json_u64(&w, "seed", o.seed);
+        json_str(&w, "arrivals", arrivals[o.arrivals]);
         json_num(&w, "idle_read_latency_ns", r->idle_read_latency_ns);
         json_num(&w, "local_ddr_idle_read_latency_ns", r->local_idle_read_latency_ns);
         json_num(&w, "latency_ratio", r->idle_read_latency_ns / r->local_idle_read_latency_ns);
+        json_num(&w, "single_stream_gbps", r->single_stream_gbps);
+        json_window_stats(&w, "single_stream_stats", &r->single_stream_stats);
+        char keys[PROBE_MAX_MIXES][16];
+        for (uint32_t i = 0; i < r->nbw; i++)
+            probe_mix_key(keys[i], sizeof keys[i], &o, r, i);
         json_obj_begin(&w, "bandwidth_gbps");
-        json_num(&w, "read_only", r->bw_gbps[0]);
-        json_num(&w, "rw_2_1", r->bw_gbps[1]);
-        json_num(&w, "rw_1_1", r->bw_gbps[2]);
-        json_num(&w, "write_only", r->bw_gbps[3]);
+        for (uint32_t i = 0; i < r->nbw; i++)
+            json_num(&w, keys[i], r->bw_gbps[i]);
         json_obj_end(&w);
-        const char *keys[4] = { "read_only", "rw_2_1", "rw_1_1", "write_only" };
         json_obj_begin(&w, "bandwidth_stats");
-        for (int i = 0; i < 4; i++)
+        for (uint32_t i = 0; i < r->nbw; i++)
             json_window_stats(&w, keys[i], &r->bw_stats[i]);
         json_obj_end(&w);
         json_obj_begin(&w, "curve_mix");
-        json_u64(&w, "read", o.curve_rd);
-        json_u64(&w, "write", o.curve_wr);
+        json_u64(&w, "read", r->curves[0].rd);
+        json_u64(&w, "write", r->curves[0].wr);
         json_obj_end(&w);
-        json_arr_begin(&w, "curve");
-        for (uint32_t i = 0; i < r->npoints; i++) {
-            json_obj_begin(&w, NULL);
-            json_num(&w, "offered_gbps", r->curve[i].offered_gbps);
-            json_num(&w, "achieved_gbps", r->curve[i].achieved_gbps);
-            json_num(&w, "mean_latency_ns", r->curve[i].mean_latency_ns);
-            json_num(&w, "p99_latency_ns", r->curve[i].p99_latency_ns);
-            json_obj_end(&w);
+        json_curve_points(&w, "curve", &r->curves[0]);
+        if (o.nmixes) {
+            json_arr_begin(&w, "curves");
+            for (uint32_t c = 0; c < r->ncurves; c++) {
+                json_obj_begin(&w, NULL);
+                json_u64(&w, "read", r->curves[c].rd);
+                json_u64(&w, "write", r->curves[c].wr);
+                json_num(&w, "saturation_gbps", r->curves[c].saturation_gbps);
+                json_curve_points(&w, "points", &r->curves[c]);
+                json_obj_end(&w);
+            }
+            json_arr_end(&w);
         }
-        json_arr_end(&w);
         json_u64(&w, "simulated_cycles", r->simulated_cycles);
         json_num(&w, "wall_seconds", wall);
         json_obj_end(&w);
     }
     if (!rc && csv_path) {
-        csv = malloc(64 + (size_t)r->npoints * 96);
+        uint32_t rows = 0;
+        for (uint32_t c = 0; c < r->ncurves; c++)
+            rows += r->curves[c].npoints;
+        csv = malloc(80 + (size_t)rows * 112);
         if (!csv) {
             rc = cxl_errf(&e, CXL_ENOMEM, "out of memory");
         } else {
-            csv_len = (size_t)sprintf(csv, "offered_gbps,achieved_gbps,mean_latency_ns,p99_latency_ns\n");
-            for (uint32_t i = 0; i < r->npoints; i++) {
-                /* n/a (NaN) is an empty field */
-                const probe_point *q = &r->curve[i];
-                const double val[3] = { q->achieved_gbps, q->mean_latency_ns, q->p99_latency_ns };
-                csv_len += (size_t)sprintf(csv + csv_len, "%.6f", q->offered_gbps);
-                for (int k = 0; k < 3; k++)
-                    csv_len += isnan(val[k]) ? (size_t)sprintf(csv + csv_len, ",")
-                                             : (size_t)sprintf(csv + csv_len, k ? ",%.3f" : ",%.6f", val[k]);
-                csv_len += (size_t)sprintf(csv + csv_len, "\n");
-            }
+            /* with --mixes, a first column names each row's mix */
+            csv_len = (size_t)sprintf(csv, "%soffered_gbps,achieved_gbps,mean_latency_ns,p99_latency_ns\n",
+                                      o.nmixes ? "mix," : "");
+            for (uint32_t c = 0; c < r->ncurves; c++)
+                for (uint32_t i = 0; i < r->curves[c].npoints; i++) {
+                    /* n/a (NaN) is an empty field */
+                    const probe_point *q = &r->curves[c].pt[i];
+                    const double val[3] = { q->achieved_gbps, q->mean_latency_ns, q->p99_latency_ns };
+                    if (o.nmixes)
+                        csv_len += (size_t)sprintf(csv + csv_len, "%u:%u,", r->curves[c].rd, r->curves[c].wr);
+                    csv_len += (size_t)sprintf(csv + csv_len, "%.6f", q->offered_gbps);
+                    for (int k = 0; k < 3; k++)
+                        csv_len += isnan(val[k]) ? (size_t)sprintf(csv + csv_len, ",")
+                                                 : (size_t)sprintf(csv + csv_len, k ? ",%.3f" : ",%.6f", val[k]);
+                    csv_len += (size_t)sprintf(csv + csv_len, "\n");
+                }
         }
     }
     rc = write_outputs(rc, outs, NULL, &w, cfg, csv, csv_len, &e);

@@ -1,5 +1,7 @@
 #include "stats_report.h"
 
+#include <math.h>
+
 #include <string.h>
 
 uint64_t hist_percentile(const cxl_hist *h, double q)
@@ -70,8 +72,12 @@ void window_stats_compute(window_stats *w, const cxl_stats *a, const cxl_stats *
             w->writes = scratch->count;
         else
             w->reads = scratch->count;
+        if (!scratch->count) /* no access of this kind in the window: n/a, not 0 ns */
+            o[0] = o[1] = o[2] = o[3] = NAN;
     }
     uint64_t slots[2] = { 0, 0 };
+    for (int d = 0; d < 2; d++) /* n/a on a path without a link, and for a direction that sent nothing */
+        w->link_utilisation[d] = w->slot_utilisation[d] = NAN;
     for (uint32_t h = 0; h < p->hosts && p->link_present; h++) {
         const cxl_link_stats *la = &a->link[h], *lb = &b->link[h];
         for (int d = 0; d < 2; d++) {
@@ -82,7 +88,8 @@ void window_stats_compute(window_stats *w, const cxl_stats *a, const cxl_stats *
         for (int c = 0; c < CXL_NCLASS; c++)
             w->credit_stalls[c] += la->credit_stall[c] - lb->credit_stall[c];
     }
-    if (p->link_present && cycles) {
+    if (p->link_present && cycles && w->flits[0] + w->flits[1]) { /* no flit counted: a backend without a
+                                                                     link model (analytical), n/a */
         /* Flits are counted when they start, so a window can hold one more start than its share of wire
          * time (the flit at its end runs past it; docs/cxl-model.md 2.3: acc stays in (-cost, inc]). The
          * capacity is therefore the most starts N cycles allow, (N + 1) * inc / cost + 1 per host link: a
@@ -90,7 +97,7 @@ void window_stats_compute(window_stats *w, const cxl_stats *a, const cxl_stats *
         double cap = ((double)(cycles + 1) * (double)p->link.flit_inc / (double)p->link.flit_cost + 1.0) * p->hosts;
         for (int d = 0; d < 2; d++) {
             w->link_utilisation[d] = (double)w->flits[d] / cap;
-            w->slot_utilisation[d] = w->flits[d] ? (double)slots[d] / (4.0 * (double)w->flits[d]) : 0.0;
+            w->slot_utilisation[d] = w->flits[d] ? (double)slots[d] / (4.0 * (double)w->flits[d]) : NAN;
         }
     }
     uint64_t col = 0, acts = 0, dl = 0, occ = 0, dq = 0;
@@ -109,7 +116,7 @@ void window_stats_compute(window_stats *w, const cxl_stats *a, const cxl_stats *
             dl += da->devload[k] - db->devload[k];
         }
     }
-    w->row_hit_rate = col ? 1.0 - (double)(acts < col ? acts : col) / (double)col : 0.0;
+    w->row_hit_rate = col ? 1.0 - (double)(acts < col ? acts : col) / (double)col : NAN;
     if (cycles) {
         w->ingress_mean = (double)occ / (double)cycles;
         w->dram_queue_mean = (double)dq / (double)cycles;

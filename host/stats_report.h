@@ -14,7 +14,10 @@ double hist_mean(const cxl_hist *h);
 void hist_delta(cxl_hist *d, const cxl_hist *a, const cxl_hist *b);
 
 /* What the model did over a window (between two snapshots), in user units. Links: the host-side links
- * (M2S = host to device); device figures summed over devices. */
+ * (M2S = host to device); device figures summed over devices. A figure with no samples in the window is
+ * NaN (printed n/a, JSON null): the latencies of a kind of access that did not occur, the link and slot
+ * utilisations on a path without a link (slot: of a direction that sent no flit), the row-hit rate when
+ * no column command was issued. */
 typedef struct window_stats {
     double seconds;
     double read_gbps, write_gbps;

@@ -656,8 +656,8 @@ static void test_probe_figures(void **state)
     uint64_t cyc;
     assert_int_equal(probe_idle_latency(&dev, &o, &ns, &cyc, &e), 0);
     assert_float_equal(ns, 658 / 2.4, 1e-6);
-    assert_int_equal(probe_bandwidth(&dev, &o, 1, 0, CXL_PAT_SEQ, &rd, &cyc, NULL, &e), 0);
-    assert_int_equal(probe_bandwidth(&dev, &o, 2, 1, CXL_PAT_SEQ, &mix, &cyc, NULL, &e), 0);
+    assert_int_equal(probe_bandwidth(&dev, &o, 1, 0, CXL_PAT_SEQ, 0, &rd, &cyc, NULL, &e), 0);
+    assert_int_equal(probe_bandwidth(&dev, &o, 2, 1, CXL_PAT_SEQ, 0, &mix, &cyc, NULL, &e), 0);
     assert_float_equal(rd, 64.0 * 128 / 663 * 2.4, 0.1);
     assert_float_equal(mix, rd, 1e-9);
 }

@@ -58,7 +58,7 @@ static double bandwidth(const char *name, uint32_t rd, uint32_t wr)
     uint64_t cyc;
     cxl_err e;
     cxl_err_clear(&e);
-    if (probe_bandwidth(&c, &o, rd, wr, CXL_PAT_SEQ, &gbps, &cyc, NULL, &e))
+    if (probe_bandwidth(&c, &o, rd, wr, CXL_PAT_SEQ, 0, &gbps, &cyc, NULL, &e))
         fail_msg("%s", e.msg);
     return gbps;
 }
@@ -122,18 +122,19 @@ static void d5_loaded_latency_shape(void **state)
     cxl_err_clear(&e);
     if (probe_run(&c, &ref, &o, r, &e))
         fail_msg("%s", e.msg);
-    double peak = 0, base = r->curve[0].mean_latency_ns, sat = 0;
-    for (uint32_t i = 0; i < r->npoints; i++) {
-        if (r->curve[i].achieved_gbps > peak)
-            peak = r->curve[i].achieved_gbps;
-        printf("D5 curve: offered %.2f achieved %.2f mean %.1f p99 %.1f\n", r->curve[i].offered_gbps,
-               r->curve[i].achieved_gbps, r->curve[i].mean_latency_ns, r->curve[i].p99_latency_ns);
+    const probe_curve *cv = &r->curves[0];
+    double peak = 0, base = cv->pt[0].mean_latency_ns, sat = 0;
+    for (uint32_t i = 0; i < cv->npoints; i++) {
+        if (cv->pt[i].achieved_gbps > peak)
+            peak = cv->pt[i].achieved_gbps;
+        printf("D5 curve: offered %.2f achieved %.2f mean %.1f p99 %.1f\n", cv->pt[i].offered_gbps,
+               cv->pt[i].achieved_gbps, cv->pt[i].mean_latency_ns, cv->pt[i].p99_latency_ns);
     }
-    sat = r->curve[r->npoints - 1].mean_latency_ns;
+    sat = cv->pt[cv->npoints - 1].mean_latency_ns;
     double worst_flat = 0;
-    for (uint32_t i = 0; i < r->npoints; i++)
-        if (r->curve[i].achieved_gbps <= 0.6 * peak && r->curve[i].mean_latency_ns / base > worst_flat)
-            worst_flat = r->curve[i].mean_latency_ns / base;
+    for (uint32_t i = 0; i < cv->npoints; i++)
+        if (cv->pt[i].achieved_gbps <= 0.6 * peak && cv->pt[i].mean_latency_ns / base > worst_flat)
+            worst_flat = cv->pt[i].mean_latency_ns / base;
     report("D5", "latency at <= 60 % of peak / unloaded (<= 1.3)", 1.3, worst_flat, "x");
     report("D5", "latency at saturation / unloaded (>= 3)", 3, sat / base, "x");
     assert_true(worst_flat <= 1.3);
