@@ -8,6 +8,7 @@
 
 const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
+const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
 
 #define T(f) offsetof(traincfg, f)
 /* Order = TRAINCFG_F_* */
@@ -34,9 +35,11 @@ static const cfg_field fields[] = {
     { "overlap_grad_reduce", CFG_T_BOOL, T(overlap_grad_reduce), 0, 1, 0, NULL, NULL, 0, NULL,
       "bucket reductions overlap the backward pass" },
     { "collectives", CFG_T_ENUM, T(collective_algo), 0, 1, 0, traincfg_collective_names, NULL, 0, NULL,
-      "collective algorithm (NCCL_ALGO): ring, tree, hierarchical, or auto (the fastest without contention)" },
+      "collective algorithm (NCCL_ALGO): ring, tree, hierarchical, or auto (NCCL's tuning model picks ring or tree)" },
     { "overlap_p2p_comm", CFG_T_BOOL, T(overlap_p2p_comm), 0, 1, 0, NULL, NULL, 0, NULL,
       "pipeline sends overlap computation (Megatron's --overlap-p2p-communication); false: the sender waits" },
+    { "protocol", CFG_T_ENUM, T(protocol), 0, 1, 0, traincfg_protocol_names, NULL, 0, NULL,
+      "NCCL protocol (NCCL_PROTO): ll, ll128, simple, or auto (NCCL's tuning model picks per collective)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -52,7 +55,8 @@ static void defaults(void *obj)
     t->main_grads = GPUCFG_BF16;        /* 2 + 2 + 12 = 16 B per parameter (ZeRO paper's count) */
     t->grad_bucket_bytes = 25000000;    /* PyTorch DDP's default bucket_cap_mb = 25 */
     t->overlap_grad_reduce = 1;
-    t->collective_algo = 3;             /* auto: NCCL's tuner picks the fastest algorithm per size */
+    t->collective_algo = 3;             /* auto: NCCL's tuning model picks ring or tree per collective */
+    t->protocol = 3;                    /* auto: NCCL's tuning model picks LL, LL128 or Simple */
 }
 
 const compose_kind traincfg_kind = {

@@ -14,7 +14,7 @@ enum traincfg_recompute { TRAINCFG_RECOMPUTE_NONE = 0, TRAINCFG_RECOMPUTE_SELECT
 
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
-       TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_NFIELDS };
+       TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -30,6 +30,7 @@ typedef struct traincfg {
     int overlap_grad_reduce;
     int overlap_p2p_comm;                   /* pipeline sends run asynchronously (else the sender waits) */
     int collective_algo;                    /* collalgo_algo: ring, tree, hierarchical, auto */
+    int protocol;                           /* nccltune_proto: LL, LL128, Simple, auto (NCCL_PROTO) */
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
@@ -37,5 +38,6 @@ typedef struct traincfg {
 extern const compose_kind traincfg_kind;
 extern const char *const traincfg_recompute_names[];
 extern const char *const traincfg_collective_names[]; /* in collalgo_algo order */
+extern const char *const traincfg_protocol_names[];   /* in nccltune_proto order */
 
 #endif
