@@ -116,6 +116,7 @@ typedef struct rep {
     uint8_t slot_busy[CXL_SLOTS];
     uint8_t prefetched;             /* slot 1 holds the current layer's fetch */
     uint8_t layer_fetched;          /* the current layer's CXL fetch has been waited for */
+    uint8_t host_paid;              /* the current schedule item's host overhead has run */
     int wait_slot;
     int opt_sub;                    /* step of an offloaded optimizer */
     int64_t cpu_start;
@@ -959,6 +960,18 @@ static void run_kernel(eng *E, rep *R, uint32_t op)
         oom(E);
 }
 
+/* Host time on the compute stream (training.host_overhead_*): the GPU waits for the framework; counted as
+ * compute, traced as a "host" slice. */
+static void run_host(eng *E, rep *R, int64_t ps, const char *name)
+{
+    set_state(E, R, ST_KERNEL, -1);
+    int64_t end = E->now + ps;
+    if (traced(E, R->r) && ctrace_in_window(E->ct, E->now, end))
+        trace_slice(E, R->r, 0, "host", name, E->now, end, NULL, 0);
+    if (evq_push(&E->q, end, EV_KERNEL, R->r, 0))
+        oom(E);
+}
+
 static void run_tp(eng *E, rep *R, int coll, uint64_t bytes, const char *name)
 {
     set_state(E, R, ST_TP, -1);
@@ -971,6 +984,11 @@ static void advance(eng *E, rep *R)
     while (E->rc == 0 && R->state == ST_RUN) {
         if (R->it >= R->nitems) {
             /* ---- end of the iteration ---- */
+            if (R->tail == 0 && E->t->host_iteration_ps && !R->host_paid) {
+                R->host_paid = 1;
+                run_host(E, R, (int64_t)E->t->host_iteration_ps, "host.iteration");
+                return;
+            }
             if (R->tail == 0) {
                 R->tail = 1;
                 bucket_add(E, R, 0, 1);
@@ -1008,7 +1026,7 @@ static void advance(eng *E, rep *R)
                         X->rep = 0;
                         X->dst = E->pp - 1;
                         X->fabric = E->pp_intra[E->pp - 1] ? FAB_INTRA : FAB_INTER;
-                        X->bytes = (double)(E->x->model.vocab * E->x->model.hidden / E->t->tp * E->g.grad_elem_bytes);
+                        X->bytes = (double)(modelcfg_vocab(&E->x->model) * E->x->model.hidden / E->t->tp * E->g.grad_elem_bytes);
                         X->name = "pp.embedding_grads";
                         phase_begin(E, xid);
                     }
@@ -1099,6 +1117,12 @@ static void advance(eng *E, rep *R)
         const schedule_item *I = &R->items[R->it];
         uint32_t vs = I->chunk * E->pp + R->r, nvs = E->pp * E->v;
         int first_vs = vs == 0, last_vs = vs == nvs - 1;
+        if (R->pc == PC_RECV && E->t->host_microbatch_ps && !R->host_paid) {
+            /* the framework's Python for this forward or backward step, before its kernels are queued */
+            R->host_paid = 1;
+            run_host(E, R, (int64_t)E->t->host_microbatch_ps, I->backward ? "host.backward" : "host.forward");
+            return;
+        }
         if (R->pc == PC_RECV) {
             R->pc = PC_GATHER;
             int need = I->backward ? !last_vs : !first_vs;
@@ -1275,6 +1299,7 @@ static void advance(eng *E, rep *R)
         }
         /* PC_NEXT */
         R->it++;
+        R->host_paid = 0;
         R->pc = PC_RECV;
         E->items_done++;
         if (E->o->progress && (E->items_done & 1023) == 0)

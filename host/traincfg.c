@@ -40,6 +40,12 @@ static const cfg_field fields[] = {
       "pipeline sends overlap computation (Megatron's --overlap-p2p-communication); false: the sender waits" },
     { "protocol", CFG_T_ENUM, T(protocol), 0, 1, 0, traincfg_protocol_names, NULL, 0, NULL,
       "NCCL protocol (NCCL_PROTO): ll, ll128, simple, or auto (NCCL's tuning model picks per collective)" },
+    { "vocab_divisible_by", CFG_T_U64, T(vocab_divisible_by), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "pad the vocabulary to a multiple of this x tp (Megatron's --make-vocab-size-divisible-by, default 128)" },
+    { "host_overhead_iteration", CFG_T_TIME, T(host_iteration_ps), 0, 0, 1e15, NULL, NULL, 0, NULL,
+      "host time per iteration on the compute stream (data loading, logging, Python), e.g. 5ms" },
+    { "host_overhead_microbatch", CFG_T_TIME, T(host_microbatch_ps), 0, 0, 1e12, NULL, NULL, 0, NULL,
+      "host time per micro-batch forward and per backward on the compute stream, e.g. 200us" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -57,6 +63,7 @@ static void defaults(void *obj)
     t->overlap_grad_reduce = 1;
     t->collective_algo = 3;             /* auto: NCCL's tuning model picks ring or tree per collective */
     t->protocol = 3;                    /* auto: NCCL's tuning model picks LL, LL128 or Simple */
+    t->vocab_divisible_by = 128;        /* Megatron-LM's --make-vocab-size-divisible-by default */
 }
 
 const compose_kind traincfg_kind = {

@@ -14,7 +14,7 @@ enum traincfg_recompute { TRAINCFG_RECOMPUTE_NONE = 0, TRAINCFG_RECOMPUTE_SELECT
 
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
-       TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_NFIELDS };
+       TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -31,6 +31,9 @@ typedef struct traincfg {
     int overlap_p2p_comm;                   /* pipeline sends run asynchronously (else the sender waits) */
     int collective_algo;                    /* collalgo_algo: ring, tree, hierarchical, auto */
     int protocol;                           /* nccltune_proto: LL, LL128, Simple, auto (NCCL_PROTO) */
+    uint64_t vocab_divisible_by;            /* Megatron's make_vocab_size_divisible_by (x tp); 1 = no padding */
+    uint64_t host_iteration_ps;             /* host time per iteration on every stage's compute stream */
+    uint64_t host_microbatch_ps;            /* host time per micro-batch (forward and backward of one chunk) */
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;

@@ -108,17 +108,19 @@ static int setup(void **state)
     T->k.title = "Korthikanti et al. Table 5";
     T->k.dir = "korthikanti";
     read_korthikanti(&T->k);
-    /* the goal, met since issue 3 (mean |error| 2.85 %), except the signed mean (-2.85 %: every row is fast) */
+    /* the goal, met since issue 30 (memory_efficiency and the host overhead fitted on this table, docs/calibration.md) */
     T->k.bound_mean_abs = 0.03;
     T->k.bound_max = 0.06;
-    T->k.bound_signed = 0.03;
+    T->k.bound_signed = 0.015;
     T->n.title = "Narayanan et al. Table 1";
     T->n.dir = "narayanan";
     read_narayanan(&T->n);
-    /* documented bound until the goal is met (docs/validation.md): the 2026-12-06 figures and a margin */
-    T->n.bound_mean_abs = 0.12;
-    T->n.bound_max = 0.16;
-    T->n.bound_signed = 0.12;
+    /* documented bound until the goal is met (docs/validation.md): the 2026-12-06 figures (8.61 %, 12.40 %, -8.61 %)
+     * and a margin. Not met: Table 1's runs (Megatron-LM 2021) are 8.7-10.3 % slower than Table 5's (2022) on the
+     * same per-replica work, a difference of software versions the model has no input for. */
+    T->n.bound_mean_abs = 0.095;
+    T->n.bound_max = 0.135;
+    T->n.bound_signed = 0.095;
     *state = T;
     return 0;
 }
