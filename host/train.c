@@ -590,11 +590,24 @@ static void above_peak(eng *E, const op_desc *op, int64_t ps, train_result *res)
 /* Point a collective's error at the key behind it: training.collectives when the algorithm cannot do
  * the operation, the NIC bandwidth when the group spans nodes over a slower inter-node fabric, else the
  * GPU's NVLink. */
-static int coll_blame(eng *E, const collalgo_group *grp, int rc)
+/* The training key behind field f (training.collectives, tp_/dp_collectives, protocol, tp_/dp_protocol). */
+static const char *train_key(int f)
+{
+    switch (f) {
+    case TRAINCFG_F_TP_COLL: return "training.tp_collectives";
+    case TRAINCFG_F_DP_COLL: return "training.dp_collectives";
+    case TRAINCFG_F_PROTOCOL: return "training.protocol";
+    case TRAINCFG_F_TP_PROTO: return "training.tp_protocol";
+    case TRAINCFG_F_DP_PROTO: return "training.dp_protocol";
+    default: return "training.collectives";
+    }
+}
+
+static int coll_blame(eng *E, const collalgo_group *grp, int rc, int algo_field)
 {
     const expcfg *x = E->x;
     if (strstr(E->err->msg, "does not support"))
-        return relocate(E->err, &x->train.loc[TRAINCFG_F_COLLECTIVES], "training.collectives");
+        return relocate(E->err, &x->train.loc[algo_field], train_key(algo_field));
     if (grp->ranks_per_node < grp->ranks && E->fab.inter_Bps <= E->fab.intra_Bps)
         return relocate(E->err, &x->cluster.loc[CLUSTERCFG_F_NIC_BW], "cluster.nic_bandwidth");
     if (rc == CXL_ECONFIG || rc == CXL_ELIMIT)
@@ -658,7 +671,13 @@ static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes,
     X->kind = (uint8_t)kind;
     X->rep = r;
     X->name = name;
-    collalgo_algo want = (collalgo_algo)E->x->train.collective_algo, chosen;
+    const traincfg *t = &E->x->train;
+    int ga = kind == XK_TP ? t->tp_collective_algo : t->dp_collective_algo;
+    int gp = kind == XK_TP ? t->tp_protocol : t->dp_protocol;
+    int fa = ga == TRAINCFG_INHERIT ? TRAINCFG_F_COLLECTIVES : kind == XK_TP ? TRAINCFG_F_TP_COLL : TRAINCFG_F_DP_COLL;
+    int fp = gp == TRAINCFG_INHERIT ? TRAINCFG_F_PROTOCOL : kind == XK_TP ? TRAINCFG_F_TP_PROTO : TRAINCFG_F_DP_PROTO;
+    collalgo_algo want = (collalgo_algo)(ga == TRAINCFG_INHERIT ? t->collective_algo : ga), chosen;
+    nccltune_proto proto = (nccltune_proto)(gp == TRAINCFG_INHERIT ? t->protocol : gp);
     nccltune_comm c;
     nccl_comm(E, grp, &c);
     nccltune_choice ch = { COLLALGO_RING, NCCLTUNE_SIMPLE, 0, 0, 0 };
@@ -666,9 +685,9 @@ static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes,
                             ? COLLALGO_RING : want;
     int rc = 0;
     if (grp->ranks > 1 && bytes)
-        rc = nccltune_pick(&c, (collalgo_op)op, bytes, ask, (nccltune_proto)E->x->train.protocol, &ch, E->err);
+        rc = nccltune_pick(&c, (collalgo_op)op, bytes, ask, proto, &ch, E->err);
     if (rc) {
-        E->rc = relocate(E->err, &E->x->train.loc[TRAINCFG_F_PROTOCOL], "training.protocol");
+        E->rc = relocate(E->err, &t->loc[fp], train_key(fp));
         return UINT32_MAX;
     }
     collalgo_algo plan = want == COLLALGO_AUTO ? ch.algo : want;
@@ -676,7 +695,7 @@ static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes,
     if (rc == 0 && X->nph && collalgo_time_ps(X->ph, X->nph, &E->fab, E->err) < 0)
         rc = E->err->code ? E->err->code : CXL_ELIMIT; /* a time beyond int64 (gpu.nvlink: 1B/s) */
     if (rc) {
-        E->rc = coll_blame(E, grp, rc);
+        E->rc = coll_blame(E, grp, rc, fa);
         return UINT32_MAX;
     }
     X->op = (uint8_t)op;

@@ -9,6 +9,8 @@
 const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
 const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
+const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
+const char *const traincfg_group_protocol_names[] = { "ll", "ll128", "simple", "auto", "inherit", NULL };
 
 #define T(f) offsetof(traincfg, f)
 /* Order = TRAINCFG_F_* */
@@ -46,6 +48,14 @@ static const cfg_field fields[] = {
       "host time per iteration on the compute stream (data loading, logging, Python), e.g. 5ms" },
     { "host_overhead_microbatch", CFG_T_TIME, T(host_microbatch_ps), 0, 0, 1e12, NULL, NULL, 0, NULL,
       "host time per micro-batch forward and per backward on the compute stream, e.g. 200us" },
+    { "tp_collectives", CFG_T_ENUM, T(tp_collective_algo), 0, 1, 0, traincfg_group_collective_names, NULL, 0, NULL,
+      "collective algorithm of the tensor-parallel group; inherit: training.collectives" },
+    { "dp_collectives", CFG_T_ENUM, T(dp_collective_algo), 0, 1, 0, traincfg_group_collective_names, NULL, 0, NULL,
+      "collective algorithm of the data-parallel group; inherit: training.collectives" },
+    { "tp_protocol", CFG_T_ENUM, T(tp_protocol), 0, 1, 0, traincfg_group_protocol_names, NULL, 0, NULL,
+      "NCCL protocol of the tensor-parallel group; inherit: training.protocol" },
+    { "dp_protocol", CFG_T_ENUM, T(dp_protocol), 0, 1, 0, traincfg_group_protocol_names, NULL, 0, NULL,
+      "NCCL protocol of the data-parallel group; inherit: training.protocol" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -63,7 +73,9 @@ static void defaults(void *obj)
     t->overlap_grad_reduce = 1;
     t->collective_algo = 3;             /* auto: NCCL's tuning model picks ring or tree per collective */
     t->protocol = 3;                    /* auto: NCCL's tuning model picks LL, LL128 or Simple */
-    t->vocab_divisible_by = 128;        /* Megatron-LM's --make-vocab-size-divisible-by default */
+    t->vocab_divisible_by = 128;
+    t->tp_collective_algo = t->dp_collective_algo = TRAINCFG_INHERIT;
+    t->tp_protocol = t->dp_protocol = TRAINCFG_INHERIT;        /* Megatron-LM's --make-vocab-size-divisible-by default */
 }
 
 const compose_kind traincfg_kind = {

@@ -19,6 +19,7 @@
 #include "compute.h"
 #include "opgraph.h"
 #include "optimes.h"
+#include "nccltune.h"
 #include "train.h"
 
 /* A small GPT on A100 nodes; the training section is appended by each test. */
@@ -176,6 +177,24 @@ static void framework_overheads_and_padding(void **state)
              ", vocab_divisible_by: 1");
     assert_int_equal(expcfg_load_text("v.yaml", text, x, &e), 0);
     assert_int_equal(modelcfg_vocab(&x->model), 4000);
+    free(x);
+
+    /* per-group collective settings: dp_protocol ll makes the data-parallel collectives LL and leaves the
+     * tensor-parallel ones to NCCL's choice (Simple for the 1 MiB activations) */
+    x = load("cluster: { extends: dgx-a100, nodes: 1 }\n"
+             "training: { global_batch: 8, tp: 2, dp: 4, dp_protocol: ll }\n");
+    run(x, NULL, &r0);
+    int dp_seen = 0, tp_simple = 0;
+    for (uint32_t i = 0; i < r0.ncolls; i++) {
+        if (!r0.colls[i].tp) {
+            dp_seen = 1;
+            assert_int_equal(r0.colls[i].proto, NCCLTUNE_LL);
+        } else if (r0.colls[i].proto == NCCLTUNE_SIMPLE) {
+            tp_simple = 1;
+        }
+    }
+    assert_true(dp_seen && tp_simple);
+    train_result_free(&r0);
     free(x);
 }
 
