@@ -5,6 +5,7 @@
 #include <string.h>
 
 static const char *const intra_names[] = { "nvswitch", "nvlink-ring", NULL };
+static const char *const cpu_names[] = { "intel", "amd", NULL };
 static const char *const topo_names[] = { "fat-tree", "rail-optimized", NULL };
 
 #define C(f) offsetof(clustercfg, f)
@@ -35,6 +36,8 @@ static const cfg_field fields[] = {
       "fraction of the NIC line rate that NCCL collectives reach, e.g. 0.9" },
     { "nccl_channels", CFG_T_U64, C(nccl_channels), 0, 1, 32, NULL, NULL, 0, NULL,
       "NCCL channels per collective (1-32, NCCL 2.19's MAXCHANNELS): ring message sizes and step counts" },
+    { "cpu_vendor", CFG_T_ENUM, C(cpu_vendor), 0, 1, 0, cpu_names, NULL, 0, NULL,
+      "the nodes' CPU vendor, intel or amd (NCCL's tuning model: LL bandwidth cap and network overhead)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

@@ -12,11 +12,12 @@
 
 enum clustercfg_intra { CLUSTERCFG_NVSWITCH = 0, CLUSTERCFG_NVLINK_RING = 1 };
 enum clustercfg_topo { CLUSTERCFG_FAT_TREE = 0, CLUSTERCFG_RAIL_OPTIMIZED = 1 };
+enum clustercfg_cpu { CLUSTERCFG_CPU_INTEL = 0, CLUSTERCFG_CPU_AMD = 1 };
 
 enum { CLUSTERCFG_F_NAME, CLUSTERCFG_F_DESCRIPTION, CLUSTERCFG_F_NODES, CLUSTERCFG_F_GPUS_PER_NODE,
        CLUSTERCFG_F_INTRA, CLUSTERCFG_F_NICS, CLUSTERCFG_F_NIC_BW, CLUSTERCFG_F_TOPOLOGY,
        CLUSTERCFG_F_OVERSUB, CLUSTERCFG_F_NVLINK_LAT, CLUSTERCFG_F_NIC_LAT, CLUSTERCFG_F_SWITCH_LAT,
-       CLUSTERCFG_F_NVLINK_EFF, CLUSTERCFG_F_NIC_EFF, CLUSTERCFG_F_NCCL_CHANNELS, CLUSTERCFG_NFIELDS };
+       CLUSTERCFG_F_NVLINK_EFF, CLUSTERCFG_F_NIC_EFF, CLUSTERCFG_F_NCCL_CHANNELS, CLUSTERCFG_F_CPU_VENDOR, CLUSTERCFG_NFIELDS };
 
 typedef struct clustercfg {
     char name[64];
@@ -32,6 +33,7 @@ typedef struct clustercfg {
     double nvlink_efficiency;       /* fraction of the NVLink per-direction bandwidth collectives reach */
     double nic_efficiency;          /* fraction of the NIC line rate collectives reach */
     uint64_t nccl_channels;         /* NCCL channels (rings) per collective: message sizes and steps */
+    int cpu_vendor;                 /* enum clustercfg_cpu: NCCL's tuning model has per-vendor figures */
     cfgloc loc[CLUSTERCFG_NFIELDS];
     cfgloc ref;
 } clustercfg;

@@ -91,7 +91,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     if (stage == p - 1) {
         /* final norm input and output-layer input 4sbh, fp32 logits for the cross entropy 4sbV/t
          * (Korthikanti Sec. 4.3), for the one micro-batch whose backward starts at once */
-        act += 4 * s * b * h / div + 4 * s * b * (double)m->vocab / (double)tp;
+        act += 4 * s * b * h / div + 4 * s * b * (double)modelcfg_vocab(m) / (double)tp;
     }
     out->activations_bytes = act;
     out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes + act;

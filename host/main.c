@@ -28,6 +28,8 @@
 #include "sweeprun.h"
 #include "probe.h"
 #include "train.h"
+#include "nccltune.h"
+#include "collalgo.h"
 #include "tiers.h"
 #include "compute.h"
 #include "compare.h"
@@ -781,6 +783,22 @@ static int cmd_train(int argc, char **argv, const cmdline *cl)
             json_obj_end(&w);
         }
         json_arr_end(&w);
+        json_arr_begin(&w, "collectives");
+        for (uint32_t i = 0; i < r.ncolls; i++) {
+            const train_coll *C = &r.colls[i];
+            json_obj_begin(&w, NULL);
+            json_str(&w, "group", C->tp ? "tp" : "dp");
+            json_str(&w, "op", collalgo_op_name((collalgo_op)C->op));
+            json_u64(&w, "bytes", C->bytes);
+            json_u64(&w, "ranks", C->ranks);
+            json_u64(&w, "nodes", C->nodes);
+            json_str(&w, "algorithm", collalgo_algo_name((collalgo_algo)C->algo));
+            json_str(&w, "protocol", nccltune_proto_name((nccltune_proto)C->proto));
+            json_u64(&w, "count", C->count);
+            json_obj_end(&w);
+        }
+        json_arr_end(&w);
+        json_u64(&w, "collectives_not_listed", r.colls_other);
         json_u64(&w, "events", r.events);
         json_u64(&w, "flows", r.flows);
         json_u64(&w, "detailed_cycles", r.detailed_cycles);

@@ -97,16 +97,18 @@ uint64_t modelcfg_layer_params_tp(const modelcfg *m, uint64_t tp)
 
 uint64_t modelcfg_layer_params(const modelcfg *m) { return modelcfg_layer_params_tp(m, 1); }
 
+uint64_t modelcfg_vocab(const modelcfg *m) { return m->vocab_padded ? m->vocab_padded : m->vocab; }
+
 uint64_t modelcfg_embedding_params_tp(const modelcfg *m, uint64_t tp)
 {
-    return m->vocab * m->hidden / tp + (m->position == MODELCFG_POS_LEARNED ? m->seq_len * m->hidden : 0);
+    return modelcfg_vocab(m) * m->hidden / tp + (m->position == MODELCFG_POS_LEARNED ? m->seq_len * m->hidden : 0);
 }
 
 uint64_t modelcfg_embedding_params(const modelcfg *m) { return modelcfg_embedding_params_tp(m, 1); }
 
 uint64_t modelcfg_head_params_tp(const modelcfg *m, uint64_t tp, uint64_t pp_stages)
 {
-    uint64_t out = (!m->tied_embeddings || pp_stages > 1) ? m->vocab * m->hidden / tp : 0;
+    uint64_t out = (!m->tied_embeddings || pp_stages > 1) ? modelcfg_vocab(m) * m->hidden / tp : 0;
     return norm_params(m) + out;
 }
 

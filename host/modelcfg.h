@@ -39,11 +39,16 @@ typedef struct modelcfg {
     int activation;             /* enum modelcfg_act */
     uint64_t vocab, seq_len;
     int bias, norm, position, tied_embeddings, dropout;
+    uint64_t vocab_padded;      /* derived, not a key: vocab padded for the training (expcfg); 0 = vocab */
     cfgloc loc[MODELCFG_NFIELDS];
     cfgloc ref;                 /* where the experiment named the model */
 } modelcfg;
 
 extern const compose_kind modelcfg_kind;
+
+/* The vocabulary the model computes with: vocab_padded when set (Megatron pads the embedding table to a
+ * multiple of make_vocab_size_divisible_by x tp, traincfg.vocab_divisible_by), else vocab. */
+uint64_t modelcfg_vocab(const modelcfg *m);
 
 /* Load a model preset or file and check its shape. */
 int modelcfg_load(const char *name_or_path, modelcfg *out, cxl_err *err);

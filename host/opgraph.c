@@ -113,7 +113,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
     bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0 };
     uint64_t tp = t->tp, s = m->seq_len, b = t->micro_batch, h = m->hidden, a = m->heads, kv = m->kv_heads;
-    uint64_t dh = h / a, f = m->ffn, V = m->vocab, T = s * b, E = T * h, Eh = t->sp ? E / tp : E;
+    uint64_t dh = h / a, f = m->ffn, V = modelcfg_vocab(m), T = s * b, E = T * h, Eh = t->sp ? E / tp : E;
     uint64_t at = a / tp, qkv_n = (a + 2 * kv) * dh / tp, fin = (m->activation == MODELCFG_SWIGLU ? 2 : 1) * f / tp;
     uint64_t fo = f / tp, bah = b * at, act_bytes = (uint64_t)B.act * E;
     int sp = t->sp, drop = m->dropout, rope = m->position == MODELCFG_POS_ROPE;
@@ -262,6 +262,11 @@ int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err
      * written; grad-norm reads the gradients again; the gradient buffer is zeroed (written). In fp32
      * training the master copy is the weight itself. */
     double per_param = gb + 12 + 12 + (fp32 ? 0 : 2) + gb + gb;
+    /* fp16 with loss scaling: the gradients are unscaled and checked for inf/NaN in one more pass, read and
+     * written (Megatron-LM optimizer.py _unscale_main_grads_and_check_for_nan,
+     * torch._amp_foreach_non_finite_check_and_unscale_); bf16 needs no loss scale */
+    if (t->precision == GPUCFG_FP16)
+        per_param += gb + gb;
     op_desc d = { "optimizer.adam", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0 };
     d.bytes = (double)params * per_param;
     d.flops = (double)params * 12.0;

@@ -16,6 +16,7 @@
 #include "cxlmem.h"
 #include "devcfg.h"
 #include "collalgo.h"
+#include "nccltune.h"
 #include "compute.h"
 #include "evq.h"
 #include "json.h"
@@ -64,7 +65,8 @@ typedef struct xfer {
     const char *name;
     uint8_t slot;               /* XK_CXL: the representative's slot, or CXL_UNTRACKED */
     /* for the trace's args */
-    uint8_t op, algo;           /* XK_TP / XK_DP: collalgo_op, the algorithm planned */
+    uint8_t op, algo, proto;    /* XK_TP / XK_DP: collalgo_op, the algorithm planned, its nccltune_proto */
+    int64_t hop_intra_ps, hop_inter_ps; /* XK_TP / XK_DP: latency per message on NVLink / the network */
     uint8_t rd, wr, by_gpu;     /* XK_CXL: read:write weights, issued by the GPUs (1) or the CPUs (0) */
     uint64_t coll_bytes;        /* XK_TP / XK_DP: bytes per rank; XK_CXL: bytes per GPU */
 } xfer;
@@ -114,6 +116,7 @@ typedef struct rep {
     uint8_t slot_busy[CXL_SLOTS];
     uint8_t prefetched;             /* slot 1 holds the current layer's fetch */
     uint8_t layer_fetched;          /* the current layer's CXL fetch has been waited for */
+    uint8_t host_paid;              /* the current schedule item's host overhead has run */
     int wait_slot;
     int opt_sub;                    /* step of an offloaded optimizer */
     int64_t cpu_start;
@@ -134,6 +137,9 @@ typedef struct eng {
     uint32_t nxf, capxf, *xfree, nxfree, capxfree;
     collalgo_fabric fab;
     collalgo_group tp_group, dp_group;
+    train_coll *colls;              /* the result's list of distinct collectives (note_coll) */
+    uint32_t ncolls;
+    uint64_t colls_other;
     int pp_fabric_next[1];          /* unused */
     uint8_t *pp_intra;              /* per stage r: the link r -> r+1 (mod pp) stays in the node */
     int64_t now;
@@ -220,7 +226,7 @@ static void trace_xfer(eng *E, const xfer *X)
         a[0] = ARG_U("bytes", X->coll_bytes);
         a[1] = ARG_S("op", collalgo_op_name((collalgo_op)X->op));
         a[2] = ARG_S("algorithm", collalgo_algo_name((collalgo_algo)X->algo));
-        a[3] = ARG_S("protocol", "Simple");
+        a[3] = ARG_S("protocol", nccltune_proto_name((nccltune_proto)X->proto));
         a[4] = ARG_U("ranks", X->kind == XK_TP ? E->tp_group.ranks : E->dp_group.ranks);
         if (X->kind == XK_TP)
             trace_slice(E, X->rep, 0, "tp", X->name, X->t_start, E->now, a, 5);
@@ -467,8 +473,7 @@ static int64_t phase_latency(const eng *E, const xfer *X)
         return hops * (X->fabric == FAB_INTRA ? (int64_t)E->fab.intra_latency_ps : (int64_t)E->fab.inter_latency_ps);
     }
     const collalgo_phase *p = &X->ph[X->cur];
-    return (int64_t)p->intra_hops * (int64_t)E->fab.intra_latency_ps +
-           (int64_t)p->inter_hops * (int64_t)E->fab.inter_latency_ps;
+    return (int64_t)p->intra_hops * X->hop_intra_ps + (int64_t)p->inter_hops * X->hop_inter_ps;
 }
 
 /* Start phase X->cur: its latency first, then its flows (EV_LATENCY). */
@@ -610,11 +615,24 @@ static void above_peak(eng *E, const op_desc *op, int64_t ps, train_result *res)
 /* Point a collective's error at the key behind it: training.collectives when the algorithm cannot do
  * the operation, the NIC bandwidth when the group spans nodes over a slower inter-node fabric, else the
  * GPU's NVLink. */
-static int coll_blame(eng *E, const collalgo_group *grp, int rc)
+/* The training key behind field f (training.collectives, tp_/dp_collectives, protocol, tp_/dp_protocol). */
+static const char *train_key(int f)
+{
+    switch (f) {
+    case TRAINCFG_F_TP_COLL: return "training.tp_collectives";
+    case TRAINCFG_F_DP_COLL: return "training.dp_collectives";
+    case TRAINCFG_F_PROTOCOL: return "training.protocol";
+    case TRAINCFG_F_TP_PROTO: return "training.tp_protocol";
+    case TRAINCFG_F_DP_PROTO: return "training.dp_protocol";
+    default: return "training.collectives";
+    }
+}
+
+static int coll_blame(eng *E, const collalgo_group *grp, int rc, int algo_field)
 {
     const expcfg *x = E->x;
     if (strstr(E->err->msg, "does not support"))
-        return relocate(E->err, &x->train.loc[TRAINCFG_F_COLLECTIVES], "training.collectives");
+        return relocate(E->err, &x->train.loc[algo_field], train_key(algo_field));
     if (grp->ranks_per_node < grp->ranks && E->fab.inter_Bps <= E->fab.intra_Bps)
         return relocate(E->err, &x->cluster.loc[CLUSTERCFG_F_NIC_BW], "cluster.nic_bandwidth");
     if (rc == CXL_ECONFIG || rc == CXL_ELIMIT)
@@ -622,7 +640,52 @@ static int coll_blame(eng *E, const collalgo_group *grp, int rc)
     return rc;
 }
 
-/* A collective of the tensor- or data-parallel group of representative r. */
+/* NCCL's view of group grp (nccltune.h): its ranks and nodes, the channels, and the bus bandwidth per
+ * direction of one rank (NVLink on one node, else its share of the NICs, which bounds NCCL's multi-node
+ * graphs). Hopper-class GPUs are those with fp8 tensor cores. */
+static void nccl_comm(const eng *E, const collalgo_group *grp, nccltune_comm *c)
+{
+    memset(c, 0, sizeof *c);
+    c->ranks = grp->ranks;
+    c->nodes = grp->ranks / grp->ranks_per_node;
+    c->channels = (uint32_t)E->x->cluster.nccl_channels;
+    uint64_t bw = c->nodes == 1 ? E->fab.intra_Bps : E->fab.inter_Bps;
+    if (c->nodes > 1 && E->fab.intra_Bps && E->fab.intra_Bps < bw)
+        bw = E->fab.intra_Bps;
+    c->bus_gbps = (double)(bw ? bw : 1) / 1e9;
+    c->hopper = E->x->gpu.tflops[GPUCFG_FP8] > 0;
+    c->amd_cpu = E->x->cluster.cpu_vendor == CLUSTERCFG_CPU_AMD;
+}
+
+/* Count one collective in the run's list of distinct choices (train_result.colls). */
+static void note_coll(eng *E, int kind, const xfer *X, const nccltune_comm *c)
+{
+    train_coll *L = E->colls;
+    for (uint32_t i = 0; i < E->ncolls; i++)
+        if (L[i].tp == (kind == XK_TP) && L[i].op == X->op && L[i].bytes == X->coll_bytes && L[i].algo == X->algo &&
+            L[i].proto == X->proto) {
+            L[i].count++;
+            return;
+        }
+    if (E->ncolls == TRAIN_MAX_COLL_KINDS) {
+        E->colls_other++;
+        return;
+    }
+    train_coll *n = &L[E->ncolls++];
+    n->tp = kind == XK_TP;
+    n->op = X->op;
+    n->algo = X->algo;
+    n->proto = X->proto;
+    n->bytes = X->coll_bytes;
+    n->ranks = c->ranks;
+    n->nodes = c->nodes;
+    n->count = 1;
+}
+
+/* A collective of the tensor- or data-parallel group of representative r. The algorithm and protocol are
+ * NCCL's choice (nccltune.h) within what training.collectives and training.protocol allow (hierarchical,
+ * not an NCCL algorithm, takes the ring's protocol); the phases are collalgo's for that algorithm, with
+ * the protocol's bytes on the wire and message latency (nccltune_factors; Simple changes nothing). */
 static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name)
 {
     const collalgo_group *grp = kind == XK_TP ? &E->tp_group : &E->dp_group;
@@ -633,23 +696,63 @@ static uint32_t start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes,
     X->kind = (uint8_t)kind;
     X->rep = r;
     X->name = name;
-    collalgo_algo chosen;
-    int rc = collalgo_plan((collalgo_op)op, E->x->train.collective_algo, grp, bytes, &E->fab, X->ph, &X->nph, &chosen,
-                           E->err);
+    const traincfg *t = &E->x->train;
+    int ga = kind == XK_TP ? t->tp_collective_algo : t->dp_collective_algo;
+    int gp = kind == XK_TP ? t->tp_protocol : t->dp_protocol;
+    int fa = ga == TRAINCFG_INHERIT ? TRAINCFG_F_COLLECTIVES : kind == XK_TP ? TRAINCFG_F_TP_COLL : TRAINCFG_F_DP_COLL;
+    int fp = gp == TRAINCFG_INHERIT ? TRAINCFG_F_PROTOCOL : kind == XK_TP ? TRAINCFG_F_TP_PROTO : TRAINCFG_F_DP_PROTO;
+    collalgo_algo want = (collalgo_algo)(ga == TRAINCFG_INHERIT ? t->collective_algo : ga), chosen;
+    nccltune_proto proto = (nccltune_proto)(gp == TRAINCFG_INHERIT ? t->protocol : gp);
+    nccltune_comm c;
+    nccl_comm(E, grp, &c);
+    nccltune_choice ch = { COLLALGO_RING, NCCLTUNE_SIMPLE, 0, 0, 0 };
+    collalgo_algo ask = want == COLLALGO_HIERARCHICAL || (want == COLLALGO_TREE && op != COLLALGO_ALLREDUCE)
+                            ? COLLALGO_RING : want;
+    int rc = 0;
+    if (grp->ranks > 1 && bytes)
+        rc = nccltune_pick(&c, (collalgo_op)op, bytes, ask, proto, &ch, E->err);
     if (rc) {
-        E->rc = coll_blame(E, grp, rc);
+        E->rc = relocate(E->err, &t->loc[fp], train_key(fp));
+        return UINT32_MAX;
+    }
+    collalgo_algo plan = want == COLLALGO_AUTO ? ch.algo : want;
+    rc = collalgo_plan((collalgo_op)op, plan, grp, bytes, &E->fab, X->ph, &X->nph, &chosen, E->err);
+    if (rc == 0 && X->nph && collalgo_time_ps(X->ph, X->nph, &E->fab, E->err) < 0)
+        rc = E->err->code ? E->err->code : CXL_ELIMIT; /* a time beyond int64 (gpu.nvlink: 1B/s) */
+    if (rc) {
+        E->rc = coll_blame(E, grp, rc, fa);
         return UINT32_MAX;
     }
     X->op = (uint8_t)op;
     X->algo = (uint8_t)chosen;
+    X->proto = (uint8_t)ch.proto;
     X->coll_bytes = bytes;
+    X->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
+    X->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
     if (X->nph == 0) {
         xfer_done(E, xid);
         return xid;
     }
-    if (chosen == COLLALGO_RING && op != COLLALGO_BROADCAST && X->nph == 1 && nccl_ring(E, grp, op, bytes, &X->ph[0])) {
-        E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
-        return UINT32_MAX;
+    note_coll(E, kind, X, &c);
+    if (ch.proto == NCCLTUNE_SIMPLE) {
+        if (chosen == COLLALGO_RING && op != COLLALGO_BROADCAST && X->nph == 1 &&
+            nccl_ring(E, grp, op, bytes, &X->ph[0])) {
+            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
+            return UINT32_MAX;
+        }
+    } else {
+        double fb, fi, fo;
+        if (nccltune_factors(&c, (collalgo_op)op, chosen == COLLALGO_TREE ? COLLALGO_TREE : COLLALGO_RING, ch.proto,
+                             &fb, &fi, &fo, E->err)) {
+            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
+            return UINT32_MAX;
+        }
+        for (uint32_t i = 0; i < X->nph; i++) {
+            X->ph[i].intra_bytes = (uint64_t)ceil((double)X->ph[i].intra_bytes * fb);
+            X->ph[i].inter_bytes = (uint64_t)ceil((double)X->ph[i].inter_bytes * fb);
+        }
+        X->hop_intra_ps = (int64_t)llround((double)X->hop_intra_ps * fi);
+        X->hop_inter_ps = (int64_t)llround((double)X->hop_inter_ps * fo);
     }
     phase_begin(E, xid);
     return xid;
@@ -901,6 +1004,18 @@ static void run_kernel(eng *E, rep *R, uint32_t op)
         oom(E);
 }
 
+/* Host time on the compute stream (training.host_overhead_*): the GPU waits for the framework; counted as
+ * compute, traced as a "host" slice. */
+static void run_host(eng *E, rep *R, int64_t ps, const char *name)
+{
+    set_state(E, R, ST_KERNEL, -1);
+    int64_t end = E->now + ps;
+    if (traced(E, R->r) && ctrace_in_window(E->ct, E->now, end))
+        trace_slice(E, R->r, 0, "host", name, E->now, end, NULL, 0);
+    if (evq_push(&E->q, end, EV_KERNEL, R->r, 0))
+        oom(E);
+}
+
 static void run_tp(eng *E, rep *R, int coll, uint64_t bytes, const char *name)
 {
     set_state(E, R, ST_TP, -1);
@@ -913,6 +1028,11 @@ static void advance(eng *E, rep *R)
     while (E->rc == 0 && R->state == ST_RUN) {
         if (R->it >= R->nitems) {
             /* ---- end of the iteration ---- */
+            if (R->tail == 0 && E->t->host_iteration_ps && !R->host_paid) {
+                R->host_paid = 1;
+                run_host(E, R, (int64_t)E->t->host_iteration_ps, "host.iteration");
+                return;
+            }
             if (R->tail == 0) {
                 R->tail = 1;
                 bucket_add(E, R, 0, 1);
@@ -950,7 +1070,7 @@ static void advance(eng *E, rep *R)
                         X->rep = 0;
                         X->dst = E->pp - 1;
                         X->fabric = E->pp_intra[E->pp - 1] ? FAB_INTRA : FAB_INTER;
-                        X->bytes = (double)(E->x->model.vocab * E->x->model.hidden / E->t->tp * E->g.grad_elem_bytes);
+                        X->bytes = (double)(modelcfg_vocab(&E->x->model) * E->x->model.hidden / E->t->tp * E->g.grad_elem_bytes);
                         X->name = "pp.embedding_grads";
                         phase_begin(E, xid);
                     }
@@ -1041,6 +1161,12 @@ static void advance(eng *E, rep *R)
         const schedule_item *I = &R->items[R->it];
         uint32_t vs = I->chunk * E->pp + R->r, nvs = E->pp * E->v;
         int first_vs = vs == 0, last_vs = vs == nvs - 1;
+        if (R->pc == PC_RECV && E->t->host_microbatch_ps && !R->host_paid) {
+            /* the framework's Python for this forward or backward step, before its kernels are queued */
+            R->host_paid = 1;
+            run_host(E, R, (int64_t)E->t->host_microbatch_ps, I->backward ? "host.backward" : "host.forward");
+            return;
+        }
         if (R->pc == PC_RECV) {
             R->pc = PC_GATHER;
             int need = I->backward ? !last_vs : !first_vs;
@@ -1217,6 +1343,7 @@ static void advance(eng *E, rep *R)
         }
         /* PC_NEXT */
         R->it++;
+        R->host_paid = 0;
         R->pc = PC_RECV;
         E->items_done++;
         if (E->o->progress && (E->items_done & 1023) == 0)
@@ -1566,6 +1693,7 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
         return rc;
     eng E;
     memset(&E, 0, sizeof E);
+    E.colls = res->colls;
     evq_init(&E.q);
     rc = setup(&E, x, o, res, err);
     if (rc) {
@@ -1689,6 +1817,8 @@ int train_run(const expcfg *x, const train_opts *o, train_result *res, cxl_err *
             double peak = x->gpu.tflops[x->train.precision] * 1e12;
             res->mfu = res->model_flops / (secs * (double)clustercfg_gpus(&x->cluster) * peak);
             res->events = events;
+            res->ncolls = E.ncolls;
+            res->colls_other = E.colls_other;
             res->flows = net_flows_started(E.n);
             uint64_t mem = net_bytes(E.n) + (uint64_t)E.q.cap * sizeof(evq_event) + (uint64_t)E.capxf * sizeof(xfer) +
                            (uint64_t)E.capxfree * 4 + (uint64_t)E.g.nops * 8 + (uint64_t)E.pp * sizeof(rep);

@@ -65,6 +65,17 @@ typedef struct train_cxl_domain {
     double dev_devload[4][4];
 } train_cxl_domain;
 
+/* One kind of collective the run issued: group, operation, bytes per rank, and NCCL's choice for it (nccltune.h);
+ * count is over the whole iteration of every representative (one per pipeline stage). */
+#define TRAIN_MAX_COLL_KINDS 256
+typedef struct train_coll {
+    uint8_t tp;                       /* 1: tensor-parallel group, 0: data-parallel */
+    uint8_t op, algo, proto;          /* collalgo_op, collalgo_algo planned, nccltune_proto */
+    uint64_t bytes;
+    uint32_t ranks, nodes;
+    uint64_t count;
+} train_coll;
+
 typedef struct train_stage {
     int64_t bk_ps[TRAIN_BK_N];
     int64_t finish_ps;
@@ -85,6 +96,9 @@ typedef struct train_result {
     uint64_t ops_above_peak;          /* measured GEMMs faster than the GPU's dense peak allows */
     char peak_warning[512];           /* the first of them, "file:line:col: ...", for a warning; "" if none */
     tiers tiers;                      /* bytes per memory tier (HBM after offloading, CXL) */
+    train_coll colls[TRAIN_MAX_COLL_KINDS]; /* the distinct collectives, in first-issued order */
+    uint32_t ncolls;
+    uint64_t colls_other;             /* collectives beyond TRAIN_MAX_COLL_KINDS distinct kinds (counted only) */
     /* CXL (memory != none) */
     uint64_t detailed_cycles, extrapolated_cycles, memo_hits, cxl_transfers;
     train_cxl_domain *domains;

@@ -8,6 +8,9 @@
 
 const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
+const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
+const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
+const char *const traincfg_group_protocol_names[] = { "ll", "ll128", "simple", "auto", "inherit", NULL };
 
 #define T(f) offsetof(traincfg, f)
 /* Order = TRAINCFG_F_* */
@@ -34,9 +37,25 @@ static const cfg_field fields[] = {
     { "overlap_grad_reduce", CFG_T_BOOL, T(overlap_grad_reduce), 0, 1, 0, NULL, NULL, 0, NULL,
       "bucket reductions overlap the backward pass" },
     { "collectives", CFG_T_ENUM, T(collective_algo), 0, 1, 0, traincfg_collective_names, NULL, 0, NULL,
-      "collective algorithm (NCCL_ALGO): ring, tree, hierarchical, or auto (the fastest without contention)" },
+      "collective algorithm (NCCL_ALGO): ring, tree, hierarchical, or auto (NCCL's tuning model picks ring or tree)" },
     { "overlap_p2p_comm", CFG_T_BOOL, T(overlap_p2p_comm), 0, 1, 0, NULL, NULL, 0, NULL,
       "pipeline sends overlap computation (Megatron's --overlap-p2p-communication); false: the sender waits" },
+    { "protocol", CFG_T_ENUM, T(protocol), 0, 1, 0, traincfg_protocol_names, NULL, 0, NULL,
+      "NCCL protocol (NCCL_PROTO): ll, ll128, simple, or auto (NCCL's tuning model picks per collective)" },
+    { "vocab_divisible_by", CFG_T_U64, T(vocab_divisible_by), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "pad the vocabulary to a multiple of this x tp (Megatron's --make-vocab-size-divisible-by, default 128)" },
+    { "host_overhead_iteration", CFG_T_TIME, T(host_iteration_ps), 0, 0, 1e15, NULL, NULL, 0, NULL,
+      "host time per iteration on the compute stream (data loading, logging, Python), e.g. 5ms" },
+    { "host_overhead_microbatch", CFG_T_TIME, T(host_microbatch_ps), 0, 0, 1e12, NULL, NULL, 0, NULL,
+      "host time per micro-batch forward and per backward on the compute stream, e.g. 200us" },
+    { "tp_collectives", CFG_T_ENUM, T(tp_collective_algo), 0, 1, 0, traincfg_group_collective_names, NULL, 0, NULL,
+      "collective algorithm of the tensor-parallel group; inherit: training.collectives" },
+    { "dp_collectives", CFG_T_ENUM, T(dp_collective_algo), 0, 1, 0, traincfg_group_collective_names, NULL, 0, NULL,
+      "collective algorithm of the data-parallel group; inherit: training.collectives" },
+    { "tp_protocol", CFG_T_ENUM, T(tp_protocol), 0, 1, 0, traincfg_group_protocol_names, NULL, 0, NULL,
+      "NCCL protocol of the tensor-parallel group; inherit: training.protocol" },
+    { "dp_protocol", CFG_T_ENUM, T(dp_protocol), 0, 1, 0, traincfg_group_protocol_names, NULL, 0, NULL,
+      "NCCL protocol of the data-parallel group; inherit: training.protocol" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -52,7 +71,11 @@ static void defaults(void *obj)
     t->main_grads = GPUCFG_BF16;        /* 2 + 2 + 12 = 16 B per parameter (ZeRO paper's count) */
     t->grad_bucket_bytes = 25000000;    /* PyTorch DDP's default bucket_cap_mb = 25 */
     t->overlap_grad_reduce = 1;
-    t->collective_algo = 3;             /* auto: NCCL's tuner picks the fastest algorithm per size */
+    t->collective_algo = 3;             /* auto: NCCL's tuning model picks ring or tree per collective */
+    t->protocol = 3;                    /* auto: NCCL's tuning model picks LL, LL128 or Simple */
+    t->vocab_divisible_by = 128;
+    t->tp_collective_algo = t->dp_collective_algo = TRAINCFG_INHERIT;
+    t->tp_protocol = t->dp_protocol = TRAINCFG_INHERIT;        /* Megatron-LM's --make-vocab-size-divisible-by default */
 }
 
 const compose_kind traincfg_kind = {

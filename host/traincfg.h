@@ -14,7 +14,8 @@ enum traincfg_recompute { TRAINCFG_RECOMPUTE_NONE = 0, TRAINCFG_RECOMPUTE_SELECT
 
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
-       TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_NFIELDS };
+       TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_F_TP_COLL, TRAINCFG_F_DP_COLL, TRAINCFG_F_TP_PROTO,
+       TRAINCFG_F_DP_PROTO, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -30,6 +31,12 @@ typedef struct traincfg {
     int overlap_grad_reduce;
     int overlap_p2p_comm;                   /* pipeline sends run asynchronously (else the sender waits) */
     int collective_algo;                    /* collalgo_algo: ring, tree, hierarchical, auto */
+    int protocol;                           /* nccltune_proto: LL, LL128, Simple, auto (NCCL_PROTO) */
+    uint64_t vocab_divisible_by;            /* Megatron's make_vocab_size_divisible_by (x tp); 1 = no padding */
+    uint64_t host_iteration_ps;             /* host time per iteration on every stage's compute stream */
+    uint64_t host_microbatch_ps;            /* host time per micro-batch (forward and backward of one chunk) */
+    /* per group (tensor- and data-parallel): TRAINCFG_INHERIT takes collective_algo / protocol */
+    int tp_collective_algo, dp_collective_algo, tp_protocol, dp_protocol;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
@@ -37,5 +44,9 @@ typedef struct traincfg {
 extern const compose_kind traincfg_kind;
 extern const char *const traincfg_recompute_names[];
 extern const char *const traincfg_collective_names[]; /* in collalgo_algo order */
+extern const char *const traincfg_protocol_names[];   /* in nccltune_proto order */
+#define TRAINCFG_INHERIT 4 /* the index of "inherit" in the per-group names below */
+extern const char *const traincfg_group_collective_names[]; /* collalgo_algo order, then "inherit" */
+extern const char *const traincfg_group_protocol_names[];   /* nccltune_proto order, then "inherit" */
 
 #endif

@@ -19,6 +19,7 @@
 #include "compute.h"
 #include "opgraph.h"
 #include "optimes.h"
+#include "nccltune.h"
 #include "train.h"
 
 /* A small GPT on A100 nodes; the training section is appended by each test. */
@@ -110,6 +111,91 @@ static void one_gpu_is_the_sum_of_its_kernels(void **state)
         train_result_free(&r);
         free(x);
     }
+}
+
+/* Framework semantics (issue 30): host time per iteration and per micro-batch step adds exactly to a
+ * one-GPU run (counted as compute); fp16 adds the loss-scale unscale pass to the optimizer; the vocabulary is
+ * padded to a multiple of vocab_divisible_by x tp (Megatron's make_vocab_size_divisible_by). */
+static void framework_overheads_and_padding(void **state)
+{
+    (void)state;
+    const char *base = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                       "training: { global_batch: 6, micro_batch: 2%s }\n";
+    char tr[512];
+    snprintf(tr, sizeof tr, base, "");
+    expcfg *x = load(tr);
+    train_result r0, r1;
+    run(x, NULL, &r0);
+    free(x);
+    snprintf(tr, sizeof tr, base, ", host_overhead_iteration: 7ms, host_overhead_microbatch: 250us");
+    x = load(tr);
+    run(x, NULL, &r1);
+    /* 3 micro-batches, a forward and a backward step each */
+    assert_int_equal(r1.iteration_ps, r0.iteration_ps + 7000000000LL + 6 * 250000000LL);
+    assert_int_equal(r1.stages[0].bk_ps[TRAIN_BK_COMPUTE], r1.iteration_ps);
+    assert_adds_up(&r1);
+    train_result_free(&r0);
+    train_result_free(&r1);
+    free(x);
+
+    /* fp16: two more passes over the gradients in the optimizer */
+    opgraph g;
+    cxl_err e;
+    snprintf(tr, sizeof tr, base, ", precision: bf16");
+    x = load(tr);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    int ob = opgraph_optimizer_op(&g, &x->train, 1000, &e);
+    double bf16_bytes = g.ops[ob].bytes;
+    free(x);
+    snprintf(tr, sizeof tr, base, ", precision: fp16");
+    x = load(tr);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    int of = opgraph_optimizer_op(&g, &x->train, 1000, &e);
+    assert_true(g.ops[of].bytes == bf16_bytes + 1000.0 * 2 * g.grad_elem_bytes);
+    free(x);
+
+    /* vocabulary 4096 with tp 8 and the default 128: 4096 is a multiple of 1024, no padding; 4000 pads to 4096;
+     * vocab_divisible_by 1 leaves it */
+    const char *tp8 = "cluster: { extends: dgx-a100, nodes: 1 }\n"
+                      "training: { global_batch: 8, tp: 8%s }\n";
+    snprintf(tr, sizeof tr, tp8, "");
+    x = load(tr);
+    assert_int_equal(modelcfg_vocab(&x->model), 4096);
+    free(x);
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "name: v\nmodel: { name: v, layers: 4, hidden: 1024, heads: 8, vocab: 4000, seq_len: 512 }\n"
+             "gpu: a100-80gb\ncluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, tp: 8%s }\n", "");
+    x = malloc(sizeof *x);
+    assert_int_equal(expcfg_load_text("v.yaml", text, x, &e), 0);
+    assert_int_equal(modelcfg_vocab(&x->model), 4096);
+    assert_int_equal(x->model.vocab, 4000);
+    assert_int_equal(modelcfg_embedding_params_tp(&x->model, 8), 4096 * 1024 / 8 + 512 * 1024);
+    snprintf(text, sizeof text,
+             "name: v\nmodel: { name: v, layers: 4, hidden: 1024, heads: 8, vocab: 4000, seq_len: 512 }\n"
+             "gpu: a100-80gb\ncluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, tp: 8%s }\n",
+             ", vocab_divisible_by: 1");
+    assert_int_equal(expcfg_load_text("v.yaml", text, x, &e), 0);
+    assert_int_equal(modelcfg_vocab(&x->model), 4000);
+    free(x);
+
+    /* per-group collective settings: dp_protocol ll makes the data-parallel collectives LL and leaves the
+     * tensor-parallel ones to NCCL's choice (Simple for the 1 MiB activations) */
+    x = load("cluster: { extends: dgx-a100, nodes: 1 }\n"
+             "training: { global_batch: 8, tp: 2, dp: 4, dp_protocol: ll }\n");
+    run(x, NULL, &r0);
+    int dp_seen = 0, tp_simple = 0;
+    for (uint32_t i = 0; i < r0.ncolls; i++) {
+        if (!r0.colls[i].tp) {
+            dp_seen = 1;
+            assert_int_equal(r0.colls[i].proto, NCCLTUNE_LL);
+        } else if (r0.colls[i].proto == NCCLTUNE_SIMPLE) {
+            tp_simple = 1;
+        }
+    }
+    assert_true(dp_seen && tp_simple);
+    train_result_free(&r0);
+    free(x);
 }
 
 static void default_experiment_adds_up_and_is_deterministic(void **state)
@@ -413,6 +499,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
+        cmocka_unit_test(framework_overheads_and_padding),
         cmocka_unit_test(default_experiment_adds_up_and_is_deterministic),
         cmocka_unit_test(pipeline_bubble_and_interleaving),
         cmocka_unit_test(overlap_switches),

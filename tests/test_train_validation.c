@@ -1,9 +1,13 @@
-/* test_train_validation.c - iteration times of Korthikanti et al. (MLSys 2023, arXiv 2205.05198) Table 5:
- * eight measured Megatron-LM runs on Selene (DGX A100), shipped as configs/validation/korthikanti/ (YAML)
- * (one per row, one cluster description, no per-row constants) and compared with the measured times of
- * configs/validation/korthikanti/measured.csv (a copy of ../shared/reference/korthikanti-tab5.csv).
- * Target (issue 3): mean absolute error <= 3 %, maximum <= 6 % (Calculon, SC'23: 3.65 % and 8.87 %).
- * The table printed here is the one in docs/validation.md. */
+/* test_train_validation.c - iteration times of published Megatron-LM runs on Selene (DGX A100 80 GB), one test per
+ * row, each an experiment file simulated with the one cluster description dgx-a100:
+ *   - Korthikanti et al. (MLSys 2023, arXiv 2205.05198) Table 5: configs/validation/korthikanti/, measured times in
+ *     configs/validation/korthikanti/measured.csv (a copy of ../shared/reference/korthikanti-tab5.csv);
+ *   - Narayanan et al. (SC'21, arXiv 2104.04473) Table 1: configs/validation/narayanan/, measured throughput and the
+ *     derived iteration times in data/validation/narayanan-sc21-table1.csv.
+ * Each row prints its error; each table prints mean absolute, maximum and mean signed error.
+ * Goal (issue 30): on each table mean |error| <= 3 %, max <= 6 %, mean signed within +-1.5 %. A table asserts the goal
+ * once it meets it and until then the documented bound of docs/validation.md ("Training iteration time"), so
+ * the test catches regressions without claiming the goal. The tables printed here are those in docs/validation.md. */
 #include <ctype.h>
 #include <math.h>
 #include <setjmp.h>
@@ -22,71 +26,172 @@
 #define CXLSIM_SOURCE_DIR "."
 #endif
 
-typedef struct row { char model[64]; char recompute[32]; double measured_s; } row;
+#define MAX_ROWS 16
 
-/* model,params_b,hidden,heads,layers,gpus,tp,pp,dp,global_batch,micro_batch,pipeline_interleave,recompute,time */
-static int read_rows(row *rows, int max)
+typedef struct row {
+    char name[64];      /* experiment file stem */
+    double measured_s;
+    double simulated_s; /* 0 until its test ran */
+} row;
+
+/* A table's rows and the bounds it is held to: the goal, or a documented bound until the goal is met. */
+typedef struct table {
+    const char *title, *dir;
+    int n;
+    row rows[MAX_ROWS];
+    double bound_mean_abs, bound_max, bound_signed; /* fractions */
+} table;
+
+typedef struct tables { table k, n; } tables;
+
+static void lower(char *s)
 {
-    FILE *f = fopen(CXLSIM_SOURCE_DIR "/configs/validation/korthikanti/measured.csv", "r");
+    for (; *s; s++)
+        *s = (char)tolower((unsigned char)*s);
+}
+
+/* Splits a CSV line in place; returns the number of fields (<= max). */
+static int split(char *line, char **fld, int max)
+{
+    int k = 0;
+    for (char *p = strtok(line, ",\n"); p && k < max; p = strtok(NULL, ",\n"))
+        fld[k++] = p;
+    return k;
+}
+
+/* Rows of a measured CSV: the experiment name is column name_col, lower-cased, with "-full" or "-sel" from
+ * column recompute_col when that is >= 0 (Korthikanti's two rows per model); the time is column time_col.
+ *   korthikanti measured.csv: model,params_b,hidden,heads,layers,gpus,tp,pp,dp,global_batch,micro_batch,
+ *     pipeline_interleave,recompute,iteration_time_s
+ *   narayanan-sc21-table1.csv: model,params_b,heads,hidden,layers,tp,pp,gpus,global_batch,tflops_per_gpu,pct_peak,
+ *     aggregate_pflops,micro_batch,ddp,layers_per_virtual_stage,iteration_time_s */
+static void read_rows(table *t, const char *path, int name_col, int recompute_col, int time_col)
+{
+    FILE *f = fopen(path, "r");
     assert_non_null(f);
-    char line[512];
-    int n = 0;
+    char line[1024];
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#' || !strncmp(line, "model,", 6))
             continue;
-        char *fld[16];
-        int k = 0;
-        for (char *p = strtok(line, ",\n"); p && k < 16; p = strtok(NULL, ",\n"))
-            fld[k++] = p;
-        if (k < 14 || n >= max)
+        char *fld[20];
+        if (split(line, fld, 20) <= time_col || t->n >= MAX_ROWS)
             continue;
-        snprintf(rows[n].model, sizeof rows[n].model, "%s", fld[0]);
-        for (char *c = rows[n].model; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
-        snprintf(rows[n].recompute, sizeof rows[n].recompute, "%s", fld[12]);
-        rows[n].measured_s = atof(fld[13]);
-        n++;
+        row *r = &t->rows[t->n++];
+        if (recompute_col >= 0)
+            snprintf(r->name, sizeof r->name, "%s-%s", fld[name_col], strcmp(fld[recompute_col], "full") ? "sel" : "full");
+        else
+            snprintf(r->name, sizeof r->name, "%s", fld[name_col]);
+        lower(r->name);
+        r->measured_s = atof(fld[time_col]);
     }
     fclose(f);
-    return n;
 }
+
+static int setup(void **state)
+{
+    tables *T = calloc(1, sizeof *T);
+    if (!T)
+        return -1;
+    T->k.title = "Korthikanti et al. Table 5";
+    T->k.dir = "korthikanti";
+    read_rows(&T->k, CXLSIM_SOURCE_DIR "/configs/validation/korthikanti/measured.csv", 0, 12, 13);
+    /* the goal, met since issue 30 (memory_efficiency and the host overhead fitted on this table, docs/calibration.md) */
+    T->k.bound_mean_abs = 0.03;
+    T->k.bound_max = 0.06;
+    T->k.bound_signed = 0.015;
+    T->n.title = "Narayanan et al. Table 1";
+    T->n.dir = "narayanan";
+    read_rows(&T->n, CXLSIM_SOURCE_DIR "/data/validation/narayanan-sc21-table1.csv", 0, -1, 15);
+    /* documented bound until the goal is met (docs/validation.md): the 2026-12-06 figures (8.61 %, 12.40 %, -8.61 %)
+     * and a margin. Not met: Table 1's runs (Megatron-LM 2021) are 8.7-10.3 % slower than Table 5's (2022) on the
+     * same per-replica work, a difference of software versions the model has no input for. */
+    T->n.bound_mean_abs = 0.095;
+    T->n.bound_max = 0.135;
+    T->n.bound_signed = 0.095;
+    *state = T;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    free(*state);
+    return 0;
+}
+
+static void run_row(table *t, int i)
+{
+    assert_true(i < t->n);
+    row *r = &t->rows[i];
+    char path[512];
+    snprintf(path, sizeof path, CXLSIM_SOURCE_DIR "/configs/validation/%s/%s.yaml", t->dir, r->name);
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (expcfg_load(path, x, &e))
+        fail_msg("%s: %s", path, e.msg);
+    train_result res;
+    if (train_run(x, NULL, &res, &e))
+        fail_msg("%s: %s", path, e.msg);
+    r->simulated_s = (double)res.iteration_ps / 1e12;
+    printf("VALIDATION %s | %s | measured %.3f s | simulated %.3f s | error %+.2f %%\n", t->title, r->name, r->measured_s,
+           r->simulated_s, 100 * (r->simulated_s - r->measured_s) / r->measured_s);
+    train_result_free(&res);
+    free(x);
+}
+
+static void summary(const table *t)
+{
+    double sum_abs = 0, sum = 0, worst = 0;
+    printf("%s\n| experiment | measured (s) | simulated (s) | error |\n| --- | --- | --- | --- |\n", t->title);
+    for (int i = 0; i < t->n; i++) {
+        const row *r = &t->rows[i];
+        assert_true(r->simulated_s > 0); /* its test ran */
+        double err = (r->simulated_s - r->measured_s) / r->measured_s;
+        printf("| %s | %.2f | %.2f | %+.1f %% |\n", r->name, r->measured_s, r->simulated_s, 100 * err);
+        sum_abs += fabs(err);
+        sum += err;
+        if (fabs(err) > worst)
+            worst = fabs(err);
+    }
+    double mean_abs = sum_abs / t->n, mean = sum / t->n;
+    int goal = mean_abs <= 0.03 && worst <= 0.06 && fabs(mean) <= 0.015;
+    printf("%s: mean absolute error %.2f %%, maximum %.2f %%, mean signed error %+.2f %% (goal <= 3, <= 6, +-1.5: %s)\n",
+           t->title, 100 * mean_abs, 100 * worst, 100 * mean, goal ? "met" : "not met");
+    assert_true(mean_abs <= t->bound_mean_abs);
+    assert_true(worst <= t->bound_max);
+    assert_true(fabs(mean) <= t->bound_signed);
+}
+
+#define ROW(tab, i)                                                                                                    \
+    static void tab##_row_##i(void **state) { run_row(&((tables *)*state)->tab, i); }
+ROW(k, 0) ROW(k, 1) ROW(k, 2) ROW(k, 3) ROW(k, 4) ROW(k, 5) ROW(k, 6) ROW(k, 7)
+ROW(n, 0) ROW(n, 1) ROW(n, 2) ROW(n, 3) ROW(n, 4) ROW(n, 5) ROW(n, 6) ROW(n, 7) ROW(n, 8) ROW(n, 9)
 
 static void korthikanti_table5(void **state)
 {
-    (void)state;
-    row rows[16];
-    int n = read_rows(rows, 16);
-    assert_int_equal(n, 8);
-    double sum = 0, worst = 0;
-    printf("| experiment | measured (s) | simulated (s) | error |\n| --- | --- | --- | --- |\n");
-    for (int i = 0; i < n; i++) {
-        char path[512];
-        snprintf(path, sizeof path, CXLSIM_SOURCE_DIR "/configs/validation/korthikanti/%s-%s.yaml", rows[i].model,
-                 strcmp(rows[i].recompute, "full") ? "sel" : "full");
-        expcfg *x = malloc(sizeof *x);
-        cxl_err e;
-        cxl_err_clear(&e);
-        if (expcfg_load(path, x, &e))
-            fail_msg("%s: %s", path, e.msg);
-        train_result r;
-        if (train_run(x, NULL, &r, &e))
-            fail_msg("%s: %s", path, e.msg);
-        double sim = (double)r.iteration_ps / 1e12, err = (sim - rows[i].measured_s) / rows[i].measured_s;
-        printf("| %s-%s | %.2f | %.2f | %+.1f %% |\n", rows[i].model, strcmp(rows[i].recompute, "full") ? "sel" : "full",
-               rows[i].measured_s, sim, 100 * err);
-        sum += fabs(err);
-        if (fabs(err) > worst)
-            worst = fabs(err);
-        train_result_free(&r);
-        free(x);
-    }
-    printf("mean absolute error %.2f %%, maximum %.2f %%\n", 100 * sum / n, 100 * worst);
-    assert_true(sum / n <= 0.03);
-    assert_true(worst <= 0.06);
+    const table *t = &((tables *)*state)->k;
+    assert_int_equal(t->n, 8);
+    summary(t);
+}
+
+static void narayanan_table1(void **state)
+{
+    const table *t = &((tables *)*state)->n;
+    assert_int_equal(t->n, 10);
+    summary(t);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = { cmocka_unit_test(korthikanti_table5) };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(k_row_0), cmocka_unit_test(k_row_1), cmocka_unit_test(k_row_2), cmocka_unit_test(k_row_3),
+        cmocka_unit_test(k_row_4), cmocka_unit_test(k_row_5), cmocka_unit_test(k_row_6), cmocka_unit_test(k_row_7),
+        cmocka_unit_test(korthikanti_table5),
+        cmocka_unit_test(n_row_0), cmocka_unit_test(n_row_1), cmocka_unit_test(n_row_2), cmocka_unit_test(n_row_3),
+        cmocka_unit_test(n_row_4), cmocka_unit_test(n_row_5), cmocka_unit_test(n_row_6), cmocka_unit_test(n_row_7),
+        cmocka_unit_test(n_row_8), cmocka_unit_test(n_row_9),
+        cmocka_unit_test(narayanan_table1),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
 }
