@@ -10,15 +10,19 @@
 #include "policy.h"
 #include "train_eng.h"
 
-/* Bytes per parameter the CPU's Adam moves (mixed-precision Adam, ZeRO, Rajbhandari et al., SC20, Sec.
- * 3.1: an fp32 master weight, momentum and variance, K = 12 B per parameter): it reads the fp32 gradient,
- * master weight and both moments (4 x 4 B) and writes the master weight and moments (3 x 4 B) and the
- * 16-bit weight the GPUs read back (2 B). */
+/* Bytes per parameter the CPU's Adam moves. Mixed-precision Adam keeps an fp32 master weight, momentum
+ * and variance, K = 12 B per parameter (ZeRO, Rajbhandari et al., SC20, Sec. 3.1). The CPU reads the
+ * gradient, the master weight and both moments, 4 B each (4 x 4 B: the gradient counted as fp32 whatever
+ * training.main_grads says), and writes the master weight and moments (3 x 4 B) and the 16-bit weight the
+ * GPUs read back (2 B). */
 #define CPU_ADAM_READ_BYTES 16u
 #define CPU_ADAM_WRITE_BYTES 14u
-/* ... so its read:write mix is 16:14 = 8:7 */
-#define CPU_ADAM_MIX ((cxl_mix){ 8, 7 })
-_Static_assert(CPU_ADAM_READ_BYTES * 7 == CPU_ADAM_WRITE_BYTES * 8, "CPU_ADAM_MIX is the bytes' ratio");
+/* ... so its read:write mix is 16:14, in lowest terms 8:7 (the weights cxlmem_start interleaves) */
+#define CPU_ADAM_MIX_RD 8u
+#define CPU_ADAM_MIX_WR 7u
+_Static_assert(CPU_ADAM_READ_BYTES * CPU_ADAM_MIX_WR == CPU_ADAM_WRITE_BYTES * CPU_ADAM_MIX_RD,
+               "the CPU's read:write mix is its bytes' ratio");
+#define CPU_ADAM_MIX ((cxl_mix){ CPU_ADAM_MIX_RD, CPU_ADAM_MIX_WR })
 
 enum { CPU_GRADS_OUT, CPU_ADAM, CPU_ADAM_FLOOR, CPU_PARAMS_IN, CPU_DONE };
 

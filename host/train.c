@@ -21,21 +21,6 @@ const char *const train_bk_names[] = { "compute", "exposed_tp_comm", "exposed_pp
 
 int eng_oom(eng *E) { return E->rc = cxl_errf(E->err, CXL_ENOMEM, "out of memory (training engine)"); }
 
-/* A completion of the CXL domains (cxlmem_next) at E->now: the trace's domain and port slices, then the
- * transfer's part in that domain. */
-static void domain_completion(eng *E, uint32_t tag)
-{
-    uint32_t d = cxlmem_last_domain(E->cm), pi = d * E->ports + cxlmem_last_host(E->cm);
-    if (E->ct && --E->domain_active[d] == 0)
-        eng_trace_slice(E, TP_DOMAIN + d, 0, "cxl.domain", "CXL traffic", E->domain_since[d], E->now, NULL, 0);
-    if (E->ct && --E->port_active[pi] == 0)
-        eng_trace_slice(E, TP_DOMAIN + d, 1 + pi % E->ports, "cxl.domain", "host link busy", E->port_since[pi],
-                        E->now, NULL, 0);
-    if (E->ct)
-        eng_trace_domain(E, d);
-    eng_cxl_sub_done(E, tag);
-}
-
 /* A network flow's end event (its version current): new rates for the flows that shared its links. */
 static void flow_end(eng *E, const evq_event *ev)
 {
@@ -97,7 +82,9 @@ static uint64_t run_events(eng *E)
             if (c == 1) {
                 E->now = t;
                 events++;
-                domain_completion(E, tag);
+                if (E->ct)
+                    eng_trace_domain_end(E, cxlmem_last_domain(E->cm), cxlmem_last_host(E->cm));
+                eng_cxl_sub_done(E, tag);
                 continue;
             }
         }

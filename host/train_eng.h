@@ -265,7 +265,9 @@ void eng_cxl_layer_out(eng *E, rep *R, int backward, int last_microbatch);
 int eng_cxl_keeps_activations(const eng *E);
 
 /* ---- train_trace.c ---- */
+/* the trace's process ids: stage r is r, its links TP_LINKS + r, CXL domain d TP_DOMAIN + d */
 enum { TP_LINKS = 100000, TP_DOMAIN = 200000 };
+/* a stage's groups of lanes, for what may overlap */
 enum { TL_SEND, TL_RECV, TL_CXL, TL_N };
 int eng_traced(const eng *E, uint32_t r);
 void eng_trace_slice(eng *E, uint32_t pid, uint32_t tid, const char *cat, const char *name, int64_t t0, int64_t t1,
@@ -273,7 +275,10 @@ void eng_trace_slice(eng *E, uint32_t pid, uint32_t tid, const char *cat, const 
 void eng_trace_wait(eng *E, uint32_t r, const char *name, int64_t t0);
 void eng_trace_xfer(eng *E, const xfer *X);
 void eng_trace_names(eng *E);
+/* Counters of domain d after a change of its transfers. */
 void eng_trace_domain(eng *E, uint32_t d);
+/* A transfer's part in domain d from host port `host` has ended: its slices, then eng_trace_domain. */
+void eng_trace_domain_end(eng *E, uint32_t d, uint32_t host);
 /* Utilisation counters of links whose flows may have changed. */
 void eng_note_links(eng *E, const uint32_t *links, uint32_t nl);
 /* Per kernel: the shape shown in its slices. */

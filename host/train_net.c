@@ -111,20 +111,18 @@ void eng_phase_flows(eng *E, uint32_t xid)
 {
     xfer *X = &E->xf[xid];
     X->pending = 0;
-    if (X->kind == XK_PP) {
-        int tx = X->fabric == FAB_INTRA ? L_INTRA_TX : L_INTER_TX, rx = X->fabric == FAB_INTRA ? L_INTRA_RX : L_INTER_RX;
+    if (X->kind == XK_PP || X->kind == XK_EMB) {
+        int intra = X->fabric == FAB_INTRA, tx = intra ? L_INTRA_TX : L_INTER_TX, rx = intra ? L_INTRA_RX : L_INTER_RX;
         start_flow(E, xid, X->bytes, eng_link_of(X->rep, tx), eng_link_of(X->dst, rx));
-    } else if (X->kind == XK_EMB) {
-        int tx = X->fabric == FAB_INTRA ? L_INTRA_TX : L_INTER_TX, rx = X->fabric == FAB_INTRA ? L_INTRA_RX : L_INTER_RX;
-        start_flow(E, xid, X->bytes, eng_link_of(X->rep, tx), eng_link_of(X->dst, rx));
-        if (E->rc == 0)
+        if (X->kind == XK_EMB && E->rc == 0) /* the all-reduce of two: both directions at once */
             start_flow(E, xid, X->bytes, eng_link_of(X->dst, tx), eng_link_of(X->rep, rx));
     } else {
         const collalgo_phase *p = &X->ph[X->cur];
+        uint32_t r = X->rep;
         if (p->intra_bytes)
-            start_flow(E, xid, (double)p->intra_bytes, eng_link_of(X->rep, L_INTRA_TX), eng_link_of(X->rep, L_INTRA_RX));
+            start_flow(E, xid, (double)p->intra_bytes, eng_link_of(r, L_INTRA_TX), eng_link_of(r, L_INTRA_RX));
         if (p->inter_bytes && E->rc == 0)
-            start_flow(E, xid, (double)p->inter_bytes, eng_link_of(X->rep, L_INTER_TX), eng_link_of(X->rep, L_INTER_RX));
+            start_flow(E, xid, (double)p->inter_bytes, eng_link_of(r, L_INTER_TX), eng_link_of(r, L_INTER_RX));
     }
     if (E->rc == 0 && E->xf[xid].pending == 0) {
         /* nothing to move in this phase */

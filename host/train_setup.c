@@ -101,7 +101,8 @@ static int setup_fabric(eng *E, double *intra_Bps, double *inter_Bps, cxl_err *e
     E->fab.inter_Bps = (uint64_t)inter;
     E->fab.intra_latency_ps = c->nvlink_latency_ps;
     /* NIC, then one leaf hop (rail-optimized: peers on the same rail) or leaf-spine-leaf (fat tree) */
-    E->fab.inter_latency_ps = c->nic_latency_ps + (c->topology == CLUSTERCFG_RAIL_OPTIMIZED ? 1 : 3) * c->switch_latency_ps;
+    E->fab.inter_latency_ps =
+        c->nic_latency_ps + (c->topology == CLUSTERCFG_RAIL_OPTIMIZED ? 1 : 3) * c->switch_latency_ps;
     *intra_Bps = intra;
     *inter_Bps = inter;
     return 0;
@@ -142,8 +143,8 @@ static int setup_stages(eng *E, cxl_err *err)
         R->r = r;
         R->first_stage = r == 0;
         R->last_stage = r == pp - 1;
-        R->params = (uint64_t)E->layers_per_chunk * E->v * E->g.layer_params + (R->first_stage ? E->g.embed_params : 0) +
-                    (R->last_stage ? E->g.head_params : 0);
+        R->params = (uint64_t)E->layers_per_chunk * E->v * E->g.layer_params +
+                    (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);
         uint64_t shard = t->zero >= 1 ? (R->params + dp - 1) / dp : R->params;
         R->shard_params = shard;
         int op = opgraph_optimizer_op(&E->g, t, shard, err);

@@ -67,7 +67,11 @@ static void bucket_add(eng *E, rep *R, uint64_t bytes, int force)
     }
 }
 
-static uint32_t key_of(const eng *E, uint32_t chunk, uint32_t mb, int dir) { return ((chunk * E->m) + mb) * 2 + (uint32_t)dir; }
+/* The arrival slot of a pipeline message: one per (chunk, micro-batch, direction). */
+static uint32_t key_of(const eng *E, uint32_t chunk, uint32_t mb, int dir)
+{
+    return ((chunk * E->m) + mb) * 2 + (uint32_t)dir;
+}
 
 void eng_xfer_done(eng *E, uint32_t xid)
 {

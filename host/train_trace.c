@@ -23,7 +23,7 @@ static void trace_check(eng *E)
 }
 
 void eng_trace_slice(eng *E, uint32_t pid, uint32_t tid, const char *cat, const char *name, int64_t t0, int64_t t1,
-                        const ctrace_arg *args, uint32_t nargs)
+                     const ctrace_arg *args, uint32_t nargs)
 {
     if (t1 <= t0)
         return;
@@ -174,6 +174,17 @@ void eng_trace_domain(eng *E, uint32_t d)
     double n = E->domain_active[d];
     ctrace_counter(E->ct, pid, "CXL in flight", tr, &n, 1, E->now);
     trace_check(E);
+}
+
+void eng_trace_domain_end(eng *E, uint32_t d, uint32_t host)
+{
+    uint32_t pi = d * E->ports + host;
+    if (--E->domain_active[d] == 0)
+        eng_trace_slice(E, TP_DOMAIN + d, 0, "cxl.domain", "CXL traffic", E->domain_since[d], E->now, NULL, 0);
+    if (--E->port_active[pi] == 0)
+        eng_trace_slice(E, TP_DOMAIN + d, 1 + host, "cxl.domain", "host link busy", E->port_since[pi], E->now,
+                        NULL, 0);
+    eng_trace_domain(E, d);
 }
 
 /* Utilisation counters of links whose flows may have changed: a sample when the value changes (a link
