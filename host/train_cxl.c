@@ -10,13 +10,10 @@ uint32_t eng_cxl_start(eng *E, rep *R, uint64_t bytes, cxl_mix mix, int by, uint
 {
     if (!E->cm || bytes == 0 || R->nroutes == 0)
         return UINT32_MAX;
-    uint32_t xid = eng_new_xfer(E);
+    uint32_t xid = eng_new_xfer(E, XK_CXL, R->r, name);
     if (xid == UINT32_MAX)
         return xid;
     xfer *X = &E->xf[xid];
-    X->kind = XK_CXL;
-    X->rep = R->r;
-    X->name = name;
     X->slot = slot;
     X->rd = mix.rd;
     X->wr = mix.wr;

@@ -234,7 +234,8 @@ int eng_wait_until(eng *E, rep *R, int64_t t_ps);
 
 /* ---- train_net.c ---- */
 uint32_t eng_link_of(uint32_t r, int which);
-uint32_t eng_new_xfer(eng *E);
+/* A new transfer of kind XK_* for representative rep, started now; its id, or UINT32_MAX (E->rc set). */
+uint32_t eng_new_xfer(eng *E, int kind, uint32_t rep, const char *name);
 void eng_free_xfer(eng *E, uint32_t id);
 /* Start transfer xid's current phase: its latency first, then its flows (EV_LATENCY: eng_phase_flows). */
 void eng_phase_begin(eng *E, uint32_t xid);

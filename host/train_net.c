@@ -48,7 +48,7 @@ static void start_flow(eng *E, uint32_t xid, double bytes, uint32_t l0, uint32_t
     eng_schedule_changed(E);
 }
 
-uint32_t eng_new_xfer(eng *E)
+uint32_t eng_new_xfer(eng *E, int kind, uint32_t rep, const char *name)
 {
     uint32_t id;
     if (E->nxfree) {
@@ -69,6 +69,9 @@ uint32_t eng_new_xfer(eng *E)
     memset(&E->xf[id], 0, sizeof E->xf[id]);
     E->xf[id].active = 1;
     E->xf[id].t_start = E->now;
+    E->xf[id].kind = (uint8_t)kind;
+    E->xf[id].rep = rep;
+    E->xf[id].name = name;
     return id;
 }
 
@@ -248,13 +251,10 @@ static void note_coll(eng *E, int kind, const xfer *X, const nccltune_comm *c)
 uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name)
 {
     const collalgo_group *grp = kind == XK_TP ? &E->tp_group : &E->dp_group;
-    uint32_t xid = eng_new_xfer(E);
+    uint32_t xid = eng_new_xfer(E, kind, r, name);
     if (xid == UINT32_MAX)
         return xid;
     xfer *X = &E->xf[xid];
-    X->kind = (uint8_t)kind;
-    X->rep = r;
-    X->name = name;
     const traincfg *t = &E->x->train;
     int ga = kind == XK_TP ? t->tp_collective_algo : t->dp_collective_algo;
     int gp = kind == XK_TP ? t->tp_protocol : t->dp_protocol;

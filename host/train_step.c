@@ -399,12 +399,10 @@ static int item_send(eng *E, rep *R, const item_ctx *c)
     uint32_t dvs = I->backward ? c->vs - 1 : c->vs + 1;
     uint32_t dst = dvs % E->pp, dchunk = dvs / E->pp;
     uint32_t k = key_of(E, dchunk, I->microbatch, I->backward);
-    uint32_t xid = eng_new_xfer(E);
+    uint32_t xid = eng_new_xfer(E, XK_PP, R->r, I->backward ? "pp.send.grad" : "pp.send.act");
     if (xid == UINT32_MAX)
         return STEP_BLOCKED;
     xfer *X = &E->xf[xid];
-    X->kind = XK_PP;
-    X->rep = R->r;
     X->dst = dst;
     X->key = k;
     /* the boundary between stage r and r+1 (or r-1 and r) */
@@ -413,7 +411,6 @@ static int item_send(eng *E, rep *R, const item_ctx *c)
         lo = E->pp - 1; /* wrap-around between chunks */
     X->fabric = E->pp_intra[lo] ? FAB_INTRA : FAB_INTER;
     X->bytes = (double)E->g.pp_bytes;
-    X->name = I->backward ? "pp.send.grad" : "pp.send.act";
     E->reps[dst].sent[k] = E->now;
     eng_phase_begin(E, xid);
     if (!E->t->overlap_p2p_comm) {
@@ -506,16 +503,13 @@ static int end_embedding_sync(eng *E, rep *R)
     eng_set_state(E, R, ST_WAIT_DP, -1);
     R->emb_waiting = 1;
     if (P->emb_waiting && P->end == END_OPTIMIZER) {
-        uint32_t xid = eng_new_xfer(E);
+        uint32_t xid = eng_new_xfer(E, XK_EMB, 0, "pp.embedding_grads");
         if (xid == UINT32_MAX)
             return STEP_BLOCKED;
         xfer *X = &E->xf[xid];
-        X->kind = XK_EMB;
-        X->rep = 0;
         X->dst = E->pp - 1;
         X->fabric = E->pp_intra[E->pp - 1] ? FAB_INTRA : FAB_INTER;
         X->bytes = (double)(modelcfg_vocab(&E->x->model) * E->x->model.hidden / E->t->tp * E->g.grad_elem_bytes);
-        X->name = "pp.embedding_grads";
         eng_phase_begin(E, xid);
     }
     return STEP_BLOCKED;
