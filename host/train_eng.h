@@ -156,7 +156,7 @@ typedef struct rep {
     uint8_t layer_fetched;          /* the current layer's CXL fetch has been waited for */
     int wait_slot;
     int opt_step;                   /* the optimizer policy's own step (policy.h) */
-    int64_t cpu_start;
+    int64_t cpu_start;              /* policy_opt_cpu.c: when the CPU's Adam began */
     uint64_t shard_params;
 } rep;
 
