@@ -31,60 +31,57 @@ static int exp_opt(void *ctx, int id, const char *val)
     return 0;
 }
 
-/* Parse, check the output, load the experiment: 0 with *x loaded, or the exit status (*x NULL). */
-static int exp_load(const cli_command *self, int argc, char **argv, cli_ctx *cl, exp_args *a, expcfg **x)
+/* The frame of memory and ops: parse, check the output, load the experiment, run body on it, free it.
+ * body returns 0 or an error in e. */
+static int exp_command(const cli_command *self, int argc, char **argv, cli_ctx *cl,
+                       int (*body)(const exp_args *a, const expcfg *x, const cli_ctx *cl, cxl_err *e))
 {
-    *a = (exp_args){ .cmd = self->name, .exp = EXPCFG_DEFAULT };
-    *x = NULL;
-    int urc = cli_parse(self, argc, argv, cl, exp_opt, a);
+    exp_args a = { .cmd = self->name, .exp = EXPCFG_DEFAULT };
+    int urc = cli_parse(self, argc, argv, cl, exp_opt, &a);
     if (urc)
         return urc == CLI_HELP_SHOWN ? 0 : urc;
     cxl_err e;
     cxl_err_clear(&e);
-    if (cli_check_outputs(&a->out, 1, &a->exp, 1, &e) || cli_load_experiment(a->exp, cl->ov, x, &e))
+    expcfg *x = NULL;
+    if (cli_check_outputs(&a.out, 1, &a.exp, 1, &e) || cli_load_experiment(a.exp, cl->ov, &x, &e))
         return cli_fail(&e);
-    if (cli_check_experiment_outputs(&a->out, 1, *x, &e)) {
-        free(*x);
-        *x = NULL;
-        return cli_fail(&e);
-    }
-    return 0;
+    int rc = cli_check_experiment_outputs(&a.out, 1, x, &e);
+    if (!rc)
+        rc = body(&a, x, cl, &e);
+    free(x);
+    return rc ? cli_fail(&e) : 0;
 }
 
 /* ---- memory ---- */
 
-static int memory_main(const cli_command *self, int argc, char **argv, cli_ctx *cl)
+static int memory_body(const exp_args *a, const expcfg *x, const cli_ctx *cl, cxl_err *e)
 {
-    exp_args a;
-    expcfg *x;
-    int urc = exp_load(self, argc, argv, cl, &a, &x);
-    if (!x)
-        return urc;
-    cxl_err e;
-    cxl_err_clear(&e);
     gpumem m;
     gpumem_estimate(&x->model, &x->train, &m);
     tiers tr;
     int rc = tiers_compute(x, &tr);
-    report_memory_text(cli_summary_stream(&a.out, 1), x, &m, rc ? NULL : &tr);
+    report_memory_text(cli_summary_stream(&a->out, 1), x, &m, rc ? NULL : &tr);
     if (!rc)
-        rc = tiers_check(x, &tr, &e);
-    if (!rc && a.out) {
-        size_t clen = 0;
-        char *cfg = cli_resolved_experiment(x, &clen);
-        json_w w;
-        json_init(&w);
-        json_obj_begin(&w, NULL);
-        cli_json_provenance(&w, cl, cfg ? cfg : "", clen);
-        report_memory_json(&w, x, &m, &tr);
-        json_obj_end(&w);
-        rc = w.oom || !cfg ? cxl_errf(&e, CXL_ENOMEM, "out of memory writing JSON")
-                           : outfile_write(a.out, w.buf, w.len, &e);
-        json_free(&w);
-        free(cfg);
-    }
-    free(x);
-    return rc ? cli_fail(&e) : 0;
+        rc = tiers_check(x, &tr, e);
+    if (rc || !a->out)
+        return rc;
+    size_t clen = 0;
+    char *cfg = cli_resolved_experiment(x, &clen);
+    json_w w;
+    json_init(&w);
+    json_obj_begin(&w, NULL);
+    cli_json_provenance(&w, cl, cfg ? cfg : "", clen);
+    report_memory_json(&w, x, &m, &tr);
+    json_obj_end(&w);
+    rc = w.oom || !cfg ? cxl_errf(e, CXL_ENOMEM, "out of memory writing JSON") : outfile_write(a->out, w.buf, w.len, e);
+    json_free(&w);
+    free(cfg);
+    return rc;
+}
+
+static int memory_main(const cli_command *self, int argc, char **argv, cli_ctx *cl)
+{
+    return exp_command(self, argc, argv, cl, memory_body);
 }
 
 static const cli_opt memory_opts[] = {
@@ -135,29 +132,27 @@ static int ops_list(const expcfg *x, int with_times, opgraph *g, char **buf, siz
     return rc;
 }
 
-static int ops_main(const cli_command *self, int argc, char **argv, cli_ctx *cl)
+static int ops_body(const exp_args *a, const expcfg *x, const cli_ctx *cl, cxl_err *e)
 {
-    exp_args a;
-    expcfg *x;
-    int urc = exp_load(self, argc, argv, cl, &a, &x);
-    if (!x)
-        return urc;
-    cxl_err e;
-    cxl_err_clear(&e);
+    (void)cl;
     opgraph *g = malloc(sizeof *g);
     char *buf = NULL;
     size_t len = 0;
-    int rc = g ? ops_list(x, a.times, g, &buf, &len, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
+    int rc = g ? ops_list(x, a->times, g, &buf, &len, e) : cxl_errf(e, CXL_ENOMEM, "out of memory");
     if (!rc) {
-        if (a.out)
-            rc = outfile_write(a.out, buf, len, &e);
+        if (a->out)
+            rc = outfile_write(a->out, buf, len, e);
         else
             fwrite(buf, 1, len, stdout);
     }
     free(buf);
     free(g);
-    free(x);
-    return rc ? cli_fail(&e) : 0;
+    return rc;
+}
+
+static int ops_main(const cli_command *self, int argc, char **argv, cli_ctx *cl)
+{
+    return exp_command(self, argc, argv, cl, ops_body);
 }
 
 static const cli_opt ops_opts[] = {

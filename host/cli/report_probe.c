@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "report_json.h"
+
 static const char *const arrivals_names[3] = { "staggered", "poisson", "aligned" };
 
 /* v formatted with fmt, or "n/a" where it is NaN (nothing measured) */
@@ -96,16 +98,6 @@ void report_probe_text(FILE *so, const devcfg *dev, const devcfg *ref, const pro
     fprintf(so, "  simulated cycles %llu in %.2f s\n", (unsigned long long)r->simulated_cycles, wall);
 }
 
-static void json_lat(json_w *w, const char *key, const double v[4])
-{
-    json_obj_begin(w, key);
-    json_num(w, "mean", v[0]);
-    json_num(w, "p50", v[1]);
-    json_num(w, "p99", v[2]);
-    json_num(w, "max", v[3]);
-    json_obj_end(w);
-}
-
 /* {"m2s": v[0], "s2m": v[1]} */
 static void json_dirs(json_w *w, const char *key, const double v[2])
 {
@@ -118,12 +110,11 @@ static void json_dirs(json_w *w, const char *key, const double v[2])
 static void json_window_stats(json_w *w, const char *key, const window_stats *s)
 {
     static const char *const cls[CXL_NCLASS] = { "req", "rwd", "drs", "ndr" };
-    static const char *const dl[4] = { "light", "optimal", "moderate", "severe" };
     json_obj_begin(w, key);
     json_num(w, "read_gbps", s->read_gbps);
     json_num(w, "write_gbps", s->write_gbps);
-    json_lat(w, "read_latency_ns", s->read_lat_ns);
-    json_lat(w, "write_latency_ns", s->write_lat_ns);
+    report_json_lat(w, "read_latency_ns", s->read_lat_ns);
+    report_json_lat(w, "write_latency_ns", s->write_lat_ns);
     json_u64(w, "reads", s->reads);
     json_u64(w, "writes", s->writes);
     json_obj_begin(w, "flits");
@@ -144,10 +135,7 @@ static void json_window_stats(json_w *w, const char *key, const window_stats *s)
     json_num(w, "ingress_occupancy_mean", s->ingress_mean);
     json_u64(w, "ingress_occupancy_max", s->ingress_max);
     json_num(w, "dram_queue_occupancy_mean", s->dram_queue_mean);
-    json_obj_begin(w, "devload");
-    for (int k = 0; k < 4; k++)
-        json_num(w, dl[k], s->devload[k]);
-    json_obj_end(w);
+    report_json_devload(w, s->devload);
     json_u64(w, "switch_stalls", s->switch_stalls);
     json_obj_end(w);
 }

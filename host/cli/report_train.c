@@ -4,6 +4,7 @@
 #include "cli_run.h"
 #include "collalgo.h"
 #include "nccltune.h"
+#include "report_json.h"
 #include "report_memory.h"
 
 static void text_setup(FILE *so, const expcfg *x)
@@ -80,16 +81,6 @@ static void json_breakdown(json_w *w, const char *key, const double *s, const in
     json_obj_end(w);
 }
 
-/* {"light": v[0], "optimal": v[1], "moderate": v[2], "severe": v[3]} */
-static void json_devload(json_w *w, const double v[4])
-{
-    static const char *const dl[4] = { "light", "optimal", "moderate", "severe" };
-    json_obj_begin(w, "devload");
-    for (int k = 0; k < 4; k++)
-        json_num(w, dl[k], v[k]);
-    json_obj_end(w);
-}
-
 static void json_domain(json_w *w, uint32_t d, const train_cxl_domain *D)
 {
     json_obj_begin(w, NULL);
@@ -99,20 +90,15 @@ static void json_domain(json_w *w, uint32_t d, const train_cxl_domain *D)
     json_num(w, "busy_s", D->busy_s);
     json_num(w, "read_gbps", D->read_gbps);
     json_num(w, "write_gbps", D->write_gbps);
-    json_obj_begin(w, "read_latency_ns");
-    json_num(w, "mean", D->read_lat_ns[0]);
-    json_num(w, "p50", D->read_lat_ns[1]);
-    json_num(w, "p99", D->read_lat_ns[2]);
-    json_num(w, "max", D->read_lat_ns[3]);
-    json_obj_end(w);
-    json_devload(w, D->devload);
+    report_json_lat(w, "read_latency_ns", D->read_lat_ns);
+    report_json_devload(w, D->devload);
     json_arr_begin(w, "devices");
     for (uint32_t dv = 0; dv < D->devices; dv++) {
         json_obj_begin(w, NULL);
         json_u64(w, "device", dv);
         json_num(w, "read_gbps", D->dev_read_gbps[dv]);
         json_num(w, "write_gbps", D->dev_write_gbps[dv]);
-        json_devload(w, D->dev_devload[dv]);
+        report_json_devload(w, D->dev_devload[dv]);
         json_obj_end(w);
     }
     json_arr_end(w);
