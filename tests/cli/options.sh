@@ -41,9 +41,11 @@ grep -v '"command_line"\|^    "' "$tmp/a.json" >"$tmp/a1"
 cmp -s "$tmp/a1" "$tmp/b1" && ok || bad "memory --json=FILE: another JSON"
 expect_rc 0 "--set=KEY=VALUE" "$bin" memory --set=training.tp=4 --set training.dp=4
 has "tp 4, pp 1, dp 4" "--set=KEY=VALUE layout"
-expect_rc 0 "sweep -jN" "$bin" sweep "$src/configs/sweeps/gpt3-175b-1024-layouts.yaml" -j2 --csv "$tmp/s.csv"
-expect_rc 0 "sweep --jobs=N" "$bin" sweep "$src/configs/sweeps/gpt3-175b-1024-layouts.yaml" --jobs=1 --csv "$tmp/t.csv"
+printf 'base: llama2-7b-2x8-h100\ncommand: memory\naxes:\n  training.tp: [1, 2, 4]\n' >"$tmp/sw.yaml"
+expect_rc 0 "sweep -jN" "$bin" sweep "$tmp/sw.yaml" -j2 --csv "$tmp/s.csv"
+expect_rc 0 "sweep --jobs=N" "$bin" sweep "$tmp/sw.yaml" --jobs=1 --csv="$tmp/t.csv"
 cmp -s "$tmp/s.csv" "$tmp/t.csv" && ok || bad "sweep: -j2 and --jobs=1 rows differ"
+[ "$(wc -l <"$tmp/s.csv")" = 4 ] && ok || bad "sweep: not 3 rows: $(cat "$tmp/s.csv")"
 
 # --: what follows is an operand, even when it starts with '-'
 cp "$src/configs/devices/asic.yaml" "$tmp/-dev.yaml"
