@@ -27,7 +27,7 @@
 #define CLI_MAX_OPTS 40
 
 typedef struct cli_opt {
-    int id;              /* what the command's callback receives; > 0, below CLI_ID_SET */
+    int id;              /* what the command's callback receives: 1-899 (900 up: the shared ones) */
     const char *name;    /* the long name without its dashes ("json" for --json) */
     char short_name;     /* a one-letter form ('j' for -j), or 0 */
     const char *arg;     /* the value's name in the help ("FILE"), or NULL for a flag */

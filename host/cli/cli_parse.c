@@ -118,6 +118,10 @@ int cli_parse(const cli_command *c, int argc, char **argv, cli_ctx *cl, cli_opt_
         }
     }
     shorts[ns] = '\0';
+    if (c->opts[n].name) { /* a table longer than CLI_MAX_OPTS: a bug, not a user's error */
+        fprintf(stderr, "cxlsim: internal error: %s has more than %d options\n", c->name, CLI_MAX_OPTS);
+        return 1;
+    }
     lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
     lo[n] = (struct option){ NULL, 0, NULL, 0 };
     optind = 0; /* glibc: start afresh */
@@ -184,10 +188,11 @@ void cli_help_command(FILE *f, const cli_command *c)
         fprintf(f, "\n%s", c->notes);
     fprintf(f, "\noptions:\n");
     for (const cli_opt *o = c->opts; o->name; o++) {
-        char left[96];
-        snprintf(left, sizeof left, "%s%c%s--%s%s%s", o->short_name ? "-" : "", o->short_name ? o->short_name : ' ',
-                 o->short_name ? ", " : "", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        help_line(f, o->short_name ? left : left + 1, o->help);
+        char left[96], shortform[8] = "";
+        if (o->short_name)
+            snprintf(shortform, sizeof shortform, "-%c, ", o->short_name);
+        snprintf(left, sizeof left, "%s--%s%s%s", shortform, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        help_line(f, left, o->help);
     }
     help_line(f, "-h, --help", "this help");
 }
