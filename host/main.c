@@ -1079,7 +1079,7 @@ static int cmd_sweep(int argc, char **argv, const cmdline *cl)
         free(sp);
         return fail(&e);
     }
-    if (check_sweep_outputs(outs, 2, sp, cl->ov, &e)) {
+    if (check_sweep_outputs(outs, 2, sp, cl->ov, &e) || sweeprun_mpi_serve(sp, cl->ov, jobs, &e)) {
         sweep_free(sp);
         free(sp);
         return fail(&e);
