@@ -21,8 +21,11 @@ if [ "${CXLSIM_MPI_BUILT:-OFF}" != ON ]; then
   [ "$fails" = 0 ] && exit 77 || exit 1
 fi
 
-mpi=(${CXLSIM_MPIEXEC:-mpirun} --allow-run-as-root --oversubscribe -np 4)
-export OMPI_MCA_rmaps_base_oversubscribe=1
+# Open MPI's own allocations outlive MPI_Finalize (LeakSanitizer counts ~120 kB per rank in its
+# modules, none in cxlsim's code: checked with fast_unwind_on_malloc=0, 2026-12-06): no leak check
+# for the ranks under a sanitized build
+mpi=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" ${CXLSIM_MPIEXEC:-mpirun} --allow-run-as-root
+     --oversubscribe -np 4)
 expect_rc 0 "local sweep" "$bin" sweep "$spec" --csv l.csv --jsonl l.jsonl -j 2
 cp "$tmp/out" l.out
 expect_rc 0 "4 ranks" "${mpi[@]}" "$bin" sweep "$spec" --csv m.csv --jsonl m.jsonl -j 1
@@ -42,7 +45,7 @@ cmp -s <(grep -v '^5,' l.csv) <(grep -v '^5,' r.csv) && ok || bad "resumed under
 [ ! -e r.csv.partial ] && ok || bad "journal left after the resumed run"
 
 # a job whose ranks MPI does not see (srun without a PMI plugin): refused before any output
-expect_rc 4 "launcher and MPI disagree" env OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_RANK=0 "$bin" sweep "$spec" --csv s.csv
+expect_rc 4 "launcher and MPI disagree" env ASAN_OPTIONS=detect_leaks=0 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_RANK=0 "$bin" sweep "$spec" --csv s.csv
 has "MPI says rank 0 of 1" "mismatch message"
 [ ! -e s.csv ] && [ ! -e s.csv.partial ] && ok || bad "mismatch: an output was written"
 finish sweep_mpi
