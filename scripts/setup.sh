@@ -9,8 +9,9 @@
 #
 # Packages (see README "Dependencies"): cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev
 # zlib1g-dev python3, and optional: verilator yosys libxrt-dev gtkwave libopenmpi-dev openmpi-bin
-# python3-matplotlib. Runs apt-get as root, or through sudo when not root. The build has every backend whose dependency is installed (CXLSIM_VERILATOR=ON, also
-# where an interrupted scripts/quickstart.sh left its first, C-model-only configuration in BUILD_DIR).
+# python3-matplotlib. Runs apt-get as root, or through sudo when not root. The build has every backend
+# whose dependency is installed (CXLSIM_VERILATOR=ON, also where an interrupted scripts/quickstart.sh left
+# its first, C-model-only configuration in BUILD_DIR).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps_only=0
