@@ -4,7 +4,8 @@
 # as PNG and SVG, checked to be images (the PNG signature and a non-empty IHDR, SVG that parses as XML
 # with an <svg> root); wrong inputs fail with their exit status and a message naming the file. Skipped
 # (77) when the Python that CMake found (CXLSIM_PLOT_PYTHON, default /usr/bin/python3) has no matplotlib.
-# About 8 s of CPU (2026-12-06, 2-core VM), most of it matplotlib drawing the five charts.
+# 9.4 s of CPU, 29 s of wall time at load average 12 on the 2-core VM (2026-12-06), most of it matplotlib
+# drawing the five charts.
 # usage: plot.sh CXLSIM SOURCE_DIR
 . "$(dirname "$0")/harness.bash" "$@"
 py=${CXLSIM_PLOT_PYTHON:-/usr/bin/python3}
