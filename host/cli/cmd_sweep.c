@@ -196,7 +196,10 @@ static int sweep_main(const cli_command *self, int argc, char **argv, cli_ctx *c
         free(sp);
         return cli_fail(&e);
     }
+    // worker ranks of an MPI run serve points and leave here, before the journal: only rank 0 writes
     int rc = check_sweep_outputs(outs, 2, sp, cl->ov, &e);
+    if (!rc)
+        rc = sweeprun_mpi_serve(sp, cl->ov, a.jobs, &e);
     if (!rc)
         rc = sweep_execute(&a, sp, cl, so, &e);
     sweep_free(sp);
