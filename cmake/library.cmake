@@ -57,6 +57,8 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/generated/cxlsimConfigVersi
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/generated/cxlsimConfig.cmake ${CMAKE_BINARY_DIR}/generated/cxlsimConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cxlsim)
+# relocatable: the prefix is found from the .pc file's own folder, so `cmake --install --prefix P` works
+file(RELATIVE_PATH CXLSIM_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/cxlsim.pc.in ${CMAKE_BINARY_DIR}/generated/cxlsim.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/generated/cxlsim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 # the shipped configurations (the command embeds them too; files are for reading and `extends: FILE`)
