@@ -77,6 +77,17 @@ static void ok(cxlsim_error *out)
         memset(out, 0, sizeof *out);
 }
 
+/* The end of every constructor: on rc, free the half-made handle h and report e; else clear err. */
+static int made(int rc, void *h, const cxl_err *e, cxlsim_error *err)
+{
+    if (rc) {
+        free(h);
+        return give(err, e);
+    }
+    ok(err);
+    return 0;
+}
+
 int cxlsim_api_version(void) { return CXLSIM_API_VERSION; }
 
 const char *cxlsim_version(void) { return CXLSIM_VERSION; }
@@ -115,7 +126,6 @@ char *cxlsim_error_format(const cxlsim_error *err, char *buf, size_t size)
 /* The overrides "KEY=VALUE" into an override list (freed by the caller). */
 static int parse_sets(const char *const *sets, size_t nsets, override_list *ov, cxl_err *e)
 {
-    memset(ov, 0, sizeof *ov);
     if (nsets && !sets)
         return cxl_errf(e, CXL_EUSAGE, "sets is NULL with nsets %zu", nsets);
     for (size_t i = 0; i < nsets; i++) {
@@ -130,17 +140,25 @@ static int parse_sets(const char *const *sets, size_t nsets, override_list *ov, 
 
 /* ---- devices ---- */
 
-static int device_finish(cxlsim_device *d, int rc, cxlsim_device **out, cxl_err *e, cxlsim_error *err)
+/* A device from a file or preset (yaml NULL) or from YAML text, with the overrides. */
+static int device_load(const char *path_or_preset, const char *yaml, const char *display_name,
+                       const char *const *sets, size_t nsets, cxlsim_device **out, cxlsim_error *err)
 {
+    *out = NULL;
+    cxl_err e;
+    cxl_err_clear(&e);
+    override_list ov = { 0 };
+    cxlsim_device *d = calloc(1, sizeof *d);
+    int rc = d ? parse_sets(sets, nsets, &ov, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
     if (!rc)
-        rc = devcfg_to_params(&d->cfg, &d->params, e);
-    if (rc) {
-        free(d);
-        return give(err, e);
-    }
-    *out = d;
-    ok(err);
-    return 0;
+        rc = yaml ? devcfg_load_text(display_name ? display_name : "<string>", yaml, &ov, &d->cfg, &e)
+                  : devcfg_load_with(path_or_preset, &ov, &d->cfg, &e);
+    override_free(&ov);
+    if (!rc)
+        rc = devcfg_to_params(&d->cfg, &d->params, &e);
+    rc = made(rc, d, &e, err);
+    *out = rc ? NULL : d;
+    return rc;
 }
 
 int cxlsim_device_load(const char *path_or_preset, const char *const *sets, size_t nsets, cxlsim_device **out,
@@ -148,17 +166,7 @@ int cxlsim_device_load(const char *path_or_preset, const char *const *sets, size
 {
     if (!path_or_preset || !out)
         return usage(err, "cxlsim_device_load: path_or_preset and out are required");
-    *out = NULL;
-    cxl_err e;
-    cxl_err_clear(&e);
-    override_list ov;
-    cxlsim_device *d = calloc(1, sizeof *d);
-    int rc = d ? parse_sets(sets, nsets, &ov, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
-    if (d && !rc)
-        rc = devcfg_load_with(path_or_preset, &ov, &d->cfg, &e);
-    if (d)
-        override_free(&ov);
-    return d ? device_finish(d, rc, out, &e, err) : give(err, &e);
+    return device_load(path_or_preset, NULL, NULL, sets, nsets, out, err);
 }
 
 int cxlsim_device_load_string(const char *yaml, const char *display_name, const char *const *sets, size_t nsets,
@@ -166,17 +174,7 @@ int cxlsim_device_load_string(const char *yaml, const char *display_name, const 
 {
     if (!yaml || !out)
         return usage(err, "cxlsim_device_load_string: yaml and out are required");
-    *out = NULL;
-    cxl_err e;
-    cxl_err_clear(&e);
-    override_list ov;
-    cxlsim_device *d = calloc(1, sizeof *d);
-    int rc = d ? parse_sets(sets, nsets, &ov, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
-    if (d && !rc)
-        rc = devcfg_load_text(display_name ? display_name : "<string>", yaml, &ov, &d->cfg, &e);
-    if (d)
-        override_free(&ov);
-    return d ? device_finish(d, rc, out, &e, err) : give(err, &e);
+    return device_load(NULL, yaml, display_name, sets, nsets, out, err);
 }
 
 void cxlsim_device_free(cxlsim_device *dev) { free(dev); }
@@ -233,20 +231,15 @@ int cxlsim_backend_open(const cxlsim_device *dev, const char *name, cxlsim_backe
     int rc = backend_check(name, &e);
     if (!rc)
         rc = cxl_backend_open(name, &b->params, &b->b, &e);
-    if (rc) {
-        free(b);
-        return give(err, &e);
-    }
-    *out = b;
-    ok(err);
-    return 0;
+    rc = made(rc, b, &e, err);
+    *out = rc ? NULL : b;
+    return rc;
 }
 
 void cxlsim_backend_close(cxlsim_backend *b)
 {
-    if (!b)
-        return;
-    cxl_backend_close(b->b);
+    if (b)
+        cxl_backend_close(b->b);
     free(b);
 }
 
@@ -427,28 +420,31 @@ int cxlsim_probe(const cxlsim_device *dev, const cxlsim_probe_options *o, cxlsim
 
 /* ---- training ---- */
 
+/* An experiment from a file or preset with the overrides (yaml NULL), or from YAML text. */
+static int experiment_load(const char *path_or_preset, const char *yaml, const char *display_name,
+                           const char *const *sets, size_t nsets, cxlsim_experiment **out, cxlsim_error *err)
+{
+    *out = NULL;
+    cxl_err e;
+    cxl_err_clear(&e);
+    override_list ov = { 0 };
+    cxlsim_experiment *x = calloc(1, sizeof *x);
+    int rc = x ? parse_sets(sets, nsets, &ov, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
+    if (!rc)
+        rc = yaml ? expcfg_load_text(display_name ? display_name : "<string>", yaml, &x->cfg, &e)
+                  : expcfg_load_with(path_or_preset, &ov, 0, &x->cfg, &e);
+    override_free(&ov);
+    rc = made(rc, x, &e, err);
+    *out = rc ? NULL : x;
+    return rc;
+}
+
 int cxlsim_experiment_load(const char *path_or_preset, const char *const *sets, size_t nsets,
                            cxlsim_experiment **out, cxlsim_error *err)
 {
     if (!path_or_preset || !out)
         return usage(err, "cxlsim_experiment_load: path_or_preset and out are required");
-    *out = NULL;
-    cxl_err e;
-    cxl_err_clear(&e);
-    override_list ov;
-    cxlsim_experiment *x = calloc(1, sizeof *x);
-    int rc = x ? parse_sets(sets, nsets, &ov, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
-    if (x && !rc)
-        rc = expcfg_load_with(path_or_preset, &ov, 0, &x->cfg, &e);
-    if (x)
-        override_free(&ov);
-    if (rc) {
-        free(x);
-        return give(err, &e);
-    }
-    *out = x;
-    ok(err);
-    return 0;
+    return experiment_load(path_or_preset, NULL, NULL, sets, nsets, out, err);
 }
 
 int cxlsim_experiment_load_string(const char *yaml, const char *display_name, cxlsim_experiment **out,
@@ -456,19 +452,7 @@ int cxlsim_experiment_load_string(const char *yaml, const char *display_name, cx
 {
     if (!yaml || !out)
         return usage(err, "cxlsim_experiment_load_string: yaml and out are required");
-    *out = NULL;
-    cxl_err e;
-    cxl_err_clear(&e);
-    cxlsim_experiment *x = calloc(1, sizeof *x);
-    int rc = x ? expcfg_load_text(display_name ? display_name : "<string>", yaml, &x->cfg, &e)
-               : cxl_errf(&e, CXL_ENOMEM, "out of memory");
-    if (rc) {
-        free(x);
-        return give(err, &e);
-    }
-    *out = x;
-    ok(err);
-    return 0;
+    return experiment_load(NULL, yaml, display_name, NULL, 0, out, err);
 }
 
 void cxlsim_experiment_free(cxlsim_experiment *x) { free(x); }
@@ -520,13 +504,9 @@ static int cluster_new(const clustercfg *c, const gpucfg *g, cxlsim_cluster **ou
     cxl_err_clear(&e);
     cxlsim_cluster *cl = calloc(1, sizeof *cl);
     int rc = cl ? collmodel_init(&cl->model, c, g, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
-    if (rc) {
-        free(cl);
-        return give(err, &e);
-    }
-    *out = cl;
-    ok(err);
-    return 0;
+    rc = made(rc, cl, &e, err);
+    *out = rc ? NULL : cl;
+    return rc;
 }
 
 int cxlsim_cluster_load(const char *cluster, const char *gpu, cxlsim_cluster **out, cxlsim_error *err)
@@ -616,20 +596,15 @@ int cxlsim_memory_open(const cxlsim_device *dev, const char *backend, uint32_t d
     int rc = m ? backend_check(backend, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
     if (!rc)
         rc = cxlmem_new(backend, NULL, &dev->params, domains, exact, &m->m, &e);
-    if (rc) {
-        free(m);
-        return give(err, &e);
-    }
-    *out = m;
-    ok(err);
-    return 0;
+    rc = made(rc, m, &e, err);
+    *out = rc ? NULL : m;
+    return rc;
 }
 
 void cxlsim_memory_close(cxlsim_memory *m)
 {
-    if (!m)
-        return;
-    cxlmem_free(m->m);
+    if (m)
+        cxlmem_free(m->m);
     free(m);
 }
 

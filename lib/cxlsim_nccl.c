@@ -50,9 +50,8 @@ int cxlsim_nccl_open(const char *cluster, const char *gpu, cxlsim_nccl **out, cx
 
 void cxlsim_nccl_close(cxlsim_nccl *p)
 {
-    if (!p)
-        return;
-    cxlsim_cluster_free(p->cluster);
+    if (p)
+        cxlsim_cluster_free(p->cluster);
     free(p);
 }
 
