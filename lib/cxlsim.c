@@ -140,25 +140,31 @@ static int parse_sets(const char *const *sets, size_t nsets, override_list *ov, 
 
 /* ---- devices ---- */
 
-/* A device from a file or preset (yaml NULL) or from YAML text, with the overrides. */
-static int device_load(const char *path_or_preset, const char *yaml, const char *display_name,
-                       const char *const *sets, size_t nsets, cxlsim_device **out, cxlsim_error *err)
+/* Fill a new handle of `size` bytes with fill(h, src or yaml, overrides) and return it, or NULL with *rc and
+ * err set: the loading shared by devices and experiments (yaml NULL: src is a file or preset name). */
+typedef int (*fill_fn)(void *h, const char *src, const char *yaml, const char *name, const override_list *ov,
+                       cxl_err *e);
+static void *load_handle(size_t size, fill_fn fill, const char *src, const char *yaml, const char *name,
+                         const char *const *sets, size_t nsets, int *rc, cxlsim_error *err)
 {
-    *out = NULL;
     cxl_err e;
     cxl_err_clear(&e);
     override_list ov = { 0 };
-    cxlsim_device *d = calloc(1, sizeof *d);
-    int rc = d ? parse_sets(sets, nsets, &ov, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
-    if (!rc)
-        rc = yaml ? devcfg_load_text(display_name ? display_name : "<string>", yaml, &ov, &d->cfg, &e)
-                  : devcfg_load_with(path_or_preset, &ov, &d->cfg, &e);
+    void *h = calloc(1, size);
+    *rc = h ? parse_sets(sets, nsets, &ov, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
+    if (!*rc)
+        *rc = fill(h, src, yaml, name ? name : "<string>", &ov, &e);
     override_free(&ov);
-    if (!rc)
-        rc = devcfg_to_params(&d->cfg, &d->params, &e);
-    rc = made(rc, d, &e, err);
-    *out = rc ? NULL : d;
-    return rc;
+    *rc = made(*rc, h, &e, err);
+    return *rc ? NULL : h;
+}
+
+static int device_fill(void *h, const char *src, const char *yaml, const char *name, const override_list *ov,
+                       cxl_err *e)
+{
+    cxlsim_device *d = h;
+    int rc = yaml ? devcfg_load_text(name, yaml, ov, &d->cfg, e) : devcfg_load_with(src, ov, &d->cfg, e);
+    return rc ? rc : devcfg_to_params(&d->cfg, &d->params, e);
 }
 
 int cxlsim_device_load(const char *path_or_preset, const char *const *sets, size_t nsets, cxlsim_device **out,
@@ -166,7 +172,9 @@ int cxlsim_device_load(const char *path_or_preset, const char *const *sets, size
 {
     if (!path_or_preset || !out)
         return usage(err, "cxlsim_device_load: path_or_preset and out are required");
-    return device_load(path_or_preset, NULL, NULL, sets, nsets, out, err);
+    int rc;
+    *out = load_handle(sizeof **out, device_fill, path_or_preset, NULL, NULL, sets, nsets, &rc, err);
+    return rc;
 }
 
 int cxlsim_device_load_string(const char *yaml, const char *display_name, const char *const *sets, size_t nsets,
@@ -174,7 +182,9 @@ int cxlsim_device_load_string(const char *yaml, const char *display_name, const 
 {
     if (!yaml || !out)
         return usage(err, "cxlsim_device_load_string: yaml and out are required");
-    return device_load(NULL, yaml, display_name, sets, nsets, out, err);
+    int rc;
+    *out = load_handle(sizeof **out, device_fill, NULL, yaml, display_name, sets, nsets, &rc, err);
+    return rc;
 }
 
 void cxlsim_device_free(cxlsim_device *dev) { free(dev); }
@@ -420,23 +430,11 @@ int cxlsim_probe(const cxlsim_device *dev, const cxlsim_probe_options *o, cxlsim
 
 /* ---- training ---- */
 
-/* An experiment from a file or preset with the overrides (yaml NULL), or from YAML text. */
-static int experiment_load(const char *path_or_preset, const char *yaml, const char *display_name,
-                           const char *const *sets, size_t nsets, cxlsim_experiment **out, cxlsim_error *err)
+static int experiment_fill(void *h, const char *src, const char *yaml, const char *name, const override_list *ov,
+                           cxl_err *e)
 {
-    *out = NULL;
-    cxl_err e;
-    cxl_err_clear(&e);
-    override_list ov = { 0 };
-    cxlsim_experiment *x = calloc(1, sizeof *x);
-    int rc = x ? parse_sets(sets, nsets, &ov, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
-    if (!rc)
-        rc = yaml ? expcfg_load_text(display_name ? display_name : "<string>", yaml, &x->cfg, &e)
-                  : expcfg_load_with(path_or_preset, &ov, 0, &x->cfg, &e);
-    override_free(&ov);
-    rc = made(rc, x, &e, err);
-    *out = rc ? NULL : x;
-    return rc;
+    cxlsim_experiment *x = h;
+    return yaml ? expcfg_load_text(name, yaml, &x->cfg, e) : expcfg_load_with(src, ov, 0, &x->cfg, e);
 }
 
 int cxlsim_experiment_load(const char *path_or_preset, const char *const *sets, size_t nsets,
@@ -444,7 +442,9 @@ int cxlsim_experiment_load(const char *path_or_preset, const char *const *sets, 
 {
     if (!path_or_preset || !out)
         return usage(err, "cxlsim_experiment_load: path_or_preset and out are required");
-    return experiment_load(path_or_preset, NULL, NULL, sets, nsets, out, err);
+    int rc;
+    *out = load_handle(sizeof **out, experiment_fill, path_or_preset, NULL, NULL, sets, nsets, &rc, err);
+    return rc;
 }
 
 int cxlsim_experiment_load_string(const char *yaml, const char *display_name, cxlsim_experiment **out,
@@ -452,7 +452,9 @@ int cxlsim_experiment_load_string(const char *yaml, const char *display_name, cx
 {
     if (!yaml || !out)
         return usage(err, "cxlsim_experiment_load_string: yaml and out are required");
-    return experiment_load(NULL, yaml, display_name, NULL, 0, out, err);
+    int rc;
+    *out = load_handle(sizeof **out, experiment_fill, NULL, yaml, display_name, NULL, 0, &rc, err);
+    return rc;
 }
 
 void cxlsim_experiment_free(cxlsim_experiment *x) { free(x); }
