@@ -6,9 +6,11 @@ include(CMakePackageConfigHelpers)
 # The library's own code: the public API (lib/cxlsim.c) and the backend registry with the C model and the
 # analytical backend only (lib/backend_lib.c). The host modules come from cxlcore_obj and the cycle model
 # from cxlhw, both compiled position-independent with hidden symbols; only CXLSIM_API functions export.
-add_library(cxlsim_api_obj OBJECT ${CMAKE_SOURCE_DIR}/lib/cxlsim.c ${CMAKE_SOURCE_DIR}/lib/backend_lib.c)
+add_library(cxlsim_api_obj OBJECT ${CMAKE_SOURCE_DIR}/lib/cxlsim.c ${CMAKE_SOURCE_DIR}/lib/backend_lib.c
+            ${CMAKE_SOURCE_DIR}/lib/backend_module.c)
 set_target_properties(cxlsim_api_obj PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
-target_compile_definitions(cxlsim_api_obj PRIVATE CXLSIM_BUILDING_LIBRARY CXLSIM_VERSION="${PROJECT_VERSION}")
+target_compile_definitions(cxlsim_api_obj PRIVATE CXLSIM_BUILDING_LIBRARY CXLSIM_VERSION="${PROJECT_VERSION}"
+                           CXLSIM_BACKEND_MODULES)
 target_include_directories(cxlsim_api_obj PUBLIC $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>)
 target_link_libraries(cxlsim_api_obj PRIVATE cxlcore_obj)
 set(CXLSIM_LIB_OBJECTS $<TARGET_OBJECTS:cxlsim_api_obj> $<TARGET_OBJECTS:cxlcore_obj> $<TARGET_OBJECTS:cxlhw>)
@@ -27,9 +29,27 @@ set_target_properties(cxlsim_shared PROPERTIES VERSION 1.0.0 SOVERSION 1 EXPORT_
 if(NOT CXLSIM_SANITIZE)
   target_link_options(cxlsim_shared PRIVATE LINKER:-z,defs)
 endif()
-target_link_libraries(cxlsim_shared PRIVATE PkgConfig::YAML ZLIB::ZLIB Threads::Threads ${MATH_LIB})
+target_link_libraries(cxlsim_shared PRIVATE PkgConfig::YAML ZLIB::ZLIB Threads::Threads ${MATH_LIB} ${CMAKE_DL_LIBS})
 target_link_libraries(cxlsim_static INTERFACE $<BUILD_INTERFACE:PkgConfig::YAML> $<BUILD_INTERFACE:ZLIB::ZLIB>
-                      $<BUILD_INTERFACE:Threads::Threads> ${MATH_LIB})
+                      $<BUILD_INTERFACE:Threads::Threads> ${MATH_LIB} ${CMAKE_DL_LIBS})
+
+# Optional backends as modules the library loads when asked for them (lib/backend_module.h):
+# <libdir>/cxlsim/backend_<name>.so. The xrt backend where XRT was found: the module takes the host modules
+# it needs from the static library. (The verilator backend is not a module yet: its verilated libraries are
+# not compiled position-independent; it stays in the cxlsim command.)
+if(CXLSIM_XRT_BACKEND)
+  add_library(cxlsim_backend_xrt MODULE ${CMAKE_SOURCE_DIR}/lib/module_xrt.c)
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/lib/module_xrt.c PROPERTIES COMPILE_OPTIONS "-isystem;${XRT_INCLUDE_DIR}")
+  set_target_properties(cxlsim_backend_xrt PROPERTIES PREFIX "" OUTPUT_NAME backend_xrt C_VISIBILITY_PRESET hidden
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/cxlsim)
+  target_include_directories(cxlsim_backend_xrt PRIVATE ${CMAKE_SOURCE_DIR}/host)
+  target_link_libraries(cxlsim_backend_xrt PRIVATE cxlsim_static cxlsim_xrt)
+  if(NOT CXLSIM_SANITIZE)
+    target_link_options(cxlsim_backend_xrt PRIVATE LINKER:-z,defs)
+  endif()
+  add_dependencies(cxlsim_shared cxlsim_backend_xrt)   # a library built is a library with its modules
+  install(TARGETS cxlsim_backend_xrt LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/cxlsim)
+endif()
 
 # The NCCL delay plugin (include/cxlsim/cxlsim_nccl.h): a small shared object over the public API, and
 # the replay harness for recorded collectives.
@@ -86,7 +106,7 @@ endif()
 
 # ---- tests ----
 if(CXLSIM_TESTS)
-  foreach(t IN ITEMS test_libapi test_nccl_delay)
+  foreach(t IN ITEMS test_libapi test_nccl_delay test_libxrt)
     if(TARGET ${t})
       target_link_libraries(${t} PRIVATE cxlsim_nccl)
     endif()
@@ -95,6 +115,12 @@ endif()
 # Not under the sanitizers: the examples, the installed command and Python load an instrumented library
 # into programs without the sanitizers' runtime (test_libapi and test_nccl_delay run there instead).
 if(CXLSIM_TESTS AND NOT CXLSIM_SANITIZE)
+  # the xrt module through the library, on XRT's no-op shim (as test_xrt)
+  if(TARGET test_libxrt)
+    target_link_libraries(test_libxrt PRIVATE cxlxclbin)
+    set_tests_properties(test_libxrt PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT
+      "CMOCKA_MESSAGE_OUTPUT=stdout;XILINX_XRT=${CMAKE_BINARY_DIR}/xrt-noop;XCL_EMULATION_MODE=noop")
+  endif()
   # install to a temporary prefix, then build and run the examples against it alone
   add_test(NAME cli_install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install_check.sh ${CMAKE_BINARY_DIR}
            ${CMAKE_SOURCE_DIR})

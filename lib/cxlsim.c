@@ -222,11 +222,42 @@ static int backend_check(const char *name, cxl_err *e)
     for (const char *const *n = cxl_backend_names(); *n; n++)
         if (!strcmp(*n, name))
             return cxl_errf(e, CXL_EBACKEND, "backend '%s' is not built into this library (libcxlsim has csim and "
-                            "analytical; the cxlsim command has every backend its build found)", name);
+                            "analytical, and xrt from its module cxlsim/backend_xrt.so beside the library where "
+                            "the build found XRT; the cxlsim command has every backend its build found)", name);
     return cxl_errf(e, CXL_EBACKEND, "unknown backend '%s'; valid: csim, analytical", name);
 }
 
 int cxlsim_backend_open(const cxlsim_device *dev, const char *name, cxlsim_backend **out, cxlsim_error *err)
+{
+    return cxlsim_backend_open_opts(dev, name, NULL, 0, out, err);
+}
+
+/* Backend options "KEY=VALUE" into o; the strings stay the caller's. */
+static int backend_options(const char *const *opt, size_t n, cxl_backend_opts *o, cxl_err *e)
+{
+    memset(o, 0, sizeof *o);
+    if (n && !opt)
+        return cxl_errf(e, CXL_EUSAGE, "options is NULL with noptions %zu", n);
+    for (size_t i = 0; i < n; i++) {
+        const char *v = opt[i] ? strchr(opt[i], '=') : NULL;
+        size_t k = v ? (size_t)(v - opt[i]) : 0;
+        char *end = NULL;
+        if (v && k == 6 && !strncmp(opt[i], "xclbin", k))
+            o->xclbin = v + 1;
+        else if (v && k == 4 && !strncmp(opt[i], "card", k))
+            o->xrt_card = v + 1;
+        else if (v && k == 10 && !strncmp(opt[i], "timeout_ms", k) &&
+                 (o->xrt_timeout_ms = (unsigned)strtoul(v + 1, &end, 10)) > 0 && !*end && v[1] != '-')
+            continue;
+        else
+            return cxl_errf(e, CXL_EUSAGE, "backend option '%s': valid: xclbin=FILE, card=N|BDF, timeout_ms=N (N >= 1)",
+                            opt[i] ? opt[i] : "(null)");
+    }
+    return 0;
+}
+
+int cxlsim_backend_open_opts(const cxlsim_device *dev, const char *name, const char *const *options, size_t noptions,
+                             cxlsim_backend **out, cxlsim_error *err)
 {
     if (!dev || !out)
         return usage(err, "cxlsim_backend_open: dev and out are required");
@@ -238,9 +269,12 @@ int cxlsim_backend_open(const cxlsim_device *dev, const char *name, cxlsim_backe
     if (!b)
         return give(err, &(cxl_err){ .code = CXL_ENOMEM, .msg = "out of memory" });
     b->params = dev->params;
-    int rc = backend_check(name, &e);
+    cxl_backend_opts o;
+    int rc = backend_options(options, noptions, &o, &e);
     if (!rc)
-        rc = cxl_backend_open(name, &b->params, &b->b, &e);
+        rc = backend_check(name, &e);
+    if (!rc)
+        rc = cxl_backend_open_opts(name, &b->params, &o, &b->b, &e);
     rc = made(rc, b, &e, err);
     *out = rc ? NULL : b;
     return rc;

@@ -24,6 +24,10 @@ for f in libcxlsim.so libcxlsim.so.1 libcxlsim.a libcxlsim_nccl.so cmake/cxlsim/
          cmake/cxlsim/cxlsimConfigVersion.cmake cmake/cxlsim/cxlsimTargets.cmake; do
   [ -e "$libdir/$f" ] || fail "$libdir/$f not installed"
 done
+if [ -e "$build/lib/cxlsim/backend_xrt.so" ]; then   # the xrt backend's module, where XRT was found
+  [ -e "$libdir/cxlsim/backend_xrt.so" ] || fail "$libdir/cxlsim/backend_xrt.so not installed"
+  ! readelf -d "$libdir/libcxlsim.so" | grep -q xrt || fail "libcxlsim.so needs XRT"
+fi
 if command -v help2man >/dev/null; then
   [ -e "$prefix/share/man/man1/cxlsim.1" ] || fail "man page not installed (help2man is)"
   grep -q "probe" "$prefix/share/man/man1/cxlsim.1" || fail "man page lacks the commands"

@@ -125,7 +125,7 @@ static void probe(void **state)
     assert_true(r.bandwidth_gbps[0] > 0);
     assert_int_equal(r.ncurves, 1);
     assert_int_equal(r.curve_points, 6);
-    o.backend = "xrt";
+    o.backend = "verilator";
     assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_EBACKEND);
     cxlsim_device_free(d);
 }
@@ -203,7 +203,7 @@ static void transfers(void **state)
     assert_int_equal(cxlsim_memory_next(m, INT64_MAX, &t, &tag, &e), 0);
     assert_int_equal(cxlsim_memory_start(m, 0, 0, 0, 64, 1, 0, 0, 1, &e), CXLSIM_EUSAGE); /* in the past */
     cxlsim_memory_close(m);
-    assert_int_equal(cxlsim_memory_open(d, "xrt", 1, 0, &m, &e), CXLSIM_EBACKEND);
+    assert_int_equal(cxlsim_memory_open(d, "verilator", 1, 0, &m, &e), CXLSIM_EBACKEND);
     cxlsim_device_free(d);
 }
 

@@ -14,9 +14,11 @@
  *  - Units are in the names: _ps picoseconds, _ns nanoseconds, _s seconds, _bytes, _gbps (10^9 bytes per
  *    second), _cycles (the device model's clock, cxlsim_device_info.clk_khz).
  *  - Determinism: the same inputs and seed give the same results, on every backend.
- *  - Backends: libcxlsim has the C model ("csim") and the analytical one ("analytical"). The RTL
- *    ("verilator") and FPGA ("xrt") backends need C++ and XRT and live in the `cxlsim` command only:
- *    asking the library for them is CXLSIM_EBACKEND, "not built into this library".
+ *  - Backends: libcxlsim has the C model ("csim") and the analytical one ("analytical"). The FPGA backend
+ *    ("xrt") needs XRT: where the build found it, it is a module (<libdir>/cxlsim/backend_xrt.so) that the
+ *    library loads when asked for it, so linking the library needs no XRT. The RTL backend ("verilator")
+ *    is in the `cxlsim` command only. A backend the library cannot load is CXLSIM_EBACKEND, "not built
+ *    into this library".
  * docs/library.md has one example per call group.
  */
 #ifndef CXLSIM_CXLSIM_H
@@ -174,6 +176,10 @@ typedef struct cxlsim_stats {
 /* name NULL: "csim". */
 CXLSIM_API int cxlsim_backend_open(const cxlsim_device *dev, const char *name, cxlsim_backend **out,
                                    cxlsim_error *err);
+/* The same with options "KEY=VALUE" (noptions of them; options may be NULL when noptions is 0): for xrt,
+ * "xclbin=FILE" (required), "card=N|BDF" (default 0), "timeout_ms=N" (one kernel run's limit). */
+CXLSIM_API int cxlsim_backend_open_opts(const cxlsim_device *dev, const char *name, const char *const *options,
+                                        size_t noptions, cxlsim_backend **out, cxlsim_error *err);
 CXLSIM_API void cxlsim_backend_close(cxlsim_backend *b);
 /* 1 when the library has backend `name` ("csim", "analytical"), else 0. */
 CXLSIM_API int cxlsim_backend_available(const char *name);

@@ -128,6 +128,7 @@ _sig = {
     "cxlsim_device_presets": (_STRS, []),
     "cxlsim_probe": (C.c_int, [_P, C.POINTER(_ProbeOptions), C.POINTER(_ProbeResult), _E]),
     "cxlsim_backend_open": (C.c_int, [_P, C.c_char_p, C.POINTER(_P), _E]),
+    "cxlsim_backend_open_opts": (C.c_int, [_P, C.c_char_p, _STRS, C.c_size_t, C.POINTER(_P), _E]),
     "cxlsim_backend_close": (None, [_P]),
     "cxlsim_backend_submit": (C.c_int, [_P, C.POINTER(_Desc), C.c_size_t, _E]),
     "cxlsim_backend_space": (C.c_uint32, [_P, C.c_uint32]),
@@ -281,8 +282,8 @@ class Device(_Handle):
                         "points": [_dict(r.curve[i][k]) for k in range(r.curve_points)]} for i in range(r.ncurves)]
         return d
 
-    def backend(self, name=None):
-        return Backend(self, name)
+    def backend(self, name=None, options=None):
+        return Backend(self, name, options)
 
     def memory(self, backend=None, domains=1, exact=False):
         return Memory(self, backend, domains, exact)
@@ -292,12 +293,14 @@ PATTERNS = {"seq": 0, "random": 1, "stride": 2}
 
 
 class Backend(_Handle):
-    """A cycle-level backend instance ("csim", "analytical") of a device."""
+    """A cycle-level backend instance ("csim", "analytical"; "xrt" where its module is installed, with
+    options {"xclbin": FILE, "card": "0", "timeout_ms": 10000}) of a device."""
     _free = _lib.cxlsim_backend_close
 
-    def __init__(self, device, name=None):
+    def __init__(self, device, name=None, options=None):
         h = _P()
-        _call(_lib.cxlsim_backend_open, device._h, _b(name), C.byref(h))
+        arr, n = _sets(options)
+        _call(_lib.cxlsim_backend_open_opts, device._h, _b(name), arr, n, C.byref(h))
         self._h, self._device = h, device
 
     def submit(self, descs):
