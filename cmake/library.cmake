@@ -111,16 +111,16 @@ if(CXLSIM_TESTS)
       target_link_libraries(${t} PRIVATE cxlsim_nccl)
     endif()
   endforeach()
-endif()
-# Not under the sanitizers: the examples, the installed command and Python load an instrumented library
-# into programs without the sanitizers' runtime (test_libapi and test_nccl_delay run there instead).
-if(CXLSIM_TESTS AND NOT CXLSIM_SANITIZE)
   # the xrt module through the library, on XRT's no-op shim (as test_xrt)
   if(TARGET test_libxrt)
     target_link_libraries(test_libxrt PRIVATE cxlxclbin)
     set_tests_properties(test_libxrt PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT
       "CMOCKA_MESSAGE_OUTPUT=stdout;XILINX_XRT=${CMAKE_BINARY_DIR}/xrt-noop;XCL_EMULATION_MODE=noop")
   endif()
+endif()
+# Not under the sanitizers: the examples, the installed command and Python load an instrumented library
+# into programs without the sanitizers' runtime (test_libapi and test_nccl_delay run there instead).
+if(CXLSIM_TESTS AND NOT CXLSIM_SANITIZE)
   # install to a temporary prefix, then build and run the examples against it alone
   add_test(NAME cli_install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install_check.sh ${CMAKE_BINARY_DIR}
            ${CMAKE_SOURCE_DIR})
