@@ -74,6 +74,9 @@ int cxlsim_nccl_delay(cxlsim_nccl *p, int coll, uint64_t count, int datatype, in
         return fail(err, CXLSIM_EUSAGE, "algo %d, proto %d, nchannels %d: algo -1 (auto), 0 (tree) or 1 (ring); "
                     "proto -1 (auto), 0 (LL), 1 (LL128) or 2 (Simple); nchannels >= 0", algo, proto, nchannels);
     /* ncclInfoSetDerived: nBytes = count x size, times nRanks where count is per rank */
+    if (count > UINT64_MAX / type_bytes[datatype] / (uint64_t)nranks)
+        return fail(err, CXLSIM_ELIMIT, "count %llu of %u-byte elements on %d ranks: more than 2^64 bytes",
+                    (unsigned long long)count, type_bytes[datatype], nranks);
     uint64_t bytes = count * type_bytes[datatype];
     if (coll == NCCL_ALLGATHER || coll == NCCL_REDUCESCATTER)
         bytes *= (uint64_t)nranks;

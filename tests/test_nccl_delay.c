@@ -153,6 +153,7 @@ static void errors(void **state)
     assert_int_equal(cxlsim_nccl_delay(p, 4, 1024, 12, 8, 1, 1, 2, 0, &ps, NULL, &e), CXLSIM_EUSAGE);
     assert_int_equal(cxlsim_nccl_delay(p, 4, 1024, 7, 8, 3, 1, 2, 0, &ps, NULL, &e), CXLSIM_EUSAGE);
     assert_true(cxlsim_nccl_delay_ms(p, 4, 1024, 7, 0, 1, 1, 2, 0) < 0);
+    assert_int_equal(cxlsim_nccl_delay(p, 2, UINT64_MAX / 4, 7, 8, 1, 1, 2, 0, &ps, NULL, &e), CXLSIM_ELIMIT);
     const char *bad = "coll,count,datatype,nranks,nnodes,algo,proto,nchannels\n"
                       "allreduce,1024,float32,8,1,ring,Simple,0\n"
                       "allreduce,1024,floot32,8,1,ring,Simple,0\n";
