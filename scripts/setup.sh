@@ -8,7 +8,7 @@
 #                                       (scripts/quickstart.sh's first step; the optional ones come after)
 #
 # Packages (see README "Dependencies"): cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev
-# zlib1g-dev python3, and optional: verilator yosys libxrt-dev gtkwave libopenmpi-dev openmpi-bin
+# zlib1g-dev python3, and optional: verilator yosys libxrt-dev gtkwave help2man libopenmpi-dev openmpi-bin
 # python3-matplotlib. Runs apt-get as root, or through sudo when not root. The build has every backend
 # whose dependency is installed (CXLSIM_VERILATOR=ON, also where an interrupted scripts/quickstart.sh left
 # its first, C-model-only configuration in BUILD_DIR).
@@ -21,7 +21,7 @@ if [ "${1:-}" = --core-deps-only ]; then deps_only=1; core_only=1; shift; fi
 build=${1:-"$root/build"}
 
 packages=(cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev zlib1g-dev python3)
-[ "$core_only" = 1 ] || packages+=(verilator yosys libxrt-dev gtkwave libopenmpi-dev openmpi-bin python3-matplotlib)
+[ "$core_only" = 1 ] || packages+=(verilator yosys libxrt-dev gtkwave help2man libopenmpi-dev openmpi-bin python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -39,7 +39,7 @@ if ((${#missing[@]})); then
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     cmake gcc g++ make pkg-config libyaml-dev libcmocka-dev zlib1g-dev python3
   [ "$core_only" = 1 ] || "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    verilator yosys libxrt-dev gtkwave || echo "setup: verilator/yosys/libxrt-dev/gtkwave unavailable; the RTL backends and checks will not be built"
+    verilator yosys libxrt-dev gtkwave help2man || echo "setup: verilator/yosys/libxrt-dev/gtkwave/help2man unavailable; the RTL backends and checks (and the generated man page) will not be built"
   [ "$core_only" = 1 ] || "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     libopenmpi-dev openmpi-bin python3-matplotlib || echo "setup: Open MPI/matplotlib unavailable; sweeps run on one machine, scripts/plot.py will not draw"
 fi
