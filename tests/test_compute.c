@@ -1,6 +1,6 @@
 /* test_compute.c - the efficiency-curve compute model: GEMM time grows with k, wave quantization steps,
  * memory-bound GEMMs fall to the roofline, a large bf16 GEMM on the H200 preset lands where the measured
- * one does (../shared/reference/gpu-cluster-facts.md: 770-800 of 989 TFLOP/s), memory-bound kernels cost
+ * one does (docs/references.md "GPUs and clusters": 770-800 of 989 TFLOP/s), memory-bound kernels cost
  * bytes / (bandwidth x efficiency) + overhead exactly, and the GPU fields' defaults and errors. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
