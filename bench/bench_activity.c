@@ -5,7 +5,7 @@
  * with all tags outstanding), 200 000 cycles. The model (hw/hls) runs one cycle at a time; after each, every
  * unit's state is compared with its copy from before the cycle. A unit whose state did not change could have
  * skipped the cycle, so the shares bound what clocking units only on activity could save in the RTL
- * (docs/rtl.md "The floor: an idle model"). A unit's state includes its own bookkeeping (a DRAM channel's
+ * (docs/rtl.md "Simulation speed"). A unit's state includes its own bookkeeping (a DRAM channel's
  * wake cycle, a link's wire-time accumulator); the statistics are kept apart (cxl_stats) and not compared.
  * When nothing is in flight the model skips ahead several cycles in one step (docs/cxl-model.md 2.4):
  * those cycles count as cycles without a change. Prints figures; asserts nothing. */

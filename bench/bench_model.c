@@ -9,7 +9,7 @@
  * --no-csim (the verilated kernel's profile-guided build runs it so: cmake/rtl_pgo.cmake). Default
  * cycles: 5 M on csim, 20 000 on the others.
  * --idle submits nothing: the rate at which a backend steps a model with no traffic at all, the floor of
- * its per-cycle cost (docs/rtl.md "The floor: an idle model"). csim skips idle stretches exactly
+ * its per-cycle cost (docs/rtl.md "Simulation speed"). csim skips idle stretches exactly
  * (docs/cxl-model.md section 2.4), so it gets no ratio there. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>

@@ -15,7 +15,7 @@
  * Each run covers at most XBK_RUN_CYCLES model cycles, so that a run's wall time stays far below the
  * timeout; callers already loop until now() reaches their target (backend.h).
  *
- * XRT's traps (../shared/notes/toolchain.md): XRT throws a C++ exception through its C API, which aborts
+ * XRT's traps (docs/references.md "Toolchain facts"): XRT throws a C++ exception through its C API, which aborts
  * the process, when XILINX_XRT is unset or its lib/ lacks the shim library of the emulation mode. The
  * environment is therefore checked before the first XRT call, and every failure afterwards becomes an
  * error with a message and a code: CXL_EBACKEND (exit 4) for an environment that cannot run XRT, CXL_EIO

@@ -8,7 +8,7 @@
  * CXL_ECONFIG for parameters out of range, CXL_ELIMIT when an output array is too small or a time would
  * not fit in int64_t picoseconds. Nothing prints.
  *
- * Sources: ../shared/reference/validation-targets.md ("Collective level"); NCCL 2.19
+ * Sources: docs/references.md "Validation targets" ("Collective level"); NCCL 2.19
  * src/collectives/device/all_reduce.h (runRing) and src/include/collectives.h (ALLREDUCE_CHUNKSTEPS,
  * ALLREDUCE_SLICESTEPS). The model is described in docs/collectives.md. */
 #ifndef CXLSIM_COLL_H

@@ -25,7 +25,7 @@
  *
  * Sources: NCCL src/graph/tuning.cc (ring and tree latency/bandwidth model), src/graph/trees.cc (double
  * binary tree), the NCCL 2.4 blog "Massively Scale Your Deep Learning Training with NCCL 2.4"; the ring
- * closed form of coll.h (../shared/reference/validation-targets.md, "Collective level"). */
+ * closed form of coll.h (docs/references.md "Validation targets", "Collective level"). */
 #ifndef CXLSIM_COLLALGO_H
 #define CXLSIM_COLLALGO_H
 

@@ -55,7 +55,7 @@ static void defaults(void *obj)
     snprintf(c->backend, sizeof c->backend, "csim");
     c->gpu_path = CXLCFG_PATH_P2P;
     /* [F] PCIe Gen4 x16 ~31.5 GB/s per direction (A100); set 63GB/s for Gen5 (H100)
-     * (../shared/reference/gpu-cluster-facts.md). */
+     * (docs/references.md "GPUs and clusters"). */
     c->gpu_path_bw_bps = 31500000000ull;
     /* knob: DMA setup + PCIe + root complex, one way; no public figure for the whole path. */
     c->gpu_path_latency_ps = 1000000;

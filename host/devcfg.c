@@ -29,7 +29,7 @@ static const char *const tnames[T_N] = { "tRCD", "tCL", "tRP", "tRAS", "tRC", "t
                                          "tCCD_S", "tCCD_L", "tCCD_S_WR", "tCCD_L_WR", "tRRD_S", "tRRD_L",
                                          "tFAW", "tWTR_S", "tWTR_L", "tRTW", "tREFI", "tRFC", "tRFCsb" };
 
-/* JEDEC speed bins we carry (cycles). Sources: ../shared/reference/cxl-model-facts.md --
+/* JEDEC speed bins we carry (cycles). Sources: docs/references.md "CXL.mem model" --
  * DDR5-4800: JEDEC 4800AN as used by Ramulator 2 (tREFI 3.9 us, tRFC1 by die density below);
  * DDR4-3200: DRAMsim3 preset DDR4_8Gb_x8_3200 (tCWL 16, tRTP 12 from the same file).
  * tRTW = tCL + tBL + 2 - tCWL (read-to-write bus turnaround, Ramulator 2's rule). */

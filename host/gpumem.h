@@ -3,7 +3,7 @@
  *
  * Model states (per parameter held by the GPU): weights 2 B (4 B for fp32/tf32 training), gradients 2 B
  * or 4 B (main_grads), optimizer 12 B for mixed precision (fp32 master weights + Adam's two moments) or
- * 8 B for fp32 training: 16-18 B per parameter (../shared/reference/gpu-cluster-facts.md; Rajbhandari et
+ * 8 B for fp32 training: 16-18 B per parameter (docs/references.md "GPUs and clusters"; Rajbhandari et
  * al., ZeRO, arXiv 1910.02054, Sec. 3.1). ZeRO stage 1 divides the optimizer states by dp, stage 2 also
  * the gradients, stage 3 also the weights. Parameters per GPU: the stage's layers split by tp
  * (modelcfg_layer_params_tp), the embedding on the first stage and the final norm + output layer on the

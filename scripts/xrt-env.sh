@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # xrt-env.sh - print the environment XRT needs, for `eval`. XRT aborts the process unless XILINX_XRT names a
-# folder whose lib/ holds its shim library (../shared/notes/toolchain.md); AMD's XRT installs one in
+# folder whose lib/ holds its shim library (docs/references.md "Toolchain facts"); AMD's XRT installs one in
 # /opt/xilinx/xrt, but Debian's libxrt1 puts the libraries in the multiarch folder. For Debian this makes a
 # folder of links to them and points XILINX_XRT at it.
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hw_build.sh - build and run the cmocka suites of the cycle model (tests/test_{link,dram,requester,model}.c)
 # against hw/hls/*.c, with the project's warning set and ASan/UBSan. A stand-in until CMake runs them;
-# the flags match the hw/hls rules in ../shared/notes/style.md.
+# the flags are the hw/hls rules: -Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-label.
 #
 # usage: tests/hw_build.sh [SUITE...]      (default: all four; SUITE = link | dram | requester | model)
 # env:   CC (default gcc), BUILD_DIR (default build/hw-tests)

@@ -4,7 +4,7 @@
  * Header-only (static inline) so that every test executable gets it without a link step of its own: the
  * project's CMake links each tests/test_NAME.c with the hw/hls and host sources only.
  *
- * The figures are those of ../shared/reference/cxl-model-facts.md, written out here on purpose instead of
+ * The figures are those of docs/references.md "CXL.mem model", written out here on purpose instead of
  * taken from host/devcfg.c: the tests check the model against the published numbers, not against the
  * code that converts them.
  *   DDR5-4800: JEDEC 4800AN speed bin as used by Ramulator 2, tCK = 0.416 ns (2400 MHz command clock).

@@ -1,5 +1,5 @@
 /* test_coll.c - collective decomposition: the ring all-reduce closed form by hand, NCCL 2.19's ring
- * message sequence (Simple protocol) derived by hand from ../shared/reference/validation-targets.md, the
+ * message sequence (Simple protocol) derived by hand from docs/references.md "Validation targets", the
  * ring time against the closed form, NCCL's bandwidth figures, and every error path. */
 #include <math.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 /* test_compute.c - the efficiency-curve compute model: GEMM time grows with k, wave quantization steps,
  * memory-bound GEMMs fall to the roofline, a large bf16 GEMM on the H200 preset lands where the measured
- * one does (../shared/reference/gpu-cluster-facts.md: 770-800 of 989 TFLOP/s), memory-bound kernels cost
+ * one does (docs/references.md "GPUs and clusters": 770-800 of 989 TFLOP/s), memory-bound kernels cost
  * bytes / (bandwidth x efficiency) + overhead exactly, and the GPU fields' defaults and errors. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -158,7 +158,7 @@ static void large_gemm_efficiency_h200(void **state)
     (void)state;
     gpucfg g;
     load_gpu("h200", &g);
-    /* gpu-cluster-facts.md: 8192^3 bf16 on one H200 measured 770-800 TFLOP/s of 989. The model: 2048 tiles
+    /* docs/references.md (GPUs): 8192^3 bf16 on one H200 measured 770-800 TFLOP/s of 989. The model: 2048 tiles
      * in ceil(2048 / 132) = 16 waves, 15.5 / 16 x 0.8 = 0.776, minus 3 us of overhead on 1.4 ms. */
     op_desc op = gemm(1, 8192, 8192, 8192, GPUCFG_BF16);
     compute_cost c = cost_of(&g, &op);

@@ -191,7 +191,7 @@ static void test_map_fields(void **state)
 
 /* ---- D6 ---- */
 
-/* D6 (validation-targets.md): an unloaded read to a precharged bank completes tRCD + tCL + tBL after it
+/* D6 (docs/references.md): an unloaded read to a precharged bank completes tRCD + tCL + tBL after it
  * is enqueued. Enqueued at 3: ACT @3 (an idle bank is activated in the cycle its request arrives),
  * RD @3+34 = 37 (tRCD), data done @37+34+8 = 79 (tCL + tBL): 76 = 34 + 34 + 8 cycles after enqueue. */
 static void test_d6_unloaded_read_ddr5(void **state)
@@ -801,7 +801,7 @@ static void test_read_needs_response_room(void **state)
 
 /* ---- D7 ---- */
 
-/* D7 (validation-targets.md): sequential 64 B reads streaming through open rows reach at least 90 % of
+/* D7 (docs/references.md): sequential 64 B reads streaming through open rows reach at least 90 % of
  * the channel's peak, 64 B per tBL cycles. Each channel is fed its share of one sequential stream (line
  * i goes to channel i & 1) in address order whenever its read queue has room; measured per channel over
  * 10 tREFI after a 2000-cycle warm-up, refresh included (tRFC alone costs 708 / 9360 = 7.6 %, the

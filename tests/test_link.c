@@ -258,7 +258,7 @@ static void test_s2m_drs_ndr_mix(void **state)
  * flit), so slot 0 is always H4 and the generic slots carry data:
  *  F1 o=0: H4 + 3 chunks -> o=1   F2 o=1: H4 + 3 -> o=2   F3 o=2: H4 + 3 -> o=3
  *  F4 o=3 (not > 3): H4 + 3 -> o=4   F5 o=4 > 3: all-data -> o=0; then F6 repeats F1.
- * 4 lines per 5 flits (5 slots per line, cxl-model-facts.md). RwD k ends with chunk 4(k+1); cumulative
+ * 4 lines per 5 flits (5 slots per line, docs/references.md). RwD k ends with chunk 4(k+1); cumulative
  * chunks 3, 6, 9, 12, 16: F2..F5 each deliver one RwD. */
 static void test_m2s_write_stream_one_rwd_per_flit(void **state)
 {

@@ -1,7 +1,7 @@
 /* test_train_validation.c - iteration times of published Megatron-LM runs on Selene (DGX A100 80 GB), one test per
  * row, each an experiment file simulated with the one cluster description dgx-a100:
  *   - Korthikanti et al. (MLSys 2023, arXiv 2205.05198) Table 5: configs/validation/korthikanti/, measured times in
- *     configs/validation/korthikanti/measured.csv (a copy of ../shared/reference/korthikanti-tab5.csv);
+ *     configs/validation/korthikanti/measured.csv (Korthikanti et al. Table 5);
  *   - Narayanan et al. (SC'21, arXiv 2104.04473) Table 1: configs/validation/narayanan/, measured throughput and the
  *     derived iteration times in data/validation/narayanan-sc21-table1.csv.
  * Each row prints its error; each table prints mean absolute, maximum and mean signed error.

@@ -1,4 +1,4 @@
-/* test_validation.c - validation targets D1-D7 of ../shared/reference/validation-targets.md, each built
+/* test_validation.c - validation targets D1-D7 of docs/references.md "Validation targets", each built
  * from the shipped presets (never from constants tuned to pass) and compared with its tolerance.
  * Every comparison prints one line "Dn | target | measured | error" (docs/validation.md). */
 #include <math.h>
