@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "cfgdump.h"
+#include "cmd_search.h"
 #include "commit.h"
 #include "devcfg.h"
 #include "err.h"
@@ -104,11 +105,16 @@ static const char usage_text[] =
     "      --csv FILE, --jsonl FILE  the rows as CSV and as JSON lines (default: CSV on standard output)\n"
     "      -j N               points at once, each in a worker process (default: the CPUs online)\n"
     "      --resume           continue an interrupted sweep from its journal (FILE.partial)\n"
+    "  search [EXPERIMENT] every parallel layout of the experiment on its cluster, ranked by iteration\n"
+    "                     time; the best re-run on the cycle-level CXL model (docs/search.md)\n"
+    "      --top N, --rerun K  layouts in the ranking (default 10), re-run with csim (default 4)\n"
+    "      --vary DIMS        tp,pp,sp,virtual_stages,micro_batch,recompute,zero,offload (default all)\n"
+    "      -j N, --exhaustive, --json FILE, --csv FILE, --rerun-backend NAME, --quiet\n"
     "  backends           list backends and whether each is built in\n"
     "  version            print the version, commit, compiler and backends of this build\n"
     "  help               this text\n"
     "\n"
-    "--set KEY=VALUE (repeatable; train, memory, ops, probe, check, sweep): a value for a dotted key of\n"
+    "--set KEY=VALUE (repeatable; train, memory, ops, probe, check, sweep, search): a value for a dotted key of\n"
     "the experiment (training.tp=8, cluster.nodes=128) or the device (link.width=8), in the files' units;\n"
     "training.dp, when not given, is the GPUs / (tp x pp).\n"
     "DEVICE is a YAML file or a preset name. FILE '-' is standard output (the summary then goes to\n"
@@ -1948,8 +1954,8 @@ static int run_args(int argc, char **argv, const cmdline *cl)
 {
     const char *cmd = argv[0];
     if (cl->ov->n && strcmp(cmd, "train") && strcmp(cmd, "memory") && strcmp(cmd, "ops") && strcmp(cmd, "probe") &&
-        strcmp(cmd, "check") && strcmp(cmd, "sweep"))
-        return usage_error("%s: --set is an option of train, memory, ops, probe, check and sweep only", cmd);
+        strcmp(cmd, "check") && strcmp(cmd, "sweep") && strcmp(cmd, "search"))
+        return usage_error("%s: --set is an option of train, memory, ops, probe, check, sweep and search only", cmd);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         fputs(usage_text, stdout);
         return 0;
@@ -1974,6 +1980,8 @@ static int run_args(int argc, char **argv, const cmdline *cl)
         return cmd_compare(argc, argv, cl);
     if (!strcmp(cmd, "sweep"))
         return cmd_sweep(argc, argv, cl);
+    if (!strcmp(cmd, "search"))   /* cmd_search.h: options, report and outputs of its own */
+        return cmd_search(argc, argv, cl->argc, cl->argv, cl->ov);
     return usage_error("unknown command '%s'", cmd);
 }
 

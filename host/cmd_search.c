@@ -1,0 +1,444 @@
+/* cmd_search.c - `cxlsim search` (cmd_search.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "cmd_search.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfgdump.h"
+#include "commit.h"
+#include "err.h"
+#include "expcfg.h"
+#include "json.h"
+#include "outfile.h"
+#include "search.h"
+
+typedef unsigned long long ull;
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "cxlsim: search: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(run 'cxlsim help' for usage)\n");
+    va_end(ap);
+    return 2;
+}
+
+static int fail(const cxl_err *e)
+{
+    char buf[2048];
+    cxl_err_format(e, buf, sizeof buf);
+    fprintf(stderr, "cxlsim: %s\n", buf);
+    return cxl_exit_code(e->code);
+}
+
+static long long whole(const char *s, long long lo, long long hi)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    return (*s && !*end && !errno && s[0] != '-' && s[0] != '+' && v >= lo && v <= hi) ? v : -1;
+}
+
+/* "tp,pp,zero" -> a mask of search_dim; -1 (with the message printed) when a name is unknown. */
+static long vary_mask(const char *list)
+{
+    unsigned m = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int k = -1;
+        for (int d = 0; d < SEARCH_NDIMS; d++)
+            if (!strcmp(tok, search_dim_names[d]))
+                k = d;
+        if (!strcmp(tok, "all"))
+            m |= SEARCH_ALL_DIMS;
+        else if (k < 0)
+            return -usage("--vary: unknown dimension '%s'; valid: all, tp, pp, sp, virtual_stages, micro_batch, "
+                          "recompute, zero, offload (comma-separated)", tok);
+        else
+            m |= 1u << k;
+    }
+    return m ? (long)m : -usage("--vary: name at least one dimension");
+}
+
+typedef struct args {
+    const char *exp, *json, *csv, *rerun_backend;
+    search_opts o;
+    int quiet;
+} args;
+
+static int parse(int argc, char **argv, args *a)
+{
+    memset(a, 0, sizeof *a);
+    search_default_opts(&a->o);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    a->o.jobs = cpus < 1 ? 1 : cpus > SEARCH_MAX_JOBS ? SEARCH_MAX_JOBS : (int)cpus;
+    a->exp = EXPCFG_DEFAULT;
+    int have = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int value = !strcmp(s, "--top") || !strcmp(s, "--rerun") || !strcmp(s, "--vary") || !strcmp(s, "-j") ||
+                    !strcmp(s, "--json") || !strcmp(s, "--csv") || !strcmp(s, "--rerun-backend");
+        if (value && i + 1 >= argc)
+            return usage("%s needs a value", s);
+        const char *v = value ? argv[++i] : NULL;
+        long long n;
+        if (!strcmp(s, "--top")) {
+            if ((n = whole(v, 1, SEARCH_MAX_TOP)) < 0)
+                return usage("--top: '%s' is not a number of layouts from 1 to %d", v, SEARCH_MAX_TOP);
+            a->o.top = (unsigned)n;
+        } else if (!strcmp(s, "--rerun")) {
+            if ((n = whole(v, 0, SEARCH_MAX_RERUN)) < 0)
+                return usage("--rerun: '%s' is not a number of layouts from 0 to %d", v, SEARCH_MAX_RERUN);
+            a->o.rerun = (unsigned)n;
+        } else if (!strcmp(s, "-j")) {
+            if ((n = whole(v, 1, SEARCH_MAX_JOBS)) < 0)
+                return usage("-j: '%s' is not a number of worker processes from 1 to %d", v, SEARCH_MAX_JOBS);
+            a->o.jobs = (int)n;
+        } else if (!strcmp(s, "--vary")) {
+            long m = vary_mask(v);
+            if (m < 0)
+                return (int)-m;
+            a->o.vary = (unsigned)m;
+        } else if (!strcmp(s, "--json"))
+            a->json = v;
+        else if (!strcmp(s, "--csv"))
+            a->csv = v;
+        else if (!strcmp(s, "--rerun-backend"))
+            a->rerun_backend = v;
+        else if (!strcmp(s, "--exhaustive"))
+            a->o.exhaustive = 1;
+        else if (!strcmp(s, "--quiet"))
+            a->quiet = 1;
+        else if (s[0] == '-' || have)
+            return usage(s[0] == '-' ? "unknown option '%s'" : "only one EXPERIMENT may be given ('%s')", s);
+        else {
+            a->exp = s;
+            have = 1;
+        }
+    }
+    return 0;
+}
+
+static void progress(void *ctx, int stage, uint64_t done, uint64_t most)
+{
+    (void)ctx;
+    fprintf(stderr, "\rcxlsim: search: %s %llu of at most %llu layouts   ", stage == 2 ? "screen" : "rerun",
+            (ull)done, (ull)most);
+    fflush(stderr);
+}
+
+
+static void print_report(FILE *so, const expcfg *x, const search_opts *o, const search_report *r, int jobs)
+{
+    fprintf(so, "search %s: model %s on %llu x %llu %s (%llu GPUs), global batch %llu\n", x->name, x->model.name,
+            (ull)x->cluster.nodes, (ull)x->cluster.gpus_per_node, x->gpu.name,
+            (ull)clustercfg_gpus(&x->cluster), (ull)x->train.global_batch);
+    fprintf(so, "  varied       ");
+    for (int d = 0, k = 0; d < SEARCH_NDIMS; d++)
+        if (r->vary & (1u << d))
+            fprintf(so, "%s%s", k++ ? ", " : "", search_dim_names[d]);
+    fprintf(so, "%s; dp derived\n", r->cxl ? "" : " (no CXL memory: no offload)");
+    fprintf(so, "  layouts      %llu enumerated: %llu invalid, %llu out of memory, %llu feasible\n",
+            (ull)r->enumerated, (ull)r->invalid, (ull)r->infeasible, (ull)r->feasible);
+    fprintf(so, "  engine       %llu run (%s), %llu refused by the engine, %llu skipped: their lower bound exceeds the "
+            "%u-th best\n", (ull)r->screened, r->cxl ? r->screen_backend : "no CXL", (ull)r->failed, (ull)r->pruned,
+            o->top > o->rerun ? o->top : o->rerun);
+    if (r->nreasons) {
+        fprintf(so, "  excluded by\n");
+        for (size_t i = 0; i < r->nreasons; i++) {
+            char l[256];
+            search_layout_format(&r->reasons[i].first, r->cxl, l, sizeof l);
+            fprintf(so, "    %8llu  %s\n              e.g. %s: %s\n", (ull)r->reasons[i].count, r->reasons[i].key, l,
+                    r->reasons[i].example);
+        }
+        if (r->reasons_other)
+            fprintf(so, "    %8llu  other reasons\n", (ull)r->reasons_other);
+    }
+    size_t top = r->nbest < o->top ? r->nbest : o->top;
+    fprintf(so, "\nbest %zu by iteration time%s:\n", top, r->cxl ? " (CXL on the screen's backend)" : "");
+    fprintf(so, "  rank iter_s    tokens/s  mfu    tp  pp   dp  vs  mb sp  recompute zero%s  compute tp_comm pp_comm "
+            "dp_comm  bubble     cxl  hbm_gib\n", r->cxl ? " opt act par" : "");
+    for (size_t i = 0; i < top; i++) {
+        const search_entry *e = &r->best[i];
+        const search_layout *l = &e->l;
+        fprintf(so, "  %4u %8.4f %10.1f %5.3f %4llu %3llu %4llu %3llu %3llu %-3s %-9s %4llu", e->screen_rank,
+                (double)e->screen.iteration_ps / 1e12, e->screen.tokens_per_s, e->screen.mfu, (ull)l->tp, (ull)l->pp,
+                (ull)l->dp, (ull)l->virtual_stages, (ull)l->micro_batch, l->sp ? "on" : "off",
+                traincfg_recompute_names[l->recompute], (ull)l->zero);
+        if (r->cxl)
+            fprintf(so, " %3s %3s %3s", cxlcfg_opt_names[l->offload_optimizer], l->offload_activations ? "on" : "off",
+                    l->offload_parameters ? "on" : "off");
+        for (int k = 0; k < TRAIN_BK_N; k++)
+            fprintf(so, " %7.3f", e->screen.breakdown_s[k]);
+        fprintf(so, " %8.2f\n", e->hbm_bytes / GIB);
+    }
+    if (top) {
+        override_list ov = { 0 };
+        cxl_err e;
+        if (!search_layout_overrides(x, &r->best[0].l, &ov, &e)) {
+            fprintf(so, "  the best as a run: cxlsim train %s", x->source);
+            for (size_t i = 0; i < ov.n; i++)
+                fprintf(so, " --set %s=%s", ov.items[i].key, ov.items[i].value);
+            fprintf(so, "\n");
+        }
+        override_free(&ov);
+    }
+    if (r->rerun) {
+        fprintf(so, "\nrerun of the best %llu on the %s backend (CXL traffic cycle by cycle):\n", (ull)r->rerun,
+                r->rerun_backend);
+        fprintf(so, "  rank  was   %-10s  %-10s  change   cxl_stall_s\n", r->screen_backend, r->rerun_backend);
+        for (uint32_t want = 1; want <= r->rerun; want++)
+            for (size_t i = 0; i < r->nbest; i++) {
+                const search_entry *e = &r->best[i];
+                if (!e->has_rerun || e->rerun_rank != want)
+                    continue;
+                if (e->rerun.rc) {
+                    fprintf(so, "  %4u  %4u  failed: %s\n", e->rerun_rank, e->screen_rank, e->rerun.reason);
+                    continue;
+                }
+                double a = (double)e->screen.iteration_ps / 1e12, b = (double)e->rerun.iteration_ps / 1e12;
+                fprintf(so, "  %4u  %4u  %10.4f  %10.4f  %+6.2f%%  %10.4f\n", e->rerun_rank, e->screen_rank, a, b,
+                        (b / a - 1) * 100, e->rerun.breakdown_s[TRAIN_BK_CXL]);
+            }
+        int moved = 0;
+        for (size_t i = 0; i < r->nbest; i++)
+            moved += r->best[i].has_rerun && r->best[i].rerun_rank != r->best[i].screen_rank;
+        fprintf(so, "  %s\n", moved ? "the ranking changed: the detailed model reorders these layouts"
+                                    : "the ranking is unchanged");
+    } else if (!r->cxl)
+        fprintf(so, "\nno rerun: the experiment has no CXL memory, so the cycle-level backend plays no part\n");
+    fprintf(so, "\ntiming: check %.3f s (%.0f layouts/s); screen %.3f s (%.1f layouts/s, %d worker%s); rerun %.3f s "
+            "(%.2f layouts/s)\n", r->wall_s[0], r->wall_s[0] > 0 ? (double)r->enumerated / r->wall_s[0] : 0,
+            r->wall_s[1], r->wall_s[1] > 0 ? (double)r->screened / r->wall_s[1] : 0, jobs, jobs == 1 ? "" : "s",
+            r->wall_s[2], r->wall_s[2] > 0 ? (double)r->rerun / r->wall_s[2] : 0);
+}
+
+static void json_layout(json_w *w, const char *key, const search_layout *l, int cxl)
+{
+    json_obj_begin(w, key);
+    json_u64(w, "tp", l->tp);
+    json_u64(w, "pp", l->pp);
+    json_u64(w, "dp", l->dp);
+    json_u64(w, "virtual_stages", l->virtual_stages);
+    json_u64(w, "micro_batch", l->micro_batch);
+    json_str(w, "sp", l->sp ? "true" : "false");
+    json_str(w, "recompute", traincfg_recompute_names[l->recompute]);
+    json_u64(w, "zero", l->zero);
+    if (cxl) {
+        json_str(w, "offload_optimizer", cxlcfg_opt_names[l->offload_optimizer]);
+        json_str(w, "offload_activations", l->offload_activations ? "true" : "false");
+        json_str(w, "offload_parameters", l->offload_parameters ? "true" : "false");
+    }
+    json_obj_end(w);
+}
+
+static void json_eval(json_w *w, const search_eval *v)
+{
+    json_num(w, "iteration_time_s", (double)v->iteration_ps / 1e12);
+    json_num(w, "tokens_per_s", v->tokens_per_s);
+    json_num(w, "mfu", v->mfu);
+    json_obj_begin(w, "breakdown_s");
+    for (int k = 0; k < TRAIN_BK_N; k++)
+        json_num(w, train_bk_names[k], v->breakdown_s[k]);
+    json_obj_end(w);
+}
+
+static char *config_text(const expcfg *x, size_t *len)
+{
+    char *buf = NULL;
+    FILE *m = open_memstream(&buf, len);
+    if (!m)
+        return NULL;
+    int bad = expcfg_dump(m, x) != 0;
+    if (fclose(m) || bad) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int make_json(json_w *w, const expcfg *x, const search_opts *o, const search_report *r, int argc,
+                     char **argv)
+{
+    size_t clen = 0;
+    char *cfg = config_text(x, &clen), hash[32];
+    if (!cfg)
+        return -1;
+    snprintf(hash, sizeof hash, "fnv1a64:%016" PRIx64, cfgdump_fnv1a64(cfg, clen));
+    free(cfg);
+    json_obj_begin(w, NULL);
+    json_str(w, "commit", CXLSIM_COMMIT);
+    json_arr_begin(w, "command_line");
+    for (int i = 0; i < argc; i++)
+        json_str(w, NULL, argv[i]);
+    json_arr_end(w);
+    json_str(w, "config_hash", hash);
+    json_str(w, "experiment", x->name);
+    json_u64(w, "gpus", clustercfg_gpus(&x->cluster));
+    json_arr_begin(w, "varied");
+    for (int d = 0; d < SEARCH_NDIMS; d++)
+        if (r->vary & (1u << d))
+            json_str(w, NULL, search_dim_names[d]);
+    json_arr_end(w);
+    json_str(w, "screen_backend", r->cxl ? r->screen_backend : "none");
+    json_str(w, "rerun_backend", r->rerun ? r->rerun_backend : "none");
+    json_obj_begin(w, "layouts");
+    json_u64(w, "enumerated", r->enumerated);
+    json_u64(w, "invalid", r->invalid);
+    json_u64(w, "infeasible", r->infeasible);
+    json_u64(w, "feasible", r->feasible);
+    json_u64(w, "screened", r->screened);
+    json_u64(w, "refused_by_engine", r->failed);
+    json_u64(w, "pruned_by_bound", r->pruned);
+    json_u64(w, "rerun", r->rerun);
+    json_obj_end(w);
+    json_arr_begin(w, "excluded");
+    for (size_t i = 0; i < r->nreasons; i++) {
+        json_obj_begin(w, NULL);
+        json_str(w, "reason", r->reasons[i].key);
+        json_u64(w, "count", r->reasons[i].count);
+        json_layout(w, "first", &r->reasons[i].first, r->cxl);
+        json_str(w, "message", r->reasons[i].example);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+    json_arr_begin(w, "ranking");
+    size_t top = r->nbest < o->top ? r->nbest : o->top;
+    for (size_t i = 0; i < r->nbest; i++) {
+        const search_entry *e = &r->best[i];
+        if (i >= top && !e->has_rerun)
+            continue;
+        json_obj_begin(w, NULL);
+        json_u64(w, "rank", e->screen_rank);
+        json_layout(w, "layout", &e->l, r->cxl);
+        json_eval(w, &e->screen);
+        json_num(w, "lower_bound_s", (double)e->bound_ps / 1e12);
+        json_num(w, "hbm_gib", e->hbm_bytes / GIB);
+        json_num(w, "cxl_gib_per_gpu", e->cxl_bytes_per_gpu / GIB);
+        if (e->has_rerun) {
+            json_obj_begin(w, "rerun");
+            json_u64(w, "rank", e->rerun_rank);
+            if (e->rerun.rc)
+                json_str(w, "error", e->rerun.reason);
+            else
+                json_eval(w, &e->rerun);
+            json_obj_end(w);
+        }
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+    json_obj_begin(w, "wall_seconds");
+    json_num(w, "check", r->wall_s[0]);
+    json_num(w, "screen", r->wall_s[1]);
+    json_num(w, "rerun", r->wall_s[2]);
+    json_obj_end(w);
+    json_obj_end(w);
+    return w->oom ? -1 : 0;
+}
+
+static char *make_csv(const search_opts *o, const search_report *r, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        return NULL;
+    fprintf(f, "rank,tp,pp,dp,virtual_stages,micro_batch,sp,recompute,zero,offload_optimizer,offload_activations,"
+               "offload_parameters,iteration_time_s,tokens_per_s,mfu");
+    for (int k = 0; k < TRAIN_BK_N; k++)
+        fprintf(f, ",%s_s", train_bk_names[k]);
+    fprintf(f, ",hbm_gib,cxl_gib_per_gpu,lower_bound_s,rerun_rank,rerun_iteration_time_s\n");
+    size_t top = r->nbest < o->top ? r->nbest : o->top;
+    for (size_t i = 0; i < r->nbest; i++) {
+        const search_entry *e = &r->best[i];
+        const search_layout *l = &e->l;
+        if (i >= top && !e->has_rerun)
+            continue;
+        fprintf(f, "%u,%llu,%llu,%llu,%llu,%llu,%s,%s,%llu,%s,%s,%s,%.10g,%.10g,%.10g", e->screen_rank, (ull)l->tp,
+                (ull)l->pp, (ull)l->dp, (ull)l->virtual_stages, (ull)l->micro_batch, l->sp ? "true" : "false",
+                traincfg_recompute_names[l->recompute], (ull)l->zero, cxlcfg_opt_names[l->offload_optimizer],
+                l->offload_activations ? "true" : "false", l->offload_parameters ? "true" : "false",
+                (double)e->screen.iteration_ps / 1e12, e->screen.tokens_per_s, e->screen.mfu);
+        for (int k = 0; k < TRAIN_BK_N; k++)
+            fprintf(f, ",%.10g", e->screen.breakdown_s[k]);
+        fprintf(f, ",%.10g,%.10g,%.10g,", e->hbm_bytes / GIB, e->cxl_bytes_per_gpu / GIB, (double)e->bound_ps / 1e12);
+        if (e->has_rerun && !e->rerun.rc)
+            fprintf(f, "%u,%.10g\n", e->rerun_rank, (double)e->rerun.iteration_ps / 1e12);
+        else
+            fprintf(f, ",\n");
+    }
+    if (fclose(f)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+int cmd_search(int argc, char **argv, int full_argc, char **full_argv, const override_list *ov)
+{
+    args a;
+    int urc = parse(argc, argv, &a);
+    if (urc)
+        return urc;
+    cxl_err e;
+    cxl_err_clear(&e);
+    const char *outs[2] = { a.json, a.csv }, *ins[1] = { a.exp };
+    for (int i = 0; i < 2; i++)
+        if (outs[i] && outfile_check(outs[i], &e))
+            return fail(&e);
+    if (outfile_check_inputs(outs, 2, ins, 1, &e))
+        return fail(&e);
+    FILE *so = outfile_is_stdout(a.json) || outfile_is_stdout(a.csv) ? stderr : stdout;
+    expcfg *x = malloc(sizeof *x);
+    if (!x) {
+        cxl_errf(&e, CXL_ENOMEM, "out of memory");
+        return fail(&e);
+    }
+    if (expcfg_load_with(a.exp, ov, 0, x, &e)) {
+        free(x);
+        return fail(&e);
+    }
+    a.o.rerun_backend = a.rerun_backend;
+    int tty = !a.quiet && isatty(2);
+    if (tty) {
+        a.o.progress = progress;
+        a.o.progress_ctx = NULL;
+    }
+    search_report *r = malloc(sizeof *r);
+    int rc = r ? search_run(x, &a.o, r, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
+    if (tty)
+        fprintf(stderr, "\r%70s\r", "");
+    if (rc == CXL_ECONFIG && r && r->nreasons)
+        print_report(so, x, &a.o, r, a.o.jobs);
+    if (!rc) {
+        print_report(so, x, &a.o, r, a.o.jobs);
+        json_w w;
+        json_init(&w);
+        size_t clen = 0;
+        char *csv = a.csv ? make_csv(&a.o, r, &clen) : NULL;
+        if ((a.json && make_json(&w, x, &a.o, r, full_argc, full_argv)) || (a.csv && !csv))
+            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory writing the search's outputs");
+        else {
+            const char *data[2] = { w.buf ? w.buf : "", csv ? csv : "" };
+            size_t lens[2] = { w.len, clen };
+            rc = outfile_write_all(outs, data, lens, 2, &e);
+        }
+        json_free(&w);
+        free(csv);
+    }
+    if (r)
+        search_report_free(r);
+    free(r);
+    free(x);
+    return rc ? fail(&e) : 0;
+}
