@@ -243,11 +243,14 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
     double sum[OPGRAPH_NTPL] = { 0 };
     /* A tensor-parallel collective on n ranks makes each rank send at least (n - 1) / n of its buffer
      * (twice for an all-reduce: ring, tree and hierarchical plans alike, docs/collectives.md), no faster
-     * than the GPU's NVLink (one direction) and its share of the NICs together, efficiencies <= 1,
-     * without latency; protocols other than Simple only move more (nccltune_factors). */
+     * than the fabric the engine gives one GPU (train.h: NVLink per direction x nvlink_efficiency, and its
+     * share of the NICs x nic_efficiency, which a group inside one node does not use), without latency;
+     * protocols other than Simple only move more (nccltune_factors). */
     const clustercfg *cl = &x->cluster;
-    double n = (double)x->train.tp, bps = (double)x->gpu.nvlink_bw_bps / 2.0 +
-               (cl->nodes > 1 ? (double)cl->nic_bw_bps * (double)cl->nics_per_node / (double)cl->gpus_per_node : 0);
+    double n = (double)x->train.tp, gpn = (double)cl->gpus_per_node;
+    double bps = (double)x->gpu.nvlink_bw_bps / 2.0 * cl->nvlink_efficiency;
+    if (cl->nodes > 1 && !(x->train.tp <= cl->gpus_per_node && cl->gpus_per_node % x->train.tp == 0))
+        bps += (double)cl->nic_bw_bps * (double)cl->nics_per_node / gpn * cl->nic_efficiency;
     for (int id = 0; !rc && id < OPGRAPH_NTPL; id++)
         for (uint32_t e = 0; e < g->tpl[id].n; e++) {
             const opgraph_entry *en = &g->tpl[id].e[e];
@@ -528,30 +531,49 @@ static int grow_entries(search_entry **v, size_t *cap, size_t need)
     return 0;
 }
 
-/* Stage 2: run candidates in bound order until the bound passes the rank-th best; the entries that ran
- * well into *ran (ranked), their count into *nran. */
+static int offloads(const search_layout *l)
+{
+    return l->offload_optimizer != CXLCFG_OPT_NONE || l->offload_activations || l->offload_parameters;
+}
+
+/* Stage 2: run candidates in bound order while their bound can beat the top-th best, or (with CXL memory,
+ * for the rerun) the rerun-th best of those that offload; the entries that ran well into *ran (ranked),
+ * their count into *nran. */
 static int screen(const expcfg *base, expcfg *x, const search_layout *ls, cand *c, size_t nc, const search_opts *o,
                   search_report *r, search_entry **ran, size_t *nran, cxl_err *err)
 {
-    size_t rank = o->top > o->rerun ? o->top : o->rerun, nok = 0, okcap = 0, pos = 0;
+    size_t nok = 0, okcap = 0, pos = 0, ncxl = 0;
+    size_t kcxl = r->cxl ? o->rerun : 0;
     search_entry *okv = NULL, *rbuf = malloc(SEARCH_ROUND * sizeof *rbuf), *round[SEARCH_ROUND];
     int rc = rbuf ? 0 : cxl_errf(err, CXL_ENOMEM, "out of memory (search)");
     qsort(c, nc, sizeof *c, by_bound);
     while (!rc && pos < nc) {
-        int64_t thr = nok >= rank ? okv[rank - 1].screen.iteration_ps : INT64_MAX;
-        if (!o->exhaustive && c[pos].bound_ps > thr)
+        int64_t thr = nok >= o->top ? okv[o->top - 1].screen.iteration_ps : INT64_MAX, thr_cxl = kcxl ? INT64_MAX : -1;
+        for (size_t i = 0, seen = 0; kcxl && i < nok; i++)
+            if (offloads(&okv[i].l) && ++seen == kcxl) {
+                thr_cxl = okv[i].screen.iteration_ps;
+                break;
+            }
+        if (!o->exhaustive && c[pos].bound_ps > (thr > thr_cxl ? thr : thr_cxl))
             break;
         size_t k = 0;
-        while (k < SEARCH_ROUND && pos < nc && (o->exhaustive || c[pos].bound_ps <= thr)) {
+        for (; k < SEARCH_ROUND && pos < nc; pos++) {
+            const search_layout *l = &ls[c[pos].index];
+            int64_t b = c[pos].bound_ps;
+            if (!o->exhaustive && b > thr && (!offloads(l) || b > thr_cxl)) {
+                if (b > (thr > thr_cxl ? thr : thr_cxl))
+                    break;
+                r->pruned++;
+                continue;
+            }
             search_entry *e = &rbuf[k];
             memset(e, 0, sizeof *e);
             e->index = c[pos].index;
-            e->l = ls[c[pos].index];
-            e->bound_ps = c[pos].bound_ps;
+            e->l = *l;
+            e->bound_ps = b;
             e->hbm_bytes = c[pos].hbm_bytes;
             e->cxl_bytes_per_gpu = c[pos].cxl_bytes_per_gpu;
             round[k++] = e;
-            pos++;
         }
         if ((rc = run_batch(base, x, round, k, o->jobs, 2, r->screen_backend, err)) != 0)
             break;
@@ -569,13 +591,14 @@ static int screen(const expcfg *base, expcfg *x, const search_layout *ls, cand *
             }
             if (e->screen.iteration_ps < e->bound_ps)
                 r->violations++;
+            ncxl += offloads(&e->l) != 0;
             okv[nok++] = *e;
         }
         qsort(okv, nok, sizeof *okv, by_screen);
         if (o->progress)
             o->progress(o->progress_ctx, 2, r->screened, nc);
     }
-    r->pruned = nc - pos;
+    r->pruned += nc - pos;
     free(rbuf);
     *ran = okv;
     *nran = nok;
@@ -636,20 +659,26 @@ int search_run(const expcfg *base, const search_opts *o, search_report *r, cxl_e
             rc = no_layout(base, r, err);
     }
     if (!rc) {
-        size_t keep = o->top > o->rerun ? o->top : o->rerun;
-        r->nbest = nran < keep ? nran : keep;
+        /* the top, then (CXL) the best that offload beyond it, up to rerun of them */
+        size_t keep = 0, k = 0, want = r->cxl ? o->rerun : 0;
+        for (size_t i = 0; i < nran; i++) {
+            int cx = r->cxl && offloads(&ran[i].l) && k < want;
+            ran[i].screen_rank = (uint32_t)(i + 1);
+            if (i < o->top || cx)
+                ran[keep++] = ran[i];
+            k += cx;
+        }
+        r->nbest = keep;
         r->best = ran;
         ran = NULL;
-        for (size_t i = 0; i < r->nbest; i++)
-            r->best[i].screen_rank = (uint32_t)(i + 1);
-        size_t k = r->cxl ? (o->rerun < r->nbest ? o->rerun : r->nbest) : 0;
         search_entry **todo = k ? malloc(k * sizeof *todo) : NULL;
         if (k && !todo)
             rc = cxl_errf(err, CXL_ENOMEM, "out of memory (search)");
+        for (size_t i = 0, j = 0; !rc && i < keep; i++)
+            if (offloads(&r->best[i].l) && j < k)
+                todo[j++] = &r->best[i];
         for (size_t i = 0; !rc && i < k; i += SEARCH_ROUND) {
             size_t m = k - i < SEARCH_ROUND ? k - i : SEARCH_ROUND;
-            for (size_t j = 0; j < m; j++)
-                todo[i + j] = &r->best[i + j];
             rc = run_batch(base, x, todo + i, m, o->jobs, 3, r->rerun_backend, err);
             if (o->progress)
                 o->progress(o->progress_ctx, 3, i + m, k);
