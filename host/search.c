@@ -266,10 +266,27 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
             }
             sum[id] += (double)ps;
         }
+    const traincfg *t = &x->train;
+    /* the first stage's optimizer step follows its last backward (train.c): Adam on the GPU, or with
+     * offload_optimizer cpu the CPU's, no faster than cpu_adam_rate over the node's parameters */
+    double opt = 0;
+    if (!rc) {
+        uint64_t lpc = x->model.layers / (t->pp * t->virtual_stages);
+        uint64_t p = lpc * t->virtual_stages * g->layer_params + g->embed_params + (t->pp == 1 ? g->head_params : 0);
+        uint64_t shard = t->zero >= 1 ? (p + t->dp - 1) / t->dp : p;
+        if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_optimizer == CXLCFG_OPT_CPU)
+            opt = (double)shard * (double)x->cluster.gpus_per_node / x->cxl.cpu_adam_rate * 1e12;
+        else {
+            int op = opgraph_optimizer_op(g, t, shard, err);
+            int64_t ps = op < 0 ? op : compute_op_ps(&x->gpu, &g->ops[op]);
+            if (ps < 0)
+                rc = cxl_errf(err, (int)ps, "the optimizer kernel of the layout cannot be priced");
+            opt = (double)ps;
+        }
+    }
     free(g);
     if (rc)
         return rc;
-    const traincfg *t = &x->train;
     if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_activations)
         sum[OPGRAPH_LAYER_RECOMPUTE] = 0;   /* the engine fetches them back instead */
     double pp = (double)t->pp, v = (double)t->virtual_stages, m = (double)parallel_microbatches(t);
@@ -279,7 +296,7 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
     /* the last stage's own kernels, then the chain before its first and after its last chunk */
     double w = m * v * (fc + bc) + m * (sum[OPGRAPH_HEAD_FWD] + sum[OPGRAPH_HEAD_BWD]) + (t->pp == 1 ? m * ends : 0);
     double chain = t->pp > 1 ? ends + (pp - 1) * (fc + bc) : 0;
-    double b = w + chain;
+    double b = w + chain + opt;
     return b >= 9.2e18 ? INT64_MAX : (int64_t)b;
 }
 
@@ -341,6 +358,8 @@ static void eval_one(const expcfg *base, expcfg *x, search_entry *en, const char
     memcpy(ev->breakdown_s, res.breakdown_s, sizeof ev->breakdown_s);
     ev->tokens_per_s = res.tokens_per_s;
     ev->mfu = res.mfu;
+    ev->events = res.events;
+    ev->cxl_cycles = res.detailed_cycles;
     train_result_free(&res);
 }
 
@@ -591,6 +610,8 @@ static int screen(const expcfg *base, expcfg *x, const search_layout *ls, cand *
             }
             if (e->screen.iteration_ps < e->bound_ps)
                 r->violations++;
+            r->screen_events += e->screen.events;
+            r->screen_cxl_cycles += e->screen.cxl_cycles;
             ncxl += offloads(&e->l) != 0;
             okv[nok++] = *e;
         }

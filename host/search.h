@@ -20,16 +20,20 @@
  *      iteration time is computed from the kernel times of the compute stream (compute.h, exactly the
  *      durations the engine charges): the last pipeline stage runs m x v chunks of forward, recomputation
  *      and backward kernels plus the head (and the embedding when pp is 1), and cannot start before the
- *      forward of pp - 1 chunks (the first with the embedding) nor end before their backward; every other
+ *      forward of pp - 1 chunks (the first with the embedding) nor end before their backward and the first
+ *      stage's optimizer step (the GPU's Adam kernel, or the CPU's at cpu_adam_rate); tensor-parallel
+ *      collectives count at the fabric's bandwidth without latency; every other
  *      part of the iteration (communication, bubbles, CXL stalls) only adds. Layouts are run in order of
- *      that bound, and stop being run once the bound exceeds the iteration time of the rank-th best run
- *      so far (rank = max(top, rerun)), so the ranking is the one running every feasible layout would
+ *      that bound; one is skipped when its bound exceeds the iteration time of the top-th best run so
+ *      far and (with CXL memory, for stage 3) it offloads nothing or its bound also exceeds the rerun-th
+ *      best of the layouts that offload. So the ranking is the one running every feasible layout would
  *      give (`exhaustive` runs them all; a run faster than its bound is an internal error). Layouts run
  *      in rounds of SEARCH_ROUND, split over `jobs` forked processes: which ones run does not depend on
  *      jobs;
- *   3. rerun: the `rerun` best of the screen again with the cycle-level backend (csim), when the
- *      experiment has CXL memory (without it the backend plays no part and the screen is the answer);
- *      they are ranked again and the report says how ranks moved.
+ *   3. rerun: the `rerun` best of the screen that offload something to CXL, again with the cycle-level
+ *      backend (csim), when the experiment has CXL memory (a layout that offloads nothing moves no CXL
+ *      traffic, so its time is the same on every backend); they are ranked again among themselves and
+ *      the report says how the order moved.
  * Ties rank by enumeration order. Results are deterministic: independent of jobs and of time.
  *
  * Errors: CXL_EUSAGE for options out of range; CXL_ECONFIG when no layout is valid (the message names
@@ -67,6 +71,7 @@ typedef struct search_eval {
     int64_t iteration_ps;
     double breakdown_s[TRAIN_BK_N];
     double tokens_per_s, mfu;
+    uint64_t events, cxl_cycles;         /* the engine's events and CXL cycles simulated in detail: its cost */
     char reason[1024];                   /* the engine's message (no location) when rc != 0 */
 } search_eval;
 
@@ -108,6 +113,7 @@ typedef struct search_report {
     uint64_t invalid, infeasible, feasible;
     uint64_t screened, pruned, failed;   /* stage 2: run, skipped by the bound, the engine refused */
     uint64_t violations;                 /* runs faster than their bound (must be 0) */
+    uint64_t screen_events, screen_cxl_cycles; /* summed over the layouts that ran well (stage 2) */
     uint64_t rerun;                      /* stage 3 */
     int cxl;                             /* the experiment has CXL memory */
     unsigned vary;                       /* the dimensions varied (no offload without CXL) */
