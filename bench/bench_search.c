@@ -40,6 +40,12 @@ static int one(const char *path, int jobs)
            "layout per worker)\n", (unsigned long long)r->screened, r->wall_s[1],
            r->wall_s[1] > 0 ? (double)r->screened / r->wall_s[1] : 0, (unsigned long long)r->pruned,
            r->screened ? r->wall_s[1] * jobs / (double)r->screened : 0);
+    if (r->screened > r->failed) {
+        double ok = (double)(r->screened - r->failed);
+        printf("          engine per layout run: %.0f events, %.0f CXL cycles in detail; %.2f M events per second "
+               "per worker\n", (double)r->screen_events / ok, (double)r->screen_cxl_cycles / ok,
+               r->wall_s[1] > 0 ? (double)r->screen_events / (r->wall_s[1] * jobs) / 1e6 : 0);
+    }
     printf("  rerun   %8llu layouts  %7.3f s  %10.2f layouts/s  (%s)\n", (unsigned long long)r->rerun, r->wall_s[2],
            r->wall_s[2] > 0 ? (double)r->rerun / r->wall_s[2] : 0, r->rerun ? r->rerun_backend : "no CXL");
     char l[256];
