@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,36 +20,17 @@
 typedef unsigned long long ull;
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "cxlsim: search: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(run 'cxlsim help' for usage)\n");
-    va_end(ap);
-    return 2;
-}
-
-static int fail(const cxl_err *e)
-{
-    char buf[2048];
-    cxl_err_format(e, buf, sizeof buf);
-    fprintf(stderr, "cxlsim: %s\n", buf);
-    return cxl_exit_code(e->code);
-}
-
-static long long whole(const char *s, long long lo, long long hi)
+/* A whole number from lo to hi, or -1. */
+static long long count_arg(const char *s, long long lo, long long hi)
 {
     char *end;
     errno = 0;
-    long long v = strtoll(s, &end, 10);
-    return (*s && !*end && !errno && s[0] != '-' && s[0] != '+' && v >= lo && v <= hi) ? v : -1;
+    long long v = s[0] >= '0' && s[0] <= '9' ? strtoll(s, &end, 10) : -1;
+    return v >= 0 && !*end && !errno && v >= lo && v <= hi ? v : -1;
 }
 
-/* "tp,pp,zero" -> a mask of search_dim; -1 (with the message printed) when a name is unknown. */
-static long vary_mask(const char *list)
+/* "tp,pp,zero" -> a mask of search_dim; CXL_EUSAGE when a name is unknown. */
+static long vary_mask(const char *list, cxl_err *err)
 {
     unsigned m = 0;
     char buf[256];
@@ -63,12 +43,12 @@ static long vary_mask(const char *list)
         if (!strcmp(tok, "all"))
             m |= SEARCH_ALL_DIMS;
         else if (k < 0)
-            return -usage("--vary: unknown dimension '%s'; valid: all, tp, pp, sp, virtual_stages, micro_batch, "
-                          "recompute, zero, offload (comma-separated)", tok);
+            return cxl_errf(err, CXL_EUSAGE, "search: --vary: unknown dimension '%s'; valid: all, tp, pp, sp, "
+                            "virtual_stages, micro_batch, recompute, zero, offload (comma-separated)", tok);
         else
             m |= 1u << k;
     }
-    return m ? (long)m : -usage("--vary: name at least one dimension");
+    return m ? (long)m : cxl_errf(err, CXL_EUSAGE, "search: --vary: name at least one dimension");
 }
 
 typedef struct args {
@@ -77,7 +57,7 @@ typedef struct args {
     int quiet;
 } args;
 
-static int parse(int argc, char **argv, args *a)
+static int parse(int argc, char **argv, args *a, cxl_err *err)
 {
     memset(a, 0, sizeof *a);
     search_default_opts(&a->o);
@@ -90,25 +70,25 @@ static int parse(int argc, char **argv, args *a)
         int value = !strcmp(s, "--top") || !strcmp(s, "--rerun") || !strcmp(s, "--vary") || !strcmp(s, "-j") ||
                     !strcmp(s, "--json") || !strcmp(s, "--csv") || !strcmp(s, "--rerun-backend");
         if (value && i + 1 >= argc)
-            return usage("%s needs a value", s);
+            return cxl_errf(err, CXL_EUSAGE, "search: %s needs a value", s);
         const char *v = value ? argv[++i] : NULL;
         long long n;
         if (!strcmp(s, "--top")) {
-            if ((n = whole(v, 1, SEARCH_MAX_TOP)) < 0)
-                return usage("--top: '%s' is not a number of layouts from 1 to %d", v, SEARCH_MAX_TOP);
+            if ((n = count_arg(v, 1, SEARCH_MAX_TOP)) < 0)
+                return cxl_errf(err, CXL_EUSAGE, "search: --top: '%s' is not a number of layouts from 1 to %d", v, SEARCH_MAX_TOP);
             a->o.top = (unsigned)n;
         } else if (!strcmp(s, "--rerun")) {
-            if ((n = whole(v, 0, SEARCH_MAX_RERUN)) < 0)
-                return usage("--rerun: '%s' is not a number of layouts from 0 to %d", v, SEARCH_MAX_RERUN);
+            if ((n = count_arg(v, 0, SEARCH_MAX_RERUN)) < 0)
+                return cxl_errf(err, CXL_EUSAGE, "search: --rerun: '%s' is not a number of layouts from 0 to %d", v, SEARCH_MAX_RERUN);
             a->o.rerun = (unsigned)n;
         } else if (!strcmp(s, "-j")) {
-            if ((n = whole(v, 1, SEARCH_MAX_JOBS)) < 0)
-                return usage("-j: '%s' is not a number of worker processes from 1 to %d", v, SEARCH_MAX_JOBS);
+            if ((n = count_arg(v, 1, SEARCH_MAX_JOBS)) < 0)
+                return cxl_errf(err, CXL_EUSAGE, "search: -j: '%s' is not a number of worker processes from 1 to %d", v, SEARCH_MAX_JOBS);
             a->o.jobs = (int)n;
         } else if (!strcmp(s, "--vary")) {
-            long m = vary_mask(v);
+            long m = vary_mask(v, err);
             if (m < 0)
-                return (int)-m;
+                return (int)m;
             a->o.vary = (unsigned)m;
         } else if (!strcmp(s, "--json"))
             a->json = v;
@@ -121,7 +101,8 @@ static int parse(int argc, char **argv, args *a)
         else if (!strcmp(s, "--quiet"))
             a->quiet = 1;
         else if (s[0] == '-' || have)
-            return usage(s[0] == '-' ? "unknown option '%s'" : "only one EXPERIMENT may be given ('%s')", s);
+            return s[0] == '-' ? cxl_errf(err, CXL_EUSAGE, "search: unknown option '%s'", s)
+                               : cxl_errf(err, CXL_EUSAGE, "search: only one EXPERIMENT may be given ('%s')", s);
         else {
             a->exp = s;
             have = 1;
@@ -387,10 +368,10 @@ static char *make_csv(const search_opts *o, const search_report *r, size_t *len)
     return buf;
 }
 
-int cmd_search(int argc, char **argv, int full_argc, char **full_argv, const override_list *ov)
+int cmd_search(int argc, char **argv, int full_argc, char **full_argv, const override_list *ov, cxl_err *err)
 {
     args a;
-    int urc = parse(argc, argv, &a);
+    int urc = parse(argc, argv, &a, err);
     if (urc)
         return urc;
     cxl_err e;
@@ -398,18 +379,16 @@ int cmd_search(int argc, char **argv, int full_argc, char **full_argv, const ove
     const char *outs[2] = { a.json, a.csv }, *ins[1] = { a.exp };
     for (int i = 0; i < 2; i++)
         if (outs[i] && outfile_check(outs[i], &e))
-            return fail(&e);
+            return *err = e, e.code;
     if (outfile_check_inputs(outs, 2, ins, 1, &e))
-        return fail(&e);
+        return *err = e, e.code;
     FILE *so = outfile_is_stdout(a.json) || outfile_is_stdout(a.csv) ? stderr : stdout;
     expcfg *x = malloc(sizeof *x);
-    if (!x) {
-        cxl_errf(&e, CXL_ENOMEM, "out of memory");
-        return fail(&e);
-    }
+    if (!x)
+        return cxl_errf(err, CXL_ENOMEM, "out of memory");
     if (expcfg_load_with(a.exp, ov, 0, x, &e)) {
         free(x);
-        return fail(&e);
+        return *err = e, e.code;
     }
     a.o.rerun_backend = a.rerun_backend;
     int tty = !a.quiet && isatty(2);
@@ -443,5 +422,7 @@ int cmd_search(int argc, char **argv, int full_argc, char **full_argv, const ove
         search_report_free(r);
     free(r);
     free(x);
-    return rc ? fail(&e) : 0;
+    if (rc)
+        *err = e;
+    return rc;
 }

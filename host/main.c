@@ -1980,8 +1980,12 @@ static int run_args(int argc, char **argv, const cmdline *cl)
         return cmd_compare(argc, argv, cl);
     if (!strcmp(cmd, "sweep"))
         return cmd_sweep(argc, argv, cl);
-    if (!strcmp(cmd, "search"))   /* cmd_search.h: options, report and outputs of its own */
-        return cmd_search(argc, argv, cl->argc, cl->argv, cl->ov);
+    if (!strcmp(cmd, "search")) {   /* cmd_search.h: options, report and outputs of its own */
+        cxl_err e;
+        cxl_err_clear(&e);
+        int rc = cmd_search(argc, argv, cl->argc, cl->argv, cl->ov, &e);
+        return rc == CXL_EUSAGE ? usage_error("%s", e.msg) : rc ? fail(&e) : 0;
+    }
     return usage_error("unknown command '%s'", cmd);
 }
 
