@@ -55,12 +55,21 @@ static const char *const names[] = { "csim", "analytical", "verilator", "xrt", N
 
 const char *const *cxl_backend_names(void) { return names; }
 
+#ifdef CXLSIM_BACKEND_MODULES
+/* libcxlsim (lib/backend_module.c): a backend not compiled in, from its installed module; NULL when none */
+const cxl_backend_ops *cxl_backend_module(const char *name);
+#endif
+
 static const cxl_backend_ops *find(const char *name)
 {
     for (size_t i = 0; i < sizeof built / sizeof built[0]; i++)
         if (!strcmp(built[i]->name, name))
             return built[i];
+#ifdef CXLSIM_BACKEND_MODULES
+    return cxl_backend_module(name);
+#else
     return NULL;
+#endif
 }
 
 int cxl_backend_available(const char *name) { return find(name) != NULL; }

@@ -448,6 +448,8 @@ static void locate(cxl_err *err, const cfg_node *root, const char *blame)
     }
 }
 
+static int bind_doc(cfg_doc *doc, const override_list *ov, devcfg *out, cxl_err *err);
+
 int devcfg_load(const char *path_or_preset, devcfg *out, cxl_err *err)
 {
     return devcfg_load_with(path_or_preset, NULL, out, err);
@@ -466,6 +468,23 @@ int devcfg_load_with(const char *path_or_preset, const override_list *ov, devcfg
         rc = cfg_load_file(path_or_preset, resolve, NULL, &doc, err);
     if (rc)
         return rc;
+    return bind_doc(doc, ov, out, err);
+}
+
+int devcfg_load_text(const char *display_name, const char *text, const override_list *ov, devcfg *out,
+                     cxl_err *err)
+{
+    cfg_doc *doc = NULL;
+    int rc = cfg_load_text(display_name ? display_name : "<text>", text, resolve, NULL, &doc, err);
+    if (rc)
+        return rc;
+    return bind_doc(doc, ov, out, err);
+}
+
+/* Apply the overrides to a loaded device document, bind and check it into *out; frees doc. */
+static int bind_doc(cfg_doc *doc, const override_list *ov, devcfg *out, cxl_err *err)
+{
+    int rc;
     if ((rc = override_apply(doc, ov, err)) != 0) {
         cfg_free(doc);
         return rc;

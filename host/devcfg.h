@@ -57,6 +57,10 @@ typedef struct devcfg {
 int devcfg_load(const char *path_or_preset, devcfg *out, cxl_err *err);
 /* The same with `--set` overrides (override.h; NULL for none) applied to the device's document. */
 int devcfg_load_with(const char *path_or_preset, const override_list *ov, devcfg *out, cxl_err *err);
+/* The same from YAML text (display_name for error locations; `extends` of a file resolves from the
+ * current folder). */
+int devcfg_load_text(const char *display_name, const char *text, const override_list *ov, devcfg *out,
+                     cxl_err *err);
 /* Built-in preset names, NULL-terminated. */
 const char *const *devcfg_preset_names(void);
 /* The YAML text of a preset, or NULL. */

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sweepmpi.h"
 #include "sweeprow.h"
 
 typedef struct slot {
@@ -127,8 +128,9 @@ static void stop_all(slot *s, int jobs)
         }
 }
 
-int sweeprun_run(const sweep_spec *sp, const uint64_t *todo, size_t n, const sweeprun_opts *o, char **rows,
-                 cxl_err *err)
+/* The pool of this process (and, under MPI, of each worker rank). */
+static int run_local(const sweep_spec *sp, const uint64_t *todo, size_t n, const sweeprun_opts *o, char **rows,
+                     cxl_err *err)
 {
     int jobs = o->jobs < 1 ? 1 : o->jobs > SWEEPRUN_MAX_JOBS ? SWEEPRUN_MAX_JOBS : o->jobs;
     slot *s = calloc((size_t)jobs, sizeof *s);
@@ -180,4 +182,68 @@ int sweeprun_run(const sweep_spec *sp, const uint64_t *todo, size_t n, const swe
     free(s);
     free(pf);
     return rc;
+}
+
+/* ---- MPI (sweepmpi.h): rank 0 hands the points out, every other rank runs them on its own pool ---- */
+
+/* What rank 0 tells the workers: the sweep it loaded (a worker that loaded another one refuses) and the
+ * tests' crash hook. */
+typedef struct mpi_params {
+    uint64_t fingerprint;
+    long long crash_point;
+} mpi_params;
+
+typedef struct serve_ctx {
+    const sweep_spec *sp;
+    const override_list *global;
+    int jobs;
+} serve_ctx;
+
+static int serve_eval(void *ctx, const void *params, size_t plen, const uint64_t *items, size_t n, char **out,
+                      cxl_err *err)
+{
+    const serve_ctx *c = ctx;
+    mpi_params p;
+    if (plen != sizeof p)
+        return cxl_errf(err, CXL_EINTERNAL, "sweep: %zu bytes of parameters from rank 0, expected %zu", plen,
+                        sizeof p);
+    memcpy(&p, params, sizeof p);
+    if (p.fingerprint != c->sp->fingerprint)
+        return cxl_errf(err, CXL_ECONFIG, "sweep: %s is another sweep here than on rank 0 (its base, axes, values, "
+                        "filter or --set differ): every rank must read the same files", c->sp->path);
+    for (size_t i = 0; i < n; i++)
+        if (items[i] >= c->sp->product)
+            return cxl_errf(err, CXL_EINTERNAL, "sweep: point %llu from rank 0 is beyond the sweep's %llu",
+                            (unsigned long long)items[i], (unsigned long long)c->sp->product);
+    sweeprun_opts o = { c->jobs, c->global, NULL, NULL, p.crash_point };
+    return run_local(c->sp, items, n, &o, out, err);
+}
+
+int sweeprun_mpi_serve(const sweep_spec *sp, const override_list *global, int jobs, cxl_err *err)
+{
+    sweepmpi_launch l;
+    sweepmpi_launch_get(&l);
+    int rc = sweepmpi_require(&l, "sweep", err);
+    if (rc || l.size < 2)
+        return rc;
+    if (l.rank == 0)
+        return sweepmpi_start(err);          /* a job without the launcher's ranks fails before any output */
+    serve_ctx c = { sp, global, jobs < 1 ? 1 : jobs > SWEEPRUN_MAX_JOBS ? SWEEPRUN_MAX_JOBS : jobs };
+    if ((rc = sweepmpi_serve(serve_eval, &c, (size_t)c.jobs, err)))
+        return rc;
+    exit(0);
+}
+
+int sweeprun_run(const sweep_spec *sp, const uint64_t *todo, size_t n, const sweeprun_opts *o, char **rows,
+                 cxl_err *err)
+{
+    sweepmpi_launch l;
+    sweepmpi_launch_get(&l);
+    if (l.size < 2 || !sweepmpi_built())
+        return run_local(sp, todo, n, o, rows, err);
+    if (l.rank != 0)
+        return cxl_errf(err, CXL_EINTERNAL, "sweep: rank %d ran the sweep itself (sweeprun_mpi_serve first)", l.rank);
+    mpi_params p = { sp->fingerprint, o->crash_point };
+    int rc = sweepmpi_spread(todo, n, &p, sizeof p, o->done, o->ctx, rows, err);
+    return rc ? rc : sweepmpi_finish(err);
 }

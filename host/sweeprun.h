@@ -6,6 +6,11 @@
  * row says `crashed` (or `error`) with how it ended. Rows do not depend on `jobs` or on the order workers
  * finish: every point is evaluated alone from the same inputs, and the caller orders rows by point.
  * O(points) forks; the parent holds one row per point.
+ *
+ * Under an MPI launcher with several ranks (`mpirun -np N cxlsim sweep ...`, sweepmpi.h), rank 0 hands
+ * the points out in chunks of the workers' `jobs` and gathers the rows (the caller's journal, progress
+ * and outputs stay on rank 0); every other rank runs its chunks on a pool of its own and ends in
+ * sweeprun_mpi_serve. The rows are the same as those of a local run.
  */
 #ifndef CXLSIM_SWEEPRUN_H
 #define CXLSIM_SWEEPRUN_H
@@ -33,5 +38,14 @@ typedef struct sweeprun_opts {
  * why), or the code done returned; rows filled so far stay. */
 int sweeprun_run(const sweep_spec *sp, const uint64_t *todo, size_t n, const sweeprun_opts *o, char **rows,
                  cxl_err *err);
+
+/* Call once the sweep is loaded, before anything that writes: 0 at once in a plain run, 0 on rank 0 of
+ * an MPI job once MPI is initialised (sweepmpi_start).
+ * On ranks 1..N-1 of an MPI job, runs the points rank 0 hands out (on `jobs` worker processes) and then
+ * exits the process with status 0 (a worker rank has nothing to write; rank 0 reports failures);
+ * returns only a failure that keeps this rank from taking part (sweepmpi_serve), which the caller
+ * reports before exiting. CXL_EBACKEND under a launcher with several ranks when MPI is not built in,
+ * with how to build it. */
+int sweeprun_mpi_serve(const sweep_spec *sp, const override_list *global, int jobs, cxl_err *err);
 
 #endif

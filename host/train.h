@@ -19,8 +19,8 @@
  * iteration time: compute (kernels), exposed_tp_comm (blocked in a tensor-parallel collective),
  * exposed_pp_comm (waiting for an activation or gradient that is on the wire), pipeline_bubble (waiting
  * for one not yet sent, and idle after the stage's own end), exposed_dp_comm (waiting for gradient
- * reduction, the tied-embedding all-reduce and the parameter all-gather), cxl_stall (0: CXL memory is
- * not in the loop yet). The reported breakdown is the mean over stages.
+ * reduction, the tied-embedding all-reduce and the parameter all-gather), cxl_stall (waiting for CXL
+ * transfers and the CPU optimizer's floor, train_eng.h). The reported breakdown is the mean over stages.
  */
 #ifndef CXLSIM_TRAIN_H
 #define CXLSIM_TRAIN_H

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "sweep.h"
+#include "sweepmpi.h"
 #include "sweepexpr.h"
 #include "sweeprow.h"
 
@@ -186,6 +187,54 @@ static void rows_and_escapes(void **state)
     sweep_free(&sp);
 }
 
+/* The MPI launcher read from the environment (sweepmpi.h): Open MPI's mpirun, PMI-2, srun with PMIx;
+ * a plain run is one rank; several ranks need MPI built in, or the message says how to build it. */
+static void mpi_launch_from_environment(void **state)
+{
+    (void)state;
+    static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMI_SIZE", "PMI_RANK",
+                                        "PMIX_RANK", "SLURM_STEP_NUM_TASKS", NULL };
+    for (int i = 0; vars[i]; i++)
+        unsetenv(vars[i]);
+    sweepmpi_launch l;
+    cxl_err e;
+    cxl_err_clear(&e);
+    sweepmpi_launch_get(&l);
+    assert_int_equal(l.size, 1);
+    assert_int_equal(l.rank, 0);
+    assert_int_equal(sweepmpi_require(&l, "sweep", &e), 0);
+    setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+    setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+    sweepmpi_launch_get(&l);
+    assert_int_equal(l.size, 4);
+    assert_int_equal(l.rank, 3);
+    assert_string_equal(l.from, "OMPI_COMM_WORLD_SIZE=4");
+    int rc = sweepmpi_require(&l, "sweep", &e);
+    if (sweepmpi_built())
+        assert_int_equal(rc, 0);
+    else {
+        assert_int_equal(rc, CXL_EBACKEND);
+        assert_non_null(strstr(e.msg, "rank 3 of 4"));
+        assert_non_null(strstr(e.msg, "-DCXLSIM_MPI=ON"));
+    }
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("OMPI_COMM_WORLD_RANK");
+    setenv("PMIX_RANK", "2", 1);                 /* srun --mpi=pmix: the size is Slurm's */
+    setenv("SLURM_STEP_NUM_TASKS", "8", 1);
+    sweepmpi_launch_get(&l);
+    assert_int_equal(l.size, 8);
+    assert_int_equal(l.rank, 2);
+    unsetenv("SLURM_STEP_NUM_TASKS");            /* a rank without a size: one rank */
+    sweepmpi_launch_get(&l);
+    assert_int_equal(l.size, 1);
+    assert_int_equal(l.rank, 0);
+    unsetenv("PMIX_RANK");
+    setenv("PMI_SIZE", "x2", 1);                 /* not a number: ignored */
+    sweepmpi_launch_get(&l);
+    assert_int_equal(l.size, 1);
+    unsetenv("PMI_SIZE");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -193,6 +242,7 @@ int main(void)
         cmocka_unit_test(points_of_crossed_and_zipped_axes),
         cmocka_unit_test(errors_name_the_axis),
         cmocka_unit_test(rows_and_escapes),
+        cmocka_unit_test(mpi_launch_from_environment),
     };
     return cmocka_run_group_tests_name("sweep", tests, tmpdir_setup, tmpdir_teardown);
 }

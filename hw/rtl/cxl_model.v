@@ -75,6 +75,7 @@ module cxl_model #(
 );
     localparam integer W  = `CXL_MSG_W;
     localparam integer K  = 5;      // lookahead of a link transmitter into each source
+    localparam integer KM = 3;      // ... that an M2S flit can use (2 Req + 1 RwD: link.v)
     localparam integer NIN = 8;     // messages one link_rx delivers (CXL_FLIT_MAXDONE)
     localparam integer DIN = 16;    // ingress pushes a device takes per cycle (local path: one per requester)
     localparam integer COMPQ = 1024;
@@ -206,6 +207,7 @@ module cxl_model #(
         for (hb = 0; hb < NREQ; hb = hb + 1)
             hq_msg_bus[K*W*hb +: K*W] = hq_msg[hb];
     wire [NREQ*32-1:0]  hq_count, hq_space;
+    wire [NREQ-1:0]     hq_wait;         // an entry waits for its ready cycle (the path must see each cycle)
     reg  [NREQ*8-1:0]   hq_pop_n;
     reg  [NREQ-1:0]     li_pop;          // local path: moved into the controller this cycle
     wire [NREQ-1:0]     rq_iss_en;
@@ -217,7 +219,7 @@ module cxl_model #(
     // main clocks have none. The request paths move in every main clock (pops, ready times).
     wire rqclk, hqclk;
     clkgate u_cg_rq (.clk(clk), .en(!rst_n || rsp_clk || sub_clk || (main_clk && |rq_iss_valid)), .gclk(rqclk));
-    clkgate u_cg_hq (.clk(clk), .en(!rst_n || (main_clk && (|rq_iss_valid || |hq_pop_n))), .gclk(hqclk));
+    clkgate u_cg_hq (.clk(clk), .en(!rst_n || (main_clk && (|rq_iss_valid || |hq_pop_n || |hq_wait))), .gclk(hqclk));
     genvar gr, gk;
     generate
         for (gr = 0; gr < NREQ; gr = gr + 1) begin : rq
@@ -265,27 +267,24 @@ module cxl_model #(
             // step 9: requester_may_issue && pipe_space(host_req[r]) (after the local path's pops)
             wire [31:0] sp = hq_space[32*gr +: 32] + {31'd0, !lp && li_pop[gr]};
             assign rq_iss_en[gr] = sp != 32'd0;
-            wire [K-1:0]   w_valid;
-            wire [K*64-1:0] w_ready;
+            // the host request path: every entry leaves p_host_req cycles after its push, so the path
+            // is a delay_pipe (no ready cycles stored); its window is the KM entries an M2S flit can
+            // take from one source (2 Req + 1 RwD), shown to the link as K entries, the rest empty
+            wire [KM-1:0]   w_rdy;
+            wire [KM*W-1:0] w_msg3;
             /* verilator lint_off UNUSEDSIGNAL */
-            wire [K-1:0]   w_rdy;      // 0 (RDY = 0): hq_rdy below
-            wire [7:0]     acc_n;
-            wire           perr;
+            wire [KM-1:0]   w_valid;   // w_rdy implies it
+            wire            perr;      // never: step 9 pushes only with space (rq_iss_en)
             /* verilator lint_on UNUSEDSIGNAL */
-            mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(1), .K(K), .RDY(0)) u_hq (
-                .clk(hqclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_q), .cap(`CXL_MAX_FIFO),
-                .push_first(1'b0),   // see below: an entry is never ready in the cycle it is pushed
-                .push_n({7'd0, rq_iss_valid[gr]}), .push_msg(rq_iss_msg[W*gr +: W]),
-                .push_ready(now_q + {32'd0, p_host_req}),
-                .pop_n(hq_pop_n[8*gr +: 8]),
-                .win_valid(w_valid), .win_rdy(w_rdy), .win_msg(w_msg),
-                .win_ready(w_ready), .count(hq_count[32*gr +: 32]), .space(hq_space[32*gr +: 32]),
-                .push_acc(acc_n), .push_err(perr));
-            // the ready bits from the window's ready cycles here, not in the path (RDY = 0): its window
-            // then depends on its own state only, and a simulator evaluates it only when the path moves
-            for (gk = 0; gk < K; gk = gk + 1) begin : rdy
-                assign hq_rdy[gr][gk] = w_valid[gk] && !(now_q < w_ready[64*gk +: 64]);
-            end
+            delay_pipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .K(KM)) u_hq (
+                .clk(hqclk), .rst_n(rst_n), .ce(main_clk && used), .now_lo(now_q[31:0]),
+                .delay(p_host_req), .push(rq_iss_valid[gr]), .push_msg(rq_iss_msg[W*gr +: W]),
+                .pop_n(hq_pop_n[8*gr +: 3]),
+                .win_valid(w_valid), .win_rdy(w_rdy), .win_msg(w_msg3),
+                .count(hq_count[32*gr +: 32]), .space(hq_space[32*gr +: 32]), .push_err(perr),
+                .waiting(hq_wait[gr]));
+            assign hq_rdy[gr] = {{(K-KM){1'b0}}, w_rdy};
+            assign w_msg = {{((K-KM)*W){1'b0}}, w_msg3};
         end
     endgenerate
 

@@ -78,6 +78,28 @@ module ring_ram #(
             localparam integer BAW = $clog2(BD);
             localparam [31:0] BM = B - 1;
             wire [B*W-1:0] bank_q;   // bank k's read at [W*k +: W]
+            // the write rotator: bank k takes write (k - wbase) mod B, i.e. the B-lane vector of writes
+            // (lanes NW.. empty) rotated up by wbase mod B, as a barrel rotator of LB stages (stage s
+            // rotates by 2^s when bit s of wbase is set). Two stages fit one 6-input LUT per bit, so it
+            // costs about B x W x LB / 2 LUTs at LB / 2 levels, where a B-way select per bank costs
+            // about B x W x B / 4 (a 16-way select is 4 LUTs and 3 MUXF per bit).
+            wire [B*W-1:0] wlane0;   // write i in lane i, lanes NW .. B-1 empty
+            wire [LB-1:0]  wsh = wbase[LB-1:0];
+            if (B > NW) begin : wpad
+                assign wlane0 = {{((B-NW)*W){1'b0}}, wdata};
+            end else begin : wfull
+                assign wlane0 = wdata;
+            end
+            reg [B*W-1:0] wrot, wrot_st;   // after each stage; lane k at [W*k +: W]
+            integer st, kl;
+            always @* begin
+                wrot = wlane0;
+                for (st = 0; st < LB; st = st + 1) begin
+                    for (kl = 0; kl < B; kl = kl + 1)   // lane kl takes lane (kl - 2^st) mod B
+                        wrot_st[W*kl +: W] = wsh[st] ? wrot[W*((kl + B - (1 << st)) % B) +: W] : wrot[W*kl +: W];
+                    wrot = wrot_st;
+                end
+            end
             for (b = 0; b < B; b = b + 1) begin : bank
                 localparam [31:0] B32 = b;
                 reg [W-1:0] mem [0:BD-1];
@@ -89,19 +111,9 @@ module ring_ram #(
                 wire [31:0] ri = (B32 - rbase) & BM;
                 wire [31:0] rs = slot(rbase, ri);
                 /* verilator lint_on UNUSEDSIGNAL */
-                // the write rotator: a NW-way select by constant part-selects (a variable part-select
-                // becomes a barrel shifter over all NW x W bits per bank in synthesis)
-                reg [W-1:0] wsel;
-                integer k;
-                always @* begin
-                    wsel = {W{1'b0}};
-                    for (k = 0; k < NW; k = k + 1)
-                        if (wi == k)
-                            wsel = wdata[W*k +: W];
-                end
                 always @(posedge clk)
                     if (we && wi < wn && wi < NW32)
-                        mem[ws[LB +: BAW]] <= wsel;
+                        mem[ws[LB +: BAW]] <= wrot[W*b +: W];
                 assign bank_q[W*b +: W] = mem[rs[LB +: BAW]];
             end
             // the read rotator: read j comes from bank (rbase + j) mod B

@@ -1,126 +1,12 @@
-/* cmd_search.c - `cxlsim search` (cmd_search.h). */
+/* report_search.c - what `cxlsim search` prints and writes (report_search.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "cmd_search.h"
+#include "report_search.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "cfgdump.h"
-#include "commit.h"
-#include "err.h"
-#include "expcfg.h"
-#include "json.h"
-#include "outfile.h"
-#include "search.h"
 
 typedef unsigned long long ull;
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* A whole number from lo to hi, or -1. */
-static long long count_arg(const char *s, long long lo, long long hi)
-{
-    char *end;
-    errno = 0;
-    long long v = s[0] >= '0' && s[0] <= '9' ? strtoll(s, &end, 10) : -1;
-    return v >= 0 && !*end && !errno && v >= lo && v <= hi ? v : -1;
-}
-
-/* "tp,pp,zero" -> a mask of search_dim; CXL_EUSAGE when a name is unknown. */
-static long vary_mask(const char *list, cxl_err *err)
-{
-    unsigned m = 0;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int k = -1;
-        for (int d = 0; d < SEARCH_NDIMS; d++)
-            if (!strcmp(tok, search_dim_names[d]))
-                k = d;
-        if (!strcmp(tok, "all"))
-            m |= SEARCH_ALL_DIMS;
-        else if (k < 0)
-            return cxl_errf(err, CXL_EUSAGE, "search: --vary: unknown dimension '%s'; valid: all, tp, pp, sp, "
-                            "virtual_stages, micro_batch, recompute, zero, offload (comma-separated)", tok);
-        else
-            m |= 1u << k;
-    }
-    return m ? (long)m : cxl_errf(err, CXL_EUSAGE, "search: --vary: name at least one dimension");
-}
-
-typedef struct args {
-    const char *exp, *json, *csv, *rerun_backend;
-    search_opts o;
-    int quiet;
-} args;
-
-static int parse(int argc, char **argv, args *a, cxl_err *err)
-{
-    memset(a, 0, sizeof *a);
-    search_default_opts(&a->o);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    a->o.jobs = cpus < 1 ? 1 : cpus > SEARCH_MAX_JOBS ? SEARCH_MAX_JOBS : (int)cpus;
-    a->exp = EXPCFG_DEFAULT;
-    int have = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int value = !strcmp(s, "--top") || !strcmp(s, "--rerun") || !strcmp(s, "--vary") || !strcmp(s, "-j") ||
-                    !strcmp(s, "--json") || !strcmp(s, "--csv") || !strcmp(s, "--rerun-backend");
-        if (value && i + 1 >= argc)
-            return cxl_errf(err, CXL_EUSAGE, "search: %s needs a value", s);
-        const char *v = value ? argv[++i] : NULL;
-        long long n;
-        if (!strcmp(s, "--top")) {
-            if ((n = count_arg(v, 1, SEARCH_MAX_TOP)) < 0)
-                return cxl_errf(err, CXL_EUSAGE, "search: --top: '%s' is not a number of layouts from 1 to %d", v, SEARCH_MAX_TOP);
-            a->o.top = (unsigned)n;
-        } else if (!strcmp(s, "--rerun")) {
-            if ((n = count_arg(v, 0, SEARCH_MAX_RERUN)) < 0)
-                return cxl_errf(err, CXL_EUSAGE, "search: --rerun: '%s' is not a number of layouts from 0 to %d", v, SEARCH_MAX_RERUN);
-            a->o.rerun = (unsigned)n;
-        } else if (!strcmp(s, "-j")) {
-            if ((n = count_arg(v, 1, SEARCH_MAX_JOBS)) < 0)
-                return cxl_errf(err, CXL_EUSAGE, "search: -j: '%s' is not a number of worker processes from 1 to %d", v, SEARCH_MAX_JOBS);
-            a->o.jobs = (int)n;
-        } else if (!strcmp(s, "--vary")) {
-            long m = vary_mask(v, err);
-            if (m < 0)
-                return (int)m;
-            a->o.vary = (unsigned)m;
-        } else if (!strcmp(s, "--json"))
-            a->json = v;
-        else if (!strcmp(s, "--csv"))
-            a->csv = v;
-        else if (!strcmp(s, "--rerun-backend"))
-            a->rerun_backend = v;
-        else if (!strcmp(s, "--exhaustive"))
-            a->o.exhaustive = 1;
-        else if (!strcmp(s, "--quiet"))
-            a->quiet = 1;
-        else if (s[0] == '-' || have)
-            return s[0] == '-' ? cxl_errf(err, CXL_EUSAGE, "search: unknown option '%s'", s)
-                               : cxl_errf(err, CXL_EUSAGE, "search: only one EXPERIMENT may be given ('%s')", s);
-        else {
-            a->exp = s;
-            have = 1;
-        }
-    }
-    return 0;
-}
-
-static void progress(void *ctx, int stage, uint64_t done, uint64_t most)
-{
-    (void)ctx;
-    fprintf(stderr, "\rcxlsim: search: %s %llu of at most %llu layouts   ", stage == 2 ? "screen" : "rerun",
-            (ull)done, (ull)most);
-    fflush(stderr);
-}
-
-
-static void print_report(FILE *so, const expcfg *x, const search_opts *o, const search_report *r, int jobs)
+void report_search_text(FILE *so, const expcfg *x, const search_opts *o, const search_report *r, int jobs)
 {
     fprintf(so, "search %s: model %s on %llu x %llu %s (%llu GPUs), global batch %llu\n", x->name, x->model.name,
             (ull)x->cluster.nodes, (ull)x->cluster.gpus_per_node, x->gpu.name,
@@ -238,36 +124,11 @@ static void json_eval(json_w *w, const search_eval *v)
     json_obj_end(w);
 }
 
-static char *config_text(const expcfg *x, size_t *len)
+int report_search_json(json_w *w, const cli_ctx *cl, const char *cfg, size_t cfg_len, const expcfg *x,
+                       const search_opts *o, const search_report *r)
 {
-    char *buf = NULL;
-    FILE *m = open_memstream(&buf, len);
-    if (!m)
-        return NULL;
-    int bad = expcfg_dump(m, x) != 0;
-    if (fclose(m) || bad) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
-static int make_json(json_w *w, const expcfg *x, const search_opts *o, const search_report *r, int argc,
-                     char **argv)
-{
-    size_t clen = 0;
-    char *cfg = config_text(x, &clen), hash[32];
-    if (!cfg)
-        return -1;
-    snprintf(hash, sizeof hash, "fnv1a64:%016" PRIx64, cfgdump_fnv1a64(cfg, clen));
-    free(cfg);
     json_obj_begin(w, NULL);
-    json_str(w, "commit", CXLSIM_COMMIT);
-    json_arr_begin(w, "command_line");
-    for (int i = 0; i < argc; i++)
-        json_str(w, NULL, argv[i]);
-    json_arr_end(w);
-    json_str(w, "config_hash", hash);
+    cli_json_provenance(w, cl, cfg, cfg_len);
     json_str(w, "experiment", x->name);
     json_u64(w, "gpus", clustercfg_gpus(&x->cluster));
     json_arr_begin(w, "varied");
@@ -331,7 +192,7 @@ static int make_json(json_w *w, const expcfg *x, const search_opts *o, const sea
     return w->oom ? -1 : 0;
 }
 
-static char *make_csv(const search_opts *o, const search_report *r, size_t *len)
+char *report_search_csv(const search_opts *o, const search_report *r, size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
@@ -366,63 +227,4 @@ static char *make_csv(const search_opts *o, const search_report *r, size_t *len)
         return NULL;
     }
     return buf;
-}
-
-int cmd_search(int argc, char **argv, int full_argc, char **full_argv, const override_list *ov, cxl_err *err)
-{
-    args a;
-    int urc = parse(argc, argv, &a, err);
-    if (urc)
-        return urc;
-    cxl_err e;
-    cxl_err_clear(&e);
-    const char *outs[2] = { a.json, a.csv }, *ins[1] = { a.exp };
-    for (int i = 0; i < 2; i++)
-        if (outs[i] && outfile_check(outs[i], &e))
-            return *err = e, e.code;
-    if (outfile_check_inputs(outs, 2, ins, 1, &e))
-        return *err = e, e.code;
-    FILE *so = outfile_is_stdout(a.json) || outfile_is_stdout(a.csv) ? stderr : stdout;
-    expcfg *x = malloc(sizeof *x);
-    if (!x)
-        return cxl_errf(err, CXL_ENOMEM, "out of memory");
-    if (expcfg_load_with(a.exp, ov, 0, x, &e)) {
-        free(x);
-        return *err = e, e.code;
-    }
-    a.o.rerun_backend = a.rerun_backend;
-    int tty = !a.quiet && isatty(2);
-    if (tty) {
-        a.o.progress = progress;
-        a.o.progress_ctx = NULL;
-    }
-    search_report *r = malloc(sizeof *r);
-    int rc = r ? search_run(x, &a.o, r, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
-    if (tty)
-        fprintf(stderr, "\r%70s\r", "");
-    if (rc == CXL_ECONFIG && r && r->nreasons)
-        print_report(so, x, &a.o, r, a.o.jobs);
-    if (!rc) {
-        print_report(so, x, &a.o, r, a.o.jobs);
-        json_w w;
-        json_init(&w);
-        size_t clen = 0;
-        char *csv = a.csv ? make_csv(&a.o, r, &clen) : NULL;
-        if ((a.json && make_json(&w, x, &a.o, r, full_argc, full_argv)) || (a.csv && !csv))
-            rc = cxl_errf(&e, CXL_ENOMEM, "out of memory writing the search's outputs");
-        else {
-            const char *data[2] = { w.buf ? w.buf : "", csv ? csv : "" };
-            size_t lens[2] = { w.len, clen };
-            rc = outfile_write_all(outs, data, lens, 2, &e);
-        }
-        json_free(&w);
-        free(csv);
-    }
-    if (r)
-        search_report_free(r);
-    free(r);
-    free(x);
-    if (rc)
-        *err = e;
-    return rc;
 }

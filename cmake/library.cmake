@@ -1,0 +1,135 @@
+# library.cmake - libcxlsim (include/cxlsim/cxlsim.h), the NCCL delay plugin, and what `cmake --install`
+# installs (docs/library.md). Included from CMakeLists.txt after the host library is defined.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# The library's own code: the public API (lib/cxlsim.c) and the backend registry with the C model and the
+# analytical backend only (lib/backend_lib.c). The host modules come from cxlcore_obj and the cycle model
+# from cxlhw, both compiled position-independent with hidden symbols; only CXLSIM_API functions export.
+add_library(cxlsim_api_obj OBJECT ${CMAKE_SOURCE_DIR}/lib/cxlsim.c ${CMAKE_SOURCE_DIR}/lib/backend_lib.c
+            ${CMAKE_SOURCE_DIR}/lib/backend_module.c)
+set_target_properties(cxlsim_api_obj PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
+target_compile_definitions(cxlsim_api_obj PRIVATE CXLSIM_BUILDING_LIBRARY CXLSIM_VERSION="${PROJECT_VERSION}"
+                           CXLSIM_BACKEND_MODULES)
+target_include_directories(cxlsim_api_obj PUBLIC $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>)
+target_link_libraries(cxlsim_api_obj PRIVATE cxlcore_obj)
+set(CXLSIM_LIB_OBJECTS $<TARGET_OBJECTS:cxlsim_api_obj> $<TARGET_OBJECTS:cxlcore_obj> $<TARGET_OBJECTS:cxlhw>)
+
+add_library(cxlsim_shared SHARED ${CXLSIM_LIB_OBJECTS})
+add_library(cxlsim_static STATIC ${CXLSIM_LIB_OBJECTS})
+foreach(t IN ITEMS cxlsim_shared cxlsim_static)
+  set_target_properties(${t} PROPERTIES OUTPUT_NAME cxlsim LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib
+                        ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
+  target_include_directories(${t} INTERFACE $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>
+                             $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+endforeach()
+set_target_properties(cxlsim_shared PROPERTIES VERSION 1.0.0 SOVERSION 1 EXPORT_NAME cxlsim)
+# -z defs: every symbol the library uses is resolved at its own link (no undefined references left to
+# the program that loads it); not under the sanitizers, whose runtime the program brings
+if(NOT CXLSIM_SANITIZE)
+  target_link_options(cxlsim_shared PRIVATE LINKER:-z,defs)
+endif()
+target_link_libraries(cxlsim_shared PRIVATE PkgConfig::YAML ZLIB::ZLIB Threads::Threads ${MATH_LIB} ${CMAKE_DL_LIBS})
+target_link_libraries(cxlsim_static INTERFACE $<BUILD_INTERFACE:PkgConfig::YAML> $<BUILD_INTERFACE:ZLIB::ZLIB>
+                      $<BUILD_INTERFACE:Threads::Threads> ${MATH_LIB} ${CMAKE_DL_LIBS})
+
+# Optional backends as modules the library loads when asked for them (lib/backend_module.h):
+# <libdir>/cxlsim/backend_<name>.so. The xrt backend where XRT was found: the module takes the host modules
+# it needs from the static library. (The verilator backend is not a module yet: its verilated libraries are
+# not compiled position-independent; it stays in the cxlsim command.)
+if(CXLSIM_XRT_BACKEND)
+  add_library(cxlsim_backend_xrt MODULE ${CMAKE_SOURCE_DIR}/lib/module_xrt.c)
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/lib/module_xrt.c PROPERTIES COMPILE_OPTIONS "-isystem;${XRT_INCLUDE_DIR}")
+  set_target_properties(cxlsim_backend_xrt PROPERTIES PREFIX "" OUTPUT_NAME backend_xrt C_VISIBILITY_PRESET hidden
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/cxlsim)
+  target_include_directories(cxlsim_backend_xrt PRIVATE ${CMAKE_SOURCE_DIR}/host)
+  target_link_libraries(cxlsim_backend_xrt PRIVATE cxlsim_static cxlsim_xrt)
+  if(NOT CXLSIM_SANITIZE)
+    target_link_options(cxlsim_backend_xrt PRIVATE LINKER:-z,defs)
+  endif()
+  add_dependencies(cxlsim_shared cxlsim_backend_xrt)   # a library built is a library with its modules
+  install(TARGETS cxlsim_backend_xrt LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/cxlsim)
+endif()
+
+# The NCCL delay plugin (include/cxlsim/cxlsim_nccl.h): a small shared object over the public API, and
+# the replay harness for recorded collectives.
+add_library(cxlsim_nccl SHARED ${CMAKE_SOURCE_DIR}/lib/cxlsim_nccl.c)
+set_target_properties(cxlsim_nccl PROPERTIES C_VISIBILITY_PRESET hidden VERSION 1.0.0 SOVERSION 1
+                      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib EXPORT_NAME nccl)
+target_compile_definitions(cxlsim_nccl PRIVATE CXLSIM_BUILDING_LIBRARY)
+if(NOT CXLSIM_SANITIZE)
+  target_link_options(cxlsim_nccl PRIVATE LINKER:-z,defs)
+endif()
+target_link_libraries(cxlsim_nccl PUBLIC cxlsim_shared)
+add_executable(cxlsim-nccl-replay ${CMAKE_SOURCE_DIR}/lib/cxlsim_nccl_replay.c)
+target_link_libraries(cxlsim-nccl-replay PRIVATE cxlsim_nccl)
+
+# ---- install ----
+install(TARGETS cxlsim cxlsim-nccl-replay RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS cxlsim_shared cxlsim_nccl EXPORT cxlsimTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS cxlsim_static ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/cxlsim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT cxlsimTargets NAMESPACE cxlsim:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cxlsim)
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/cxlsimConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/generated/cxlsimConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cxlsim)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/generated/cxlsimConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/generated/cxlsimConfig.cmake ${CMAKE_BINARY_DIR}/generated/cxlsimConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cxlsim)
+# relocatable: the prefix is found from the .pc file's own folder, so `cmake --install --prefix P` works
+file(RELATIVE_PATH CXLSIM_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+configure_file(${CMAKE_SOURCE_DIR}/cmake/cxlsim.pc.in ${CMAKE_BINARY_DIR}/generated/cxlsim.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/generated/cxlsim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# the shipped configurations (the command embeds them too; files are for reading and `extends: FILE`)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/cxlsim/configs)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/python/cxlsim DESTINATION ${CMAKE_INSTALL_DATADIR}/cxlsim/python
+        PATTERN __pycache__ EXCLUDE)
+install(FILES ${CMAKE_SOURCE_DIR}/scripts/cxlsim-completion.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+        RENAME cxlsim)
+# man page: generated from `cxlsim help` and `cxlsim version` where help2man is installed
+find_program(HELP2MAN help2man)
+if(HELP2MAN)
+  set(man ${CMAKE_BINARY_DIR}/man/cxlsim.1)
+  add_custom_command(OUTPUT ${man}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
+    COMMAND ${HELP2MAN} --no-info --no-discard-stderr --help-option=help --version-option=version
+            --name "simulator of distributed LLM training on clusters with CXL-attached memory"
+            --output ${man} $<TARGET_FILE:cxlsim>
+    DEPENDS cxlsim
+    COMMENT "help2man: cxlsim.1")
+  add_custom_target(cxlsim_man ALL DEPENDS ${man})
+  install(FILES ${man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+else()
+  message(STATUS "cxlsim: help2man not found: no man page installed (apt-get install help2man)")
+endif()
+
+# ---- tests ----
+if(CXLSIM_TESTS)
+  foreach(t IN ITEMS test_libapi test_nccl_delay test_libxrt)
+    if(TARGET ${t})
+      target_link_libraries(${t} PRIVATE cxlsim_nccl)
+    endif()
+  endforeach()
+  # the xrt module through the library, on XRT's no-op shim (as test_xrt)
+  if(TARGET test_libxrt)
+    target_link_libraries(test_libxrt PRIVATE cxlxclbin)
+    set_tests_properties(test_libxrt PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT
+      "CMOCKA_MESSAGE_OUTPUT=stdout;XILINX_XRT=${CMAKE_BINARY_DIR}/xrt-noop;XCL_EMULATION_MODE=noop")
+  endif()
+endif()
+# Not under the sanitizers: the examples, the installed command and Python load an instrumented library
+# into programs without the sanitizers' runtime (test_libapi and test_nccl_delay run there instead).
+if(CXLSIM_TESTS AND NOT CXLSIM_SANITIZE)
+  # install to a temporary prefix, then build and run the examples against it alone
+  add_test(NAME cli_install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install_check.sh ${CMAKE_BINARY_DIR}
+           ${CMAKE_SOURCE_DIR})
+  set_tests_properties(cli_install PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  # the Python bindings over the build tree's library
+  find_package(Python3 COMPONENTS Interpreter)
+  if(Python3_FOUND)
+    add_test(NAME python_bindings COMMAND ${Python3_EXECUTABLE} -m unittest discover -s ${CMAKE_SOURCE_DIR}/tests/python -v)
+    set_tests_properties(python_bindings PROPERTIES ENVIRONMENT
+      "CXLSIM_LIBRARY=$<TARGET_FILE:cxlsim_shared>;PYTHONPATH=${CMAKE_SOURCE_DIR}/python;CXLSIM_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+  endif()
+endif()

@@ -1,0 +1,77 @@
+"""Python bindings (python/cxlsim) over libcxlsim: every call group returns dicts, errors raise CxlsimError with
+the C API's location, results are deterministic, and the sweep example runs. Run by ctest (python_bindings) with
+CXLSIM_LIBRARY set to the build's libcxlsim.so; about 2 s."""
+import os
+import subprocess
+import sys
+import unittest
+
+import cxlsim
+
+SRC = os.environ.get("CXLSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+class Bindings(unittest.TestCase):
+    def test_version(self):
+        self.assertEqual(cxlsim.api_version() // 10000, cxlsim.API_MAJOR)
+        self.assertIn("asic", cxlsim.device_presets())
+
+    def test_device_and_errors(self):
+        with cxlsim.Device("asic", sets={"link.width": 16}) as d:
+            info = d.info()
+        self.assertEqual(info["name"], "asic")
+        self.assertFalse(info["local"])
+        with self.assertRaises(cxlsim.CxlsimError) as cm:
+            cxlsim.Device(yaml="extends: asic\nlink:\n  widht: 8\n", name="bad.yaml")
+        self.assertEqual((cm.exception.file, cm.exception.line), ("bad.yaml", 3))
+        self.assertEqual(cm.exception.code, -3)
+        self.assertIn("width", str(cm.exception))
+
+    def test_backend(self):
+        def read():
+            b = cxlsim.Device("asic").backend("csim")
+            b.submit([{"id": 3, "bytes": 65536, "read_weight": 1, "pattern": "seq"}])
+            return b.run(), b.stats()
+        (c1, s1), (c2, _) = read(), read()
+        self.assertEqual(c1, c2)
+        self.assertEqual(c1[0]["id"], 3)
+        self.assertEqual(c1[0]["lines"], 1024)
+        self.assertGreater(s1["read_gbps"], 0)
+        with self.assertRaises(cxlsim.CxlsimError) as cm:
+            cxlsim.Device("asic").backend("verilator")
+        self.assertIn("not built into this library", cm.exception.message)
+
+    def test_probe(self):
+        r = cxlsim.Device("asic").probe(quick=True, mixes="1:0")
+        self.assertGreater(r["idle_read_latency_ns"], r["local_idle_read_latency_ns"])
+        self.assertEqual(len(r["bandwidth"]), 1)
+        self.assertEqual(len(r["curves"][0]["points"]), 6)
+
+    def test_train_and_collective(self):
+        x = cxlsim.Experiment("llama2-7b-2x8-h100", sets={"training.global_batch": 64})
+        r = x.train()
+        self.assertAlmostEqual(sum(r["breakdown_s"].values()), r["iteration_s"], delta=1e-6 * r["iteration_s"])
+        c = x.cluster().collective("allreduce", bytes=1 << 30, ranks=8, algo="ring", proto="Simple")
+        self.assertEqual((c["algo"], c["proto"]), ("ring", "Simple"))
+        c2 = cxlsim.Cluster("dgx-h100", "h100-sxm").collective("allreduce", bytes=1 << 30, ranks=8, algo="ring",
+                                                              proto="Simple")
+        self.assertEqual(c, c2)
+
+    def test_memory(self):
+        d = cxlsim.Device("asic")
+        alone = d.memory().transfer(1 << 20)
+        m = d.memory()
+        m.start(16 << 20, read=0, write=1, tag=9)
+        self.assertGreater(m.transfer(1 << 20), alone)
+        self.assertEqual(m.next()["tag"], 9)
+        self.assertIsNone(m.next())
+
+    def test_sweep_example(self):
+        out = subprocess.run([sys.executable, os.path.join(SRC, "examples", "python", "sweep_device.py"),
+                              "--values", "4,8"], capture_output=True, text=True, env=os.environ)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(len(out.stdout.strip().splitlines()), 3)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,218 @@
+/* test_libapi.c - libcxlsim's public C API (include/cxlsim/cxlsim.h) through the shared library: the version,
+ * each call group on a shipped preset (device, probe, backend, training, collective, CXL transfer), the
+ * errors (locations, "not built into this library", NULL arguments) and determinism. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cxlsim/cxlsim.h"
+
+static void version(void **state)
+{
+    (void)state;
+    assert_int_equal(cxlsim_api_version(), CXLSIM_API_VERSION);
+    assert_int_equal(CXLSIM_API_VERSION, 10000);
+    assert_true(strlen(cxlsim_version()) > 0);
+    assert_string_equal(cxlsim_strerror(CXLSIM_ECONFIG), "configuration error");
+    assert_string_equal(cxlsim_strerror(42), "unknown error");
+}
+
+static void devices(void **state)
+{
+    (void)state;
+    cxlsim_error e;
+    cxlsim_device *d;
+    cxlsim_device_info info;
+    const char *sets[] = { "link.width=8" };
+    assert_int_equal(cxlsim_device_load("asic", sets, 1, &d, &e), 0);
+    assert_int_equal(cxlsim_device_info_get(d, &info, &e), 0);
+    assert_string_equal(info.name, "asic");
+    assert_false(info.local);
+    assert_true(info.requesters > 0 && info.clk_khz > 0);
+    cxlsim_device_free(d);
+    const char *const *names = cxlsim_device_presets();
+    assert_non_null(names[0]);
+    /* a string, and an error in it located at its line and column */
+    assert_int_equal(cxlsim_device_load_string("extends: asic\nname: mine\n", "mine.yaml", NULL, 0, &d, &e), 0);
+    cxlsim_device_info_get(d, &info, &e);
+    assert_string_equal(info.name, "mine");
+    cxlsim_device_free(d);
+    assert_int_equal(cxlsim_device_load_string("extends: asic\nlink:\n  widht: 8\n", "bad.yaml", NULL, 0, &d, &e),
+                     CXLSIM_ECONFIG);
+    assert_null(d);
+    assert_string_equal(e.file, "bad.yaml");
+    assert_int_equal(e.line, 3);
+    assert_non_null(strstr(e.message, "width"));
+    char buf[2048];
+    assert_non_null(strstr(cxlsim_error_format(&e, buf, sizeof buf), "bad.yaml:3:"));
+    assert_int_equal(cxlsim_device_load("no-such-device", NULL, 0, &d, &e), CXLSIM_ECONFIG);
+    const char *bad_set[] = { "link.width" };
+    assert_true(cxlsim_device_load("asic", bad_set, 1, &d, &e) < 0);
+    assert_int_equal(cxlsim_device_load(NULL, NULL, 0, &d, &e), CXLSIM_EUSAGE);
+}
+
+/* One 64 KiB read on the named backend: the completion's end cycle. */
+static uint64_t one_read(const char *backend, cxlsim_stats *s)
+{
+    cxlsim_error e;
+    cxlsim_device *d;
+    cxlsim_backend *b;
+    assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
+    assert_int_equal(cxlsim_backend_open(d, backend, &b, &e), 0);
+    assert_true(cxlsim_backend_idle(b));
+    assert_true(cxlsim_backend_space(b, 0) > 0);
+    cxlsim_desc desc = { .id = 7, .bytes = 65536, .read_weight = 1, .pattern = CXLSIM_SEQ };
+    assert_int_equal(cxlsim_backend_submit(b, &desc, 1, &e), 0);
+    cxlsim_completion c;
+    size_t got = 0;
+    for (int i = 0; i < 1000 && !got; i++) {
+        assert_int_equal(cxlsim_backend_advance(b, cxlsim_backend_now(b) + 10000, 1, &e), 0);
+        got = cxlsim_backend_poll(b, &c, 1);
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c.id, 7);
+    assert_int_equal(c.lines, 1024);
+    assert_int_equal(cxlsim_backend_stats(b, s, &e), 0);
+    cxlsim_backend_close(b);
+    cxlsim_device_free(d);
+    return c.end_cycle;
+}
+
+static void backends(void **state)
+{
+    (void)state;
+    cxlsim_stats s1, s2;
+    uint64_t t1 = one_read("csim", &s1), t2 = one_read("csim", &s2);
+    assert_int_equal(t1, t2); /* deterministic */
+    assert_int_equal(s1.reads, 1024);
+    assert_true(s1.read_latency_ns[0] > 0 && s1.read_gbps > 0);
+    assert_true(one_read("analytical", &s2) > 0);
+    assert_true(cxlsim_backend_available("csim"));
+    assert_false(cxlsim_backend_available("verilator"));
+    cxlsim_error e;
+    cxlsim_device *d;
+    cxlsim_backend *b;
+    assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
+    assert_int_equal(cxlsim_backend_open(d, "verilator", &b, &e), CXLSIM_EBACKEND);
+    assert_non_null(strstr(e.message, "not built into this library"));
+    assert_int_equal(cxlsim_backend_open(d, "nope", &b, &e), CXLSIM_EBACKEND);
+    assert_int_equal(cxlsim_backend_open(d, NULL, &b, &e), 0);
+    cxlsim_desc bad = { .id = 1, .bytes = 100, .read_weight = 1 }; /* not a multiple of 64 */
+    assert_true(cxlsim_backend_submit(b, &bad, 1, &e) < 0);
+    assert_non_null(strstr(e.message, "64"));
+    assert_true(strlen(e.message) > 0);
+    cxlsim_backend_close(b);
+    cxlsim_backend_close(NULL);
+    cxlsim_device_free(d);
+}
+
+static void probe(void **state)
+{
+    (void)state;
+    cxlsim_error e;
+    cxlsim_device *d;
+    assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
+    cxlsim_probe_options o = { .quick = 1, .seed = 1, .mixes = "1:0" };
+    cxlsim_probe_result r;
+    assert_int_equal(cxlsim_probe(d, &o, &r, &e), 0);
+    assert_true(r.idle_read_latency_ns > r.local_idle_read_latency_ns);
+    assert_int_equal(r.nmixes, 1);
+    assert_true(r.bandwidth_gbps[0] > 0);
+    assert_int_equal(r.ncurves, 1);
+    assert_int_equal(r.curve_points, 6);
+    o.backend = "verilator";
+    assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_EBACKEND);
+    cxlsim_device_free(d);
+}
+
+static void training_and_collectives(void **state)
+{
+    (void)state;
+    cxlsim_error e;
+    cxlsim_experiment *x;
+    const char *sets[] = { "training.global_batch=64" };
+    assert_int_equal(cxlsim_experiment_load("llama2-7b-2x8-h100", sets, 1, &x, &e), 0);
+    cxlsim_train_result r;
+    assert_int_equal(cxlsim_train(x, NULL, &r, &e), 0);
+    assert_true(r.iteration_s > 0 && r.tokens_per_s > 0 && r.mfu > 0 && r.mfu < 1);
+    double sum = 0;
+    for (int i = 0; i < CXLSIM_BK_N; i++)
+        sum += r.breakdown_s[i];
+    assert_true(fabs(sum - r.iteration_s) < 1e-6 * r.iteration_s);
+    assert_string_equal(cxlsim_breakdown_name(CXLSIM_BK_COMPUTE), "compute");
+    /* the experiment's cluster: a 1 GiB all-reduce over 8 GPUs of a node, ring/Simple, against the
+     * closed form 2(n-1)/n S/B: above it by the chunk rounding and the latencies only */
+    cxlsim_cluster *c;
+    assert_int_equal(cxlsim_cluster_from_experiment(x, &c, &e), 0);
+    uint32_t gpn, nodes;
+    assert_int_equal(cxlsim_cluster_shape(c, &gpn, &nodes), 0);
+    assert_int_equal(gpn, 8);
+    assert_int_equal(nodes, 2);
+    cxlsim_collective q = { .op = CXLSIM_ALLREDUCE, .bytes = 1ull << 30, .ranks = 8, .algo = CXLSIM_ALGO_RING,
+                            .proto = CXLSIM_PROTO_SIMPLE };
+    cxlsim_collective_result cr;
+    assert_int_equal(cxlsim_collective_time(c, &q, &cr, &e), 0);
+    assert_true(cr.time_ps > 0 && cr.loops > 0);
+    q.bytes = 2ull << 30;
+    cxlsim_collective_result cr2;
+    assert_int_equal(cxlsim_collective_time(c, &q, &cr2, &e), 0);
+    assert_true(cr2.time_ps > cr.time_ps * 19 / 10 && cr2.time_ps < cr.time_ps * 21 / 10);
+    q.ranks = 16;
+    q.algo = CXLSIM_ALGO_AUTO;
+    q.proto = CXLSIM_PROTO_AUTO;
+    assert_int_equal(cxlsim_collective_time(c, &q, &cr2, &e), 0);
+    assert_true(cr2.algo == CXLSIM_ALGO_RING || cr2.algo == CXLSIM_ALGO_TREE);
+    q.ranks = 7;
+    q.ranks_per_node = 2;
+    assert_int_equal(cxlsim_collective_time(c, &q, &cr2, &e), CXLSIM_ECONFIG);
+    assert_non_null(strstr(e.message, "does not divide"));
+    cxlsim_cluster_free(c);
+    cxlsim_experiment_free(x);
+    assert_int_equal(cxlsim_cluster_load("dgx-a100", "a100-80gb", &c, &e), 0);
+    cxlsim_cluster_free(c);
+    assert_int_equal(cxlsim_experiment_load_string("model: llama2-7b\n", "x.yaml", &x, &e), CXLSIM_ECONFIG);
+    assert_int_equal(cxlsim_experiment_load("no-such", NULL, 0, &x, &e), CXLSIM_ECONFIG);
+}
+
+static void transfers(void **state)
+{
+    (void)state;
+    cxlsim_error e;
+    cxlsim_device *d;
+    cxlsim_memory *m;
+    assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
+    assert_int_equal(cxlsim_memory_open(d, NULL, 1, 0, &m, &e), 0);
+    int64_t alone, loaded;
+    assert_int_equal(cxlsim_memory_transfer(m, 0, 0, 0, 1 << 20, 1, 0, &alone, &e), 0);
+    assert_true(alone > 0);
+    cxlsim_memory_close(m);
+    /* the same read beside a 16 MiB write already running takes longer */
+    assert_int_equal(cxlsim_memory_open(d, "csim", 1, 0, &m, &e), 0);
+    assert_int_equal(cxlsim_memory_start(m, 0, 0, 0, 16 << 20, 0, 1, 0, 5, &e), 0);
+    assert_int_equal(cxlsim_memory_transfer(m, 0, 0, 0, 1 << 20, 1, 0, &loaded, &e), 0);
+    assert_true(loaded > alone);
+    int64_t t;
+    uint32_t tag;
+    assert_int_equal(cxlsim_memory_next(m, INT64_MAX, &t, &tag, &e), 1);
+    assert_int_equal(tag, 5);
+    assert_int_equal(cxlsim_memory_next(m, INT64_MAX, &t, &tag, &e), 0);
+    assert_int_equal(cxlsim_memory_start(m, 0, 0, 0, 64, 1, 0, 0, 1, &e), CXLSIM_EUSAGE); /* in the past */
+    cxlsim_memory_close(m);
+    assert_int_equal(cxlsim_memory_open(d, "verilator", 1, 0, &m, &e), CXLSIM_EBACKEND);
+    cxlsim_device_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(version),  cmocka_unit_test(devices),
+        cmocka_unit_test(backends), cmocka_unit_test(probe),
+        cmocka_unit_test(training_and_collectives), cmocka_unit_test(transfers),
+    };
+    return cmocka_run_group_tests_name("libapi", tests, NULL, NULL);
+}
