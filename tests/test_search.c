@@ -65,6 +65,16 @@ static int run_alone(const expcfg *base, const search_layout *l, const char *bac
     return rc;
 }
 
+/* The small experiment with ov (may be NULL), loaded into a new expcfg. */
+static expcfg *load_small(const override_list *ov)
+{
+    expcfg *x = malloc(sizeof *x);
+    cxl_err e;
+    assert_non_null(x);
+    assert_int_equal(expcfg_load_with(SMALL, ov, 0, x, &e), 0);
+    return x;
+}
+
 static int offloads(const search_layout *l)
 {
     return l->offload_optimizer || l->offload_activations || l->offload_parameters;
@@ -73,10 +83,8 @@ static int offloads(const search_layout *l)
 static void ranking_equals_one_by_one(void **state)
 {
     (void)state;
-    expcfg *base = malloc(sizeof *base);
+    expcfg *base = load_small(NULL);
     cxl_err e;
-    assert_non_null(base);
-    assert_int_equal(expcfg_load(SMALL, base, &e), 0);
     search_opts o;
     search_default_opts(&o);
     o.top = 5;
@@ -155,13 +163,11 @@ static void ranking_equals_one_by_one(void **state)
 static void no_valid_layout(void **state)
 {
     (void)state;
-    expcfg *base = malloc(sizeof *base);
     cxl_err e;
-    assert_non_null(base);
     override_list ov = { 0 };
     assert_int_equal(override_add(&ov, "model", "gpt3-175b", &e), 0);
     assert_int_equal(override_add(&ov, "cxl", "{memory: none}", &e), 0);
-    assert_int_equal(expcfg_load_with(SMALL, &ov, 0, base, &e), 0);
+    expcfg *base = load_small(&ov);
     search_opts o;
     search_default_opts(&o);
     o.vary = (1u << SEARCH_TP) | (1u << SEARCH_PP);
@@ -184,10 +190,8 @@ static void no_valid_layout(void **state)
 static void bad_options(void **state)
 {
     (void)state;
-    expcfg *base = malloc(sizeof *base);
+    expcfg *base = load_small(NULL);
     cxl_err e;
-    assert_non_null(base);
-    assert_int_equal(expcfg_load(SMALL, base, &e), 0);
     search_opts o;
     search_report r;
     search_default_opts(&o);
