@@ -57,7 +57,7 @@ extern const char *const search_dim_names[]; /* "tp", "pp", "sp", "virtual_stage
 #define SEARCH_ALL_DIMS ((1u << SEARCH_NDIMS) - 1)
 
 enum { SEARCH_ROUND = 16, SEARCH_MAX_JOBS = 256, SEARCH_MAX_TOP = 1000, SEARCH_MAX_RERUN = 64,
-       SEARCH_MAX_REASONS = 32, SEARCH_MAX_LAYOUTS = 10000000 };
+       SEARCH_MAX_REASONS = 32, SEARCH_MAX_LAYOUTS = 2000000 };
 
 /* One layout: the values search sets in the experiment's training and cxl sections. */
 typedef struct search_layout {
