@@ -103,6 +103,15 @@ static void own_name(const cfg_node *root, expcfg *x)
     snprintf(x->description, sizeof x->description, "extends %s", parent);
 }
 
+int expcfg_check_layout(expcfg *x, cxl_err *err)
+{
+    /* Megatron-LM pads the vocabulary to a multiple of make_vocab_size_divisible_by x tp
+     * (megatron/tokenizer/tokenizer.py _vocab_size_with_padding) */
+    uint64_t mult = x->train.vocab_divisible_by * x->train.tp;
+    x->model.vocab_padded = mult > 1 ? (x->model.vocab + mult - 1) / mult * mult : 0;
+    return parallel_check(&x->model, &x->gpu, &x->cluster, &x->train, err);
+}
+
 static int finish(cfg_doc *doc, int rc, const override_list *ov, int flags, expcfg *x, cxl_err *err)
 {
     if (!rc && (rc = override_apply(doc, ov, err)) != 0)
@@ -120,14 +129,8 @@ static int finish(cfg_doc *doc, int rc, const override_list *ov, int flags, expc
     if (rc || (flags & EXPCFG_BIND_ONLY))
         return rc;
     rc = parallel_derive_dp(&x->model, &x->cluster, &x->train, err);
-    if (!rc) {
-        /* Megatron-LM pads the vocabulary to a multiple of make_vocab_size_divisible_by x tp
-         * (megatron/tokenizer/tokenizer.py _vocab_size_with_padding) */
-        uint64_t mult = x->train.vocab_divisible_by * x->train.tp;
-        x->model.vocab_padded = mult > 1 ? (x->model.vocab + mult - 1) / mult * mult : 0;
-    }
     if (!rc)
-        rc = parallel_check(&x->model, &x->gpu, &x->cluster, &x->train, err);
+        rc = expcfg_check_layout(x, err);
     if (!rc) {
         char dir[512];
         exp_dir(x, dir, sizeof dir);

@@ -51,6 +51,10 @@ int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err);
  * the CXL section's device and its checks not), which a sweep uses to check its axes one by one. */
 enum { EXPCFG_BIND_ONLY = 1 };
 int expcfg_load_with(const char *path_or_preset, const override_list *ov, int flags, expcfg *out, cxl_err *err);
+/* After a change of the training section in memory (a layout search, search.h): what loading derives
+ * from the layout (the vocabulary padded to vocab_divisible_by x tp) and parallel_check(), with its
+ * messages. training.dp is not derived here: set it. 0 or CXL_ECONFIG. */
+int expcfg_check_layout(expcfg *x, cxl_err *err);
 /* Load from YAML text (display_name for locations; relative references resolve from the current folder). */
 int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cxl_err *err);
 /* Call fn for each configuration file the experiment was read from (compose_each_file): the

@@ -14,6 +14,7 @@ extern const cli_command cmd_presets;  /* cmd_presets.c */
 extern const cli_command cmd_check;    /* cmd_presets.c */
 extern const cli_command cmd_compare;  /* cmd_compare.c */
 extern const cli_command cmd_sweep;    /* cmd_sweep.c */
+extern const cli_command cmd_search;   /* cmd_search.c */
 extern const cli_command cmd_backends; /* cmd_info.c */
 extern const cli_command cmd_version;  /* cmd_info.c */
 extern const cli_command cmd_help;     /* cmd_info.c */

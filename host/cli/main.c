@@ -25,7 +25,7 @@
 /* in the order `cxlsim help` lists them */
 static const cli_command *const commands[] = {
     &cmd_probe, &cmd_memory, &cmd_train,    &cmd_ops,     &cmd_presets, &cmd_check,
-    &cmd_compare, &cmd_sweep, &cmd_backends, &cmd_version, &cmd_help,
+    &cmd_compare, &cmd_sweep, &cmd_search, &cmd_backends, &cmd_version, &cmd_help,
 };
 
 static int run_command(int argc, char **argv)
