@@ -197,15 +197,15 @@ module cxl_model #(
     wire [NREQ*64-1:0]  rq_quiet;
     wire [NREQ*W-1:0]   rq_iss_msg;
     // host request paths (step 9 pushes, step 10 / local path pops)
-    wire [K-1:0]        hq_rdy [0:NREQ-1];
-    wire [K*W-1:0]      hq_msg [0:NREQ-1];
-    reg  [NREQ*K*W-1:0] hq_msg_bus;      // the same, as every host port's M2S link's source bus
+    wire [KM-1:0]       hq_rdy [0:NREQ-1];
+    wire [KM*W-1:0]     hq_msg [0:NREQ-1];
+    reg  [NREQ*KM*W-1:0] hq_msg_bus;      // the same, as every host port's M2S link's source bus
     // (a loop rather than one assign per requester: Verilator merged those into one concatenation built
     // pairwise, some 2,800 32-bit word copies per evaluation)
     integer hb;
     always @*
         for (hb = 0; hb < NREQ; hb = hb + 1)
-            hq_msg_bus[K*W*hb +: K*W] = hq_msg[hb];
+            hq_msg_bus[KM*W*hb +: KM*W] = hq_msg[hb];
     wire [NREQ*32-1:0]  hq_count, hq_space;
     wire [NREQ-1:0]     hq_wait;         // an entry waits for its ready cycle (the path must see each cycle)
     reg  [NREQ*8-1:0]   hq_pop_n;
@@ -229,7 +229,7 @@ module cxl_model #(
             wire        used = gr < p_requesters;
             wire        ce_r = (main_clk && used) || (rsp_clk && rreq8 == gr) || (sub_clk && sub_r == gr);
             wire [63:0] lat;
-            wire [K*W-1:0] w_msg;
+            wire [KM*W-1:0] w_msg;
             requester u_req (
                 .clk(rqclk), .rst_n(rst_n), .ce(ce_r), .now(now_q), .tags(p_tags), .idx(gr[7:0]),
                 .host(req_host[gr]),
@@ -269,9 +269,8 @@ module cxl_model #(
             assign rq_iss_en[gr] = sp != 32'd0;
             // the host request path: every entry leaves p_host_req cycles after its push, so the path
             // is a delay_pipe (no ready cycles stored); its window is the KM entries an M2S flit can
-            // take from one source (2 Req + 1 RwD), shown to the link as K entries, the rest empty
+            // take from one source (2 Req + 1 RwD), the host port M2S link's lookahead
             wire [KM-1:0]   w_rdy;
-            wire [KM*W-1:0] w_msg3;
             /* verilator lint_off UNUSEDSIGNAL */
             wire [KM-1:0]   w_valid;   // w_rdy implies it
             wire            perr;      // never: step 9 pushes only with space (rq_iss_en)
@@ -280,11 +279,10 @@ module cxl_model #(
                 .clk(hqclk), .rst_n(rst_n), .ce(main_clk && used), .now_lo(now_q[31:0]),
                 .delay(p_host_req), .push(rq_iss_valid[gr]), .push_msg(rq_iss_msg[W*gr +: W]),
                 .pop_n(hq_pop_n[8*gr +: 3]),
-                .win_valid(w_valid), .win_rdy(w_rdy), .win_msg(w_msg3),
+                .win_valid(w_valid), .win_rdy(w_rdy), .win_msg(w_msg),
                 .count(hq_count[32*gr +: 32]), .space(hq_space[32*gr +: 32]), .push_err(perr),
                 .waiting(hq_wait[gr]));
-            assign hq_rdy[gr] = {{(K-KM){1'b0}}, w_rdy};
-            assign w_msg = {{((K-KM)*W){1'b0}}, w_msg3};
+            assign hq_rdy[gr] = w_rdy;
         end
     endgenerate
 
@@ -385,7 +383,7 @@ module cxl_model #(
             model_now u_now (.clk(lclk), .rst_n(rst_n), .step(main_clk), .now(now_l));
             // the link's inputs, each computed apart (a simulator then re-evaluates an unused port's
             // link only when its own inputs move)
-            reg  [NREQ*K-1:0]   m_src_rdy;
+            reg  [NREQ*KM-1:0]  m_src_rdy;
             reg  [2*K-1:0]      s_src_rdy;
             reg  [2*K*W-1:0]    s_src_msg;
             reg  [31:0]         m_ret, s_ret;
@@ -393,7 +391,7 @@ module cxl_model #(
             localparam [7:0] GH = gh;
             always @* begin   // step 10: M2S sources, the host request paths of the port's requesters
                 for (k = 0; k < NREQ; k = k + 1)
-                    m_src_rdy[k*K +: K] = (req_in[k] && req_host[k] == GH) ? hq_rdy[k] : {K{1'b0}};
+                    m_src_rdy[k*KM +: KM] = (req_in[k] && req_host[k] == GH) ? hq_rdy[k] : {KM{1'b0}};
             end
             always @*         // step 3: the host response path took what arrived: credits go back
                 s_ret = lp ? cls_count(us_rx_n[4*gh +: 4], us_rx_msg[NIN*W*gh +: NIN*W]) : 32'd0;
@@ -427,7 +425,7 @@ module cxl_model #(
                 always @*
                     m_ret = sw ? one_cls(sw_up_cr[gh], sw_up_cls[8*gh +: 8]) : 32'd0;
             end
-            link #(.NSRC(NREQ), .K(K), .W(W)) u_m2s (
+            link #(.NSRC(NREQ), .K(KM), .W(W)) u_m2s (
                 .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_l),
                 .dir(1'b0), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool(m2s_pool), .credit_return_cycles(p_crd), .nsrc(NREQ[7:0]),
