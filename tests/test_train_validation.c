@@ -33,7 +33,7 @@
 #define MAX_ROWS 16
 
 typedef struct row {
-    char name[64];      /* experiment file stem */
+    char name[64];      /* experiment file stem (under the table's folder) */
     double measured_s;
     double simulated_s; /* 0 until its test ran; -1: refused as out of GPU memory */
 } row;
