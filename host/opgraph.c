@@ -224,7 +224,7 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     gemm(B, L, "moe.router.fwd", 1, e->tl, e->nexp, x->h);
     /* read the logits, write fp32 probabilities, top-k selection reads them again (10 B per logit) */
     mem(B, L, "moe.router.topk.fwd", e->tl * e->nexp, 10);
-    mem(B, L, "moe.permute.fwd", e->routed, 4);
+    mem(B, L, "moe.permute.fwd", e->routed * x->h, 4);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
     gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
@@ -233,7 +233,7 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
     /* gather the expert outputs back into token order and sum them with the router's weights */
-    mem(B, L, "moe.unpermute.fwd", e->routed, 6);
+    mem(B, L, "moe.unpermute.fwd", e->routed * x->h, 6);
     if (e->sh_fo)
         mlp_fwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
     mem(B, L, "resid2.fwd", x->Eh, x->drop ? 7 : 6);
@@ -244,7 +244,7 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     mem(B, L, "resid2.bwd", x->Eh, x->drop ? 5 : 4);
     if (e->sh_fo)
         mlp_bwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
-    mem(B, L, "moe.unpermute.bwd", e->routed, 6);
+    mem(B, L, "moe.unpermute.bwd", e->routed * x->h, 6);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
     gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
@@ -255,7 +255,7 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
-    mem(B, L, "moe.permute.bwd", e->routed, 4);
+    mem(B, L, "moe.permute.bwd", e->routed * x->h, 4);
     gemm(B, L, "moe.router.bwd_data", 1, e->tl, x->h, e->nexp);
     gemm(B, L, "moe.router.bwd_weight", 1, x->h, e->nexp, e->tl);
     mem(B, L, "ln2.bwd", x->Eh, 8);
