@@ -55,7 +55,7 @@ static void defaults(void *obj)
 
 const compose_kind clustercfg_kind = {
     "cluster", "clusters", fields, defaults, offsetof(clustercfg, loc), offsetof(clustercfg, ref),
-    offsetof(clustercfg, source), sizeof((clustercfg *)0)->source,
+    offsetof(clustercfg, source), sizeof((clustercfg *)0)->source, 0,
 };
 
 int clustercfg_load(const char *name_or_path, clustercfg *out, cxl_err *err)

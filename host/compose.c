@@ -246,5 +246,17 @@ int compose_load(const compose_kind *k, const char *name_or_path, void *obj, cxl
 
 void compose_dump(FILE *out, const compose_kind *k, const void *obj, int indent)
 {
-    cfgdump_fields(out, k->fields, obj, indent, NULL, NULL);
+    if (!k->quiet_from) {
+        cfgdump_fields(out, k->fields, obj, indent, NULL, NULL);
+        return;
+    }
+    const cfgloc *loc = (const cfgloc *)((const char *)obj + k->loc_offset);
+    cfg_field one[2];
+    memset(one, 0, sizeof one);
+    for (size_t i = 0; k->fields[i].key; i++) {
+        if (i >= k->quiet_from && !loc[i].file[0])
+            continue;
+        one[0] = k->fields[i];
+        cfgdump_fields(out, one, obj, indent, NULL, NULL);
+    }
 }

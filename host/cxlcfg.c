@@ -70,7 +70,7 @@ static void defaults(void *obj)
 
 const compose_kind cxlcfg_kind = {
     "cxl", NULL, fields, defaults, offsetof(cxlcfg, loc), offsetof(cxlcfg, ref),
-    offsetof(cxlcfg, source), sizeof((cxlcfg *)0)->source,
+    offsetof(cxlcfg, source), sizeof((cxlcfg *)0)->source, 0,
 };
 
 void cxlcfg_none(cxlcfg *c)

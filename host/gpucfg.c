@@ -56,7 +56,7 @@ static void defaults(void *obj)
 
 const compose_kind gpucfg_kind = {
     "gpu", "gpus", fields, defaults, offsetof(gpucfg, loc), offsetof(gpucfg, ref),
-    offsetof(gpucfg, source), sizeof((gpucfg *)0)->source,
+    offsetof(gpucfg, source), sizeof((gpucfg *)0)->source, 0,
 };
 
 int gpucfg_load(const char *name_or_path, gpucfg *out, cxl_err *err)

@@ -58,10 +58,37 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
     return (double)units * (double)m->layers / (double)(p * (v ? v : 1));
 }
 
+/* Activation bytes of one MoE layer for one micro-batch on one GPU: the dense layer's with its MLP term
+ * (c s b f / t, c = 8 for SwiGLU, 4 for GELU) replaced by the experts': the busiest GPU's load x top_k
+ * routed copies of each of its s b / t tokens through an expert MLP (c x expert_ffn each, whichever etp),
+ * their permuted inputs (2 h each), the router's fp32 probabilities (4 x experts per token), and the
+ * shared experts as a dense MLP. Megatron-LM requires sp with MoE and tp > 1, so all of it is / t. */
+static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
+{
+    double s = (double)m->seq_len, b = (double)t->micro_batch, h = (double)m->hidden, tp = (double)t->tp;
+    double c = m->activation == MODELCFG_SWIGLU ? 8 : 4, fe = (double)m->expert_ffn;
+    double dense_mlp = c * s * b * (double)m->ffn / tp;
+    double routed = modelcfg_moe_load(m) * (double)m->top_k * s * b / tp;
+    double moe = routed * (c * fe + 2 * h) + 4 * (double)m->experts * s * b / tp +
+                 c * s * b * (double)m->shared_experts * fe / tp;
+    switch (t->recompute) {
+    case TRAINCFG_RECOMPUTE_FULL: return gpumem_layer_activation_bytes(m, t);
+    default: return gpumem_layer_activation_bytes(m, t) - dense_mlp + moe;
+    }
+}
+
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out)
 {
-    uint64_t p = t->pp, dp = t->dp, tp = t->tp;
-    uint64_t params = m->layers / p * modelcfg_layer_params_tp(m, tp);
+    uint64_t p = t->pp, dp = t->dp, tp = t->tp, v = t->virtual_stages ? t->virtual_stages : 1;
+    uint64_t per_chunk = m->layers / (p * v), moe = 0, expert = 0;
+    for (uint64_t c = 0; c < v; c++)
+        moe += modelcfg_moe_layers_in(m, (c * p + stage) * per_chunk, per_chunk);
+    uint64_t params = (m->layers / p - moe) * modelcfg_layer_params_tp(m, tp);
+    if (moe) {
+        uint64_t etp = t->etp ? t->etp : tp;
+        params += moe * modelcfg_moe_layer_params_tp(m, tp, t->ep, etp, &expert);
+        expert *= moe;
+    }
     if (stage == 0)
         params += modelcfg_embedding_params_tp(m, tp);
     if (stage == p - 1)
@@ -74,9 +101,20 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     out->weights_bytes = P * wb / (t->zero >= 3 ? (double)dp : 1);
     out->gradients_bytes = P * gb / (t->zero >= 2 ? (double)dp : 1);
     out->optimizer_bytes = P * ob / (t->zero >= 1 ? (double)dp : 1);
+    if (expert) {
+        /* the routed experts' share is sharded over the expert-data-parallel group instead: tp x dp /
+         * (ep x etp) ranks hold the same experts (Megatron-Core's distributed optimizer) */
+        double X = (double)expert, edp = (double)(tp * dp) / (double)(t->ep * (t->etp ? t->etp : tp));
+        out->weights_bytes = (P - X) * wb / (t->zero >= 3 ? (double)dp : 1) + X * wb / (t->zero >= 3 ? edp : 1);
+        out->gradients_bytes = (P - X) * gb / (t->zero >= 2 ? (double)dp : 1) + X * gb / (t->zero >= 2 ? edp : 1);
+        out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + X * ob / (t->zero >= 1 ? edp : 1);
+    }
 
     double s = (double)m->seq_len, b = (double)t->micro_batch, h = (double)m->hidden;
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
+    if (moe) /* the stage's mean layer */
+        layer = ((double)(m->layers / p - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) /
+                (double)(m->layers / p);
     double act = gpumem_layers_in_flight(m, t, stage) * layer;
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL) {
         traincfg none = *t;

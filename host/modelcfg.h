@@ -27,6 +27,8 @@ enum modelcfg_pos { MODELCFG_POS_LEARNED = 0, MODELCFG_POS_ROPE = 1 };
 enum { MODELCFG_F_NAME, MODELCFG_F_DESCRIPTION, MODELCFG_F_LAYERS, MODELCFG_F_HIDDEN, MODELCFG_F_HEADS,
        MODELCFG_F_KV_HEADS, MODELCFG_F_FFN, MODELCFG_F_ACTIVATION, MODELCFG_F_VOCAB, MODELCFG_F_SEQ_LEN,
        MODELCFG_F_BIAS, MODELCFG_F_NORM, MODELCFG_F_POSITION, MODELCFG_F_TIED, MODELCFG_F_DROPOUT,
+       MODELCFG_F_HEAD_DIM, MODELCFG_F_EXPERTS, MODELCFG_F_TOP_K, MODELCFG_F_SHARED_EXPERTS, MODELCFG_F_EXPERT_FFN,
+       MODELCFG_F_MOE_FIRST_DENSE, MODELCFG_F_MOE_FREQ, MODELCFG_F_MOE_IMBALANCE, MODELCFG_F_MOE_CAPACITY,
        MODELCFG_NFIELDS };
 
 typedef struct modelcfg {
@@ -39,6 +41,16 @@ typedef struct modelcfg {
     int activation;             /* enum modelcfg_act */
     uint64_t vocab, seq_len;
     int bias, norm, position, tied_embeddings, dropout;
+    uint64_t head_dim;          /* 0 in the file's absence: = hidden / heads */
+    /* mixture of experts (experts 0: a dense model; the keys below are then ignored) */
+    uint64_t experts;           /* routed experts per MoE layer */
+    uint64_t top_k;             /* routed experts per token */
+    uint64_t shared_experts;    /* always-active experts of expert_ffn each (DeepSeek-style); 0 = none */
+    uint64_t expert_ffn;        /* inner dimension of one expert's MLP (same activation as the dense MLP) */
+    uint64_t moe_first_dense;   /* the first layers are dense (DeepSeek-V3: 3) */
+    uint64_t moe_layer_freq;    /* after them, every moe_layer_freq-th layer is MoE (1: all) */
+    double moe_imbalance;       /* tokens of the busiest expert over the mean; 1 = balanced routing */
+    double moe_capacity;        /* capacity factor (tokens beyond it are dropped); 0 = dropless */
     uint64_t vocab_padded;      /* derived, not a key: vocab padded for the training (expcfg); 0 = vocab */
     cfgloc loc[MODELCFG_NFIELDS];
     cfgloc ref;                 /* where the experiment named the model */
@@ -62,6 +74,26 @@ uint64_t modelcfg_layer_params(const modelcfg *m);
 uint64_t modelcfg_embedding_params(const modelcfg *m);
 uint64_t modelcfg_head_params(const modelcfg *m);
 uint64_t modelcfg_total_params(const modelcfg *m);
+
+/* Mixture of experts: 1 when the model has routed experts; whether layer i (0-based) is an MoE layer
+ * (i >= moe_first_dense and (i - moe_first_dense) a multiple of moe_layer_freq); how many of layers
+ * [first, first + n) are. */
+int modelcfg_is_moe(const modelcfg *m);
+int modelcfg_layer_is_moe(const modelcfg *m, uint64_t i);
+uint64_t modelcfg_moe_layers_in(const modelcfg *m, uint64_t first, uint64_t n);
+/* Tokens of the busiest expert over the mean: moe_imbalance, capped by the capacity factor when set. */
+double modelcfg_moe_load(const modelcfg *m);
+/* Parameters of one MoE layer: its attention and norms as a dense layer's, the router (hidden x experts),
+ * the routed experts (experts x MLP of expert_ffn) and the shared experts. Per GPU: attention and shared
+ * experts split by tp (Megatron's shared-expert MLP is tensor-parallel), the router whole, and the routed
+ * experts split by ep (experts per rank) and etp (each expert's MLP), the second part returned apart in
+ * *expert_part (may be NULL) because ZeRO shards it over the expert-data-parallel group. */
+uint64_t modelcfg_moe_layer_params(const modelcfg *m);
+uint64_t modelcfg_moe_layer_params_tp(const modelcfg *m, uint64_t tp, uint64_t ep, uint64_t etp,
+                                      uint64_t *expert_part);
+/* Parameters a token activates: every dense layer, the attention, router, top_k routed and the shared
+ * experts of every MoE layer, the embeddings and the head (for MFU-style reports of MoE models). */
+uint64_t modelcfg_active_params(const modelcfg *m);
 
 /* Per tensor-parallel rank (Megatron layout: column-parallel Q/K/V and MLP-in with their biases, row-
  * parallel output and MLP-out whose biases stay whole, norms replicated; vocabulary-parallel embedding

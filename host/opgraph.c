@@ -27,6 +27,7 @@
  * (optimes.h). */
 #include "opgraph.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "gpucfg.h"
@@ -107,79 +108,223 @@ static void attn_core_fwd(bld *B, int tpl, uint64_t bah, uint64_t s, uint64_t d,
     gemm(B, tpl, "attn.ctx.fwd", bah, s, d, s);
 }
 
+/* Shapes of one micro-batch's layer on one GPU (notation at the top of this file). */
+typedef struct lshape {
+    uint64_t tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes;
+    int sp, drop, rope, swiglu, ar;
+} lshape;
+
+static void attn_fwd(bld *B, int L, const lshape *x)
+{
+    mem(B, L, "ln1.fwd", x->Eh, 4);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn", x->tp);
+    gemm(B, L, "qkv.fwd", 1, x->T, x->qkv_n, x->h);
+    if (x->rope)
+        mem(B, L, "rope.fwd", x->T * (x->at + 2 * x->kv / x->tp) * x->dh, 4);
+    attn_core_fwd(B, L, x->bah, x->s, x->dh, x->drop);
+    gemm(B, L, "proj.fwd", 1, x->T, x->h, x->at * x->dh);
+    tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", x->tp);
+    mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
+}
+
+static void attn_bwd(bld *B, int L, const lshape *x)
+{
+    uint64_t s = x->s, dh = x->dh, bah = x->bah;
+    mem(B, L, "resid1.bwd", x->Eh, x->drop ? 5 : 4);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.grad", x->tp);
+    gemm(B, L, "proj.bwd_data", 1, x->T, x->at * dh, x->h);
+    gemm(B, L, "proj.bwd_weight", 1, x->at * dh, x->h, x->T);
+    gemm(B, L, "attn.ctx.bwd_data", bah, s, s, dh);
+    gemm(B, L, "attn.ctx.bwd_v", bah, s, dh, s);
+    if (x->drop)
+        mem(B, L, "attn.dropout.bwd", bah * s * s, 5);
+    mem(B, L, "attn.softmax.bwd", bah * s * s, 6);
+    gemm(B, L, "attn.score.bwd_q", bah, s, dh, s);
+    gemm(B, L, "attn.score.bwd_k", bah, s, dh, s);
+    if (x->rope)
+        mem(B, L, "rope.bwd", x->T * (x->at + 2 * x->kv / x->tp) * dh, 4);
+    gemm(B, L, "qkv.bwd_data", 1, x->T, x->h, x->qkv_n);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.wgrad", x->tp);
+    gemm(B, L, "qkv.bwd_weight", 1, x->h, x->qkv_n, x->T);
+    tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn.grad" : "tp.allreduce.attn.grad", x->tp);
+    mem(B, L, "ln1.bwd", x->Eh, 8);
+}
+
+/* The names of one MLP's kernels and collectives: the dense MLP's, or a shared expert's. */
+typedef struct mlp_names {
+    const char *fc1, *act, *fc2, *ag, *rs_ar_sp, *rs_ar;
+    const char *fc2_bd, *fc2_bw, *act_b, *fc1_bd, *fc1_bw, *ag_g, *ag_wg, *rs_ar_g_sp, *rs_ar_g;
+} mlp_names;
+static const mlp_names dense_mlp = {
+    "fc1.fwd", NULL, "fc2.fwd", "tp.allgather.mlp", "tp.reducescatter.mlp", "tp.allreduce.mlp",
+    "fc2.bwd_data", "fc2.bwd_weight", NULL, "fc1.bwd_data", "fc1.bwd_weight", "tp.allgather.mlp.grad",
+    "tp.allgather.mlp.wgrad", "tp.reducescatter.mlp.grad", "tp.allreduce.mlp.grad",
+};
+static const mlp_names shared_mlp = {
+    "moe.shared.fc1.fwd", "moe.shared.act.fwd", "moe.shared.fc2.fwd", "tp.allgather.shared",
+    "tp.reducescatter.shared", "tp.allreduce.shared", "moe.shared.fc2.bwd_data", "moe.shared.fc2.bwd_weight",
+    "moe.shared.act.bwd", "moe.shared.fc1.bwd_data", "moe.shared.fc1.bwd_weight", "tp.allgather.shared.grad",
+    "tp.allgather.shared.wgrad", "tp.reducescatter.shared.grad", "tp.allreduce.shared.grad",
+};
+
+/* A tensor-parallel MLP of fin inputs / fo outputs per rank: [all-gather], fc1, activation, fc2,
+ * reduce-scatter (sp) or all-reduce. */
+static void mlp_fwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, const mlp_names *nm)
+{
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, x->tp);
+    gemm(B, L, nm->fc1, 1, x->T, fin, x->h);
+    if (x->swiglu)
+        mem(B, L, nm->act ? nm->act : "swiglu.fwd", x->T * fo, 6);
+    else
+        mem(B, L, nm->act ? nm->act : "gelu.fwd", x->T * fo, 4);
+    gemm(B, L, nm->fc2, 1, x->T, x->h, fo);
+    tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_ar_sp : nm->rs_ar, x->tp);
+}
+
+static void mlp_bwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, const mlp_names *nm)
+{
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag_g, x->tp);
+    gemm(B, L, nm->fc2_bd, 1, x->T, fo, x->h);
+    gemm(B, L, nm->fc2_bw, 1, fo, x->h, x->T);
+    if (x->swiglu)
+        mem(B, L, nm->act_b ? nm->act_b : "swiglu.bwd", x->T * fo, 10);
+    else
+        mem(B, L, nm->act_b ? nm->act_b : "gelu.bwd", x->T * fo, 6);
+    gemm(B, L, nm->fc1_bd, 1, x->T, x->h, fin);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag_wg, x->tp);
+    gemm(B, L, nm->fc1_bw, 1, x->h, fin, x->T);
+    tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_ar_g_sp : nm->rs_ar_g, x->tp);
+}
+
+/* An all-to-all over the EP group (ep > 1) or a collective over the ETP group (etp > 1). */
+static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char *name, uint64_t ranks)
+{
+    if (ranks <= 1 || bytes == 0)
+        return;
+    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name };
+    push(B, tpl, e);
+}
+
+/* The expert half of an MoE layer (after the attention half). Per GPU: tl = T / tp tokens (sp; tp 1: T),
+ * each sent to top_k experts; the busiest GPU receives load x tl x top_k of them (x etp after the ETP
+ * all-gather) over its experts / ep local experts. */
+typedef struct moe_shape {
+    uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo;
+} moe_shape;
+
+static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
+{
+    mem(B, L, "ln2.fwd", x->Eh, 4);
+    gemm(B, L, "moe.router.fwd", 1, e->tl, e->nexp, x->h);
+    /* read the logits, write fp32 probabilities, top-k selection reads them again (10 B per logit) */
+    mem(B, L, "moe.router.topk.fwd", e->tl * e->nexp, 10);
+    mem(B, L, "moe.permute.fwd", e->routed * x->h, 4);
+    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
+    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
+    gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
+    mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);
+    gemm(B, L, "moe.expert.fc2.fwd", e->le, e->me, x->h, e->fo_e);
+    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
+    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
+    /* gather the expert outputs back into token order and sum them with the router's weights */
+    mem(B, L, "moe.unpermute.fwd", e->routed * x->h, 6);
+    if (e->sh_fo)
+        mlp_fwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
+    mem(B, L, "resid2.fwd", x->Eh, x->drop ? 7 : 6);
+}
+
+static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
+{
+    mem(B, L, "resid2.bwd", x->Eh, x->drop ? 5 : 4);
+    if (e->sh_fo)
+        mlp_bwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
+    mem(B, L, "moe.unpermute.bwd", e->routed * x->h, 6);
+    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
+    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
+    gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
+    gemm(B, L, "moe.expert.fc2.bwd_weight", e->le, e->fo_e, x->h, e->me);
+    mem(B, L, x->swiglu ? "moe.expert.swiglu.bwd" : "moe.expert.gelu.bwd", e->le * e->me * e->fo_e,
+        x->swiglu ? 10 : 6);
+    gemm(B, L, "moe.expert.fc1.bwd_data", e->le, e->me, x->h, e->fin_e);
+    gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
+    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
+    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
+    mem(B, L, "moe.permute.bwd", e->routed * x->h, 4);
+    gemm(B, L, "moe.router.bwd_data", 1, e->tl, x->h, e->nexp);
+    gemm(B, L, "moe.router.bwd_weight", 1, x->h, e->nexp, e->tl);
+    mem(B, L, "ln2.bwd", x->Eh, 8);
+}
+
+static double tpl_gemm_flops(const opgraph *g, int tpl)
+{
+    double f = 0;
+    for (uint32_t i = 0; i < g->tpl[tpl].n; i++) {
+        const opgraph_entry *e = &g->tpl[tpl].e[i];
+        if (e->kind == OPGRAPH_KERNEL && g->ops[e->op].kind == OP_GEMM)
+            f += g->ops[e->op].flops;
+    }
+    return f;
+}
+
 int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err)
 {
     memset(g, 0, sizeof *g);
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
     bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0 };
     uint64_t tp = t->tp, s = m->seq_len, b = t->micro_batch, h = m->hidden, a = m->heads, kv = m->kv_heads;
-    uint64_t dh = h / a, f = m->ffn, V = modelcfg_vocab(m), T = s * b, E = T * h, Eh = t->sp ? E / tp : E;
+    uint64_t dh = m->head_dim, f = m->ffn, V = modelcfg_vocab(m), T = s * b, E = T * h, Eh = t->sp ? E / tp : E;
     uint64_t at = a / tp, qkv_n = (a + 2 * kv) * dh / tp, fin = (m->activation == MODELCFG_SWIGLU ? 2 : 1) * f / tp;
     uint64_t fo = f / tp, bah = b * at, act_bytes = (uint64_t)B.act * E;
-    int sp = t->sp, drop = m->dropout, rope = m->position == MODELCFG_POS_ROPE;
+    int sp = t->sp, drop = m->dropout;
     int ar = sp ? OPGRAPH_REDUCE_SCATTER : OPGRAPH_ALLREDUCE;
+    const lshape x = { tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes,
+                       sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar };
+    int L;
 
-    /* ---- layer forward ---- */
-    int L = OPGRAPH_LAYER_FWD;
-    mem(&B, L, "ln1.fwd", Eh, 4);
-    if (sp)
-        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.attn", tp);
-    gemm(&B, L, "qkv.fwd", 1, T, qkv_n, h);
-    if (rope)
-        mem(&B, L, "rope.fwd", T * (at + 2 * kv / tp) * dh, 4);
-    attn_core_fwd(&B, L, bah, s, dh, drop);
-    gemm(&B, L, "proj.fwd", 1, T, h, h / tp);
-    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", tp);
-    mem(&B, L, "resid1.fwd", Eh, drop ? 7 : 6);
-    mem(&B, L, "ln2.fwd", Eh, 4);
-    if (sp)
-        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.mlp", tp);
-    gemm(&B, L, "fc1.fwd", 1, T, fin, h);
-    if (m->activation == MODELCFG_SWIGLU)
-        mem(&B, L, "swiglu.fwd", T * fo, 6);
-    else
-        mem(&B, L, "gelu.fwd", T * fo, 4);
-    gemm(&B, L, "fc2.fwd", 1, T, h, fo);
-    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.mlp" : "tp.allreduce.mlp", tp);
-    mem(&B, L, "resid2.fwd", Eh, drop ? 7 : 6);
+    /* ---- layer forward, backward (reverse order) ---- */
+    attn_fwd(&B, OPGRAPH_LAYER_FWD, &x);
+    mem(&B, OPGRAPH_LAYER_FWD, "ln2.fwd", Eh, 4);
+    mlp_fwd(&B, OPGRAPH_LAYER_FWD, &x, fin, fo, &dense_mlp);
+    mem(&B, OPGRAPH_LAYER_FWD, "resid2.fwd", Eh, drop ? 7 : 6);
+    mem(&B, OPGRAPH_LAYER_BWD, "resid2.bwd", Eh, drop ? 5 : 4);
+    mlp_bwd(&B, OPGRAPH_LAYER_BWD, &x, fin, fo, &dense_mlp);
+    mem(&B, OPGRAPH_LAYER_BWD, "ln2.bwd", Eh, 8);
+    attn_bwd(&B, OPGRAPH_LAYER_BWD, &x);
 
-    /* ---- layer backward (reverse order) ---- */
-    L = OPGRAPH_LAYER_BWD;
-    mem(&B, L, "resid2.bwd", Eh, drop ? 5 : 4);
-    if (sp)
-        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.mlp.grad", tp);
-    gemm(&B, L, "fc2.bwd_data", 1, T, fo, h);
-    gemm(&B, L, "fc2.bwd_weight", 1, fo, h, T);
-    if (m->activation == MODELCFG_SWIGLU)
-        mem(&B, L, "swiglu.bwd", T * fo, 10);
-    else
-        mem(&B, L, "gelu.bwd", T * fo, 6);
-    gemm(&B, L, "fc1.bwd_data", 1, T, h, fin);
-    if (sp)
-        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.mlp.wgrad", tp);
-    gemm(&B, L, "fc1.bwd_weight", 1, h, fin, T);
-    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.mlp.grad" : "tp.allreduce.mlp.grad", tp);
-    mem(&B, L, "ln2.bwd", Eh, 8);
-    mem(&B, L, "resid1.bwd", Eh, drop ? 5 : 4);
-    if (sp)
-        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.attn.grad", tp);
-    gemm(&B, L, "proj.bwd_data", 1, T, h / tp, h);
-    gemm(&B, L, "proj.bwd_weight", 1, h / tp, h, T);
-    gemm(&B, L, "attn.ctx.bwd_data", bah, s, s, dh);
-    gemm(&B, L, "attn.ctx.bwd_v", bah, s, dh, s);
-    if (drop)
-        mem(&B, L, "attn.dropout.bwd", bah * s * s, 5);
-    mem(&B, L, "attn.softmax.bwd", bah * s * s, 6);
-    gemm(&B, L, "attn.score.bwd_q", bah, s, dh, s);
-    gemm(&B, L, "attn.score.bwd_k", bah, s, dh, s);
-    if (rope)
-        mem(&B, L, "rope.bwd", T * (at + 2 * kv / tp) * dh, 4);
-    gemm(&B, L, "qkv.bwd_data", 1, T, h, qkv_n);
-    if (sp)
-        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.attn.wgrad", tp);
-    gemm(&B, L, "qkv.bwd_weight", 1, h, qkv_n, T);
-    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.attn.grad" : "tp.allreduce.attn.grad", tp);
-    mem(&B, L, "ln1.bwd", Eh, 8);
+    /* ---- MoE layer ---- */
+    moe_shape e = { 0 };
+    if (modelcfg_is_moe(m)) {
+        uint64_t mats_in = x.swiglu ? 2 : 1;
+        e.tl = t->sp ? T / tp : T;
+        e.ep = t->ep;
+        e.etp = t->etp ? t->etp : tp;
+        e.nexp = m->experts;
+        e.le = m->experts / e.ep;
+        e.fo_e = m->expert_ffn / e.etp;
+        e.fin_e = mats_in * e.fo_e;
+        double load = modelcfg_moe_load(m);
+        double per_expert = (double)e.tl * (double)m->top_k * (double)(e.ep * e.etp) / (double)m->experts;
+        e.me = (uint64_t)ceil(per_expert * load);
+        e.routed = e.tl * m->top_k;
+        e.a2a_bytes = (uint64_t)ceil((double)e.routed * (double)h * B.act * load);
+        e.etp_bytes = e.etp > 1 ? e.a2a_bytes * e.etp : 0;
+        e.sh_fo = m->shared_experts * m->expert_ffn / tp;
+        e.sh_fin = mats_in * e.sh_fo;
+        attn_fwd(&B, OPGRAPH_MOE_FWD, &x);
+        moe_fwd(&B, OPGRAPH_MOE_FWD, &x, &e);
+        moe_bwd(&B, OPGRAPH_MOE_BWD, &x, &e);
+        attn_bwd(&B, OPGRAPH_MOE_BWD, &x);
+        if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
+            g->tpl[OPGRAPH_MOE_RECOMPUTE] = g->tpl[OPGRAPH_MOE_FWD];
+        else if (t->recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
+            attn_core_fwd(&B, OPGRAPH_MOE_RECOMPUTE, bah, s, dh, drop);
+    }
 
     /* ---- recomputation before a layer's backward ---- */
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
@@ -236,20 +381,30 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     g->head_grad_bytes = g->head_params * g->grad_elem_bytes;
 
     /* ---- FLOPs ---- */
-    for (uint32_t i = 0; i < g->tpl[OPGRAPH_LAYER_FWD].n; i++) {
-        const opgraph_entry *e = &g->tpl[OPGRAPH_LAYER_FWD].e[i];
-        if (e->kind == OPGRAPH_KERNEL && g->ops[e->op].kind == OP_GEMM)
-            g->layer_fwd_flops += g->ops[e->op].flops;
-    }
-    for (uint32_t i = 0; i < g->tpl[OPGRAPH_HEAD_FWD].n; i++) {
-        const opgraph_entry *e = &g->tpl[OPGRAPH_HEAD_FWD].e[i];
-        if (e->kind == OPGRAPH_KERNEL && g->ops[e->op].kind == OP_GEMM)
-            g->head_fwd_flops += g->ops[e->op].flops;
+    g->layer_fwd_flops = tpl_gemm_flops(g, OPGRAPH_LAYER_FWD);
+    g->head_fwd_flops = tpl_gemm_flops(g, OPGRAPH_HEAD_FWD);
+    uint64_t moe_layers = modelcfg_moe_layers_in(m, 0, m->layers);
+    if (moe_layers) {
+        /* the expert GEMMs at the balanced load: per GPU, tl x top_k tokens through one expert MLP */
+        uint64_t mats = x.swiglu ? 3 : 2;
+        double expert = 2.0 * (double)e.routed * (double)h * (double)m->expert_ffn * (double)mats / (double)tp;
+        double other = 0;
+        for (uint32_t i = 0; i < g->tpl[OPGRAPH_MOE_FWD].n; i++) {
+            const opgraph_entry *en = &g->tpl[OPGRAPH_MOE_FWD].e[i];
+            const op_desc *o = &g->ops[en->op];
+            if (en->kind == OPGRAPH_KERNEL && o->kind == OP_GEMM && strncmp(o->name, "moe.expert.", 11))
+                other += o->flops;
+        }
+        g->moe_fwd_flops = other + expert;
+        uint64_t etp = e.etp;
+        g->moe_layer_params = modelcfg_moe_layer_params_tp(m, tp, t->ep, etp, &g->moe_expert_params);
+        g->moe_layer_grad_bytes = g->moe_layer_params * g->grad_elem_bytes;
     }
     /* all GPUs: tp x (per-GPU flops), micro-batches x dp of them, forward + backward = 3 x forward */
     double mbs = (double)(t->global_batch / t->micro_batch);
     g->model_flops_iteration =
-        3.0 * mbs * (double)tp * ((double)m->layers * g->layer_fwd_flops + g->head_fwd_flops);
+        3.0 * mbs * (double)tp * ((double)(m->layers - moe_layers) * g->layer_fwd_flops +
+                                  (double)moe_layers * g->moe_fwd_flops + g->head_fwd_flops);
     return 0;
 }
 

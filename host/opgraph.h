@@ -17,6 +17,13 @@
  * input only for the duration of the forward). Backward GEMMs: data gradient (tokens x in) = dY . W^T and
  * weight gradient (in x out) = X^T . dY, each as many FLOPs as the forward.
  *
+ * Mixture-of-experts layer (Megatron-Core MoELayer with the all-to-all token dispatcher and grouped GEMM;
+ * docs/training.md): the attention half as above; then norm, router (a GEMM of the tokens by the router
+ * weights, top-k), permutation, all-to-all dispatch over the EP group, with etp > 1 an all-gather over the
+ * ETP group, the local experts' MLPs as grouped GEMMs (batch = local experts, m = tokens per expert on the
+ * busiest GPU), with etp > 1 a reduce-scatter, all-to-all combine, un-permutation; the shared experts as
+ * a tensor-parallel MLP; the backward mirrors it. With sp each tp rank routes its 1/tp of the tokens.
+ *
  * Kernel byte counts are the HBM traffic of Megatron's (fused) kernels; each is stated beside its op in
  * opgraph.c. All shapes are per GPU. Pure; no allocation.
  */
@@ -30,10 +37,12 @@
 #include "op.h"
 #include "traincfg.h"
 
-#define OPGRAPH_MAX_OPS 96
+#define OPGRAPH_MAX_OPS 160
 #define OPGRAPH_MAX_TPL 64
 
-enum opgraph_entry_kind { OPGRAPH_KERNEL = 0, OPGRAPH_TP_COLL = 1 };
+/* OPGRAPH_EP_A2A: an all-to-all over the expert-parallel group (token dispatch or combine, and their
+ * gradients); OPGRAPH_ETP_COLL: a collective (coll) over the expert-tensor-parallel group. */
+enum opgraph_entry_kind { OPGRAPH_KERNEL = 0, OPGRAPH_TP_COLL = 1, OPGRAPH_EP_A2A = 2, OPGRAPH_ETP_COLL = 3 };
 /* Collective kinds of OPGRAPH_TP_COLL entries (values match collalgo_op's first three). */
 enum opgraph_coll { OPGRAPH_ALLREDUCE = 0, OPGRAPH_REDUCE_SCATTER = 1, OPGRAPH_ALLGATHER = 2 };
 
@@ -53,6 +62,7 @@ typedef struct opgraph_tpl {
 enum opgraph_tpl_id {
     OPGRAPH_LAYER_FWD, OPGRAPH_LAYER_BWD, OPGRAPH_LAYER_RECOMPUTE, /* recompute: empty without recomputation */
     OPGRAPH_EMBED_FWD, OPGRAPH_EMBED_BWD, OPGRAPH_HEAD_FWD, OPGRAPH_HEAD_BWD,
+    OPGRAPH_MOE_FWD, OPGRAPH_MOE_BWD, OPGRAPH_MOE_RECOMPUTE, /* MoE layers; empty for a dense model */
     OPGRAPH_NTPL
 };
 
@@ -72,6 +82,11 @@ typedef struct opgraph {
     /* FLOPs of one micro-batch on one GPU: forward of one layer, of the head, and the model FLOPs of the
      * whole iteration on all GPUs (3 x forward, no recomputation: the MFU numerator, Korthikanti Sec. 6) */
     double layer_fwd_flops, head_fwd_flops, model_flops_iteration;
+    /* MoE layers (model.experts > 0): parameters per GPU (the routed experts' part apart: ZeRO shards it
+     * over the expert-data-parallel group), gradients, and the forward FLOPs of one micro-batch with
+     * balanced routing (the model FLOPs; the expert kernels themselves run the busiest GPU's load) */
+    uint64_t moe_layer_params, moe_expert_params, moe_layer_grad_bytes;
+    double moe_fwd_flops;
 } opgraph;
 
 /* Build the templates for a checked layout (parallel_check passed). CXL_ELIMIT if the fixed tables are too

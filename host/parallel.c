@@ -96,6 +96,73 @@ int parallel_derive_dp(const modelcfg *m, const clustercfg *c, traincfg *t, cxl_
                        (ull)tpp, (ull)gpus, c->name, (ull)c->nodes, (ull)c->gpus_per_node);
 }
 
+uint64_t parallel_etp(const traincfg *t) { return t->etp ? t->etp : t->tp; }
+
+/* "1, 2, 4" : the expert-parallel sizes up to the stage's GPUs that satisfy every rule of check_moe. */
+static void valid_eps(const modelcfg *m, const clustercfg *c, const traincfg *t, uint64_t etp, char *buf, size_t sz)
+{
+    size_t len = 0;
+    uint64_t stage = t->tp * t->dp, gpn = c->gpus_per_node;
+    buf[0] = '\0';
+    for (uint64_t ep = 1; ep <= stage && ep <= m->experts && len + 24 < sz; ep++) {
+        uint64_t g = ep * etp;
+        if (m->experts % ep == 0 && stage % g == 0 && (gpn % g == 0 || g % gpn == 0))
+            len += (size_t)snprintf(buf + len, sz - len, "%s%llu", len ? ", " : "", (ull)ep);
+    }
+    if (!len)
+        snprintf(buf, sz, "none with etp %llu", (ull)etp);
+}
+
+/* Mixture of experts: the expert grid of Megatron-Core (RankGenerator order tp-cp-ep-dp-pp, the expert
+ * layers' tensor-parallel size etp in place of tp: etp fastest, then ep, then the expert-data-parallel
+ * ranks) reuses each pipeline stage's tp x dp ranks, so ep x etp divides them; each rank holds whole
+ * experts; the expert-tensor-parallel group stays in one NVLink domain (the node), and the EP x ETP group
+ * either fits in one domain or is made of whole domains, so that every GPU sees the same mix of NVLink
+ * and network peers in the all-to-all. Megatron-LM requires sequence parallelism with MoE and tp > 1
+ * (megatron/training/arguments.py: "When using MoE and tensor parallelism, sequence parallelism must be
+ * used"), which is also what lets each tp rank route only its own 1/tp of the tokens. */
+static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, cxl_err *err)
+{
+    char valid[256];
+    if (!modelcfg_is_moe(m)) {
+        if (t->ep > 1)
+            return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: %llu, but model '%s' has no experts "
+                               "(experts is 0); expert parallelism needs a mixture of experts: use ep 1",
+                               (ull)t->ep, m->name);
+        return 0;
+    }
+    uint64_t etp = parallel_etp(t), gpn = c->gpus_per_node, g = t->ep * etp, stage = t->tp * t->dp;
+    if (t->tp > 1 && !t->sp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_SP), "training.sp: model '%s' is a mixture of experts with tp "
+                           "%llu; Megatron-LM requires sequence parallelism with MoE and tensor parallelism: set "
+                           "sp: true, or tp 1", m->name, (ull)t->tp);
+    if (etp > gpn || gpn % etp || m->expert_ffn % etp) {
+        uint64_t d[2] = { m->expert_ffn, gpn };
+        common_divisors(d, 2, gpn, valid, sizeof valid);
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_ETP), "training.etp: %llu %s; the expert-tensor-parallel group "
+                           "must divide the expert FFN size %llu and stay in one NVLink domain (gpus_per_node %llu); "
+                           "valid etp: %s", (ull)etp,
+                           m->expert_ffn % etp ? "does not divide the expert FFN" : "leaves the NVLink domain",
+                           (ull)m->expert_ffn, (ull)gpn, valid);
+    }
+    valid_eps(m, c, t, etp, valid, sizeof valid);
+    if (m->experts % t->ep)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: %llu does not divide the %llu experts of "
+                           "model '%s' (each rank holds experts / ep whole experts); valid ep: %s", (ull)t->ep,
+                           (ull)m->experts, m->name, valid);
+    if (stage % g)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: ep %llu x etp %llu = %llu does not divide "
+                           "tp %llu x dp %llu = %llu, the GPUs of a pipeline stage that the expert layers regroup "
+                           "(Megatron-Core's expert rank grid); valid ep: %s", (ull)t->ep, (ull)etp, (ull)g,
+                           (ull)t->tp, (ull)t->dp, (ull)stage, valid);
+    if (gpn % g && g % gpn)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: the EP x ETP group of %llu x %llu = %llu GPUs "
+                           "leaves the NVLink domain of %llu GPUs (cluster gpus_per_node) part-way: it must fit in "
+                           "one domain or span whole domains; valid ep: %s", (ull)t->ep, (ull)etp, (ull)g, (ull)gpn,
+                           valid);
+    return 0;
+}
+
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
 {
     int rc = check_shape(m, c, t, err);
@@ -152,5 +219,5 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_MAIN_GRADS),
                            "training.main_grads: '%s'; gradients are stored in bf16 or fp32",
                            gpucfg_dtype_names[t->main_grads]);
-    return 0;
+    return check_moe(m, c, t, err);
 }

@@ -7,7 +7,10 @@
  * seq_len; pp not dividing layers, or pp x virtual_stages not dividing them; interleaving without a
  * pipeline or with micro-batches not a multiple of pp (Megatron's rule); global_batch not a multiple of
  * micro_batch x dp; tp x pp x dp not equal to the cluster's GPUs; ZeRO 2/3 with pipeline parallelism;
- * a precision the GPU has no peak for; gradients stored in other than bf16 or fp32.
+ * a precision the GPU has no peak for; gradients stored in other than bf16 or fp32; with a mixture of
+ * experts (check_moe in parallel.c): ep not dividing the experts, ep x etp not dividing tp x dp, the ETP
+ * group leaving the node or not dividing the expert FFN, the EP x ETP group leaving the NVLink domain
+ * part-way, MoE with tp > 1 but no sp; ep > 1 on a dense model. Each names the valid values.
  */
 #ifndef CXLSIM_PARALLEL_H
 #define CXLSIM_PARALLEL_H
@@ -31,6 +34,8 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
 
 /* global_batch / (micro_batch x dp): micro-batches each pipeline runs per iteration. */
 uint64_t parallel_microbatches(const traincfg *t);
+/* The expert-tensor-parallel size in effect: training.etp, or tp when it is not given. */
+uint64_t parallel_etp(const traincfg *t);
 /* layers / pp */
 uint64_t parallel_layers_per_stage(const modelcfg *m, const traincfg *t);
 

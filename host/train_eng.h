@@ -36,7 +36,7 @@ enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_WAIT
        ST_DONE };
 /* kinds of transfer: tensor-parallel collective, pipeline send, data-parallel collective, the tied
  * embeddings' all-reduce between the first and the last stage, CXL transfer */
-enum { XK_TP, XK_PP, XK_DP, XK_EMB, XK_CXL };
+enum { XK_TP, XK_PP, XK_DP, XK_EMB, XK_CXL, XK_EP };   /* XK_EP: an expert-parallel all-to-all */
 #define CXL_SLOTS 2          /* 0: what the stream needs now, 1: the next layer's prefetch */
 #define CXL_UNTRACKED 255u   /* asynchronous transfers nobody waits for */
 #define SHAPE_LEN 80         /* a kernel's dtype and shape in the trace */
@@ -174,6 +174,7 @@ typedef struct eng {
     uint32_t nxf, capxf, *xfree, nxfree, capxfree;
     collalgo_fabric fab;
     collalgo_group tp_group, dp_group;
+    collalgo_group ep_group, etp_group; /* mixture of experts: expert- and expert-tensor-parallel groups */
     train_coll *colls;              /* the result's list of distinct collectives (note_coll) */
     uint32_t ncolls;
     uint64_t colls_other;
@@ -220,6 +221,12 @@ int eng_relocate(cxl_err *err, const cfgloc *l, const char *key);
  * bounds it; returns the code. */
 int eng_kernel_blame(eng *E, uint32_t op, cxl_err *err);
 
+/* Whether layer `layer` of the model chunk at virtual stage vs is an MoE layer; the parameters and the
+ * gradient bytes of such a layer on one GPU (train_setup.c). */
+int eng_layer_moe(const eng *E, uint32_t vs, uint32_t layer);
+uint64_t eng_layer_params(const eng *E, uint32_t vs, uint32_t layer);
+uint64_t eng_layer_grad_bytes(const eng *E, uint32_t vs, uint32_t layer);
+
 /* ---- train_step.c ---- */
 /* Run representative R's steps until its compute stream blocks or ends. */
 void eng_advance(eng *E, rep *R);
@@ -245,6 +252,10 @@ void eng_schedule_changed(eng *E);
 void eng_flow_done(eng *E, uint32_t xid);
 /* A collective of kind XK_TP or XK_DP of representative r; returns the xfer id or UINT32_MAX. */
 uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name);
+/* A collective over the expert-tensor-parallel group, planned as a tensor-parallel one (XK_TP). */
+uint32_t eng_start_etp_coll(eng *E, uint32_t r, int op, uint64_t bytes, const char *name);
+/* An all-to-all of `bytes` per rank over the expert-parallel group of representative r (XK_EP). */
+uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name);
 
 /* ---- train_cxl.c ---- */
 /* Start a transfer of `bytes` per GPU of representative R into its CXL domains (every route), issued by

@@ -130,7 +130,7 @@ void eng_phase_flows(eng *E, uint32_t xid)
     if (E->rc == 0 && E->xf[xid].pending == 0) {
         /* nothing to move in this phase */
         X = &E->xf[xid];
-        if (X->kind == XK_TP || X->kind == XK_DP) {
+        if (X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP) {
             if (++X->cur < X->nph) {
                 eng_phase_begin(E, xid);
                 return;
@@ -145,7 +145,7 @@ void eng_flow_done(eng *E, uint32_t xid)
     xfer *X = &E->xf[xid];
     if (--X->pending)
         return;
-    if ((X->kind == XK_TP || X->kind == XK_DP) && ++X->cur < X->nph) {
+    if ((X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP) && ++X->cur < X->nph) {
         eng_phase_begin(E, xid);
         return;
     }
@@ -248,9 +248,9 @@ static void note_coll(eng *E, int kind, const xfer *X, const nccltune_comm *c)
  * NCCL's choice (nccltune.h) within what training.collectives and training.protocol allow (hierarchical,
  * not an NCCL algorithm, takes the ring's protocol); the phases are collalgo's for that algorithm, with
  * the protocol's bytes on the wire and message latency (nccltune_factors; Simple changes nothing). */
-uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name)
+static uint32_t start_coll(eng *E, int kind, const collalgo_group *grp, uint32_t r, int op, uint64_t bytes,
+                           const char *name)
 {
-    const collalgo_group *grp = kind == XK_TP ? &E->tp_group : &E->dp_group;
     uint32_t xid = eng_new_xfer(E, kind, r, name);
     if (xid == UINT32_MAX)
         return xid;
@@ -312,6 +312,48 @@ uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, co
         }
         X->hop_intra_ps = (int64_t)llround((double)X->hop_intra_ps * fi);
         X->hop_inter_ps = (int64_t)llround((double)X->hop_inter_ps * fo);
+    }
+    eng_phase_begin(E, xid);
+    return xid;
+}
+
+uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name)
+{
+    return start_coll(E, kind, kind == XK_TP ? &E->tp_group : &E->dp_group, r, op, bytes, name);
+}
+
+uint32_t eng_start_etp_coll(eng *E, uint32_t r, int op, uint64_t bytes, const char *name)
+{
+    return start_coll(E, XK_TP, &E->etp_group, r, op, bytes, name);
+}
+
+/* NCCL's all-to-all is one send and one receive per peer in a group call (NCCL documentation,
+ * "Point-to-point communication", all-to-all example), all in flight at once: one phase in which the
+ * representative sends the (rpn - 1) / ep of its buffer meant for the peers of its NVLink domain over
+ * NVLink and the (ep - rpn) / ep meant for the other domains over its share of the NICs (receiving as
+ * much), paying one message latency on each fabric it uses. The flows share the links with every other
+ * transfer of the representative (net.h), as the collectives' do. */
+uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name)
+{
+    const collalgo_group *grp = &E->ep_group;
+    uint32_t xid = eng_new_xfer(E, XK_EP, r, name);
+    if (xid == UINT32_MAX)
+        return xid;
+    xfer *X = &E->xf[xid];
+    uint64_t ep = grp->ranks, rpn = grp->ranks_per_node;
+    X->coll_bytes = bytes;
+    X->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
+    X->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
+    X->nph = 1;
+    X->ph[0].intra_bytes = (uint64_t)ceil((double)bytes * (double)(rpn - 1) / (double)ep);
+    X->ph[0].inter_bytes = (uint64_t)ceil((double)bytes * (double)(ep - rpn) / (double)ep);
+    X->ph[0].intra_hops = rpn > 1;
+    X->ph[0].inter_hops = ep > rpn;
+    if ((X->ph[0].intra_bytes && !E->fab.intra_Bps) || (X->ph[0].inter_bytes && !E->fab.inter_Bps)) {
+        E->rc = cfgloc_errf(E->err, X->ph[0].inter_bytes ? &E->x->cluster.loc[CLUSTERCFG_F_NIC_BW]
+                                                          : &E->x->gpu.loc[GPUCFG_F_NVLINK],
+                            "the expert-parallel all-to-all %s needs a link of bandwidth 0", name);
+        return UINT32_MAX;
     }
     eng_phase_begin(E, xid);
     return xid;

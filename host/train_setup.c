@@ -123,6 +123,31 @@ static void setup_groups(eng *E)
         E->dp_group.ranks_per_node = (uint32_t)(gpn / tp);
     else
         E->dp_group.ranks_per_node = 1;
+    /* The expert grid (Megatron-Core RankGenerator, order tp-cp-ep-dp-pp with etp in place of tp): the
+     * ETP ranks are the fastest, then the EP ranks; parallel_check keeps the ETP group in a node and the
+     * EP x ETP group either in one node or over whole nodes. */
+    uint64_t ep = E->t->ep, etp = parallel_etp(E->t);
+    E->etp_group.ranks = (uint32_t)etp;
+    E->etp_group.ranks_per_node = (uint32_t)(etp <= gpn ? etp : 1);
+    E->ep_group.ranks = (uint32_t)ep;
+    E->ep_group.ranks_per_node = (uint32_t)(ep * etp <= gpn ? ep : (gpn % etp == 0 ? gpn / etp : 1));
+    if (E->ep_group.ranks_per_node == 0 || ep % E->ep_group.ranks_per_node)
+        E->ep_group.ranks_per_node = 1;
+}
+
+int eng_layer_moe(const eng *E, uint32_t vs, uint32_t layer)
+{
+    return modelcfg_layer_is_moe(&E->x->model, (uint64_t)vs * E->layers_per_chunk + layer);
+}
+
+uint64_t eng_layer_params(const eng *E, uint32_t vs, uint32_t layer)
+{
+    return eng_layer_moe(E, vs, layer) ? E->g.moe_layer_params : E->g.layer_params;
+}
+
+uint64_t eng_layer_grad_bytes(const eng *E, uint32_t vs, uint32_t layer)
+{
+    return eng_layer_moe(E, vs, layer) ? E->g.moe_layer_grad_bytes : E->g.layer_grad_bytes;
 }
 
 /* One representative per stage: what it holds, its optimizer kernel, whether its pipeline link stays in
@@ -143,8 +168,10 @@ static int setup_stages(eng *E, cxl_err *err)
         R->r = r;
         R->first_stage = r == 0;
         R->last_stage = r == pp - 1;
-        R->params = (uint64_t)E->layers_per_chunk * E->v * E->g.layer_params +
-                    (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);
+        R->params = (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);
+        for (uint32_t c = 0; c < E->v; c++)
+            for (uint32_t l = 0; l < E->layers_per_chunk; l++)
+                R->params += eng_layer_params(E, c * pp + r, l);
         uint64_t shard = t->zero >= 1 ? (R->params + dp - 1) / dp : R->params;
         R->shard_params = shard;
         int op = opgraph_optimizer_op(&E->g, t, shard, err);

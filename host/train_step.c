@@ -77,7 +77,7 @@ void eng_xfer_done(eng *E, uint32_t xid)
 {
     xfer X = E->xf[xid];
     eng_free_xfer(E, xid);
-    if (X.kind == XK_TP) {
+    if (X.kind == XK_TP || X.kind == XK_EP) {
         rep *R = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
         eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
@@ -168,6 +168,18 @@ static void run_tp(eng *E, rep *R, int coll, uint64_t bytes, const char *name)
     eng_start_coll(E, XK_TP, R->r, coll, bytes, name);
 }
 
+/* The collectives of an MoE layer block the compute stream like the tensor-parallel ones (Megatron-Core's
+ * all-to-all dispatcher runs them on the compute stream between the router and the experts) and count
+ * in the same bucket (exposed_tp_comm: model-parallel communication on the stream). */
+static void run_moe_coll(eng *E, rep *R, const opgraph_entry *e)
+{
+    eng_set_state(E, R, ST_TP, -1);
+    if (e->kind == OPGRAPH_EP_A2A)
+        eng_start_a2a(E, R->r, e->bytes, e->name);
+    else
+        eng_start_etp_coll(E, R->r, e->coll, e->bytes, e->name);
+}
+
 int eng_wait_until(eng *E, rep *R, int64_t t_ps)
 {
     if (t_ps <= E->now)
@@ -233,9 +245,9 @@ static int item_gather(eng *E, rep *R, const item_ctx *c)
 /* ZeRO-3 (DeepSpeed): each layer's parameters are all-gathered before its forward and again before its
  * backward (recomputation included), the next layer's gather issued as a prefetch while this one
  * computes; the stream waits only for its own layer. */
-static int zero3_gather(eng *E, rep *R)
+static int zero3_gather(eng *E, rep *R, const item_ctx *c)
 {
-    uint64_t bytes = E->g.layer_params * E->g.weight_elem_bytes, mine;
+    uint64_t bytes = eng_layer_params(E, c->vs, R->layer) * E->g.weight_elem_bytes, mine;
     if (R->gather_next) {
         mine = R->gather_next;
     } else {
@@ -244,7 +256,8 @@ static int zero3_gather(eng *E, rep *R)
     }
     R->gather_next = 0;
     if (R->layer + 1 < E->layers_per_chunk) {
-        dp_enqueue(E, R, COLLALGO_ALLGATHER, bytes, "dp.zero3.params");
+        dp_enqueue(E, R, COLLALGO_ALLGATHER, eng_layer_params(E, c->vs, R->layer + 1) * E->g.weight_elem_bytes,
+                   "dp.zero3.params");
         R->gather_next = R->dp_enq;
     }
     R->layer_gathered = 1;
@@ -270,7 +283,7 @@ static void layer_grads(eng *E, rep *R, const item_ctx *c)
 {
     int last_mb = R->bwd_done[c->I->chunk] + 1 == E->m;
     if ((last_mb || E->t->zero >= 2) && E->t->overlap_grad_reduce)
-        bucket_add(E, R, E->g.layer_grad_bytes, 0);
+        bucket_add(E, R, eng_layer_grad_bytes(E, c->vs, R->layer), 0);
     eng_cxl_layer_out(E, R, 1, last_mb);
     next_layer(R);
 }
@@ -283,11 +296,12 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
         return STEP_NEXT;
     }
     if (E->t->zero >= 3 && E->t->dp > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered)
-        return zero3_gather(E, R);
+        return zero3_gather(E, R, c);
     if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->I->backward))
         return STEP_BLOCKED;
+    int moe = eng_layer_moe(E, c->vs, R->layer);
     if (!c->I->backward) {
-        R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_FWD];
+        R->cur_tpl = &E->g.tpl[moe ? OPGRAPH_MOE_FWD : OPGRAPH_LAYER_FWD];
         return TPL_READY;
     }
     switch (R->lstep) {
@@ -297,10 +311,10 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
             R->lstep = LAYER_BACKWARD;
             return STEP_NEXT;
         }
-        R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_RECOMPUTE];
+        R->cur_tpl = &E->g.tpl[moe ? OPGRAPH_MOE_RECOMPUTE : OPGRAPH_LAYER_RECOMPUTE];
         return TPL_READY;
     case LAYER_BACKWARD:
-        R->cur_tpl = &E->g.tpl[OPGRAPH_LAYER_BWD];
+        R->cur_tpl = &E->g.tpl[moe ? OPGRAPH_MOE_BWD : OPGRAPH_LAYER_BWD];
         return TPL_READY;
     default:
         layer_grads(E, R, c);
@@ -384,8 +398,10 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
     const opgraph_entry *e = &R->cur_tpl->e[R->entry++];
     if (e->kind == OPGRAPH_KERNEL)
         eng_run_kernel(E, R, e->op);
-    else
+    else if (e->kind == OPGRAPH_TP_COLL)
         run_tp(E, R, e->coll, e->bytes, e->name);
+    else
+        run_moe_coll(E, R, e);
     return STEP_BLOCKED;
 }
 
@@ -485,8 +501,7 @@ static int end_grad_flush(eng *E, rep *R)
     bucket_add(E, R, 0, 1);
     if (!E->t->overlap_grad_reduce && E->t->dp > 1) {
         /* all gradients at once, in buckets, after the backward pass */
-        uint64_t total = (uint64_t)E->layers_per_chunk * E->v * E->g.layer_grad_bytes +
-                         (R->first_stage ? E->g.embed_grad_bytes : 0) + (R->last_stage ? E->g.head_grad_bytes : 0);
+        uint64_t total = R->params * E->g.grad_elem_bytes;   /* layers, embedding, head */
         enqueue_buckets(E, R, grad_op(E), total, "dp.grads");
     }
     return wait_dp(E, R);

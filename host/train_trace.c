@@ -47,7 +47,14 @@ void eng_trace_xfer(eng *E, const xfer *X)
     if (!E->ct || E->now <= X->t_start)
         return;
     ctrace_arg a[6];
-    if (X->kind == XK_TP || X->kind == XK_DP) {
+    if (X->kind == XK_EP) {
+        if (!eng_traced(E, X->rep))
+            return;
+        a[0] = ARG_U("bytes", X->coll_bytes);
+        a[1] = ARG_S("op", "all-to-all");
+        a[2] = ARG_U("ranks", E->ep_group.ranks);
+        eng_trace_slice(E, X->rep, 0, "ep", X->name, X->t_start, E->now, a, 3);
+    } else if (X->kind == XK_TP || X->kind == XK_DP) {
         if (!eng_traced(E, X->rep))
             return;
         a[0] = ARG_U("bytes", X->coll_bytes);

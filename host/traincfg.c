@@ -56,6 +56,10 @@ static const cfg_field fields[] = {
       "NCCL protocol of the tensor-parallel group; inherit: training.protocol" },
     { "dp_protocol", CFG_T_ENUM, T(dp_protocol), 0, 1, 0, traincfg_group_protocol_names, NULL, 0, NULL,
       "NCCL protocol of the data-parallel group; inherit: training.protocol" },
+    { "ep", CFG_T_U64, T(ep), 0, 1, 1 << 16, NULL, NULL, 0, NULL,
+      "expert-parallel size (mixture of experts): experts per GPU = experts / ep" },
+    { "etp", CFG_T_U64, T(etp), 0, 1, 1 << 16, NULL, NULL, 0, NULL,
+      "expert-tensor-parallel size: each expert's MLP split over etp GPUs; default: tp" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -65,6 +69,7 @@ static void defaults(void *obj)
     memset(t, 0, sizeof *t);
     t->micro_batch = 1;
     t->tp = t->pp = t->dp = 1;
+    t->ep = 1;
     t->virtual_stages = 1;
     t->recompute = TRAINCFG_RECOMPUTE_NONE;
     t->precision = GPUCFG_BF16;
@@ -80,5 +85,5 @@ static void defaults(void *obj)
 
 const compose_kind traincfg_kind = {
     "training", NULL, fields, defaults, offsetof(traincfg, loc), offsetof(traincfg, ref),
-    offsetof(traincfg, source), sizeof((traincfg *)0)->source,
+    offsetof(traincfg, source), sizeof((traincfg *)0)->source, TRAINCFG_F_EP,
 };

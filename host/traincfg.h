@@ -15,7 +15,7 @@ enum traincfg_recompute { TRAINCFG_RECOMPUTE_NONE = 0, TRAINCFG_RECOMPUTE_SELECT
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
        TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_F_TP_COLL, TRAINCFG_F_DP_COLL, TRAINCFG_F_TP_PROTO,
-       TRAINCFG_F_DP_PROTO, TRAINCFG_NFIELDS };
+       TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -37,6 +37,10 @@ typedef struct traincfg {
     uint64_t host_microbatch_ps;            /* host time per micro-batch (forward and backward of one chunk) */
     /* per group (tensor- and data-parallel): TRAINCFG_INHERIT takes collective_algo / protocol */
     int tp_collective_algo, dp_collective_algo, tp_protocol, dp_protocol;
+    /* mixture of experts (Megatron-Core): expert-parallel size (experts per rank = experts / ep) and
+     * expert-tensor-parallel size (each expert's MLP split over etp ranks; 0 in the file's absence: = tp).
+     * The expert grid reuses the dense one's ranks: ep x etp divides tp x dp (parallel.h). */
+    uint64_t ep, etp;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;

@@ -2,6 +2,7 @@
  * counts and per-GPU memory match hand derivations (Korthikanti et al. 2022); every layout check and
  * the out-of-memory check report the numbers and file:line:column. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,8 @@
 #include "gpumem.h"
 #include "parallel.h"
 #include "presets.h"
+
+#include "train.h"
 
 #include "tmpdir_fixture.h"
 
@@ -39,7 +42,7 @@ static void every_component_preset_loads(void **state)
         assert_string_equal(m.name, *p);
         assert_int_equal(m.hidden % m.heads, 0);
     }
-    assert_int_equal(n, 9);
+    assert_int_equal(n, 16);
     n = 0;
     for (const char *const *p = presets_names("gpus"); *p; p++, n++) {
         gpucfg g;
@@ -326,7 +329,7 @@ static void err_unknown_names(void **state)
 {
     (void)state;
     const char *p = exp_file("um.yaml", "llama2-8b", "dgx-h100", "  global_batch: 16\n");
-    expect_err(p, 2, 8, "unknown model 'llama2-8b'", "presets: gpt3-175b, llama2-13b, llama2-70b, llama2-7b");
+    expect_err(p, 2, 8, "unknown model 'llama2-8b'", "gpt3-175b, llama2-13b, llama2-70b, llama2-7b");
     char text[256];
     snprintf(text, sizeof text, "name: t\nmodel: llama2-7b\ngpu: h100\ncluster: dgx-h100\ntraining: { global_batch: 16 }\n");
     p = tmpdir_write("ug.yaml", text);
@@ -392,10 +395,111 @@ static void out_of_memory(void **state)
     assert_int_equal(e.line, 1);
 }
 
+/* ---- mixture of experts ---- */
+
+static void moe_params(void **state)
+{
+    (void)state;
+    /* active: the tolerance is 10 %, 20 % for DeepSeek-V3 whose approximated attention has 6.5B more parameters */
+    static const struct { const char *name; double total, active, tol; } v[] = {
+        { "mixtral-8x7b", 46.7e9, 12.9e9, 0.005 },      /* arXiv 2401.04088: 47B total, 13B active */
+        { "mixtral-8x22b", 141e9, 39e9, 0.01 },         /* Mistral AI: 141B, 39B active */
+        { "qwen3-30b-a3b", 30.5e9, 3.3e9, 0.01 },       /* model card: 30.5B, 3.3B activated */
+        { "qwen3-235b-a22b", 235e9, 22e9, 0.02 },       /* arXiv 2505.09388 */
+        { "gpt-oss-120b", 116.8e9, 5.71e9, 0.02 },      /* model card: 116.8B; 5.13B active + 0.58B embedding */
+        { "deepseek-v3", 671e9, 37e9, 0.015 },          /* arXiv 2412.19437 (MLA approximated: about 1 % more) */
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        modelcfg m;
+        cxl_err e;
+        ok_or_fail(modelcfg_load(v[i].name, &m, &e), &e, v[i].name);
+        double total = (double)modelcfg_total_params(&m), active = (double)modelcfg_active_params(&m);
+        if (fabs(total - v[i].total) / v[i].total > v[i].tol || fabs(active - v[i].active) / v[i].active > (i == 5 ? 0.2 : 0.1))
+            fail_msg("%s: %.4g total, %.4g active; expected %.4g, %.4g", v[i].name, total, active, v[i].total,
+                     v[i].active);
+    }
+    modelcfg m;
+    cxl_err e;
+    ok_or_fail(modelcfg_load("deepseek-v3", &m, &e), &e, "deepseek-v3");
+    assert_false(modelcfg_layer_is_moe(&m, 2));
+    assert_true(modelcfg_layer_is_moe(&m, 3));
+    assert_int_equal(modelcfg_moe_layers_in(&m, 0, m.layers), 58);
+    /* per GPU: experts split by ep; ep 8 holds 32 of 256 experts */
+    uint64_t ex1, ex8;
+    modelcfg_moe_layer_params_tp(&m, 1, 1, 1, &ex1);
+    modelcfg_moe_layer_params_tp(&m, 1, 8, 1, &ex8);
+    assert_int_equal(ex1, 8 * ex8);
+}
+
+static void err_moe_layouts(void **state)
+{
+    (void)state;
+    const char *p = exp_file("ep3.yaml", "mixtral-8x7b", "{ extends: dgx-h100, nodes: 3 }",
+                             "  global_batch: 24\n  pp: 4\n  ep: 3\n");
+    expect_err(p, 8, 7, "training.ep: 3 does not divide the 8 experts of model 'mixtral-8x7b'", "valid ep: 1, 2");
+    p = exp_file("etp.yaml", "mixtral-8x7b", "{ extends: dgx-h100, nodes: 2 }", "  global_batch: 32\n  etp: 16\n");
+    expect_err(p, 7, 8, "training.etp: 16 leaves the NVLink domain", "valid etp: 1, 2, 4, 8");
+    p = exp_file("dom.yaml", "qwen3-30b-a3b", "{ extends: dgx-h100, nodes: 2, gpus_per_node: 6, nics_per_node: 6 }",
+                 "  global_batch: 12\n  ep: 4\n");
+    expect_err(p, 7, 7, "leaves the NVLink domain of 6 GPUs", "valid ep: 1, 2");
+    p = exp_file("grid.yaml", "mixtral-8x7b", "{ extends: dgx-h100, nodes: 1 }",
+                 "  global_batch: 8\n  pp: 4\n  dp: 2\n  ep: 4\n");
+    expect_err(p, 9, 7, "ep 4 x etp 1 = 4 does not divide tp 1 x dp 2", "valid ep: 1, 2");
+    p = exp_file("sp.yaml", "mixtral-8x7b", "{ extends: dgx-h100, nodes: 1 }", "  global_batch: 8\n  tp: 2\n");
+    expect_err(p, 6, 3, "requires sequence parallelism with MoE and tensor parallelism", NULL);
+    p = exp_file("dense.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 1 }", "  global_batch: 8\n  ep: 2\n");
+    expect_err(p, 7, 7, "training.ep: 2, but model 'llama2-7b' has no experts", NULL);
+    char badk[256];
+    snprintf(badk, sizeof badk, "%s", tmpdir_write("badk.yaml", "name: badk\nlayers: 4\nhidden: 256\nheads: 4\n"
+                                                   "vocab: 1000\nseq_len: 128\nexperts: 4\ntop_k: 5\n"));
+    modelcfg m;
+    cxl_err e;
+    assert_int_equal(modelcfg_load(badk, &m, &e), CXL_ECONFIG);
+    if (!strstr(e.msg, "model.top_k: 5 exceeds the 4 experts; valid: 1 to 4") || e.line != 8)
+        fail_msg("%d: %s", e.line, e.msg);
+}
+
+/* The engine: an MoE run is slower with imbalanced routing, and the all-to-all over nodes costs more
+ * than inside one (ep 16 over two nodes against ep 8 in one). */
+static double run_iter(const char *name, const char *model, const char *training)
+{
+    const char *p = exp_file(name, model, "{ extends: dgx-h100, nodes: 2 }", training);
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    ok_or_fail(expcfg_load(p, x, &e), &e, p);
+    train_result res;
+    ok_or_fail(train_run(x, NULL, &res, &e), &e, p);
+    double s = (double)res.iteration_ps / 1e12;
+    assert_true(res.model_flops > 0);
+    train_result_free(&res);
+    free(x);
+    return s;
+}
+
+static void moe_engine(void **state)
+{
+    (void)state;
+    tmpdir_write("q.yaml", "extends: qwen3-30b-a3b\nname: q\nlayers: 4\n");
+    tmpdir_write("q2.yaml", "extends: qwen3-30b-a3b\nname: q2\nlayers: 4\nmoe_imbalance: 2\n");
+    const char *tr = "  global_batch: 32\n  pp: 2\n  ep: 8\n  recompute: selective\n";
+    double bal = run_iter("e1.yaml", "q.yaml", tr);
+    double imb = run_iter("e2.yaml", "q2.yaml", tr);
+    double wide = run_iter("e3.yaml", "q.yaml", "  global_batch: 32\n  ep: 16\n  recompute: selective\n");
+    double narrow = run_iter("e4.yaml", "q.yaml", "  global_batch: 32\n  ep: 8\n  recompute: selective\n");
+    printf("MOE balanced %.4f s, imbalance 2 %.4f s; ep 16 over two nodes %.4f s, ep 8 in a node %.4f s\n", bal, imb,
+           wide, narrow);
+    assert_true(imb > bal * 1.05);
+    assert_true(wide > narrow);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_component_preset_loads),
+        cmocka_unit_test(moe_params),
+        cmocka_unit_test(err_moe_layouts),
+        cmocka_unit_test(moe_engine),
         cmocka_unit_test(preset_values),
         cmocka_unit_test(params_gpt3_175b),
         cmocka_unit_test(params_llama2_7b),

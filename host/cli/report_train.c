@@ -13,6 +13,11 @@ static void text_setup(FILE *so, const expcfg *x)
     fprintf(so, "%s: %s\n", x->name, x->description);
     fprintf(so, "  model       %s, %.2f B parameters, sequence %llu\n", x->model.name,
             (double)modelcfg_total_params(&x->model) / 1e9, (unsigned long long)x->model.seq_len);
+    if (modelcfg_is_moe(&x->model))
+        fprintf(so, "  experts     %llu, top-%llu, %.2f B active parameters, ep %llu, etp %llu\n",
+                (unsigned long long)x->model.experts, (unsigned long long)x->model.top_k,
+                (double)modelcfg_active_params(&x->model) / 1e9, (unsigned long long)t->ep,
+                (unsigned long long)(t->etp ? t->etp : t->tp));
     fprintf(so, "  cluster     %llu x %llu %s (%s)\n", (unsigned long long)x->cluster.nodes,
             (unsigned long long)x->cluster.gpus_per_node, x->gpu.name, x->cluster.name);
     fprintf(so, "  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu, recompute %s, "
