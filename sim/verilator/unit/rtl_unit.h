@@ -58,7 +58,8 @@ inline uint64_t msg_field(const cxl_msg &m, int i)
     }
 }
 
-inline void put_bits(VlWide<kMsgWords> &w, int lsb, int width, uint64_t v)
+// bits [lsb, lsb + width) of a wide port (any number of words)
+template <size_t N> void put_bits(VlWide<N> &w, int lsb, int width, uint64_t v)
 {
     for (int b = 0; b < width; b++) {
         uint32_t bit = static_cast<uint32_t>((v >> b) & 1u);
@@ -67,7 +68,7 @@ inline void put_bits(VlWide<kMsgWords> &w, int lsb, int width, uint64_t v)
     }
 }
 
-inline uint64_t get_bits(const VlWide<kMsgWords> &w, int lsb, int width)
+template <size_t N> uint64_t get_bits(const VlWide<N> &w, int lsb, int width)
 {
     uint64_t v = 0;
     for (int b = 0; b < width; b++)

@@ -34,21 +34,8 @@ struct Phase {
 };
 constexpr Phase kPhases[] = {{90, 10}, {10, 90}, {50, 50}, {100, 100}, {100, 0}, {0, 100}, {70, 60}};
 
-template <size_t N> void set_bits(VlWide<N> &w, int lsb, int width, uint64_t v)
-{
-    for (int b = 0; b < width; b++) {
-        uint32_t bit = static_cast<uint32_t>((v >> b) & 1u);
-        int at = lsb + b;
-        w[at / 32] = (w[at / 32] & ~(1u << (at % 32))) | (bit << (at % 32));
-    }
-}
-template <size_t N> uint64_t get_bits(const VlWide<N> &w, int lsb, int width)
-{
-    uint64_t v = 0;
-    for (int b = 0; b < width; b++)
-        v |= static_cast<uint64_t>((w[(lsb + b) / 32] >> ((lsb + b) % 32)) & 1u) << b;
-    return v;
-}
+using rtl_unit::get_bits;
+using rtl_unit::put_bits;
 
 uint32_t delay_for(Rng &r)
 {
@@ -109,7 +96,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
         top->now_lo = static_cast<uint32_t>(now);
         top->push = push;
         for (int f = 0; f < 7; f++)
-            set_bits(top->push_msg, rtl_unit::kMsgFields[f].lsb, rtl_unit::kMsgFields[f].width,
+            put_bits(top->push_msg, rtl_unit::kMsgFields[f].lsb, rtl_unit::kMsgFields[f].width,
                      rtl_unit::msg_field(m, f));
         top->pop_n = pop_n;
         top->eval();
