@@ -27,16 +27,13 @@
 `include "cxl_defs.vh"
 
 // Every port but clk and push_first (a constant per instance, which Verilator then folds) is marked
-// public_flat_rd, and the helpers are macros, so that Verilator's instances of one parameter set (the 16
-// host request paths) share one copy of the generated code (as requester.v; docs/rtl.md).
+// public_flat_rd, and the helpers are macros, so that Verilator's instances of one parameter set (e.g. a
+// device's two ingress queues) share one copy of the generated code (as requester.v; docs/rtl.md).
 module mpipe #(
     parameter integer DEPTH = `CXL_MAX_FIFO,  // storage entries, >= 2, >= NPUSH, >= K
     parameter integer W     = `CXL_MSG_W,     // message width
     parameter integer NPUSH = 8,              // pushes per cycle, 1 .. 255
-    parameter integer K     = 5,              // window entries, 1 .. DEPTH
-    parameter integer RDY   = 1               // 0: win_rdy is 0 and `now` unused (the caller compares
-                                              // win_ready with now itself: then the window depends on
-                                              // the pipe's own state only)
+    parameter integer K     = 5               // window entries, 1 .. DEPTH
 ) (
     input  wire             clk,
     input  wire             rst_n /* verilator public_flat_rd */,       // synchronous, active low: pipe_init(cap)
@@ -167,7 +164,7 @@ module mpipe #(
                         win_msg[W*j +: W] = push_msg[W*q +: W];
                 win_ready[64*j +: 64] = push_ready;
             end
-            win_rdy[j] = RDY != 0 && win_valid[j] && win_ready[64*j +: 64] <= now;
+            win_rdy[j] = win_valid[j] && win_ready[64*j +: 64] <= now;
         end
     end
 
