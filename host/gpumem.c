@@ -10,6 +10,10 @@
  *                                                                            S = (4 + 4r) sbh + 4sbf | 8sbf
  *   attention core, split by t: softmax output 2as^2b, its dropout mask d as^2b, dropout output 2d as^2b
  *                                                                            A = (2 + 3d) as^2b
+ *   with flash attention (training.attention: flash) the core keeps no s x s tensor: the backward
+ *   recomputes the scores from Q, K, V (already in S) and the fp32 logsumexp of each query row, and
+ *   regenerates the dropout mask from the RNG state (Dao et al., arXiv 2205.14135, Sec. 3.1; Dao, arXiv
+ *   2307.08691, Sec. 3.1.1):                                                 A = 4asb
  * For GPT (f = 4h, r = 1, d = 1): R = 10sbh, S = 24sbh, A = 5as^2b: Korthikanti's Eq. 1-4, e.g.
  * sbh(10 + 24/t + 5as/(ht)) with tensor parallelism and (34sbh + 5as^2b)/t with sequence parallelism.
  * Selective recomputation drops A (Sec. 4.2); full recomputation keeps only the layer input, 2sbh (/t
@@ -28,7 +32,7 @@ double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t)
     double tp = (double)t->tp, sbh = s * b * h;
     double R = (8 + 2 * d) * sbh;
     double S = (4 + 4 * r) * sbh + (m->activation == MODELCFG_SWIGLU ? 8 : 4) * s * b * f;
-    double A = (2 + 3 * d) * a * s * s * b;
+    double A = traincfg_flash(t) ? 4 * a * s * b : (2 + 3 * d) * a * s * s * b;
     double whole = t->sp ? R / tp : R;
     switch (t->recompute) {
     case TRAINCFG_RECOMPUTE_SELECTIVE: return whole + S / tp;

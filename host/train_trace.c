@@ -229,6 +229,10 @@ void eng_trace_shapes(eng *E)
             snprintf(E->shape[i], SHAPE_LEN, "%s %llux(%llux%llu.%llux%llu)", gpucfg_dtype_names[d->dtype],
                      (unsigned long long)d->batch, (unsigned long long)d->m, (unsigned long long)d->k,
                      (unsigned long long)d->k, (unsigned long long)d->n);
+        else if (d->kind == OP_ATTN_FWD || d->kind == OP_ATTN_BWD)
+            snprintf(E->shape[i], SHAPE_LEN, "%s %llux(%llux%llu, d %llu)", gpucfg_dtype_names[d->dtype],
+                     (unsigned long long)d->batch, (unsigned long long)d->m, (unsigned long long)d->n,
+                     (unsigned long long)d->k);
         else
             snprintf(E->shape[i], SHAPE_LEN, "%s %llu", gpucfg_dtype_names[d->dtype], (unsigned long long)d->m);
     }

@@ -7,6 +7,7 @@
 #include "gpucfg.h"
 
 const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
+const char *const traincfg_attention_names[] = { "flash", "unfused", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
 const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
 const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
@@ -60,6 +61,8 @@ static const cfg_field fields[] = {
       "expert-parallel size (mixture of experts): experts per GPU = experts / ep" },
     { "etp", CFG_T_U64, T(etp), 0, 1, 1 << 16, NULL, NULL, 0, NULL,
       "expert-tensor-parallel size: each expert's MLP split over etp GPUs; default: tp" },
+    { "attention", CFG_T_ENUM, T(attention), 0, 1, 0, traincfg_attention_names, NULL, 0, NULL,
+      "attention core: flash (fused kernel, no s x s scores kept; the default) or unfused (Megatron-LM 2021-2022)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -81,6 +84,11 @@ static void defaults(void *obj)
     t->vocab_divisible_by = 128;
     t->tp_collective_algo = t->dp_collective_algo = TRAINCFG_INHERIT;
     t->tp_protocol = t->dp_protocol = TRAINCFG_INHERIT;        /* Megatron-LM's --make-vocab-size-divisible-by default */
+    /* Megatron-Core runs the attention core in Transformer Engine's DotProductAttention, which picks a
+     * fused (flash or cuDNN) kernel whenever one supports the shape (TE's NVTE_FLASH_ATTN and
+     * NVTE_FUSED_ATTN default to 1; Megatron-LM --attention-backend auto). Files of 2021-2022 runs set
+     * attention: unfused. */
+    t->attention = TRAINCFG_ATTENTION_FLASH;
 }
 
 const compose_kind traincfg_kind = {

@@ -137,6 +137,17 @@ static void korthikanti_activations(void **state)
     memset(&t, 0, sizeof t);
     t.micro_batch = 1, t.tp = 1, t.pp = 1, t.dp = 1, t.virtual_stages = 1, t.global_batch = 1;
     double s = 2048, h = 12288, a = 96, sbh = s * h;
+    /* flash attention (the default): no s x s term, the fp32 logsumexp per head and row, 4as bytes */
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == 34 * sbh + 4 * a * s);
+    t.tp = 8, t.sp = 1;
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == (34 * sbh + 4 * a * s) / 8);
+    t.tp = 1, t.sp = 0;
+    /* fp32 training: flash kernels take 16-bit operands, so the unfused attention runs (and is counted) */
+    t.precision = GPUCFG_FP32;
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == sbh * (34 + 5 * a * s / h));
+    t.precision = GPUCFG_BF16;
+    /* the paper's Megatron-LM of 2022: the unfused attention */
+    t.attention = TRAINCFG_ATTENTION_UNFUSED;
     /* Eq. 1, no parallelism: sbh(34 + 5as/h) */
     assert_true(gpumem_layer_activation_bytes(&m, &t) == sbh * (34 + 5 * a * s / h));
     /* Eq. 2, tensor parallel t = 8: sbh(10 + 24/t + 5as/(ht)) */
