@@ -27,8 +27,9 @@ typedef unsigned long long ull;
 
 double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t)
 {
-    double s = (double)m->seq_len, b = (double)t->micro_batch, h = (double)m->hidden, a = (double)m->heads;
-    double f = (double)m->ffn, r = (double)m->kv_heads / (double)m->heads, d = m->dropout ? 1 : 0;
+    /* context parallelism: each rank holds s / cp of every sequence (its queries, keys and values) */
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
+    double a = (double)m->heads, f = (double)m->ffn, r = (double)m->kv_heads / (double)m->heads, d = m->dropout ? 1 : 0;
     double tp = (double)t->tp, sbh = s * b * h;
     double R = (8 + 2 * d) * sbh;
     double S = (4 + 4 * r) * sbh + (m->activation == MODELCFG_SWIGLU ? 8 : 4) * s * b * f;
@@ -69,8 +70,8 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
  * shared experts as a dense MLP. Megatron-LM requires sp with MoE and tp > 1, so all of it is / t. */
 static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
 {
-    double s = (double)m->seq_len, b = (double)t->micro_batch, h = (double)m->hidden, tp = (double)t->tp;
-    double c = m->activation == MODELCFG_SWIGLU ? 8 : 4, fe = (double)m->expert_ffn;
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
+    double tp = (double)t->tp, c = m->activation == MODELCFG_SWIGLU ? 8 : 4, fe = (double)m->expert_ffn;
     double dense_mlp = c * s * b * (double)m->ffn / tp;
     double routed = modelcfg_moe_load(m) * (double)m->top_k * s * b / tp;
     double moe = routed * (c * fe + 2 * h) + 4 * (double)m->experts * s * b / tp +
@@ -83,7 +84,8 @@ static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
 
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out)
 {
-    uint64_t p = t->pp, dp = t->dp, tp = t->tp, v = t->virtual_stages ? t->virtual_stages : 1;
+    /* ZeRO shards over the dp x cp ranks that hold the same parameters */
+    uint64_t p = t->pp, dp = traincfg_dpcp(t), tp = t->tp, v = t->virtual_stages ? t->virtual_stages : 1;
     uint64_t per_chunk = m->layers / (p * v), moe = 0, expert = 0;
     for (uint64_t c = 0; c < v; c++)
         moe += modelcfg_moe_layers_in(m, (c * p + stage) * per_chunk, per_chunk);
@@ -114,7 +116,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + X * ob / (t->zero >= 1 ? edp : 1);
     }
 
-    double s = (double)m->seq_len, b = (double)t->micro_batch, h = (double)m->hidden;
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
     if (moe) /* the stage's mean layer */
         layer = ((double)(m->layers / p - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) /

@@ -102,9 +102,11 @@ static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uin
 typedef struct lshape {
     uint64_t tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes;
     int sp, drop, rope, swiglu, ar, flash;
+    uint64_t cp, skv;   /* context parallelism: s is this rank's s / cp tokens, skv the whole sequence's keys */
 } lshape;
 
-/* A fused (flash) attention kernel over bah = b x a/t heads of s queries and s keys (causal), head
+/* A fused (flash) attention kernel over bah = b x a/t heads of s queries and skv keys (causal; with
+ * context parallelism s = skv / cp, load-balanced so that each rank does 1/cp of the causal work), head
  * dimension dh, kv/t key-value heads. Operands 16-bit: Transformer Engine keeps the attention core in
  * bf16 under FP8 training unless --fp8-dot-product-attention is set (Megatron-LM's default: off).
  * FLOPs (Dao, arXiv 2307.08691, Sec. 4.1; flash_attn/benchmarks: flops = 4 b s^2 a d, / 2 when causal,
@@ -115,23 +117,41 @@ static void flash(bld *B, int tpl, const lshape *x, int bwd)
 {
     int dt = B->dtype == GPUCFG_FP8 ? GPUCFG_BF16 : B->dtype;
     double q = (double)x->bah * (double)x->s * (double)x->dh;
-    double kv = (double)(x->bah / x->at) * (double)(x->kv / x->tp) * (double)x->s * (double)x->dh;
+    double kv = (double)(x->bah / x->at) * (double)(x->kv / x->tp) * (double)x->skv * (double)x->dh;
     double rows = (double)x->bah * (double)x->s;
     op_desc d = { bwd ? "attn.flash.bwd" : "attn.flash.fwd", bwd ? OP_ATTN_BWD : OP_ATTN_FWD, dt,
-                  x->bah, x->s, x->s, x->dh, 0, 0 };
-    double fwd_flops = 4.0 * q * (double)x->s / 2; /* causal: the blocks above the diagonal are skipped */
+                  x->bah, x->s, x->skv, x->dh, 0, 0 };
+    double fwd_flops = 4.0 * q * (double)x->skv / 2; /* causal: the blocks above the diagonal are skipped */
     d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
     d.bytes = bwd ? 2.0 * (4 * q + 4 * kv) + 4.0 * 3 * rows : 2.0 * (2 * q + 2 * kv) + 4.0 * rows;
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
     push(B, tpl, e);
 }
 
-/* Attention core forward: one flash kernel, or scores, softmax, dropout, context. */
+/* Context parallelism's exchange around the flash kernel (Megatron-Core's default cp_comm_type p2p, ring
+ * attention in Transformer Engine): in cp - 1 steps each rank passes the K and V block it holds to the next
+ * rank of the CP ring while it computes with the previous one, so the sends overlap the kernel; the
+ * backward passes K and V around again together with the gradients of K and V (twice the bytes). Block:
+ * K and V of the rank's s / cp tokens, kv / t heads of dh, 2 B. */
+static void cp_ring(bld *B, int tpl, const lshape *x, int bwd, int wait)
+{
+    if (x->cp <= 1)
+        return;
+    uint64_t block = 2 * (x->bah / x->at) * (x->kv / x->tp) * x->s * x->dh * 2;
+    opgraph_entry e = { (uint8_t)(wait ? OPGRAPH_CP_WAIT : OPGRAPH_CP_P2P), 0, 0, (x->cp - 1) * block * (bwd ? 2 : 1),
+                        bwd ? "cp.ring.kv.grad" : "cp.ring.kv" };
+    push(B, tpl, e);
+}
+
+/* Attention core forward: one flash kernel (with cp > 1 inside its ring exchange), or scores, softmax,
+ * dropout, context. */
 static void attn_core_fwd(bld *B, int tpl, const lshape *x)
 {
     uint64_t bah = x->bah, s = x->s, d = x->dh;
     if (x->flash) {
+        cp_ring(B, tpl, x, 0, 0);
         flash(B, tpl, x, 0);
+        cp_ring(B, tpl, x, 0, 1);
         return;
     }
     gemm(B, tpl, "attn.score.fwd", bah, s, s, d);
@@ -146,7 +166,9 @@ static void attn_core_bwd(bld *B, int L, const lshape *x)
 {
     uint64_t s = x->s, dh = x->dh, bah = x->bah;
     if (x->flash) {
+        cp_ring(B, L, x, 1, 0);
         flash(B, L, x, 1);
+        cp_ring(B, L, x, 1, 1);
         return;
     }
     gemm(B, L, "attn.ctx.bwd_data", bah, s, s, dh);
@@ -327,7 +349,9 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     memset(g, 0, sizeof *g);
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
     bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0 };
-    uint64_t tp = t->tp, s = m->seq_len, b = t->micro_batch, h = m->hidden, a = m->heads, kv = m->kv_heads;
+    /* with context parallelism every kernel but the attention's keys sees this rank's s / cp tokens */
+    uint64_t cp = t->cp ? t->cp : 1, tp = t->tp, s = m->seq_len / cp, b = t->micro_batch, h = m->hidden;
+    uint64_t a = m->heads, kv = m->kv_heads;
     uint64_t dh = m->head_dim, f = m->ffn, V = modelcfg_vocab(m), T = s * b, E = T * h, Eh = t->sp ? E / tp : E;
     uint64_t at = a / tp, qkv_n = (a + 2 * kv) * dh / tp, fin = (m->activation == MODELCFG_SWIGLU ? 2 : 1) * f / tp;
     uint64_t fo = f / tp, bah = b * at, act_bytes = (uint64_t)B.act * E;
@@ -335,7 +359,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     int ar = sp ? OPGRAPH_REDUCE_SCATTER : OPGRAPH_ALLREDUCE;
     const lshape x = { tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes,
                        sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
-                       traincfg_flash(t) };
+                       traincfg_flash(t), cp, m->seq_len };
     int L;
 
     /* ---- layer forward, backward (reverse order) ---- */
@@ -451,10 +475,10 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
         g->moe_layer_params = modelcfg_moe_layer_params_tp(m, tp, t->ep, etp, &g->moe_expert_params);
         g->moe_layer_grad_bytes = g->moe_layer_params * g->grad_elem_bytes;
     }
-    /* all GPUs: tp x (per-GPU flops), micro-batches x dp of them, forward + backward = 3 x forward */
+    /* all GPUs: tp x cp x (per-GPU flops), micro-batches x dp of them, forward + backward = 3 x forward */
     double mbs = (double)(t->global_batch / t->micro_batch);
     g->model_flops_iteration =
-        3.0 * mbs * (double)tp * ((double)(m->layers - moe_layers) * g->layer_fwd_flops +
+        3.0 * mbs * (double)(tp * cp) * ((double)(m->layers - moe_layers) * g->layer_fwd_flops +
                                   (double)moe_layers * g->moe_fwd_flops + g->head_fwd_flops);
     return 0;
 }

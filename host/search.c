@@ -259,6 +259,8 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
                     sum[id] += (en->coll == OPGRAPH_ALLREDUCE ? 2 : 1) * (n - 1) / n * (double)en->bytes / bps * 1e12;
                 continue;
             }
+            if (en->kind == OPGRAPH_CP_P2P || en->kind == OPGRAPH_CP_WAIT)
+                continue; /* overlapped with the attention kernel: no bound of its own */
             int64_t ps = compute_op_ps(&x->gpu, &g->ops[en->op]);
             if (ps < 0) {
                 rc = cxl_errf(err, (int)ps, "a kernel of the layout cannot be priced");
@@ -273,7 +275,7 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
     if (!rc) {
         uint64_t lpc = x->model.layers / (t->pp * t->virtual_stages);
         uint64_t p = lpc * t->virtual_stages * g->layer_params + g->embed_params + (t->pp == 1 ? g->head_params : 0);
-        uint64_t shard = t->zero >= 1 ? (p + t->dp - 1) / t->dp : p;
+        uint64_t shard = t->zero >= 1 ? (p + traincfg_dpcp(t) - 1) / traincfg_dpcp(t) : p;
         if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_optimizer == CXLCFG_OPT_CPU)
             opt = (double)shard * (double)x->cluster.gpus_per_node / x->cxl.cpu_adam_rate * 1e12;
         else {

@@ -130,7 +130,7 @@ void eng_phase_flows(eng *E, uint32_t xid)
     if (E->rc == 0 && E->xf[xid].pending == 0) {
         /* nothing to move in this phase */
         X = &E->xf[xid];
-        if (X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP) {
+        if (X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP || X->kind == XK_CP) {
             if (++X->cur < X->nph) {
                 eng_phase_begin(E, xid);
                 return;
@@ -145,7 +145,7 @@ void eng_flow_done(eng *E, uint32_t xid)
     xfer *X = &E->xf[xid];
     if (--X->pending)
         return;
-    if ((X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP) && ++X->cur < X->nph) {
+    if ((X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP || X->kind == XK_CP) && ++X->cur < X->nph) {
         eng_phase_begin(E, xid);
         return;
     }
@@ -333,6 +333,32 @@ uint32_t eng_start_etp_coll(eng *E, uint32_t r, int op, uint64_t bytes, const ch
  * NVLink and the (ep - rpn) / ep meant for the other domains over its share of the NICs (receiving as
  * much), paying one message latency on each fabric it uses. The flows share the links with every other
  * transfer of the representative (net.h), as the collectives' do. */
+uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name)
+{
+    const collalgo_group *grp = &E->cp_group;
+    uint32_t xid = eng_new_xfer(E, XK_CP, r, name);
+    if (xid == UINT32_MAX)
+        return xid;
+    xfer *X = &E->xf[xid];
+    int inter = grp->ranks > grp->ranks_per_node;
+    X->coll_bytes = bytes;
+    X->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
+    X->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
+    X->nph = 1;
+    X->ph[0].intra_bytes = inter ? 0 : bytes;
+    X->ph[0].inter_bytes = inter ? bytes : 0;
+    /* one latency per step of the ring: cp - 1 sends */
+    X->ph[0].intra_hops = inter ? 0 : grp->ranks - 1;
+    X->ph[0].inter_hops = inter ? grp->ranks - 1 : 0;
+    if ((X->ph[0].intra_bytes && !E->fab.intra_Bps) || (X->ph[0].inter_bytes && !E->fab.inter_Bps)) {
+        E->rc = cfgloc_errf(E->err, inter ? &E->x->cluster.loc[CLUSTERCFG_F_NIC_BW] : &E->x->gpu.loc[GPUCFG_F_NVLINK],
+                            "the context-parallel exchange %s needs a link of bandwidth 0", name);
+        return UINT32_MAX;
+    }
+    eng_phase_begin(E, xid);
+    return xid;
+}
+
 uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name)
 {
     const collalgo_group *grp = &E->ep_group;

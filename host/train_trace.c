@@ -47,7 +47,14 @@ void eng_trace_xfer(eng *E, const xfer *X)
     if (!E->ct || E->now <= X->t_start)
         return;
     ctrace_arg a[6];
-    if (X->kind == XK_EP) {
+    if (X->kind == XK_CP) {
+        if (!eng_traced(E, X->rep))
+            return;
+        a[0] = ARG_U("bytes", X->coll_bytes);
+        a[1] = ARG_U("ranks", E->cp_group.ranks);
+        uint32_t t = ctrace_lane(E->ct, &E->lanes[X->rep * TL_N + TL_SEND], X->t_start, E->now);
+        eng_trace_slice(E, X->rep, t, "cp", X->name, X->t_start, E->now, a, 2);
+    } else if (X->kind == XK_EP) {
         if (!eng_traced(E, X->rep))
             return;
         a[0] = ARG_U("bytes", X->coll_bytes);

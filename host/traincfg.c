@@ -63,6 +63,8 @@ static const cfg_field fields[] = {
       "expert-tensor-parallel size: each expert's MLP split over etp GPUs; default: tp" },
     { "attention", CFG_T_ENUM, T(attention), 0, 1, 0, traincfg_attention_names, NULL, 0, NULL,
       "attention core: flash (fused kernel, no s x s scores kept; the default) or unfused (Megatron-LM 2021-2022)" },
+    { "cp", CFG_T_U64, T(cp), 0, 1, 1 << 16, NULL, NULL, 0, NULL,
+      "context-parallel size: each sequence split over cp GPUs (ring attention); dp = GPUs / (tp x pp x cp)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -73,6 +75,7 @@ static void defaults(void *obj)
     t->micro_batch = 1;
     t->tp = t->pp = t->dp = 1;
     t->ep = 1;
+    t->cp = 1;
     t->virtual_stages = 1;
     t->recompute = TRAINCFG_RECOMPUTE_NONE;
     t->precision = GPUCFG_BF16;

@@ -20,7 +20,8 @@ enum traincfg_attention { TRAINCFG_ATTENTION_FLASH = 0, TRAINCFG_ATTENTION_UNFUS
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
        TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_F_TP_COLL, TRAINCFG_F_DP_COLL, TRAINCFG_F_TP_PROTO,
-       TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_F_ATTENTION, TRAINCFG_NFIELDS };
+       TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_F_ATTENTION, TRAINCFG_F_CP,
+       TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -47,6 +48,10 @@ typedef struct traincfg {
      * The expert grid reuses the dense one's ranks: ep x etp divides tp x dp (parallel.h). */
     uint64_t ep, etp;
     int attention;                          /* enum traincfg_attention */
+    /* context parallelism (Megatron-Core): each sequence split over cp ranks (ring attention exchanging K
+     * and V); rank order tp-cp-dp-pp, so tp x pp x cp x dp = GPUs and the gradients are reduced (and ZeRO
+     * shards them) over the dp x cp ranks that hold the same parameters */
+    uint64_t cp;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
@@ -63,6 +68,10 @@ static inline int traincfg_flash(const traincfg *t)
 }
 extern const char *const traincfg_recompute_names[];
 extern const char *const traincfg_attention_names[]; /* in traincfg_attention order */
+
+/* The ranks that hold the same parameters: dp x cp (Megatron's data-parallel group with context
+ * parallelism); gradient reductions and ZeRO sharding run over them. */
+static inline uint64_t traincfg_dpcp(const traincfg *t) { return t->dp * (t->cp ? t->cp : 1); }
 extern const char *const traincfg_collective_names[]; /* in collalgo_algo order */
 extern const char *const traincfg_protocol_names[];   /* in nccltune_proto order */
 #define TRAINCFG_INHERIT 4 /* the index of "inherit" in the per-group names below */
