@@ -3,7 +3,7 @@
  *
  * The dimensions (enum search_dim) are those the engine (train.h) supports today: tensor parallelism
  * (tp: the divisors of the GPUs), pipeline parallelism (pp: the divisors of GPUs / tp), data parallelism
- * (dp = GPUs / (tp x pp), derived), sequence parallelism (sp, only with tp > 1), interleaved virtual
+ * (dp = GPUs / (tp x pp x cp), derived), sequence parallelism (sp, only with tp > 1), interleaved virtual
  * stages (the divisors of layers / pp, > 1 only with pp > 1), micro-batch (the divisors of global_batch /
  * dp), recomputation (none, selective, full), ZeRO stage (0-3) and, with a `cxl:` section, the offload
  * policy (offload_optimizer none / cpu / gpu x offload_activations x offload_parameters, parameters only

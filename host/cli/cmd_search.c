@@ -169,7 +169,7 @@ const cli_command cmd_search = {
     "every parallel layout of the experiment on its cluster, ranked by iteration time (docs/search.md)",
     search_opts_table,
     "Varies tp, pp, sp, virtual stages, micro-batch, recomputation, ZeRO and (with CXL memory) the offload\n"
-    "policy; dp = GPUs / (tp x pp). Layouts the engine refuses are counted by reason; the rest run in the\n"
+    "policy; dp = GPUs / (tp x pp x cp). Layouts the engine refuses are counted by reason; the rest run in the\n"
     "order of a lower bound of their time, skipped once it cannot reach the ranking; the best that offload\n"
     "to CXL run again on the cycle-level backend. Default experiment: " EXPCFG_DEFAULT ".\n",
     search_run_cmd,
