@@ -143,17 +143,18 @@ static void cp_ring(bld *B, int tpl, const lshape *x, int bwd, int wait)
     push(B, tpl, e);
 }
 
-/* Attention core forward: one flash kernel (with cp > 1 inside its ring exchange), or scores, softmax,
- * dropout, context. */
-static void attn_core_fwd(bld *B, int tpl, const lshape *x)
+/* One pass of the flash kernel inside its context-parallel ring exchange (none with cp 1). */
+static void flash_pass(bld *B, int tpl, const lshape *x, int bwd)
+{
+    cp_ring(B, tpl, x, bwd, 0);
+    flash(B, tpl, x, bwd);
+    cp_ring(B, tpl, x, bwd, 1);
+}
+
+/* The unfused attention core forward: scores, softmax, dropout, context. */
+static void unfused_fwd(bld *B, int tpl, const lshape *x)
 {
     uint64_t bah = x->bah, s = x->s, d = x->dh;
-    if (x->flash) {
-        cp_ring(B, tpl, x, 0, 0);
-        flash(B, tpl, x, 0);
-        cp_ring(B, tpl, x, 0, 1);
-        return;
-    }
     gemm(B, tpl, "attn.score.fwd", bah, s, s, d);
     mem(B, tpl, "attn.softmax.fwd", bah * s * s, 4);
     if (x->drop)
@@ -161,16 +162,10 @@ static void attn_core_fwd(bld *B, int tpl, const lshape *x)
     gemm(B, tpl, "attn.ctx.fwd", bah, s, d, s);
 }
 
-/* Attention core backward: one flash kernel (it recomputes the scores), or the unfused kernels. */
-static void attn_core_bwd(bld *B, int L, const lshape *x)
+/* The unfused attention core backward, in reverse order. */
+static void unfused_bwd(bld *B, int L, const lshape *x)
 {
     uint64_t s = x->s, dh = x->dh, bah = x->bah;
-    if (x->flash) {
-        cp_ring(B, L, x, 1, 0);
-        flash(B, L, x, 1);
-        cp_ring(B, L, x, 1, 1);
-        return;
-    }
     gemm(B, L, "attn.ctx.bwd_data", bah, s, s, dh);
     gemm(B, L, "attn.ctx.bwd_v", bah, s, dh, s);
     if (x->drop)
@@ -178,6 +173,18 @@ static void attn_core_bwd(bld *B, int L, const lshape *x)
     mem(B, L, "attn.softmax.bwd", bah * s * s, 6);
     gemm(B, L, "attn.score.bwd_q", bah, s, dh, s);
     gemm(B, L, "attn.score.bwd_k", bah, s, dh, s);
+}
+
+/* The attention core, forward or backward: one flash kernel (with cp > 1 inside its ring exchange; its
+ * backward recomputes the scores), or the unfused kernels. */
+static void attn_core(bld *B, int tpl, const lshape *x, int bwd)
+{
+    if (x->flash)
+        flash_pass(B, tpl, x, bwd);
+    else if (bwd)
+        unfused_bwd(B, tpl, x);
+    else
+        unfused_fwd(B, tpl, x);
 }
 
 static void attn_fwd(bld *B, int L, const lshape *x)
@@ -188,7 +195,7 @@ static void attn_fwd(bld *B, int L, const lshape *x)
     gemm(B, L, "qkv.fwd", 1, x->T, x->qkv_n, x->h);
     if (x->rope)
         mem(B, L, "rope.fwd", x->T * (x->at + 2 * x->kv / x->tp) * x->dh, 4);
-    attn_core_fwd(B, L, x);
+    attn_core(B, L, x, 0);
     gemm(B, L, "proj.fwd", 1, x->T, x->h, x->at * x->dh);
     tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", x->tp);
     mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
@@ -202,7 +209,7 @@ static void attn_bwd(bld *B, int L, const lshape *x)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.grad", x->tp);
     gemm(B, L, "proj.bwd_data", 1, x->T, x->at * dh, x->h);
     gemm(B, L, "proj.bwd_weight", 1, x->at * dh, x->h, x->T);
-    attn_core_bwd(B, L, x);
+    attn_core(B, L, x, 1);
     if (x->rope)
         mem(B, L, "rope.bwd", x->T * (x->at + 2 * x->kv / x->tp) * dh, 4);
     gemm(B, L, "qkv.bwd_data", 1, x->T, x->h, x->qkv_n);
@@ -398,14 +405,14 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
         if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
             g->tpl[OPGRAPH_MOE_RECOMPUTE] = g->tpl[OPGRAPH_MOE_FWD];
         else if (t->recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
-            attn_core_fwd(&B, OPGRAPH_MOE_RECOMPUTE, &x);
+            attn_core(&B, OPGRAPH_MOE_RECOMPUTE, &x, 0);
     }
 
     /* ---- recomputation before a layer's backward ---- */
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
         g->tpl[OPGRAPH_LAYER_RECOMPUTE] = g->tpl[OPGRAPH_LAYER_FWD];
     else if (t->recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
-        attn_core_fwd(&B, OPGRAPH_LAYER_RECOMPUTE, &x);
+        attn_core(&B, OPGRAPH_LAYER_RECOMPUTE, &x, 0);
 
     /* ---- embedding (first stage): vocabulary-parallel lookup, all-reduce (sp: reduce-scatter) ---- */
     L = OPGRAPH_EMBED_FWD;

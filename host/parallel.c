@@ -102,7 +102,7 @@ int parallel_derive_dp(const modelcfg *m, const clustercfg *c, traincfg *t, cxl_
     int rc = check_shape(m, c, t, err);     /* the layout's own errors say more */
     if (rc)
         return rc;
-    return cfgloc_errf(err, tloc(t, TRAINCFG_F_PP),
+    return cfgloc_errf(err, tloc(t, t->cp > 1 ? TRAINCFG_F_CP : TRAINCFG_F_PP),
                        "training: dp is not given, and tp %llu x pp %llu%s = %llu does not divide the %llu GPUs "
                        "of cluster '%s' (nodes %llu x gpus_per_node %llu) to derive it", (ull)t->tp, (ull)t->pp,
                        cp_factor(t).s, (ull)tpp, (ull)gpus, c->name, (ull)c->nodes, (ull)c->gpus_per_node);
