@@ -59,6 +59,12 @@ static void presets_have_compute_fields(void **state)
     assert_int_equal(g.kernel_overhead_ps, 3000000);
     assert_int_equal(g.gemm_tile_m, 128);
     assert_int_equal(g.gemm_tile_n, 256);
+    /* B200 (HGX B200 / DGX B200 datasheet figures, dense: half the sparse peaks, per GPU) */
+    load_gpu("b200", &g);
+    assert_true(g.tflops[GPUCFG_BF16] == 2250 && g.tflops[GPUCFG_FP8] == 4500);
+    assert_int_equal(g.hbm_bytes, 180000000000ull);
+    assert_int_equal(g.hbm_bw_bps, 8000000000000ull);
+    assert_int_equal(g.sms, 0);
 }
 
 static void older_gpu_file_gets_defaults(void **state)
