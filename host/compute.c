@@ -23,7 +23,7 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
 {
     cxl_err_clear(err);
     *out = (compute_cost){ 0, 0, 0, 0, 0, 0, 0, -1 };
-    if (op->kind != OP_GEMM && op->kind != OP_MEM)
+    if (op->kind != OP_GEMM && op->kind != OP_MEM && op->kind != OP_ATTN_FWD && op->kind != OP_ATTN_BWD)
         return cxl_errf(err, CXL_EINTERNAL, "compute: op '%s' has unknown kind %d", op->name ? op->name : "?",
                         op->kind);
     if (op->dtype < 0 || op->dtype >= GPUCFG_NDTYPES)
@@ -68,6 +68,23 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
         if (to_ps(t_math, &out->math_ps))
             return cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' takes beyond %lld ps", op->name ? op->name : "?",
                             (long long)INT64_MAX);
+    } else if (op->kind == OP_ATTN_FWD || op->kind == OP_ATTN_BWD) {
+        /* A fused attention kernel: its matrix FLOPs at a sustained fraction of the peak (compute.h); no
+         * tile or wave quantization (its thread blocks are query tiles x heads, thousands at training
+         * shapes). */
+        double peak = g->tflops[op->dtype] * 1e12;
+        double eff = op->kind == OP_ATTN_FWD ? g->attention_fwd_efficiency : g->attention_bwd_efficiency;
+        if (!(peak > 0))
+            return cxl_errf(err, CXL_ECONFIG, "compute: attention '%s' in %s, but GPU '%s' has no %s peak (%s_tflops is 0)",
+                            op->name ? op->name : "?", gpucfg_dtype_names[op->dtype], g->name,
+                            gpucfg_dtype_names[op->dtype], gpucfg_dtype_names[op->dtype]);
+        if (!(eff > 0))
+            return out->culprit = op->kind == OP_ATTN_FWD ? GPUCFG_F_ATTN_FWD_EFF : GPUCFG_F_ATTN_BWD_EFF,
+                   cxl_errf(err, CXL_ECONFIG, "compute: GPU '%s' has no attention efficiency", g->name);
+        double flops = op->flops > 0 ? op->flops : 0;
+        if (to_ps(flops / (peak * eff), &out->math_ps))
+            return cxl_errf(err, CXL_ELIMIT, "compute: attention '%s' takes beyond %lld ps",
+                            op->name ? op->name : "?", (long long)INT64_MAX);
     }
     out->memory_bound = out->memory_ps > out->math_ps;
     out->culprit = out->memory_bound ? GPUCFG_F_HBM_BW : GPUCFG_F_TFLOPS0 + op->dtype;
@@ -96,6 +113,6 @@ double compute_op_efficiency(const gpucfg *g, const op_desc *op)
     if (!(peak > 0) || ps == 0)
         return 0;
     double flops = op->kind == OP_GEMM ? 2.0 * (double)op->batch * (double)op->m * (double)op->n * (double)op->k
-                                       : op->flops;
+                                       : op->flops; /* OP_MEM, OP_ATTN_* */
     return flops / ((double)ps * 1e-12) / peak;
 }

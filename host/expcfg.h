@@ -9,7 +9,7 @@
  *     cxl: { memory: per-node, device: asic, offload_optimizer: cpu }   # optional (cxlcfg.h)
  *
  * The experiment file itself may `extends` another experiment (cfg.h). expcfg_load() loads every part,
- * derives training.dp when it is not given (GPUs / (tp x pp), parallel_derive_dp),
+ * derives training.dp when it is not given (GPUs / (tp x pp x cp), parallel_derive_dp),
  * checks the model's shape and the parallel layout (parallel.h), then the `cxl:` section against the
  * cluster (cxlcfg_finish: its device, relative paths from the experiment's folder); without the section
  * there is no CXL memory (cxlcfg_none). It does not check memory capacity (gpumem.h, tiers.h), so that a

@@ -10,6 +10,10 @@
  *                                                                            S = (4 + 4r) sbh + 4sbf | 8sbf
  *   attention core, split by t: softmax output 2as^2b, its dropout mask d as^2b, dropout output 2d as^2b
  *                                                                            A = (2 + 3d) as^2b
+ *   with flash attention (training.attention: flash) the core keeps no s x s tensor: the backward
+ *   recomputes the scores from Q, K, V (already in S) and the fp32 logsumexp of each query row, and
+ *   regenerates the dropout mask from the RNG state (Dao et al., arXiv 2205.14135, Sec. 3.1; Dao, arXiv
+ *   2307.08691, Sec. 3.1.1):                                                 A = 4asb
  * For GPT (f = 4h, r = 1, d = 1): R = 10sbh, S = 24sbh, A = 5as^2b: Korthikanti's Eq. 1-4, e.g.
  * sbh(10 + 24/t + 5as/(ht)) with tensor parallelism and (34sbh + 5as^2b)/t with sequence parallelism.
  * Selective recomputation drops A (Sec. 4.2); full recomputation keeps only the layer input, 2sbh (/t
@@ -23,12 +27,13 @@ typedef unsigned long long ull;
 
 double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t)
 {
-    double s = (double)m->seq_len, b = (double)t->micro_batch, h = (double)m->hidden, a = (double)m->heads;
-    double f = (double)m->ffn, r = (double)m->kv_heads / (double)m->heads, d = m->dropout ? 1 : 0;
+    /* context parallelism: each rank holds s / cp of every sequence (its queries, keys and values) */
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
+    double a = (double)m->heads, f = (double)m->ffn, r = (double)m->kv_heads / (double)m->heads, d = m->dropout ? 1 : 0;
     double tp = (double)t->tp, sbh = s * b * h;
     double R = (8 + 2 * d) * sbh;
     double S = (4 + 4 * r) * sbh + (m->activation == MODELCFG_SWIGLU ? 8 : 4) * s * b * f;
-    double A = (2 + 3 * d) * a * s * s * b;
+    double A = traincfg_flash(t) ? 4 * a * s * b : (2 + 3 * d) * a * s * s * b;
     double whole = t->sp ? R / tp : R;
     switch (t->recompute) {
     case TRAINCFG_RECOMPUTE_SELECTIVE: return whole + S / tp;
@@ -65,8 +70,8 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
  * shared experts as a dense MLP. Megatron-LM requires sp with MoE and tp > 1, so all of it is / t. */
 static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
 {
-    double s = (double)m->seq_len, b = (double)t->micro_batch, h = (double)m->hidden, tp = (double)t->tp;
-    double c = m->activation == MODELCFG_SWIGLU ? 8 : 4, fe = (double)m->expert_ffn;
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
+    double tp = (double)t->tp, c = m->activation == MODELCFG_SWIGLU ? 8 : 4, fe = (double)m->expert_ffn;
     double dense_mlp = c * s * b * (double)m->ffn / tp;
     double routed = modelcfg_moe_load(m) * (double)m->top_k * s * b / tp;
     double moe = routed * (c * fe + 2 * h) + 4 * (double)m->experts * s * b / tp +
@@ -79,7 +84,8 @@ static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
 
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out)
 {
-    uint64_t p = t->pp, dp = t->dp, tp = t->tp, v = t->virtual_stages ? t->virtual_stages : 1;
+    /* ZeRO shards over the dp x cp ranks that hold the same parameters */
+    uint64_t p = t->pp, dp = traincfg_dpcp(t), tp = t->tp, v = t->virtual_stages ? t->virtual_stages : 1;
     uint64_t per_chunk = m->layers / (p * v), moe = 0, expert = 0;
     for (uint64_t c = 0; c < v; c++)
         moe += modelcfg_moe_layers_in(m, (c * p + stage) * per_chunk, per_chunk);
@@ -110,7 +116,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + X * ob / (t->zero >= 1 ? edp : 1);
     }
 
-    double s = (double)m->seq_len, b = (double)t->micro_batch, h = (double)m->hidden;
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
     if (moe) /* the stage's mean layer */
         layer = ((double)(m->layers / p - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) /

@@ -11,7 +11,7 @@
  *
  * Activations follow Korthikanti et al., arXiv 2205.05198, Sec. 4, generalised to GQA, SwiGLU and no
  * dropout (derivation in gpumem.c): per layer and micro-batch 34sbh + 5as^2b bytes for a GPT layer with
- * no parallelism; the stage holds as many micro-batches as its 1F1B (or interleaved) warm-up keeps in
+ * no parallelism and the unfused attention, 34sbh + 4asb with flash attention (no s x s scores kept); the stage holds as many micro-batches as its 1F1B (or interleaved) warm-up keeps in
  * flight. Everything is 16-bit activations, as in the paper.
  *
  * Pure functions of the configuration; no allocation. */

@@ -2,8 +2,11 @@
  * compute models (compute.h: efficiency curves; optimes.h: measured times) price it.
  *
  * An op is either a matrix product (OP_GEMM: `batch` independent products of an m x k by a k x n
- * matrix, 2 x batch x m x n x k FLOPs) or a memory-bound kernel (OP_MEM: elementwise, normalisation,
- * softmax, optimizer step: `bytes` of HBM traffic, `flops` of vector work). Shapes are per GPU, after
+ * matrix, 2 x batch x m x n x k FLOPs), a memory-bound kernel (OP_MEM: elementwise, normalisation,
+ * softmax, optimizer step: `bytes` of HBM traffic, `flops` of vector work), or a fused (flash) attention
+ * kernel (OP_ATTN_FWD / OP_ATTN_BWD: batch = micro-batch x query heads, m queries, n keys, k head
+ * dimension; `flops` the kernel's tensor-core work, the causal mask's skipped blocks taken out, `bytes` its
+ * HBM traffic: Q, K, V, O (and their gradients) and the per-row logsumexp, never the m x n scores). Shapes are per GPU, after
  * tensor and sequence parallelism have split them. `name` is a stable identifier ("fc1.fwd",
  * "attn.score.bwd_data", "adam"): the measured-times file keys on name + shape + dtype, so a name never
  * changes meaning between versions. Descriptors are plain values; no allocation.
@@ -13,14 +16,16 @@
 
 #include <stdint.h>
 
-enum op_kind { OP_GEMM = 0, OP_MEM = 1 };
+enum op_kind { OP_GEMM = 0, OP_MEM = 1, OP_ATTN_FWD = 2, OP_ATTN_BWD = 3 };
 
 typedef struct op_desc {
     const char *name;       /* static string, stable across versions (see opgraph.c for the list) */
     int kind;               /* enum op_kind */
     int dtype;              /* enum gpucfg_dtype of the tensor-core work (OP_GEMM) or of the data (OP_MEM) */
-    uint64_t batch, m, n, k;/* OP_GEMM: batch x (m x k) . (k x n); OP_MEM: batch = 1, m = elements, n = k = 1 */
-    double flops;           /* OP_GEMM: 2 batch m n k; OP_MEM: vector FLOPs (informational) */
+    uint64_t batch, m, n, k;/* OP_GEMM: batch x (m x k) . (k x n); OP_MEM: batch = 1, m = elements, n = k = 1;
+                               OP_ATTN_*: batch x heads, m queries, n keys, k head dimension */
+    double flops;           /* OP_GEMM: 2 batch m n k; OP_MEM: vector FLOPs (informational); OP_ATTN_*: the
+                               kernel's matrix FLOPs (compute.h prices them) */
     double bytes;           /* HBM bytes read + written (OP_GEMM: operands and result once each) */
 } op_desc;
 

@@ -98,21 +98,94 @@ static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uin
     push(B, tpl, e);
 }
 
-/* Attention core forward: scores, softmax, dropout, context. */
-static void attn_core_fwd(bld *B, int tpl, uint64_t bah, uint64_t s, uint64_t d, int dropout)
+/* Shapes of one micro-batch's layer on one GPU (notation at the top of this file). */
+typedef struct lshape {
+    uint64_t tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes;
+    int sp, drop, rope, swiglu, ar, flash;
+    uint64_t cp, skv;   /* context parallelism: s is this rank's s / cp tokens, skv the whole sequence's keys */
+} lshape;
+
+/* A fused (flash) attention kernel over bah = b x a/t heads of s queries and skv keys (causal; with
+ * context parallelism s = skv / cp, load-balanced so that each rank does 1/cp of the causal work), head
+ * dimension dh, kv/t key-value heads. Operands 16-bit: Transformer Engine keeps the attention core in
+ * bf16 under FP8 training unless --fp8-dot-product-attention is set (Megatron-LM's default: off).
+ * FLOPs (Dao, arXiv 2307.08691, Sec. 4.1; flash_attn/benchmarks: flops = 4 b s^2 a d, / 2 when causal,
+ * x 2.5 for the backward). HBM bytes: forward reads Q, K, V and writes O (2 B each) and the fp32
+ * logsumexp per query row; backward reads Q, K, V, O, dO, the logsumexp and D = rowsum(dO o O) (fp32),
+ * writes dQ, dK, dV (and D). */
+static void flash(bld *B, int tpl, const lshape *x, int bwd)
 {
+    int dt = B->dtype == GPUCFG_FP8 ? GPUCFG_BF16 : B->dtype;
+    double q = (double)x->bah * (double)x->s * (double)x->dh;
+    double kv = (double)(x->bah / x->at) * (double)(x->kv / x->tp) * (double)x->skv * (double)x->dh;
+    double rows = (double)x->bah * (double)x->s;
+    op_desc d = { bwd ? "attn.flash.bwd" : "attn.flash.fwd", bwd ? OP_ATTN_BWD : OP_ATTN_FWD, dt,
+                  x->bah, x->s, x->skv, x->dh, 0, 0 };
+    double fwd_flops = 4.0 * q * (double)x->skv / 2; /* causal: the blocks above the diagonal are skipped */
+    d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
+    d.bytes = bwd ? 2.0 * (4 * q + 4 * kv) + 4.0 * 3 * rows : 2.0 * (2 * q + 2 * kv) + 4.0 * rows;
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    push(B, tpl, e);
+}
+
+/* Context parallelism's exchange around the flash kernel (Megatron-Core's default cp_comm_type p2p, ring
+ * attention in Transformer Engine): in cp - 1 steps each rank passes the K and V block it holds to the next
+ * rank of the CP ring while it computes with the previous one, so the sends overlap the kernel; the
+ * backward passes K and V around again together with the gradients of K and V (twice the bytes). Block:
+ * K and V of the rank's s / cp tokens, kv / t heads of dh, 2 B. */
+static void cp_ring(bld *B, int tpl, const lshape *x, int bwd, int wait)
+{
+    if (x->cp <= 1)
+        return;
+    uint64_t block = 2 * (x->bah / x->at) * (x->kv / x->tp) * x->s * x->dh * 2;
+    opgraph_entry e = { (uint8_t)(wait ? OPGRAPH_CP_WAIT : OPGRAPH_CP_P2P), 0, 0, (x->cp - 1) * block * (bwd ? 2 : 1),
+                        bwd ? "cp.ring.kv.grad" : "cp.ring.kv" };
+    push(B, tpl, e);
+}
+
+/* One pass of the flash kernel inside its context-parallel ring exchange (none with cp 1). */
+static void flash_pass(bld *B, int tpl, const lshape *x, int bwd)
+{
+    cp_ring(B, tpl, x, bwd, 0);
+    flash(B, tpl, x, bwd);
+    cp_ring(B, tpl, x, bwd, 1);
+}
+
+/* The unfused attention core forward: scores, softmax, dropout, context. */
+static void unfused_fwd(bld *B, int tpl, const lshape *x)
+{
+    uint64_t bah = x->bah, s = x->s, d = x->dh;
     gemm(B, tpl, "attn.score.fwd", bah, s, s, d);
     mem(B, tpl, "attn.softmax.fwd", bah * s * s, 4);
-    if (dropout)
+    if (x->drop)
         mem(B, tpl, "attn.dropout.fwd", bah * s * s, 5);
     gemm(B, tpl, "attn.ctx.fwd", bah, s, d, s);
 }
 
-/* Shapes of one micro-batch's layer on one GPU (notation at the top of this file). */
-typedef struct lshape {
-    uint64_t tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes;
-    int sp, drop, rope, swiglu, ar;
-} lshape;
+/* The unfused attention core backward, in reverse order. */
+static void unfused_bwd(bld *B, int L, const lshape *x)
+{
+    uint64_t s = x->s, dh = x->dh, bah = x->bah;
+    gemm(B, L, "attn.ctx.bwd_data", bah, s, s, dh);
+    gemm(B, L, "attn.ctx.bwd_v", bah, s, dh, s);
+    if (x->drop)
+        mem(B, L, "attn.dropout.bwd", bah * s * s, 5);
+    mem(B, L, "attn.softmax.bwd", bah * s * s, 6);
+    gemm(B, L, "attn.score.bwd_q", bah, s, dh, s);
+    gemm(B, L, "attn.score.bwd_k", bah, s, dh, s);
+}
+
+/* The attention core, forward or backward: one flash kernel (with cp > 1 inside its ring exchange; its
+ * backward recomputes the scores), or the unfused kernels. */
+static void attn_core(bld *B, int tpl, const lshape *x, int bwd)
+{
+    if (x->flash)
+        flash_pass(B, tpl, x, bwd);
+    else if (bwd)
+        unfused_bwd(B, tpl, x);
+    else
+        unfused_fwd(B, tpl, x);
+}
 
 static void attn_fwd(bld *B, int L, const lshape *x)
 {
@@ -122,7 +195,7 @@ static void attn_fwd(bld *B, int L, const lshape *x)
     gemm(B, L, "qkv.fwd", 1, x->T, x->qkv_n, x->h);
     if (x->rope)
         mem(B, L, "rope.fwd", x->T * (x->at + 2 * x->kv / x->tp) * x->dh, 4);
-    attn_core_fwd(B, L, x->bah, x->s, x->dh, x->drop);
+    attn_core(B, L, x, 0);
     gemm(B, L, "proj.fwd", 1, x->T, x->h, x->at * x->dh);
     tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", x->tp);
     mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
@@ -130,19 +203,13 @@ static void attn_fwd(bld *B, int L, const lshape *x)
 
 static void attn_bwd(bld *B, int L, const lshape *x)
 {
-    uint64_t s = x->s, dh = x->dh, bah = x->bah;
+    uint64_t dh = x->dh;
     mem(B, L, "resid1.bwd", x->Eh, x->drop ? 5 : 4);
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.grad", x->tp);
     gemm(B, L, "proj.bwd_data", 1, x->T, x->at * dh, x->h);
     gemm(B, L, "proj.bwd_weight", 1, x->at * dh, x->h, x->T);
-    gemm(B, L, "attn.ctx.bwd_data", bah, s, s, dh);
-    gemm(B, L, "attn.ctx.bwd_v", bah, s, dh, s);
-    if (x->drop)
-        mem(B, L, "attn.dropout.bwd", bah * s * s, 5);
-    mem(B, L, "attn.softmax.bwd", bah * s * s, 6);
-    gemm(B, L, "attn.score.bwd_q", bah, s, dh, s);
-    gemm(B, L, "attn.score.bwd_k", bah, s, dh, s);
+    attn_core(B, L, x, 1);
     if (x->rope)
         mem(B, L, "rope.bwd", x->T * (x->at + 2 * x->kv / x->tp) * dh, 4);
     gemm(B, L, "qkv.bwd_data", 1, x->T, x->h, x->qkv_n);
@@ -261,13 +328,25 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     mem(B, L, "ln2.bwd", x->Eh, 8);
 }
 
+/* An op's share of the model FLOPs (MFU's numerator): a GEMM's FLOPs; a flash forward kernel as the
+ * model's Q.K^T and P.V at full s x s (what the unfused GEMMs count), so the model FLOPs do not depend on
+ * the kernels that run them; nothing for other kernels. */
+static double model_flops(const op_desc *o)
+{
+    if (o->kind == OP_GEMM)
+        return o->flops;
+    if (o->kind == OP_ATTN_FWD)
+        return 4.0 * (double)o->batch * (double)o->m * (double)o->n * (double)o->k;
+    return 0;
+}
+
 static double tpl_gemm_flops(const opgraph *g, int tpl)
 {
     double f = 0;
     for (uint32_t i = 0; i < g->tpl[tpl].n; i++) {
         const opgraph_entry *e = &g->tpl[tpl].e[i];
-        if (e->kind == OPGRAPH_KERNEL && g->ops[e->op].kind == OP_GEMM)
-            f += g->ops[e->op].flops;
+        if (e->kind == OPGRAPH_KERNEL)
+            f += model_flops(&g->ops[e->op]);
     }
     return f;
 }
@@ -277,14 +356,17 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     memset(g, 0, sizeof *g);
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
     bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0 };
-    uint64_t tp = t->tp, s = m->seq_len, b = t->micro_batch, h = m->hidden, a = m->heads, kv = m->kv_heads;
+    /* with context parallelism every kernel but the attention's keys sees this rank's s / cp tokens */
+    uint64_t cp = t->cp ? t->cp : 1, tp = t->tp, s = m->seq_len / cp, b = t->micro_batch, h = m->hidden;
+    uint64_t a = m->heads, kv = m->kv_heads;
     uint64_t dh = m->head_dim, f = m->ffn, V = modelcfg_vocab(m), T = s * b, E = T * h, Eh = t->sp ? E / tp : E;
     uint64_t at = a / tp, qkv_n = (a + 2 * kv) * dh / tp, fin = (m->activation == MODELCFG_SWIGLU ? 2 : 1) * f / tp;
     uint64_t fo = f / tp, bah = b * at, act_bytes = (uint64_t)B.act * E;
     int sp = t->sp, drop = m->dropout;
     int ar = sp ? OPGRAPH_REDUCE_SCATTER : OPGRAPH_ALLREDUCE;
     const lshape x = { tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes,
-                       sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar };
+                       sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
+                       traincfg_flash(t), cp, m->seq_len };
     int L;
 
     /* ---- layer forward, backward (reverse order) ---- */
@@ -323,14 +405,14 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
         if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
             g->tpl[OPGRAPH_MOE_RECOMPUTE] = g->tpl[OPGRAPH_MOE_FWD];
         else if (t->recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
-            attn_core_fwd(&B, OPGRAPH_MOE_RECOMPUTE, bah, s, dh, drop);
+            attn_core(&B, OPGRAPH_MOE_RECOMPUTE, &x, 0);
     }
 
     /* ---- recomputation before a layer's backward ---- */
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
         g->tpl[OPGRAPH_LAYER_RECOMPUTE] = g->tpl[OPGRAPH_LAYER_FWD];
     else if (t->recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
-        attn_core_fwd(&B, OPGRAPH_LAYER_RECOMPUTE, bah, s, dh, drop);
+        attn_core(&B, OPGRAPH_LAYER_RECOMPUTE, &x, 0);
 
     /* ---- embedding (first stage): vocabulary-parallel lookup, all-reduce (sp: reduce-scatter) ---- */
     L = OPGRAPH_EMBED_FWD;
@@ -392,18 +474,18 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
         for (uint32_t i = 0; i < g->tpl[OPGRAPH_MOE_FWD].n; i++) {
             const opgraph_entry *en = &g->tpl[OPGRAPH_MOE_FWD].e[i];
             const op_desc *o = &g->ops[en->op];
-            if (en->kind == OPGRAPH_KERNEL && o->kind == OP_GEMM && strncmp(o->name, "moe.expert.", 11))
-                other += o->flops;
+            if (en->kind == OPGRAPH_KERNEL && strncmp(o->name, "moe.expert.", 11))
+                other += model_flops(o);
         }
         g->moe_fwd_flops = other + expert;
         uint64_t etp = e.etp;
         g->moe_layer_params = modelcfg_moe_layer_params_tp(m, tp, t->ep, etp, &g->moe_expert_params);
         g->moe_layer_grad_bytes = g->moe_layer_params * g->grad_elem_bytes;
     }
-    /* all GPUs: tp x (per-GPU flops), micro-batches x dp of them, forward + backward = 3 x forward */
+    /* all GPUs: tp x cp x (per-GPU flops), micro-batches x dp of them, forward + backward = 3 x forward */
     double mbs = (double)(t->global_batch / t->micro_batch);
     g->model_flops_iteration =
-        3.0 * mbs * (double)tp * ((double)(m->layers - moe_layers) * g->layer_fwd_flops +
+        3.0 * mbs * (double)(tp * cp) * ((double)(m->layers - moe_layers) * g->layer_fwd_flops +
                                   (double)moe_layers * g->moe_fwd_flops + g->head_fwd_flops);
     return 0;
 }

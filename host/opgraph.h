@@ -42,7 +42,11 @@
 
 /* OPGRAPH_EP_A2A: an all-to-all over the expert-parallel group (token dispatch or combine, and their
  * gradients); OPGRAPH_ETP_COLL: a collective (coll) over the expert-tensor-parallel group. */
-enum opgraph_entry_kind { OPGRAPH_KERNEL = 0, OPGRAPH_TP_COLL = 1, OPGRAPH_EP_A2A = 2, OPGRAPH_ETP_COLL = 3 };
+/* OPGRAPH_CP_P2P: context parallelism's ring exchange of K and V (and their gradients) over the CP group,
+ * started without blocking the compute stream; OPGRAPH_CP_WAIT: the stream waits for it (after the
+ * attention kernel it overlaps). */
+enum opgraph_entry_kind { OPGRAPH_KERNEL = 0, OPGRAPH_TP_COLL = 1, OPGRAPH_EP_A2A = 2, OPGRAPH_ETP_COLL = 3,
+                          OPGRAPH_CP_P2P = 4, OPGRAPH_CP_WAIT = 5 };
 /* Collective kinds of OPGRAPH_TP_COLL entries (values match collalgo_op's first three). */
 enum opgraph_coll { OPGRAPH_ALLREDUCE = 0, OPGRAPH_REDUCE_SCATTER = 1, OPGRAPH_ALLGATHER = 2 };
 
@@ -50,7 +54,8 @@ typedef struct opgraph_entry {
     uint8_t kind;       /* enum opgraph_entry_kind */
     uint8_t coll;       /* OPGRAPH_TP_COLL: enum opgraph_coll */
     uint16_t op;        /* OPGRAPH_KERNEL: index into ops[] */
-    uint64_t bytes;     /* OPGRAPH_TP_COLL: the collective's buffer (all-gather: output; others: input) */
+    uint64_t bytes;     /* OPGRAPH_TP_COLL: the collective's buffer (all-gather: output; others: input);
+                           OPGRAPH_CP_P2P: the bytes each rank sends around the ring (and receives) */
     const char *name;   /* OPGRAPH_TP_COLL: "tp.allreduce.attn" ... */
 } opgraph_entry;
 

@@ -11,7 +11,7 @@
 
 enum { OT_NAME_MAX = 128 };
 
-static const char *const kind_names[] = { "gemm", "mem", NULL }; /* = enum op_kind */
+static const char *const kind_names[] = { "gemm", "mem", "attn_fwd", "attn_bwd", NULL }; /* = enum op_kind */
 
 typedef struct ot_entry {
     char *name;
@@ -76,7 +76,7 @@ static const cfg_field entry_fields[] = {
     { "n", CFG_T_U64, R(n), 0, 1, 1e18, NULL, NULL, 0, NULL, "GEMM columns (default 1)" },
     { "k", CFG_T_U64, R(k), 0, 1, 1e18, NULL, NULL, 0, NULL, "GEMM inner dimension (default 1)" },
     { "time", CFG_T_TIME, R(time_ps), 0, 1, 9e18, NULL, NULL, 0, NULL, "measured time per call, e.g. 1.234ms" },
-    { "kind", CFG_T_ENUM, R(kind), 0, 1, 0, kind_names, NULL, 0, NULL, "informational: gemm or mem" },
+    { "kind", CFG_T_ENUM, R(kind), 0, 1, 0, kind_names, NULL, 0, NULL, "informational: gemm, mem, attn_fwd or attn_bwd" },
     { "bytes", CFG_T_SIZE, R(bytes), 0, 0, 0, NULL, NULL, 0, NULL, "informational: HBM traffic, e.g. 16MB" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
@@ -275,7 +275,7 @@ static void put_quoted(FILE *f, const char *s)
 
 static int op_valid(const op_desc *op, const int64_t *time)
 {
-    return op->name && op->name[0] && strlen(op->name) < OT_NAME_MAX && (op->kind == OP_GEMM || op->kind == OP_MEM) &&
+    return op->name && op->name[0] && strlen(op->name) < OT_NAME_MAX && op->kind >= OP_GEMM && op->kind <= OP_ATTN_BWD &&
            op->dtype >= 0 && op->dtype < GPUCFG_NDTYPES && op->batch && op->m && op->n && op->k &&
            op->batch <= 1e18 && op->m <= 1e18 && op->n <= 1e18 && op->k <= 1e18 && op->bytes >= 0 &&
            op->bytes < 1.8e19 && (!time || *time >= 1);

@@ -22,6 +22,18 @@ static void common_divisors(const uint64_t *v, int n, uint64_t limit, char *buf,
     }
 }
 
+/* " x cp 2" in messages about the GPU count, "" without context parallelism (the messages of cp 1 stay). */
+typedef struct cp_text {
+    char s[32];
+} cp_text;
+static cp_text cp_factor(const traincfg *t)
+{
+    cp_text c = { "" };
+    if (t->cp > 1)
+        snprintf(c.s, sizeof c.s, " x cp %llu", (ull)t->cp);
+    return c;
+}
+
 uint64_t parallel_microbatches(const traincfg *t) { return t->global_batch / (t->micro_batch * t->dp); }
 
 uint64_t parallel_layers_per_stage(const modelcfg *m, const traincfg *t) { return m->layers / t->pp; }
@@ -82,7 +94,7 @@ int parallel_derive_dp(const modelcfg *m, const clustercfg *c, traincfg *t, cxl_
 {
     if (t->loc[TRAINCFG_F_DP].file[0])
         return 0;
-    uint64_t gpus = clustercfg_gpus(c), tpp = t->tp * t->pp;
+    uint64_t gpus = clustercfg_gpus(c), tpp = t->tp * t->pp * (t->cp ? t->cp : 1);
     if (tpp && gpus % tpp == 0) {
         t->dp = gpus / tpp;
         return 0;
@@ -90,10 +102,10 @@ int parallel_derive_dp(const modelcfg *m, const clustercfg *c, traincfg *t, cxl_
     int rc = check_shape(m, c, t, err);     /* the layout's own errors say more */
     if (rc)
         return rc;
-    return cfgloc_errf(err, tloc(t, TRAINCFG_F_PP),
-                       "training: dp is not given, and tp %llu x pp %llu = %llu does not divide the %llu GPUs "
+    return cfgloc_errf(err, tloc(t, t->cp > 1 ? TRAINCFG_F_CP : TRAINCFG_F_PP),
+                       "training: dp is not given, and tp %llu x pp %llu%s = %llu does not divide the %llu GPUs "
                        "of cluster '%s' (nodes %llu x gpus_per_node %llu) to derive it", (ull)t->tp, (ull)t->pp,
-                       (ull)tpp, (ull)gpus, c->name, (ull)c->nodes, (ull)c->gpus_per_node);
+                       cp_factor(t).s, (ull)tpp, (ull)gpus, c->name, (ull)c->nodes, (ull)c->gpus_per_node);
 }
 
 uint64_t parallel_etp(const traincfg *t) { return t->etp ? t->etp : t->tp; }
@@ -163,12 +175,48 @@ static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, 
     return 0;
 }
 
+/* Context parallelism (Megatron-Core): the sequence is cut into 2 x cp chunks, rank i taking chunks i and
+ * 2cp - 1 - i so that every rank gets the same share of the causal attention (get_batch_on_this_cp_rank),
+ * and sequence parallelism cuts each rank's part again by tp: seq_len must divide by 2 x cp (x tp with sp).
+ * The exchange runs inside Transformer Engine's fused attention, so cp needs the flash kernels; MoE layers
+ * with cp are not modelled yet. */
+static int check_cp(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    uint64_t cp = t->cp ? t->cp : 1, q = 2 * (t->sp ? t->tp : 1);
+    if (cp == 1)
+        return 0;
+    const cfgloc *at = tloc(t, TRAINCFG_F_CP);
+    if (m->seq_len % (q * cp)) {
+        char valid[256];
+        size_t len = 0;
+        for (uint64_t d = 1; d <= 1024 && q * d <= m->seq_len && len + 24 < sizeof valid; d *= 2)
+            if (m->seq_len % (q * d) == 0)
+                len += (size_t)snprintf(valid + len, sizeof valid - len, "%s%llu", len ? ", " : "", (ull)d);
+        return cfgloc_errf(err, at, "training.cp: %llu does not divide the sequence length %llu of model '%s' into "
+                           "2 x cp%s chunks (%llu); valid cp: %s", (ull)cp, (ull)m->seq_len, m->name,
+                           t->sp ? " x tp" : "", (ull)(q * cp), len ? valid : "1");
+    }
+    if (!traincfg_flash(t))
+        return cfgloc_errf(err, tloc(t, t->attention == TRAINCFG_ATTENTION_FLASH ? TRAINCFG_F_PRECISION
+                                                                                  : TRAINCFG_F_ATTENTION),
+                           "training.cp: context parallelism runs inside the fused attention kernels, but the "
+                           "attention here is unfused (attention: %s, precision: %s); use attention: flash with "
+                           "bf16, fp16 or fp8, or cp 1", traincfg_attention_names[t->attention],
+                           gpucfg_dtype_names[t->precision]);
+    if (modelcfg_is_moe(m))
+        return cfgloc_errf(err, at, "training.cp: context parallelism with mixture-of-experts layers (model '%s') is "
+                           "not modelled yet; use cp 1", m->name);
+    return 0;
+}
+
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
 {
     int rc = check_shape(m, c, t, err);
+    if (!rc)
+        rc = check_cp(m, t, err);
     if (rc)
         return rc;
-    uint64_t gpus = clustercfg_gpus(c), need = t->tp * t->pp * t->dp;
+    uint64_t gpus = clustercfg_gpus(c), need = t->tp * t->pp * t->dp * (t->cp ? t->cp : 1);
     if (gpus != need) {
         const cfgloc *cl = c->loc[CLUSTERCFG_F_NODES].file[0] ? &c->loc[CLUSTERCFG_F_NODES] : &c->ref;
         char at[sizeof cl->file + 32];  /* file:line:column, or `--set cluster.nodes` alone (override.h) */
@@ -177,9 +225,9 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
         else
             snprintf(at, sizeof at, "%.190s", cl->file);
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_DP),
-                           "training: tp %llu x pp %llu x dp %llu = %llu GPUs, but cluster '%s' has nodes %llu x "
+                           "training: tp %llu x pp %llu%s x dp %llu = %llu GPUs, but cluster '%s' has nodes %llu x "
                            "gpus_per_node %llu = %llu GPUs (nodes set at %s)",
-                           (ull)t->tp, (ull)t->pp, (ull)t->dp, (ull)need, c->name, (ull)c->nodes,
+                           (ull)t->tp, (ull)t->pp, cp_factor(t).s, (ull)t->dp, (ull)need, c->name, (ull)c->nodes,
                            (ull)c->gpus_per_node, (ull)gpus, at);
     }
     uint64_t mbdp = t->micro_batch * t->dp;

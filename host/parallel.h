@@ -26,8 +26,8 @@
 /* The most micro-batches x virtual_stages x pp per iteration (the schedule the engine holds). */
 #define PARALLEL_MAX_SLOTS 4194304u
 
-/* training.dp when the configuration does not give it: the cluster's GPUs / (tp x pp). CXL_ECONFIG when
- * tp x pp does not divide them (after the model's own checks of tp, pp and sp, whose messages say
+/* training.dp when the configuration does not give it: the cluster's GPUs / (tp x pp x cp). CXL_ECONFIG when
+ * tp x pp x cp does not divide them (after the model's own checks of tp, pp and sp, whose messages say
  * more); nothing changes when dp was given (parallel_check checks it). */
 int parallel_derive_dp(const modelcfg *m, const clustercfg *c, traincfg *t, cxl_err *err);
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err);

@@ -18,7 +18,7 @@
 typedef unsigned long long ull;
 
 const char *const search_dim_names[] = { "tp", "pp", "sp", "virtual_stages", "micro_batch", "recompute", "zero",
-                                         "offload", NULL };
+                                         "offload", "cp", NULL };
 
 void search_default_opts(search_opts *o)
 {
@@ -130,8 +130,11 @@ int search_enumerate(const expcfg *b, unsigned vary, search_layout **out, size_t
     if (!vary)
         vary = SEARCH_ALL_DIMS;
     const traincfg *t = &b->train;
+    if (!traincfg_flash(t) || modelcfg_is_moe(&b->model))
+        vary &= ~(1u << SEARCH_CP); /* context parallelism cannot run here (parallel.c check_cp) */
     uint64_t gpus = clustercfg_gpus(&b->cluster), layers = b->model.layers;
-    uint64_t *tps = malloc(4 * MAXDIV * sizeof *tps), *pps = tps + MAXDIV, *vs = pps + MAXDIV, *mbs = vs + MAXDIV;
+    uint64_t *tps = malloc(5 * MAXDIV * sizeof *tps), *pps = tps + MAXDIV, *vs = pps + MAXDIV, *mbs = vs + MAXDIV;
+    uint64_t *cps = mbs + MAXDIV;
     growl g = { 0 };
     if (!tps)
         return cxl_errf(err, CXL_ENOMEM, "out of memory (search)");
@@ -141,19 +144,25 @@ int search_enumerate(const expcfg *b, unsigned vary, search_layout **out, size_t
         size_t npp = (vary & (1u << SEARCH_PP)) && gpus % tp == 0 ? divisors(gpus / tp, pps, MAXDIV)
                                                                   : (pps[0] = t->pp, 1);
         for (size_t j = 0; j < npp; j++) {
-            uint64_t pp = pps[j], dp = gpus / (tp * pp);
-            if (!dp)
-                dp = 1;     /* tp x pp beyond the GPUs: parallel_check says so */
-            size_t nv = (vary & (1u << SEARCH_VIRTUAL_STAGES)) && pp > 1 && layers % pp == 0
-                      ? divisors(layers / pp, vs, MAXDIV) : (vs[0] = (vary & (1u << SEARCH_VIRTUAL_STAGES)) ? 1
-                                                                                                  : t->virtual_stages, 1);
-            size_t nmb = (vary & (1u << SEARCH_MICRO_BATCH)) && t->global_batch % dp == 0
-                       ? divisors(t->global_batch / dp, mbs, MAXDIV) : (mbs[0] = t->micro_batch, 1);
-            for (size_t a = 0; a < nv; a++)
-                for (size_t c = 0; c < nmb; c++) {
-                    search_layout l = { .tp = tp, .pp = pp, .dp = dp, .virtual_stages = vs[a], .micro_batch = mbs[c] };
-                    inner(b, vary, l, &g);
-                }
+            uint64_t pp = pps[j];
+            size_t ncp = (vary & (1u << SEARCH_CP)) && gpus % (tp * pp) == 0 ? divisors(gpus / (tp * pp), cps, MAXDIV)
+                                                                            : (cps[0] = t->cp ? t->cp : 1, 1);
+            for (size_t k = 0; k < ncp; k++) {
+                uint64_t cp = cps[k], dp = gpus / (tp * pp * cp);
+                if (!dp)
+                    dp = 1; /* tp x pp x cp beyond the GPUs: parallel_check says so */
+                size_t nv = (vary & (1u << SEARCH_VIRTUAL_STAGES)) && pp > 1 && layers % pp == 0
+                          ? divisors(layers / pp, vs, MAXDIV)
+                          : (vs[0] = (vary & (1u << SEARCH_VIRTUAL_STAGES)) ? 1 : t->virtual_stages, 1);
+                size_t nmb = (vary & (1u << SEARCH_MICRO_BATCH)) && t->global_batch % dp == 0
+                           ? divisors(t->global_batch / dp, mbs, MAXDIV) : (mbs[0] = t->micro_batch, 1);
+                for (size_t a = 0; a < nv; a++)
+                    for (size_t c = 0; c < nmb; c++) {
+                        search_layout l = { .tp = tp, .pp = pp, .dp = dp, .virtual_stages = vs[a],
+                                            .micro_batch = mbs[c], .cp = cp };
+                        inner(b, vary, l, &g);
+                    }
+            }
         }
     }
     free(tps);
@@ -174,6 +183,7 @@ int search_apply(expcfg *x, const search_layout *l, cxl_err *err)
     t->tp = l->tp;
     t->pp = l->pp;
     t->dp = l->dp;
+    t->cp = l->cp ? l->cp : 1;
     t->virtual_stages = l->virtual_stages;
     t->micro_batch = l->micro_batch;
     t->sp = l->sp;
@@ -193,6 +203,7 @@ int search_layout_overrides(const expcfg *b, const search_layout *l, override_li
         { "training.tp", t->tp, l->tp, NULL },
         { "training.pp", t->pp, l->pp, NULL },
         { "training.dp", t->dp, l->dp, NULL },
+        { "training.cp", t->cp ? t->cp : 1, l->cp ? l->cp : 1, NULL },
         { "training.virtual_stages", t->virtual_stages, l->virtual_stages, NULL },
         { "training.micro_batch", t->micro_batch, l->micro_batch, NULL },
         { "training.sp", (uint64_t)t->sp, l->sp, NULL },
@@ -226,6 +237,8 @@ void search_layout_format(const search_layout *l, int cxl, char *buf, size_t sz)
     int n = snprintf(buf, sz, "tp %llu pp %llu dp %llu vs %llu mb %llu sp %s recompute %s zero %llu", (ull)l->tp,
                      (ull)l->pp, (ull)l->dp, (ull)l->virtual_stages, (ull)l->micro_batch, l->sp ? "on" : "off",
                      traincfg_recompute_names[l->recompute], (ull)l->zero);
+    if (l->cp > 1 && n > 0 && (size_t)n < sz)
+        n += snprintf(buf + n, sz - (size_t)n, " cp %llu", (ull)l->cp);
     if (cxl && n > 0 && (size_t)n < sz)
         snprintf(buf + n, sz - (size_t)n, " offload optimizer %s activations %s parameters %s",
                  cxlcfg_opt_names[l->offload_optimizer], l->offload_activations ? "on" : "off",
@@ -259,6 +272,8 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
                     sum[id] += (en->coll == OPGRAPH_ALLREDUCE ? 2 : 1) * (n - 1) / n * (double)en->bytes / bps * 1e12;
                 continue;
             }
+            if (en->kind == OPGRAPH_CP_P2P || en->kind == OPGRAPH_CP_WAIT)
+                continue; /* overlapped with the attention kernel: no bound of its own */
             int64_t ps = compute_op_ps(&x->gpu, &g->ops[en->op]);
             if (ps < 0) {
                 rc = cxl_errf(err, (int)ps, "a kernel of the layout cannot be priced");
@@ -273,7 +288,7 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
     if (!rc) {
         uint64_t lpc = x->model.layers / (t->pp * t->virtual_stages);
         uint64_t p = lpc * t->virtual_stages * g->layer_params + g->embed_params + (t->pp == 1 ? g->head_params : 0);
-        uint64_t shard = t->zero >= 1 ? (p + t->dp - 1) / t->dp : p;
+        uint64_t shard = t->zero >= 1 ? (p + traincfg_dpcp(t) - 1) / traincfg_dpcp(t) : p;
         if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_optimizer == CXLCFG_OPT_CPU)
             opt = (double)shard * (double)x->cluster.gpus_per_node / x->cxl.cpu_adam_rate * 1e12;
         else {
@@ -653,6 +668,9 @@ int search_run(const expcfg *base, const search_opts *o, search_report *r, cxl_e
     snprintf(r->rerun_backend, sizeof r->rerun_backend, "%s", o->rerun_backend ? o->rerun_backend : "csim");
     r->cxl = base->cxl.memory != CXLCFG_NONE;
     r->vary = (o->vary ? o->vary : SEARCH_ALL_DIMS) & (r->cxl ? SEARCH_ALL_DIMS : ~(1u << SEARCH_OFFLOAD));
+    /* context parallelism only where it can run (parallel.c check_cp): flash attention, a dense model */
+    if (!traincfg_flash(&base->train) || modelcfg_is_moe(&base->model))
+        r->vary &= ~(1u << SEARCH_CP);
     search_layout *ls = NULL;
     size_t n = 0, nc = 0, nran = 0;
     cand *c = NULL;

@@ -3,14 +3,16 @@
  *
  * The dimensions (enum search_dim) are those the engine (train.h) supports today: tensor parallelism
  * (tp: the divisors of the GPUs), pipeline parallelism (pp: the divisors of GPUs / tp), data parallelism
- * (dp = GPUs / (tp x pp), derived), sequence parallelism (sp, only with tp > 1), interleaved virtual
+ * (dp = GPUs / (tp x pp x cp), derived), sequence parallelism (sp, only with tp > 1), interleaved virtual
  * stages (the divisors of layers / pp, > 1 only with pp > 1), micro-batch (the divisors of global_batch /
  * dp), recomputation (none, selective, full), ZeRO stage (0-3) and, with a `cxl:` section, the offload
  * policy (offload_optimizer none / cpu / gpu x offload_activations x offload_parameters, parameters only
  * with the optimizer: cxlcfg.h's rule; with activations offloaded the engine never recomputes, so only
- * recompute none). A dimension not varied keeps the experiment's value. Context and expert parallelism
- * are not in the engine yet: when they are, each is one more entry of enum search_dim and one more
- * nested loop in search_enumerate (dp becomes GPUs / (tp x pp x cp), experts dividing ep).
+ * recompute none) and context parallelism (cp: the divisors of GPUs / (tp x pp), dp = GPUs / (tp x pp x
+ * cp); varied only where the experiment could run it, flash attention and a dense model, so the searches
+ * of the unfused validation experiments are those of before). A dimension not varied keeps the
+ * experiment's value. Expert parallelism is not searched yet: one more entry of enum search_dim and one
+ * more nested loop in search_enumerate (experts dividing ep).
  *
  * Stages, each counting what it removes:
  *   1. check: every layout through expcfg_check_layout (parallel.h's rules and messages) and the memory
@@ -52,8 +54,8 @@
 #include "train.h"
 
 enum search_dim { SEARCH_TP, SEARCH_PP, SEARCH_SP, SEARCH_VIRTUAL_STAGES, SEARCH_MICRO_BATCH, SEARCH_RECOMPUTE,
-                  SEARCH_ZERO, SEARCH_OFFLOAD, SEARCH_NDIMS };
-extern const char *const search_dim_names[]; /* "tp", "pp", "sp", "virtual_stages", ... ("offload") */
+                  SEARCH_ZERO, SEARCH_OFFLOAD, SEARCH_CP, SEARCH_NDIMS };
+extern const char *const search_dim_names[]; /* "tp", "pp", "sp", "virtual_stages", ... "offload", "cp" */
 #define SEARCH_ALL_DIMS ((1u << SEARCH_NDIMS) - 1)
 
 enum { SEARCH_ROUND = 16, SEARCH_MAX_JOBS = 256, SEARCH_MAX_TOP = 1000, SEARCH_MAX_RERUN = 64,
@@ -61,7 +63,7 @@ enum { SEARCH_ROUND = 16, SEARCH_MAX_JOBS = 256, SEARCH_MAX_TOP = 1000, SEARCH_M
 
 /* One layout: the values search sets in the experiment's training and cxl sections. */
 typedef struct search_layout {
-    uint64_t tp, pp, dp, virtual_stages, micro_batch, zero;
+    uint64_t tp, pp, dp, virtual_stages, micro_batch, zero, cp;
     uint8_t sp, recompute, offload_optimizer, offload_activations, offload_parameters;
 } search_layout;
 
@@ -135,7 +137,8 @@ int search_enumerate(const expcfg *base, unsigned vary, search_layout **out, siz
 int search_apply(expcfg *x, const search_layout *l, cxl_err *err);
 /* The --set overrides that make the base into this layout (training.tp=4, ..., cxl.offload_optimizer=cpu). */
 int search_layout_overrides(const expcfg *base, const search_layout *l, override_list *ov, cxl_err *err);
-/* "tp 4 pp 8 dp 32 v 1 mb 1 sp recompute selective zero 1" (and the offloads with CXL memory). */
+/* "tp 4 pp 8 dp 32 v 1 mb 1 sp recompute selective zero 1" (and the offloads with CXL memory; " cp 2" when
+ * cp > 1). */
 void search_layout_format(const search_layout *l, int cxl, char *buf, size_t sz);
 
 /* The lower bound of stage 2 for a checked layout (x as search_apply left it), in ps; negative: an error

@@ -43,7 +43,7 @@ static void split_stage(const expcfg *x, uint64_t s, double hbm[TIERS_NPARTS], d
         hbm[TIERS_OPTIMIZER] = 0;
     }
     if (c->offload_optimizer == CXLCFG_OPT_CPU)
-        cxl[TIERS_GRADIENTS] = 4 * P / (t->zero >= 1 ? (double)t->dp : 1);
+        cxl[TIERS_GRADIENTS] = 4 * P / (t->zero >= 1 ? (double)traincfg_dpcp(t) : 1);
     if (c->offload_parameters && P > 0) {
         double layer = g.weights_bytes * (double)modelcfg_layer_params_tp(m, t->tp) / P;
         double kept = min2(g.weights_bytes, 2 * layer);
@@ -105,8 +105,8 @@ int tiers_compute(const expcfg *x, tiers *out)
     out->cxl_capacity_per_domain = (double)c->devices * (double)c->capacity_bytes;
     if (!offloads(c))
         return 0;
-    /* Megatron rank order: stage of rank r is r / (tp x dp); domain d holds ranks [d G, (d + 1) G). */
-    uint64_t G = out->gpus_per_domain, per_stage = t->tp * t->dp;
+    /* Megatron rank order: stage of rank r is r / (tp x cp x dp); domain d holds ranks [d G, (d + 1) G). */
+    uint64_t G = out->gpus_per_domain, per_stage = t->tp * traincfg_dpcp(t);
     uint64_t domains = x->cluster.nodes / c->pool_nodes;
     for (uint64_t d = 0; d < domains; d++) {
         uint64_t a = d * G, b = a + G;

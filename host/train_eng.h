@@ -33,10 +33,11 @@
 enum { EV_KERNEL, EV_LATENCY, EV_FLOW, EV_CXL_DONE, EV_TIMER };
 /* what the compute stream is doing */
 enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_WAIT_GATHER, ST_WAIT_CXL, ST_WAIT_TIMER,
-       ST_DONE };
+       ST_WAIT_CP, ST_DONE };
 /* kinds of transfer: tensor-parallel collective, pipeline send, data-parallel collective, the tied
  * embeddings' all-reduce between the first and the last stage, CXL transfer */
-enum { XK_TP, XK_PP, XK_DP, XK_EMB, XK_CXL, XK_EP };   /* XK_EP: an expert-parallel all-to-all */
+enum { XK_TP, XK_PP, XK_DP, XK_EMB, XK_CXL, XK_EP,    /* XK_EP: an expert-parallel all-to-all */
+       XK_CP };                                         /* XK_CP: context parallelism's ring exchange */
 #define CXL_SLOTS 2          /* 0: what the stream needs now, 1: the next layer's prefetch */
 #define CXL_UNTRACKED 255u   /* asynchronous transfers nobody waits for */
 #define SHAPE_LEN 80         /* a kernel's dtype and shape in the trace */
@@ -129,6 +130,7 @@ typedef struct rep {
     int64_t bk[TRAIN_BK_N];
     uint32_t wait_key;
     uint32_t send_xid;              /* the blocking send the stream waits for (ST_WAIT_SEND) */
+    int cp_running;                 /* a context-parallel ring exchange is under way (ST_WAIT_CP waits for it) */
     /* pipeline arrivals, per (chunk, micro-batch, direction): arrival and send times, -1 = not yet */
     int64_t *arrived, *sent;
     /* data parallel */
@@ -175,6 +177,7 @@ typedef struct eng {
     collalgo_fabric fab;
     collalgo_group tp_group, dp_group;
     collalgo_group ep_group, etp_group; /* mixture of experts: expert- and expert-tensor-parallel groups */
+    collalgo_group cp_group;            /* context parallelism (ranks_per_node: of the ring, in one node) */
     train_coll *colls;              /* the result's list of distinct collectives (note_coll) */
     uint32_t ncolls;
     uint64_t colls_other;
@@ -256,6 +259,9 @@ uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, co
 uint32_t eng_start_etp_coll(eng *E, uint32_t r, int op, uint64_t bytes, const char *name);
 /* An all-to-all of `bytes` per rank over the expert-parallel group of representative r (XK_EP). */
 uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name);
+/* Context parallelism's ring exchange of `bytes` per rank (OPGRAPH_CP_P2P), on NVLink when the CP ring stays
+ * in the node, else at the NIC's bandwidth (the ring is as slow as its node-crossing hop). */
+uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name);
 
 /* ---- train_cxl.c ---- */
 /* Start a transfer of `bytes` per GPU of representative R into its CXL domains (every route), issued by

@@ -130,7 +130,7 @@ void eng_phase_flows(eng *E, uint32_t xid)
     if (E->rc == 0 && E->xf[xid].pending == 0) {
         /* nothing to move in this phase */
         X = &E->xf[xid];
-        if (X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP) {
+        if (X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP || X->kind == XK_CP) {
             if (++X->cur < X->nph) {
                 eng_phase_begin(E, xid);
                 return;
@@ -145,7 +145,7 @@ void eng_flow_done(eng *E, uint32_t xid)
     xfer *X = &E->xf[xid];
     if (--X->pending)
         return;
-    if ((X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP) && ++X->cur < X->nph) {
+    if ((X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP || X->kind == XK_CP) && ++X->cur < X->nph) {
         eng_phase_begin(E, xid);
         return;
     }
@@ -327,6 +327,45 @@ uint32_t eng_start_etp_coll(eng *E, uint32_t r, int op, uint64_t bytes, const ch
     return start_coll(E, XK_TP, &E->etp_group, r, op, bytes, name);
 }
 
+/* A transfer of one phase (ph) of `bytes` on representative r's links; `what` names it in the error of a
+ * link of bandwidth 0. */
+static uint32_t start_one_phase(eng *E, int kind, uint32_t r, uint64_t bytes, const char *name,
+                                const collalgo_phase *ph, const char *what)
+{
+    if ((ph->intra_bytes && !E->fab.intra_Bps) || (ph->inter_bytes && !E->fab.inter_Bps)) {
+        E->rc = cfgloc_errf(E->err, ph->inter_bytes ? &E->x->cluster.loc[CLUSTERCFG_F_NIC_BW]
+                                                    : &E->x->gpu.loc[GPUCFG_F_NVLINK],
+                            "the %s %s needs a link of bandwidth 0", what, name);
+        return UINT32_MAX;
+    }
+    uint32_t xid = eng_new_xfer(E, kind, r, name);
+    if (xid == UINT32_MAX)
+        return xid;
+    xfer *X = &E->xf[xid];
+    X->coll_bytes = bytes;
+    X->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
+    X->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
+    X->nph = 1;
+    X->ph[0] = *ph;
+    eng_phase_begin(E, xid);
+    return xid;
+}
+
+/* Context parallelism's ring (eng_start_cp in train_eng.h): cp - 1 sends of a block to the next rank, one
+ * latency each, all on NVLink when the ring stays in one node, else at the NIC's bandwidth (the ring steps
+ * together, so its node-crossing hop sets the pace). */
+uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name)
+{
+    const collalgo_group *grp = &E->cp_group;
+    int inter = grp->ranks > grp->ranks_per_node;
+    collalgo_phase ph = { 0 };
+    ph.intra_bytes = inter ? 0 : bytes;
+    ph.inter_bytes = inter ? bytes : 0;
+    ph.intra_hops = inter ? 0 : grp->ranks - 1;
+    ph.inter_hops = inter ? grp->ranks - 1 : 0;
+    return start_one_phase(E, XK_CP, r, bytes, name, &ph, "context-parallel exchange");
+}
+
 /* NCCL's all-to-all is one send and one receive per peer in a group call (NCCL documentation,
  * "Point-to-point communication", all-to-all example), all in flight at once: one phase in which the
  * representative sends the (rpn - 1) / ep of its buffer meant for the peers of its NVLink domain over
@@ -336,25 +375,11 @@ uint32_t eng_start_etp_coll(eng *E, uint32_t r, int op, uint64_t bytes, const ch
 uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name)
 {
     const collalgo_group *grp = &E->ep_group;
-    uint32_t xid = eng_new_xfer(E, XK_EP, r, name);
-    if (xid == UINT32_MAX)
-        return xid;
-    xfer *X = &E->xf[xid];
     uint64_t ep = grp->ranks, rpn = grp->ranks_per_node;
-    X->coll_bytes = bytes;
-    X->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
-    X->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
-    X->nph = 1;
-    X->ph[0].intra_bytes = (uint64_t)ceil((double)bytes * (double)(rpn - 1) / (double)ep);
-    X->ph[0].inter_bytes = (uint64_t)ceil((double)bytes * (double)(ep - rpn) / (double)ep);
-    X->ph[0].intra_hops = rpn > 1;
-    X->ph[0].inter_hops = ep > rpn;
-    if ((X->ph[0].intra_bytes && !E->fab.intra_Bps) || (X->ph[0].inter_bytes && !E->fab.inter_Bps)) {
-        E->rc = cfgloc_errf(E->err, X->ph[0].inter_bytes ? &E->x->cluster.loc[CLUSTERCFG_F_NIC_BW]
-                                                          : &E->x->gpu.loc[GPUCFG_F_NVLINK],
-                            "the expert-parallel all-to-all %s needs a link of bandwidth 0", name);
-        return UINT32_MAX;
-    }
-    eng_phase_begin(E, xid);
-    return xid;
+    collalgo_phase ph = { 0 };
+    ph.intra_bytes = (uint64_t)ceil((double)bytes * (double)(rpn - 1) / (double)ep);
+    ph.inter_bytes = (uint64_t)ceil((double)bytes * (double)(ep - rpn) / (double)ep);
+    ph.intra_hops = rpn > 1;
+    ph.inter_hops = ep > rpn;
+    return start_one_phase(E, XK_EP, r, bytes, name, &ph, "expert-parallel all-to-all");
 }

@@ -108,21 +108,32 @@ static int setup_fabric(eng *E, double *intra_Bps, double *inter_Bps, cxl_err *e
     return 0;
 }
 
-/* The tensor- and data-parallel groups (Megatron rank order: tensor fastest, then data, then pipeline). */
+/* Ranks of a group of n that comes after the tp ranks in the rank order, per node of gpn GPUs: all of them
+ * when tp x n fits in a node, else the node's gpn / tp when that divides n, else 1 (spread). */
+static uint32_t ranks_per_node_after_tp(uint64_t tp, uint64_t n, uint64_t gpn)
+{
+    if (tp * n <= gpn)
+        return (uint32_t)n;
+    if (gpn % tp == 0 && n % (gpn / tp) == 0)
+        return (uint32_t)(gpn / tp);
+    return 1;
+}
+
+/* The tensor-, context- and data-parallel groups (Megatron rank order: tensor fastest, then context, then
+ * data, then pipeline). The gradients are reduced over the dp x cp ranks that hold the same parameters
+ * (Megatron's data-parallel group with context parallelism): the "dp" group here. */
 static void setup_groups(eng *E)
 {
-    uint64_t tp = E->t->tp, dp = E->t->dp, gpn = E->x->cluster.gpus_per_node;
+    uint64_t tp = E->t->tp, dp = traincfg_dpcp(E->t), gpn = E->x->cluster.gpus_per_node;
+    uint64_t cp = E->t->cp ? E->t->cp : 1;
+    E->cp_group.ranks = (uint32_t)cp;
+    E->cp_group.ranks_per_node = ranks_per_node_after_tp(tp, cp, gpn);
     E->tp_group.ranks = (uint32_t)tp;
     E->tp_group.ranks_per_node = (uint32_t)(tp <= gpn ? tp : gpn);
     if (tp > gpn && tp % gpn)
         E->tp_group.ranks_per_node = 1;
     E->dp_group.ranks = (uint32_t)dp;
-    if (tp * dp <= gpn)
-        E->dp_group.ranks_per_node = (uint32_t)dp;
-    else if (gpn % tp == 0 && dp % (gpn / tp) == 0)
-        E->dp_group.ranks_per_node = (uint32_t)(gpn / tp);
-    else
-        E->dp_group.ranks_per_node = 1;
+    E->dp_group.ranks_per_node = ranks_per_node_after_tp(tp, dp, gpn);
     /* The expert grid (Megatron-Core RankGenerator, order tp-cp-ep-dp-pp with etp in place of tp): the
      * ETP ranks are the fastest, then the EP ranks; parallel_check keeps the ETP group in a node and the
      * EP x ETP group either in one node or over whole nodes. */
@@ -155,7 +166,7 @@ uint64_t eng_layer_grad_bytes(const eng *E, uint32_t vs, uint32_t layer)
 static int setup_stages(eng *E, cxl_err *err)
 {
     const traincfg *t = E->t;
-    uint64_t tp = t->tp, dp = t->dp, gpn = E->x->cluster.gpus_per_node;
+    uint64_t tp = t->tp, dp = traincfg_dpcp(t), gpn = E->x->cluster.gpus_per_node; /* a stage: tp x cp x dp GPUs */
     uint32_t pp = E->pp;
     E->reps = calloc(pp, sizeof *E->reps);
     E->pp_intra = calloc(pp, 1);
@@ -254,7 +265,7 @@ static int setup_network(eng *E, double intra, double inter, cxl_err *err)
 static int cxl_domains(eng *E, uint32_t P)
 {
     const expcfg *x = E->x;
-    uint64_t gpn = x->cluster.gpus_per_node, nodes = x->cluster.nodes, per = E->t->tp * E->t->dp;
+    uint64_t gpn = x->cluster.gpus_per_node, nodes = x->cluster.nodes, per = E->t->tp * traincfg_dpcp(E->t);
     uint32_t npools = (uint32_t)(nodes / P), nd = 0;
     /* signature of a pool: for each GPU slot, its stage */
     uint64_t sig_len = (uint64_t)P * gpn;

@@ -34,7 +34,7 @@ static void dp_kick(eng *E, rep *R)
 
 static void dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
 {
-    if (bytes == 0 || E->t->dp <= 1)
+    if (bytes == 0 || traincfg_dpcp(E->t) <= 1)
         return;
     if (R->dpq_len == R->dpq_cap) {
         uint32_t nc = R->dpq_cap ? 2 * R->dpq_cap : 64;
@@ -82,6 +82,16 @@ void eng_xfer_done(eng *E, uint32_t xid)
         eng_trace_xfer(E, &X);
         eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
         eng_advance(E, R);
+    } else if (X.kind == XK_CP) {
+        rep *R = &E->reps[X.rep];
+        eng_trace_xfer(E, &X);
+        R->cp_running = 0;
+        if (R->state == ST_WAIT_CP) {
+            /* the exchange outlasted the attention kernel it overlaps: the rest is exposed */
+            eng_trace_wait(E, R->r, "wait cp exchange", R->since);
+            eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
+            eng_advance(E, R);
+        }
     } else if (X.kind == XK_PP) {
         rep *D = &E->reps[X.dst], *S = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
@@ -295,7 +305,7 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
         R->seg = SEG_POST;
         return STEP_NEXT;
     }
-    if (E->t->zero >= 3 && E->t->dp > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered)
+    if (E->t->zero >= 3 && traincfg_dpcp(E->t) > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered)
         return zero3_gather(E, R, c);
     if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->I->backward))
         return STEP_BLOCKED;
@@ -396,6 +406,18 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
         return STEP_NEXT;
     }
     const opgraph_entry *e = &R->cur_tpl->e[R->entry++];
+    if (e->kind == OPGRAPH_CP_P2P) {
+        /* started beside the compute stream, which goes on to the attention kernel */
+        R->cp_running = 1;
+        eng_start_cp(E, R->r, e->bytes, e->name);
+        return STEP_NEXT;
+    }
+    if (e->kind == OPGRAPH_CP_WAIT) {
+        if (!R->cp_running)
+            return STEP_NEXT;
+        eng_set_state(E, R, ST_WAIT_CP, -1);
+        return STEP_BLOCKED;
+    }
     if (e->kind == OPGRAPH_KERNEL)
         eng_run_kernel(E, R, e->op);
     else if (e->kind == OPGRAPH_TP_COLL)
@@ -499,7 +521,7 @@ static int end_grad_flush(eng *E, rep *R)
 {
     R->end = END_EMBEDDING_SYNC;
     bucket_add(E, R, 0, 1);
-    if (!E->t->overlap_grad_reduce && E->t->dp > 1) {
+    if (!E->t->overlap_grad_reduce && traincfg_dpcp(E->t) > 1) {
         /* all gradients at once, in buckets, after the backward pass */
         uint64_t total = R->params * E->g.grad_elem_bytes;   /* layers, embedding, head */
         enqueue_buckets(E, R, grad_op(E), total, "dp.grads");
@@ -542,7 +564,7 @@ static int end_optimizer(eng *E, rep *R)
 static int end_param_gather(eng *E, rep *R)
 {
     R->end = END_DONE;
-    if (E->t->zero < 1 || E->t->dp <= 1)
+    if (E->t->zero < 1 || traincfg_dpcp(E->t) <= 1)
         return STEP_NEXT;
     enqueue_buckets(E, R, COLLALGO_ALLGATHER, R->params * E->g.weight_elem_bytes, "dp.params");
     return wait_dp(E, R);

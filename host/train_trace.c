@@ -47,7 +47,14 @@ void eng_trace_xfer(eng *E, const xfer *X)
     if (!E->ct || E->now <= X->t_start)
         return;
     ctrace_arg a[6];
-    if (X->kind == XK_EP) {
+    if (X->kind == XK_CP) {
+        if (!eng_traced(E, X->rep))
+            return;
+        a[0] = ARG_U("bytes", X->coll_bytes);
+        a[1] = ARG_U("ranks", E->cp_group.ranks);
+        uint32_t t = ctrace_lane(E->ct, &E->lanes[X->rep * TL_N + TL_SEND], X->t_start, E->now);
+        eng_trace_slice(E, X->rep, t, "cp", X->name, X->t_start, E->now, a, 2);
+    } else if (X->kind == XK_EP) {
         if (!eng_traced(E, X->rep))
             return;
         a[0] = ARG_U("bytes", X->coll_bytes);
@@ -229,6 +236,10 @@ void eng_trace_shapes(eng *E)
             snprintf(E->shape[i], SHAPE_LEN, "%s %llux(%llux%llu.%llux%llu)", gpucfg_dtype_names[d->dtype],
                      (unsigned long long)d->batch, (unsigned long long)d->m, (unsigned long long)d->k,
                      (unsigned long long)d->k, (unsigned long long)d->n);
+        else if (d->kind == OP_ATTN_FWD || d->kind == OP_ATTN_BWD)
+            snprintf(E->shape[i], SHAPE_LEN, "%s %llux(%llux%llu, d %llu)", gpucfg_dtype_names[d->dtype],
+                     (unsigned long long)d->batch, (unsigned long long)d->m, (unsigned long long)d->n,
+                     (unsigned long long)d->k);
         else
             snprintf(E->shape[i], SHAPE_LEN, "%s %llu", gpucfg_dtype_names[d->dtype], (unsigned long long)d->m);
     }

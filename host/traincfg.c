@@ -7,6 +7,7 @@
 #include "gpucfg.h"
 
 const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
+const char *const traincfg_attention_names[] = { "flash", "unfused", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
 const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
 const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
@@ -60,6 +61,10 @@ static const cfg_field fields[] = {
       "expert-parallel size (mixture of experts): experts per GPU = experts / ep" },
     { "etp", CFG_T_U64, T(etp), 0, 1, 1 << 16, NULL, NULL, 0, NULL,
       "expert-tensor-parallel size: each expert's MLP split over etp GPUs; default: tp" },
+    { "attention", CFG_T_ENUM, T(attention), 0, 1, 0, traincfg_attention_names, NULL, 0, NULL,
+      "attention core: flash (fused kernel, no s x s scores kept; the default) or unfused (Megatron-LM 2021-2022)" },
+    { "cp", CFG_T_U64, T(cp), 0, 1, 1 << 16, NULL, NULL, 0, NULL,
+      "context-parallel size: each sequence split over cp GPUs (ring attention); dp = GPUs / (tp x pp x cp)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -70,6 +75,7 @@ static void defaults(void *obj)
     t->micro_batch = 1;
     t->tp = t->pp = t->dp = 1;
     t->ep = 1;
+    t->cp = 1;
     t->virtual_stages = 1;
     t->recompute = TRAINCFG_RECOMPUTE_NONE;
     t->precision = GPUCFG_BF16;
@@ -81,6 +87,11 @@ static void defaults(void *obj)
     t->vocab_divisible_by = 128;
     t->tp_collective_algo = t->dp_collective_algo = TRAINCFG_INHERIT;
     t->tp_protocol = t->dp_protocol = TRAINCFG_INHERIT;        /* Megatron-LM's --make-vocab-size-divisible-by default */
+    /* Megatron-Core runs the attention core in Transformer Engine's DotProductAttention, which picks a
+     * fused (flash or cuDNN) kernel whenever one supports the shape (TE's NVTE_FLASH_ATTN and
+     * NVTE_FUSED_ATTN default to 1; Megatron-LM --attention-backend auto). Files of 2021-2022 runs set
+     * attention: unfused. */
+    t->attention = TRAINCFG_ATTENTION_FLASH;
 }
 
 const compose_kind traincfg_kind = {

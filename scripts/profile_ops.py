@@ -26,6 +26,10 @@ loop, so the per-call launch gap is included as it is in training):
   does (cross-entropy prefers a 32000-entry vocabulary). A name with a part starting with "bwd" is
   timed as the backward kernel of that op (torch.autograd.grad of its output). fp8 memory-bound ops
   are timed in bf16 (an upper bound), with a warning.
+* Fused attention (`kind: attn_fwd` / `attn_bwd`: batch = micro-batch x heads, m queries, n keys, k head
+  dimension): torch.nn.functional.scaled_dot_product_attention with is_causal=True on bf16/fp16 (fp8 in
+  bf16, as Transformer Engine runs it), one head per batch entry (GQA's shared K and V are not
+  reproduced); attn_bwd times torch.autograd.grad of its output for Q, K and V (the forward excluded).
 * Anything else: a device-to-device copy moving the entry's `bytes` (read + written), or 2 x m
   elements of the dtype when `bytes` is absent.
 
@@ -131,6 +135,24 @@ class Profiler:
             warn(f"{e['name']}: torch._scaled_mm failed ({err}); skipped")
             return None
         return self.time_ns(fn)
+
+    # ---- fused attention ----
+
+    def attn(self, e):
+        t, F = self.torch, self.torch.nn.functional
+        if not hasattr(F, "scaled_dot_product_attention"):
+            warn(f"{e['name']}: this torch has no scaled_dot_product_attention; skipped")
+            return None
+        dtype = self.dtype("bf16" if e["dtype"] in ("fp8", "tf32", "fp32") else e["dtype"])
+        b, m, n, k = e["batch"], e["m"], e["n"], e["k"]
+        q = self.rand((1, b, m, k), dtype).requires_grad_(e["kind"] == "attn_bwd")
+        kk = self.rand((1, b, n, k), dtype).requires_grad_(e["kind"] == "attn_bwd")
+        v = self.rand((1, b, n, k), dtype).requires_grad_(e["kind"] == "attn_bwd")
+        if e["kind"] == "attn_fwd":
+            return self.time_ns(lambda: F.scaled_dot_product_attention(q, kk, v, is_causal=True))
+        o = F.scaled_dot_product_attention(q, kk, v, is_causal=True)
+        do = t.randn_like(o)
+        return self.time_ns(lambda: t.autograd.grad(o, (q, kk, v), do, retain_graph=True))
 
     # ---- memory-bound ops ----
 
@@ -294,7 +316,12 @@ def main():
     prof = Profiler(torch, device, args.warmup, args.iters)
     times = []
     for i, e in enumerate(ops):
-        ns = prof.gemm(e) if e["kind"] == "gemm" else prof.mem(e)
+        if e["kind"] == "gemm":
+            ns = prof.gemm(e)
+        elif e["kind"] in ("attn_fwd", "attn_bwd"):
+            ns = prof.attn(e)
+        else:
+            ns = prof.mem(e)
         times.append(ns)
         shown = "skipped" if ns is None else f"{ns} ns"
         print(f"[{i + 1}/{len(ops)}] {e['name']} {e['dtype']} b{e['batch']} m{e['m']} n{e['n']} k{e['k']}: {shown}",

@@ -59,6 +59,12 @@ static void presets_have_compute_fields(void **state)
     assert_int_equal(g.kernel_overhead_ps, 3000000);
     assert_int_equal(g.gemm_tile_m, 128);
     assert_int_equal(g.gemm_tile_n, 256);
+    /* B200 (HGX B200 / DGX B200 datasheet figures, dense: half the sparse peaks, per GPU) */
+    load_gpu("b200", &g);
+    assert_true(g.tflops[GPUCFG_BF16] == 2250 && g.tflops[GPUCFG_FP8] == 4500);
+    assert_int_equal(g.hbm_bytes, 180000000000ull);
+    assert_int_equal(g.hbm_bw_bps, 8000000000000ull);
+    assert_int_equal(g.sms, 0);
 }
 
 static void older_gpu_file_gets_defaults(void **state)
@@ -198,6 +204,43 @@ static void mem_op_exact(void **state)
     assert_int_equal(compute_op_ps(&g, &op), 3000000);
 }
 
+/* Flash attention kernels: their FLOPs at the GPU's attention efficiency (FlashAttention-3's figures on
+ * H100, FlashAttention-2's, the defaults, on A100), the memory roofline below, plus the overhead. */
+static void attention_kernel_time(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("h100-sxm", &g);
+    assert_true(g.attention_fwd_efficiency == 0.75 && g.attention_bwd_efficiency == 0.525);
+    /* 741.75e9 FLOPs at 989 TFLOP/s x 0.75: exactly 1 ms */
+    op_desc f = { "attn.flash.fwd", OP_ATTN_FWD, GPUCFG_BF16, 32, 8192, 8192, 128, 741.75e9, 1e6 };
+    compute_cost c = cost_of(&g, &f);
+    assert_int_equal(c.math_ps, 1000000000ll);
+    assert_int_equal(c.total_ps, 1000000000ll + 3000000ll);
+    assert_false(c.memory_bound);
+    assert_int_equal(c.tiles, 0);
+    assert_true(fabs(compute_op_efficiency(&g, &f) - 0.75 * 1e9 / 1.003e9) < 1e-12);
+    /* the backward at 0.525 of the peak: 519.225e9 FLOPs take 1 ms */
+    op_desc b = f;
+    b.kind = OP_ATTN_BWD, b.name = "attn.flash.bwd", b.flops = 519.225e9;
+    assert_int_equal(cost_of(&g, &b).math_ps, 1000000000ll);
+    /* little work, much traffic: the memory side (3.35 TB/s x 0.9) */
+    f.flops = 1, f.bytes = 3.015e9;
+    c = cost_of(&g, &f);
+    assert_true(c.memory_bound);
+    assert_int_equal(c.memory_ps, 1000000000ll);
+    /* A100 (no attention fields in its file): the FlashAttention-2 defaults */
+    load_gpu("a100-80gb", &g);
+    assert_true(g.attention_fwd_efficiency == 0.73 && g.attention_bwd_efficiency == 0.63);
+    f.flops = 312e12 * 0.73 * 1e-3, f.bytes = 0;
+    assert_int_equal(cost_of(&g, &f).math_ps, 1000000000ll);
+    /* no fp8 peak on the A100: an error, as for a GEMM */
+    f.dtype = GPUCFG_FP8;
+    cxl_err e;
+    assert_int_equal(compute_op_cost(&g, &f, &c, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "attention 'attn.flash.fwd' in fp8"));
+}
+
 static void errors(void **state)
 {
     (void)state;
@@ -236,6 +279,7 @@ int main(void)
         cmocka_unit_test(memory_bound_gemm_falls_to_roofline),
         cmocka_unit_test(large_gemm_efficiency_h200),
         cmocka_unit_test(mem_op_exact),
+        cmocka_unit_test(attention_kernel_time),
         cmocka_unit_test(errors),
     };
     return cmocka_run_group_tests_name("compute", tests, tmpdir_setup, tmpdir_teardown);

@@ -327,7 +327,7 @@ static const char *exp_70b(const char *name, const char *cxl)
     char text[1024];
     snprintf(text, sizeof text, "name: t70\nmodel: llama2-70b\ngpu: h100-sxm\n"
                                 "cluster: { extends: dgx-h100, nodes: 1 }\n"
-                                "training: { global_batch: 8, tp: 8 }\n%s",
+                                "training: { global_batch: 8, tp: 8, attention: unfused }\n%s",
              cxl);
     return tmpdir_write(name, text);
 }

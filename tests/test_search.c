@@ -203,11 +203,42 @@ static void bad_options(void **state)
     free(base);
 }
 
+/* Context parallelism is a dimension where it can run: with flash attention the enumeration has layouts with
+ * cp > 1 (dp = GPUs / (tp x pp x cp)) and each one loads as its --set overrides say; with the unfused attention
+ * of this experiment's file, none. */
+static void context_parallel_dimension(void **state)
+{
+    (void)state;
+    expcfg *x = malloc(sizeof *x);
+    cxl_err e;
+    assert_non_null(x);
+    assert_int_equal(expcfg_load(SMALL, x, &e), 0);
+    unsigned vary = (1u << SEARCH_TP) | (1u << SEARCH_PP) | (1u << SEARCH_CP);
+    search_layout *ls = NULL;
+    size_t n = 0, with_cp = 0;
+    assert_int_equal(search_enumerate(x, vary, &ls, &n, &e), 0);
+    for (size_t i = 0; i < n; i++)
+        with_cp += ls[i].cp > 1;
+    assert_int_equal(with_cp, 0);
+    free(ls);
+    x->train.attention = TRAINCFG_ATTENTION_FLASH;
+    assert_int_equal(search_enumerate(x, vary, &ls, &n, &e), 0);
+    uint64_t gpus = clustercfg_gpus(&x->cluster);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(ls[i].tp * ls[i].pp * ls[i].cp * ls[i].dp, gpus);
+        with_cp += ls[i].cp > 1;
+    }
+    assert_true(with_cp > 0);
+    free(ls);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ranking_equals_one_by_one),
         cmocka_unit_test(no_valid_layout),
+        cmocka_unit_test(context_parallel_dimension),
         cmocka_unit_test(bad_options),
     };
     return cmocka_run_group_tests_name("search", tests, NULL, NULL);

@@ -113,6 +113,127 @@ static void one_gpu_is_the_sum_of_its_kernels(void **state)
     }
 }
 
+static int find_op(const opgraph *g, int tpl, const char *name)
+{
+    for (uint32_t i = 0; i < g->tpl[tpl].n; i++) {
+        const opgraph_entry *en = &g->tpl[tpl].e[i];
+        if (en->kind == OPGRAPH_KERNEL && !strcmp(g->ops[en->op].name, name))
+            return en->op;
+    }
+    return -1;
+}
+
+/* Flash attention (issue 31): one kernel per pass instead of the unfused scores, softmax, dropout and
+ * context kernels; causal FLOPs (half of 4 b a s^2 d), the backward 2.5x; the model FLOPs (MFU) the same
+ * for both variants; selective recomputation reruns the flash forward; fp32 training falls back to the
+ * unfused kernels; at this sequence the flash run is faster. */
+static void flash_attention_kernels(void **state)
+{
+    (void)state;
+    const char *base = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                       "training: { global_batch: 2, micro_batch: 2, recompute: selective%s }\n";
+    char tr[512];
+    opgraph gf, gu;
+    cxl_err e;
+    snprintf(tr, sizeof tr, base, "");
+    expcfg *x = load(tr);
+    assert_int_equal(x->train.attention, TRAINCFG_ATTENTION_FLASH); /* the default */
+    assert_int_equal(opgraph_build(&x->model, &x->train, &gf, &e), 0);
+    int f = find_op(&gf, OPGRAPH_LAYER_FWD, "attn.flash.fwd"), b = find_op(&gf, OPGRAPH_LAYER_BWD, "attn.flash.bwd");
+    assert_true(f >= 0 && b >= 0);
+    assert_int_equal(find_op(&gf, OPGRAPH_LAYER_FWD, "attn.score.fwd"), -1);
+    assert_int_equal(find_op(&gf, OPGRAPH_LAYER_BWD, "attn.softmax.bwd"), -1);
+    assert_int_equal(find_op(&gf, OPGRAPH_LAYER_RECOMPUTE, "attn.flash.fwd"), f);
+    /* micro-batch 2 x 8 heads, s 512, head dimension 128 */
+    const op_desc *F = &gf.ops[f], *B = &gf.ops[b];
+    assert_int_equal(F->kind, OP_ATTN_FWD);
+    assert_int_equal(F->batch, 16);
+    assert_true(F->m == 512 && F->n == 512 && F->k == 128);
+    assert_true(F->flops == 4.0 * 16 * 512 * 512 * 128 / 2);
+    assert_true(B->flops == 2.5 * F->flops);
+    /* Q, K, V, O at 2 B plus the fp32 logsumexp: no s x s term */
+    assert_true(F->bytes == 2.0 * 4 * 16 * 512 * 128 + 4.0 * 16 * 512);
+    train_result rf, ru;
+    run(x, NULL, &rf);
+    free(x);
+
+    snprintf(tr, sizeof tr, base, ", attention: unfused");
+    x = load(tr);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &gu, &e), 0);
+    assert_int_equal(find_op(&gu, OPGRAPH_LAYER_FWD, "attn.flash.fwd"), -1);
+    assert_true(find_op(&gu, OPGRAPH_LAYER_RECOMPUTE, "attn.score.fwd") >= 0);
+    assert_true(gu.model_flops_iteration == gf.model_flops_iteration);
+    run(x, NULL, &ru);
+    assert_true(rf.iteration_ps < ru.iteration_ps);
+    train_result_free(&rf);
+    train_result_free(&ru);
+    free(x);
+
+    snprintf(tr, sizeof tr, base, ", precision: fp32");
+    x = load(tr);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &gf, &e), 0);
+    assert_int_equal(find_op(&gf, OPGRAPH_LAYER_FWD, "attn.flash.fwd"), -1);
+    assert_true(find_op(&gf, OPGRAPH_LAYER_FWD, "attn.score.fwd") >= 0);
+    free(x);
+}
+
+/* Context parallelism (issue 31): each rank runs s / cp tokens, its flash kernels see the whole sequence's
+ * keys, and the ring exchange of K and V (twice the bytes in the backward) runs beside the kernel: the model
+ * FLOPs are those of the cp 1 layout on the same GPUs; the slower the link, the longer the stream waits for
+ * the exchange after the kernel (exposed, counted with the model-parallel communication). */
+static void context_parallel_ring(void **state)
+{
+    (void)state;
+    const char *base = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 2, nics_per_node: 1%s }\n"
+                       "training: { global_batch: 4, micro_batch: 2, cp: %d }\n";
+    char tr[512];
+    opgraph g1, g2;
+    cxl_err e;
+    snprintf(tr, sizeof tr, base, "", 1);
+    expcfg *x = load(tr);
+    assert_int_equal(x->train.dp, 2);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g1, &e), 0);
+    train_result r1, r2, r3;
+    run(x, NULL, &r1);
+    free(x);
+    snprintf(tr, sizeof tr, base, "", 2);
+    x = load(tr);
+    assert_int_equal(x->train.dp, 1);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g2, &e), 0);
+    assert_true(g2.model_flops_iteration == g1.model_flops_iteration);
+    const opgraph_tpl *F = &g2.tpl[OPGRAPH_LAYER_FWD], *B = &g2.tpl[OPGRAPH_LAYER_BWD];
+    int f = find_op(&g2, OPGRAPH_LAYER_FWD, "attn.flash.fwd");
+    assert_true(f >= 0);
+    assert_true(g2.ops[f].m == 256 && g2.ops[f].n == 512); /* s / cp queries against s keys */
+    uint64_t fwd = 0, bwd = 0;
+    for (uint32_t i = 0; i < F->n; i++)
+        if (F->e[i].kind == OPGRAPH_CP_P2P) {
+            fwd = F->e[i].bytes;
+            assert_int_equal(F->e[i + 1].kind, OPGRAPH_KERNEL);
+            assert_int_equal(F->e[i + 1].op, f);
+            assert_int_equal(F->e[i + 2].kind, OPGRAPH_CP_WAIT);
+        }
+    for (uint32_t i = 0; i < B->n; i++)
+        if (B->e[i].kind == OPGRAPH_CP_P2P)
+            bwd = B->e[i].bytes;
+    /* K and V of 256 tokens x 8 heads x 128 x 2 B x micro-batch 2, one step of the ring */
+    assert_int_equal(fwd, 2ull * 2 * 8 * 256 * 128 * 2);
+    assert_int_equal(bwd, 2 * fwd);
+    run(x, NULL, &r2);
+    assert_adds_up(&r2);
+    free(x);
+    snprintf(tr, sizeof tr, base, ", nvlink_efficiency: 0.01", 2);
+    x = load(tr);
+    run(x, NULL, &r3);
+    assert_adds_up(&r3);
+    assert_true(r3.stages[0].bk_ps[TRAIN_BK_TP] > r2.stages[0].bk_ps[TRAIN_BK_TP]);
+    assert_true(r3.iteration_ps > r2.iteration_ps);
+    train_result_free(&r1);
+    train_result_free(&r2);
+    train_result_free(&r3);
+    free(x);
+}
+
 /* Framework semantics (issue 30): host time per iteration and per micro-batch step adds exactly to a
  * one-GPU run (counted as compute); fp16 adds the loss-scale unscale pass to the optimizer; the vocabulary is
  * padded to a multiple of vocab_divisible_by x tp (Megatron's make_vocab_size_divisible_by). */
@@ -499,6 +620,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
+        cmocka_unit_test(flash_attention_kernels),
+        cmocka_unit_test(context_parallel_ring),
         cmocka_unit_test(framework_overheads_and_padding),
         cmocka_unit_test(default_experiment_adds_up_and_is_deterministic),
         cmocka_unit_test(pipeline_bubble_and_interleaving),

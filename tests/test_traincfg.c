@@ -49,14 +49,14 @@ static void every_component_preset_loads(void **state)
         ok_or_fail(gpucfg_load(*p, &g, &e), &e, *p);
         assert_true(g.tflops[GPUCFG_BF16] > 0);
     }
-    assert_int_equal(n, 3);
+    assert_int_equal(n, 4);
     n = 0;
     for (const char *const *p = presets_names("clusters"); *p; p++, n++) {
         clustercfg c;
         ok_or_fail(clustercfg_load(*p, &c, &e), &e, *p);
         assert_int_equal(c.gpus_per_node, 8);
     }
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 3);
     /* The device presets are still there, unchanged in name. */
     assert_non_null(presets_device_text("asic"));
     assert_string_equal(presets_device_display("asic"), "configs/devices/asic.yaml");
@@ -137,6 +137,20 @@ static void korthikanti_activations(void **state)
     memset(&t, 0, sizeof t);
     t.micro_batch = 1, t.tp = 1, t.pp = 1, t.dp = 1, t.virtual_stages = 1, t.global_batch = 1;
     double s = 2048, h = 12288, a = 96, sbh = s * h;
+    /* flash attention (the default): no s x s term, the fp32 logsumexp per head and row, 4as bytes */
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == 34 * sbh + 4 * a * s);
+    t.tp = 8, t.sp = 1;
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == (34 * sbh + 4 * a * s) / 8);
+    /* context parallelism: every term is per token, each rank holds s / cp of them */
+    t.cp = 4;
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == (34 * sbh + 4 * a * s) / 8 / 4);
+    t.tp = 1, t.sp = 0, t.cp = 1;
+    /* fp32 training: flash kernels take 16-bit operands, so the unfused attention runs (and is counted) */
+    t.precision = GPUCFG_FP32;
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == sbh * (34 + 5 * a * s / h));
+    t.precision = GPUCFG_BF16;
+    /* the paper's Megatron-LM of 2022: the unfused attention */
+    t.attention = TRAINCFG_ATTENTION_UNFUSED;
     /* Eq. 1, no parallelism: sbh(34 + 5as/h) */
     assert_true(gpumem_layer_activation_bytes(&m, &t) == sbh * (34 + 5 * a * s / h));
     /* Eq. 2, tensor parallel t = 8: sbh(10 + 24/t + 5as/(ht)) */
@@ -290,6 +304,40 @@ static void err_batch(void **state)
     expect_err(p, 6, 17, "training.global_batch: 100 is not a multiple of micro_batch 2 x dp 16 = 32", NULL);
 }
 
+/* Context parallelism: dp derived as GPUs / (tp x pp x cp), the optimizer sharded over dp x cp; cp must cut
+ * the sequence into 2 x cp chunks, needs the flash kernels, and is not modelled with MoE layers. */
+static void context_parallel_layout(void **state)
+{
+    (void)state;
+    cxl_err e;
+    expcfg *x = malloc(sizeof *x);
+    const char *p = exp_file("cp.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }",
+                             "  global_batch: 16\n  tp: 2\n  cp: 2\n  zero: 1\n");
+    ok_or_fail(expcfg_load(p, x, &e), &e, p);
+    assert_int_equal(x->train.dp, 4);
+    assert_int_equal(traincfg_dpcp(&x->train), 8);
+    assert_int_equal(parallel_microbatches(&x->train), 4);
+    gpumem mem;
+    gpumem_estimate(&x->model, &x->train, &mem);
+    assert_true(mem.optimizer_bytes == 12.0 * (double)mem.params / 8);
+    free(x);
+    p = exp_file("cp3.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 16\n  cp: 3\n  dp: 1\n");
+    expect_err(p, 7, 7, "training.cp: 3 does not divide the sequence length 4096 of model 'llama2-7b' into 2 x cp "
+               "chunks (6)", "valid cp: 1, 2, 4, 8");
+    p = exp_file("cpu.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 16\n  cp: 2\n  attention: unfused\n");
+    expect_err(p, 8, 14, "context parallelism runs inside the fused attention kernels", "use attention: flash");
+    p = exp_file("cpm.yaml", "mixtral-8x7b", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 16\n  cp: 2\n  ep: 8\n");
+    expect_err(p, 7, 7, "context parallelism with mixture-of-experts layers (model 'mixtral-8x7b') is not modelled",
+               NULL);
+    p = exp_file("cpg.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 16\n  tp: 2\n  cp: 2\n  dp: 2\n");
+    expect_err(p, 9, 7, "tp 2 x pp 1 x cp 2 x dp 2 = 8 GPUs, but cluster 'dgx-h100' has nodes 2 x gpus_per_node 8 = 16",
+               NULL);
+}
+
 static void err_gpu_count(void **state)
 {
     (void)state;
@@ -333,7 +381,7 @@ static void err_unknown_names(void **state)
     char text[256];
     snprintf(text, sizeof text, "name: t\nmodel: llama2-7b\ngpu: h100\ncluster: dgx-h100\ntraining: { global_batch: 16 }\n");
     p = tmpdir_write("ug.yaml", text);
-    expect_err(p, 3, 6, "unknown gpu 'h100'", "presets: a100-80gb, h100-sxm, h200");
+    expect_err(p, 3, 6, "unknown gpu 'h100'", "presets: a100-80gb, b200, h100-sxm, h200");
     /* the same from outside any file */
     cxl_err e;
     modelcfg m;
@@ -511,6 +559,7 @@ int main(void)
         cmocka_unit_test(err_pp_layers),
         cmocka_unit_test(err_virtual_stages),
         cmocka_unit_test(err_batch),
+        cmocka_unit_test(context_parallel_layout),
         cmocka_unit_test(err_gpu_count),
         cmocka_unit_test(err_sp_without_tp),
         cmocka_unit_test(err_zero_pp),

@@ -209,7 +209,7 @@ void cli_help_all(FILE *f, const cli_ctx *cl)
     fprintf(f, "\n'cxlsim help COMMAND' (or 'cxlsim COMMAND --help') lists a command's options.\n"
                "--set KEY=VALUE (repeatable, on the commands that list it): a value for a dotted key of the\n"
                "experiment (training.tp=8, cluster.nodes=128) or the device (link.width=8), in the files'\n"
-               "units; training.dp, when not given, is the GPUs / (tp x pp).\n"
+               "units; training.dp, when not given, is the GPUs / (tp x pp x cp).\n"
                "DEVICE is a YAML file or a preset name, EXPERIMENT likewise. FILE '-' is standard output (the\n"
                "summary then goes to standard error). Exit codes: 0 ok, 1 internal error, 2 usage,\n"
                "3 configuration, 4 backend unavailable, 5 file I/O, 6 out of memory, 7 request beyond the\n"

@@ -110,7 +110,7 @@ static int ops_list(const expcfg *x, int with_times, opgraph *g, char **buf, siz
         gpumem m0, m1;
         gpumem_stage(&x->model, &x->train, 0, &m0);
         gpumem_stage(&x->model, &x->train, x->train.pp - 1, &m1);
-        uint64_t dp = x->train.zero >= 1 ? x->train.dp : 1;
+        uint64_t dp = x->train.zero >= 1 ? traincfg_dpcp(&x->train) : 1;
         if ((rc = opgraph_optimizer_op(g, &x->train, (m0.params + dp - 1) / dp, e)) >= 0)
             rc = opgraph_optimizer_op(g, &x->train, (m1.params + dp - 1) / dp, e);
         rc = rc < 0 ? rc : 0;

@@ -15,7 +15,7 @@ enum { O_TOP = 1, O_RERUN, O_VARY, O_JOBS, O_EXHAUSTIVE, O_RERUN_BACKEND, O_JSON
 static const cli_opt search_opts_table[] = {
     { O_TOP, "top", 0, "N", "layouts in the ranking (default 10)" },
     { O_RERUN, "rerun", 0, "K", "the best K that offload to CXL run again on the cycle-level backend (default 4)" },
-    { O_VARY, "vary", 0, "DIMS", "tp,pp,sp,virtual_stages,micro_batch,recompute,zero,offload (default all)" },
+    { O_VARY, "vary", 0, "DIMS", "tp,pp,sp,virtual_stages,micro_batch,recompute,zero,offload,cp (default all)" },
     { O_JOBS, "jobs", 'j', "N", "layouts at once, each in a worker process (default: the CPUs online)" },
     { O_EXHAUSTIVE, "exhaustive", 0, NULL, "run every feasible layout (no lower-bound pruning; same ranking)" },
     { O_RERUN_BACKEND, "rerun-backend", 0, "NAME", "the backend of the rerun (default csim)" },
@@ -47,7 +47,7 @@ static long vary_mask(const char *list)
             m |= SEARCH_ALL_DIMS;
         else if (k < 0)
             return -cli_usage("search", "search: --vary: unknown dimension '%s'; valid: all, tp, pp, sp, "
-                              "virtual_stages, micro_batch, recompute, zero, offload (comma-separated)", tok);
+                              "virtual_stages, micro_batch, recompute, zero, offload, cp (comma-separated)", tok);
         else
             m |= 1u << k;
     }
@@ -169,7 +169,7 @@ const cli_command cmd_search = {
     "every parallel layout of the experiment on its cluster, ranked by iteration time (docs/search.md)",
     search_opts_table,
     "Varies tp, pp, sp, virtual stages, micro-batch, recomputation, ZeRO and (with CXL memory) the offload\n"
-    "policy; dp = GPUs / (tp x pp). Layouts the engine refuses are counted by reason; the rest run in the\n"
+    "policy; dp = GPUs / (tp x pp x cp). Layouts the engine refuses are counted by reason; the rest run in the\n"
     "order of a lower bound of their time, skipped once it cannot reach the ranking; the best that offload\n"
     "to CXL run again on the cycle-level backend. Default experiment: " EXPCFG_DEFAULT ".\n",
     search_run_cmd,

@@ -15,6 +15,9 @@ void report_memory_text(FILE *so, const expcfg *x, const gpumem *m, const tiers 
             (unsigned long long)t->tp, (unsigned long long)t->pp, (unsigned long long)t->dp, t->sp ? "on" : "off",
             (unsigned long long)t->virtual_stages, (unsigned long long)t->zero,
             traincfg_recompute_names[t->recompute]);
+    if (t->cp > 1)
+        fprintf(so, "  context parallelism: cp %llu (each GPU holds 1/%llu of every sequence)\n",
+                (unsigned long long)t->cp, (unsigned long long)t->cp);
     fprintf(so, "  memory per GPU (pipeline stage %llu, the largest), GiB:\n", (unsigned long long)m->stage);
     fprintf(so, "    weights      %8.2f\n    gradients    %8.2f\n    optimizer    %8.2f\n    activations  %8.2f\n"
             "    total        %8.2f   of %.2f GiB HBM\n",

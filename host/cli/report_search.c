@@ -34,14 +34,17 @@ void report_search_text(FILE *so, const expcfg *x, const search_opts *o, const s
     }
     size_t top = r->nbest < o->top ? r->nbest : o->top;
     fprintf(so, "\nbest %zu by iteration time%s:\n", top, r->cxl ? " (CXL on the screen's backend)" : "");
-    fprintf(so, "  rank iter_s    tokens/s  mfu    tp  pp   dp  vs  mb sp  recompute zero%s  compute tp_comm pp_comm "
-            "dp_comm  bubble     cxl  hbm_gib\n", r->cxl ? " opt act par" : "");
+    int cp = (r->vary >> SEARCH_CP) & 1; /* a cp column when cp is searched */
+    fprintf(so, "  rank iter_s    tokens/s  mfu    tp  pp   dp%s  vs  mb sp  recompute zero%s  compute tp_comm pp_comm "
+            "dp_comm  bubble     cxl  hbm_gib\n", cp ? "  cp" : "", r->cxl ? " opt act par" : "");
     for (size_t i = 0; i < top; i++) {
         const search_entry *e = &r->best[i];
         const search_layout *l = &e->l;
-        fprintf(so, "  %4u %8.4f %10.1f %5.3f %4llu %3llu %4llu %3llu %3llu %-3s %-9s %4llu", e->screen_rank,
-                (double)e->screen.iteration_ps / 1e12, e->screen.tokens_per_s, e->screen.mfu, (ull)l->tp, (ull)l->pp,
-                (ull)l->dp, (ull)l->virtual_stages, (ull)l->micro_batch, l->sp ? "on" : "off",
+        fprintf(so, "  %4u %8.4f %10.1f %5.3f %4llu %3llu %4llu", e->screen_rank, (double)e->screen.iteration_ps / 1e12,
+                e->screen.tokens_per_s, e->screen.mfu, (ull)l->tp, (ull)l->pp, (ull)l->dp);
+        if (cp)
+            fprintf(so, " %3llu", (ull)(l->cp ? l->cp : 1));
+        fprintf(so, " %3llu %3llu %-3s %-9s %4llu", (ull)l->virtual_stages, (ull)l->micro_batch, l->sp ? "on" : "off",
                 traincfg_recompute_names[l->recompute], (ull)l->zero);
         if (r->cxl)
             fprintf(so, " %3s %3s %3s", cxlcfg_opt_names[l->offload_optimizer], l->offload_activations ? "on" : "off",
@@ -100,6 +103,8 @@ static void json_layout(json_w *w, const char *key, const search_layout *l, int 
     json_u64(w, "tp", l->tp);
     json_u64(w, "pp", l->pp);
     json_u64(w, "dp", l->dp);
+    if (l->cp > 1)
+        json_u64(w, "cp", l->cp);
     json_u64(w, "virtual_stages", l->virtual_stages);
     json_u64(w, "micro_batch", l->micro_batch);
     json_str(w, "sp", l->sp ? "true" : "false");
@@ -202,7 +207,8 @@ char *report_search_csv(const search_opts *o, const search_report *r, size_t *le
                "offload_parameters,iteration_time_s,tokens_per_s,mfu");
     for (int k = 0; k < TRAIN_BK_N; k++)
         fprintf(f, ",%s_s", train_bk_names[k]);
-    fprintf(f, ",hbm_gib,cxl_gib_per_gpu,lower_bound_s,rerun_rank,rerun_iteration_time_s\n");
+    int cp = (r->vary >> SEARCH_CP) & 1; /* cp as the last column when cp is searched */
+    fprintf(f, ",hbm_gib,cxl_gib_per_gpu,lower_bound_s,rerun_rank,rerun_iteration_time_s%s\n", cp ? ",cp" : "");
     size_t top = r->nbest < o->top ? r->nbest : o->top;
     for (size_t i = 0; i < r->nbest; i++) {
         const search_entry *e = &r->best[i];
@@ -218,9 +224,12 @@ char *report_search_csv(const search_opts *o, const search_report *r, size_t *le
             fprintf(f, ",%.10g", e->screen.breakdown_s[k]);
         fprintf(f, ",%.10g,%.10g,%.10g,", e->hbm_bytes / GIB, e->cxl_bytes_per_gpu / GIB, (double)e->bound_ps / 1e12);
         if (e->has_rerun && !e->rerun.rc)
-            fprintf(f, "%u,%.10g\n", e->rerun_rank, (double)e->rerun.iteration_ps / 1e12);
+            fprintf(f, "%u,%.10g", e->rerun_rank, (double)e->rerun.iteration_ps / 1e12);
         else
-            fprintf(f, ",\n");
+            fprintf(f, ",");
+        if (cp)
+            fprintf(f, ",%llu", (ull)(l->cp ? l->cp : 1));
+        fprintf(f, "\n");
     }
     if (fclose(f)) {
         free(buf);

@@ -25,6 +25,8 @@ static void text_setup(FILE *so, const expcfg *x)
             (unsigned long long)t->tp, (unsigned long long)t->pp, (unsigned long long)t->dp, t->sp ? "on" : "off",
             (unsigned long long)t->virtual_stages, (unsigned long long)t->zero, traincfg_recompute_names[t->recompute],
             (unsigned long long)t->global_batch, (unsigned long long)t->micro_batch);
+    if (t->cp > 1 || t->attention != TRAINCFG_ATTENTION_FLASH)
+        fprintf(so, "  attention   %s, cp %llu\n", traincfg_attention_names[t->attention], (unsigned long long)t->cp);
 }
 
 static void text_cxl(FILE *so, const expcfg *x, const train_result *r, int exact)

@@ -66,8 +66,8 @@ expect 0 "total +[0-9.]+ +of 74.51 GiB HBM" -- "$bin" memory
 printf 'name: big\nextends: llama2-7b-2x8-h100\nmodel: llama2-70b\n' > "$tmp/big.yaml"
 expect 3 "big.yaml:1:1: out of GPU memory: .*the largest part is the gradients" -- "$bin" memory "$tmp/big.yaml" --json "$tmp/big.json"
 [ ! -e "$tmp/big.json" ] || { echo "FAIL: JSON left after out-of-memory"; fails=$((fails + 1)); }
-printf 'name: x\nextends: llama2-7b-2x8-h100\ngpu: b200\n' > "$tmp/gpu.yaml"
-expect 3 "gpu.yaml:3:6: .*b200.*h100-sxm" -- "$bin" memory "$tmp/gpu.yaml"
+printf 'name: x\nextends: llama2-7b-2x8-h100\ngpu: gb300\n' > "$tmp/gpu.yaml"
+expect 3 "gpu.yaml:3:6: .*gb300.*h100-sxm" -- "$bin" memory "$tmp/gpu.yaml"
 expect 0 "^llama2-70b$" -- "$bin" presets models
 expect 0 "^h200$" -- "$bin" presets gpus
 expect 0 "nic_bandwidth" -- "$bin" presets show clusters dgx-h100

@@ -37,8 +37,8 @@ has "excluded by" "no-layout counts"
 # bad options
 expect_rc 2 "--top 0" "$bin" search --top 0
 has "--top: '0' is not a number of layouts" "--top message"
-expect_rc 2 "--vary unknown" "$bin" search --vary tp,cp
-has "--vary: unknown dimension 'cp'" "--vary message"
+expect_rc 2 "--vary unknown" "$bin" search --vary tp,ep
+has "--vary: unknown dimension 'ep'" "--vary message"
 expect_rc 2 "-j without value" "$bin" search -j
 expect_rc 2 "unknown option" "$bin" search --fast
 expect_rc 3 "unknown experiment" "$bin" search no-such-experiment
