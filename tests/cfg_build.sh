@@ -6,7 +6,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 out="${TMPDIR:-/tmp}/cxlsim_test_cfg"
-src="host/err.c host/cfg.c tests/test_cfg.c"
+src="host/util/err.c host/config/cfg.c tests/test_cfg.c"
 if [ "${1:-}" = valgrind ]; then
     gcc -std=c11 -Wall -Wextra -Werror -g -O1 $src -lyaml -lcmocka -o "$out.vg"
     exec valgrind --error-exitcode=99 --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \

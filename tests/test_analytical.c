@@ -1,4 +1,4 @@
-/* test_analytical.c - the analytical backend (host/backend_analytical.c, docs/analytical.md): latency +
+/* test_analytical.c - the analytical backend (host/cxl/backend_analytical.c, docs/analytical.md): latency +
  * size / bandwidth with FIFO queueing per device, checked to the cycle against the documented formulas.
  *
  * Parameters: tests/hw_fixture.h (DDR5-4800 as 2 subchannels, Gen5 x8, ASIC controller, 100-cycle host
@@ -17,11 +17,11 @@
 
 #include <cmocka.h>
 
-#include "backend.h"
-#include "devcfg.h"
+#include "cxl/backend.h"
+#include "config/devcfg.h"
 #include "hw_fixture.h"
 #include "preset_fixture.h"
-#include "probe.h"
+#include "devtools/probe.h"
 
 #define LAT 372u
 #define MAXC 256u

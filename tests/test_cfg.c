@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../host/cfg.h"
+#include "config/cfg.h"
 
 /* ---- fixture: a temporary folder ---- */
 

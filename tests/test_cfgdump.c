@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "cfg.h"
-#include "cfgdump.h"
+#include "config/cfg.h"
+#include "config/cfgdump.h"
 
 static void check_u64(enum cfg_type t, uint64_t v, const char *want,
                       int (*parse)(const char *, uint64_t *, char *, size_t))

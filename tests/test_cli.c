@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 enum { O_JSON = 1, O_QUICK, O_JOBS };
 

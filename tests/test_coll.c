@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "coll.h"
+#include "train/coll.h"
 
 #define MIB (1024ull * 1024ull)
 

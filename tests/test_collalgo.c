@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "coll.h"
-#include "collalgo.h"
+#include "train/coll.h"
+#include "train/collalgo.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * 1024ull)

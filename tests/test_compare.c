@@ -1,11 +1,11 @@
-/* test_compare.c - descriptor traces (host/trace.c) and the two-backend comparison (host/compare.c).
+/* test_compare.c - descriptor traces (host/cxl/trace.c) and the two-backend comparison (host/devtools/compare.c).
  *
  * Traces: a file using every column and every notation, the defaults, and one case per kind of error
  * with its file:line:column; the random generator's variety and its round trip through CSV.
  * Comparison: csim against itself is equal on random streams over the presets asic, asic-switch,
  * pool-2x2 and local-ddr5; csim against analytical differs, with a report whose cycle is checked against
  * csim run alone; limits and bad backends; a backend hands over every completion before the cycle it
- * reports, also where its completion ring wraps (host/comp_ring.h). When the verilator backend is built, csim against verilator on
+ * reports, also where its completion ring wraps (host/cxl/comp_ring.h). When the verilator backend is built, csim against verilator on
  * short random streams over several presets and seeds must be equal (skipped otherwise, and said so). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -18,12 +18,12 @@
 
 #include <cmocka.h>
 
-#include "backend.h"
-#include "comp_ring.h"
-#include "compare.h"
-#include "devcfg.h"
+#include "cxl/backend.h"
+#include "cxl/comp_ring.h"
+#include "devtools/compare.h"
+#include "config/devcfg.h"
 #include "tmpdir_fixture.h"
-#include "trace.h"
+#include "cxl/trace.h"
 
 #ifndef CXLSIM_SOURCE_DIR
 #define CXLSIM_SOURCE_DIR "."
@@ -450,7 +450,7 @@ static void test_comp_ring_make_room(void **state)
 }
 
 /* A backend that has reached cycle X has handed over every completion before X, wherever the head of
- * its completion ring stands (host/comp_ring.h). 1000 completions polled one at a time leave the head 24
+ * its completion ring stands (host/cxl/comp_ring.h). 1000 completions polled one at a time leave the head 24
  * slots before the ring's end; 48 one-line reads then complete within one advance. The kernel used to
  * be offered only those 24 slots (the free range up to the array's end) and kept the other 24 in the
  * model while the backend reported the cycle after them: compare, csim against itself, differed when two

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "compute.h"
-#include "gpucfg.h"
+#include "train/compute.h"
+#include "config/gpucfg.h"
 
 #include "tmpdir_fixture.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "ctrace.h"
+#include "out/ctrace.h"
 
 static char text[1 << 16];
 

@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "expcfg.h"
-#include "gpumem.h"
-#include "tiers.h"
+#include "config/expcfg.h"
+#include "train/gpumem.h"
+#include "train/tiers.h"
 
 #include "tmpdir_fixture.h"
 

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "cxlmem.h"
-#include "devcfg.h"
+#include "cxl/cxlmem.h"
+#include "config/devcfg.h"
 
 #define MIB (1024ull * 1024ull)
 

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "devcfg.h"
-#include "stats_report.h"
+#include "config/devcfg.h"
+#include "cxl/stats_report.h"
 
 #include "tmpdir_fixture.h"
 

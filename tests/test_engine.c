@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "evq.h"
-#include "net.h"
+#include "train/evq.h"
+#include "train/net.h"
 
 static void evq_orders_by_time_then_fifo(void **state)
 {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "train.h"
+#include "train/train.h"
 
 #ifndef CXLSIM_SOURCE_DIR
 #define CXLSIM_SOURCE_DIR "."

@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "../hw/hls/cxl_kernel.h"
-#include "devcfg.h"
+#include "config/devcfg.h"
 #include "hw_fixture.h"
 #include "preset_fixture.h"
 

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "backend.h"
+#include "cxl/backend.h"
 #include "cxlsim/cxlsim.h"
 #include "xclbin_write.h"
 

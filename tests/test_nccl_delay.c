@@ -13,11 +13,11 @@
 
 #include <cmocka.h>
 
-#include "clustercfg.h"
-#include "coll.h"
-#include "collmodel.h"
+#include "config/clustercfg.h"
+#include "train/coll.h"
+#include "train/collmodel.h"
 #include "cxlsim/cxlsim_nccl.h"
-#include "gpucfg.h"
+#include "config/gpucfg.h"
 
 #ifndef CXLSIM_SOURCE_DIR
 #define CXLSIM_SOURCE_DIR "."

@@ -1,4 +1,4 @@
-/* test_nccltune.c - NCCL 2.19.3's tuning model (host/nccltune.h): bandwidths, latencies and choices derived by
+/* test_nccltune.c - NCCL 2.19.3's tuning model (host/train/nccltune.h): bandwidths, latencies and choices derived by
  * hand from src/graph/tuning.cc (v2.19.3-1) for an 8-GPU NVSwitch node (A100, bus bandwidth 232.5 GB/s: the
  * dgx-a100 preset's NVLink at nccl-tests' 0.775) and for a data-parallel group of 32 ranks on 32 nodes. */
 #include <math.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "nccltune.h"
+#include "train/nccltune.h"
 
 static const nccltune_comm node8 = { 8, 1, 8, 232.5, 0, 0, 0 };
 static const nccltune_comm dp32 = { 32, 32, 8, 22.75, 0, 0, 0 };

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "gpucfg.h"
-#include "optimes.h"
+#include "config/gpucfg.h"
+#include "train/optimes.h"
 
 #include "tmpdir_fixture.h"
 

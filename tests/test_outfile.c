@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "outfile.h"
+#include "out/outfile.h"
 
 #include "tmpdir_fixture.h"
 

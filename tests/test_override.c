@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "devcfg.h"
-#include "expcfg.h"
-#include "override.h"
+#include "config/devcfg.h"
+#include "config/expcfg.h"
+#include "config/override.h"
 
 #include "tmpdir_fixture.h"
 

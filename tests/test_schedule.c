@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "schedule.h"
+#include "train/schedule.h"
 
 /* Shorthands for expected orders: forward / backward of micro-batch mb on model chunk c. */
 #define F(mb, c) {(mb), (c), 0}

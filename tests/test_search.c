@@ -13,10 +13,10 @@
 
 #include <cmocka.h>
 
-#include "expcfg.h"
-#include "search.h"
-#include "tiers.h"
-#include "train.h"
+#include "config/expcfg.h"
+#include "explore/search.h"
+#include "train/tiers.h"
+#include "train/train.h"
 
 #define SMALL CXLSIM_SOURCE_DIR "/configs/experiments/cxl-offload-small.yaml"
 /* the offload policy stays the experiment's (optimizer on the CPU, one CXL transfer per stage): layouts that

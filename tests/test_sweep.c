@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "sweep.h"
-#include "sweepmpi.h"
-#include "sweepexpr.h"
-#include "sweeprow.h"
+#include "explore/sweep.h"
+#include "explore/sweepmpi.h"
+#include "explore/sweepexpr.h"
+#include "explore/sweeprow.h"
 
 #include "tmpdir_fixture.h"
 

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "../hw/hls/cxl_model.h"
-#include "devcfg.h"
+#include "config/devcfg.h"
 
 static void params(const char *name, cxl_params *p)
 {

@@ -16,11 +16,11 @@
 #include <cmocka.h>
 #include <unistd.h>
 
-#include "compute.h"
-#include "opgraph.h"
-#include "optimes.h"
-#include "nccltune.h"
-#include "train.h"
+#include "train/compute.h"
+#include "train/opgraph.h"
+#include "train/optimes.h"
+#include "train/nccltune.h"
+#include "train/train.h"
 
 /* A small GPT on A100 nodes; the training section is appended by each test. */
 static const char tiny_head[] =

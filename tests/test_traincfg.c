@@ -14,12 +14,12 @@
 
 #include <cmocka.h>
 
-#include "expcfg.h"
-#include "gpumem.h"
-#include "parallel.h"
-#include "presets.h"
+#include "config/expcfg.h"
+#include "train/gpumem.h"
+#include "config/parallel.h"
+#include "config/presets.h"
 
-#include "train.h"
+#include "train/train.h"
 
 #include "tmpdir_fixture.h"
 

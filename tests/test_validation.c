@@ -13,8 +13,8 @@
 #include <cmocka.h>
 
 #include "../hw/hls/dram.h"
-#include "devcfg.h"
-#include "probe.h"
+#include "config/devcfg.h"
+#include "devtools/probe.h"
 
 static void load(const char *name, devcfg *c, cxl_params *p)
 {

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "backend.h"
-#include "devcfg.h"
+#include "cxl/backend.h"
+#include "config/devcfg.h"
 
 typedef struct pair {
     cxl_backend *c, *v;  /* csim, verilator */

@@ -1,4 +1,4 @@
-/* test_watchdog.c - the progress watchdog of cxl_backend_advance (host/backend.h, CXL_WATCHDOG_CYCLES):
+/* test_watchdog.c - the progress watchdog of cxl_backend_advance (host/cxl/backend.h, CXL_WATCHDOG_CYCLES):
  * a model that cannot make progress ends with CXL_ELIMIT instead of running forever, and legitimate
  * silence (an idle backend, a far not_before, long gaps between issues) does not trip it.
  *
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "backend.h"
+#include "cxl/backend.h"
 #include "preset_fixture.h"
 
 static cxl_desc read_desc(uint64_t id, uint64_t lines, uint64_t not_before, uint32_t gap)

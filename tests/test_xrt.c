@@ -24,9 +24,9 @@
 #include <cmocka.h>
 
 #include "../hw/hls/cxl_kernel_regs.h"
-#include "backend.h"
-#include "backend_xrt.h"
-#include "devcfg.h"
+#include "cxl/backend.h"
+#include "cxl/backend_xrt.h"
+#include "config/devcfg.h"
 #include "xclbin_write.h"
 
 static char tmpdir[256];

@@ -17,8 +17,8 @@
 
 #include "../../hw/hls/cxl_kernel.h"
 #include "../../hw/hls/cxl_kernel_regs.h"
-#include "devcfg.h"
-#include "presets.h"
+#include "config/devcfg.h"
+#include "config/presets.h"
 #include "vdev.h"
 
 #define MEM (1024u * 1024u)

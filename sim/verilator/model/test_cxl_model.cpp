@@ -22,8 +22,8 @@
 
 extern "C" {
 #include "cxl_model.h"
-#include "devcfg.h"
-#include "err.h"
+#include "config/devcfg.h"
+#include "util/err.h"
 }
 
 using rtl_unit::Rng;
