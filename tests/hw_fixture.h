@@ -1,8 +1,8 @@
-/* hw_fixture.h - hand-built cxl_params for the cycle-model tests (tests/test_link.c, test_dram.c,
+/* hw_fixture.h - hand-built cxl_params for the cycle-model tests (tests/hw/test_link.c, test_dram.c,
  * test_requester.c, test_model.c).
  *
- * Header-only (static inline) so that every test executable gets it without a link step of its own: the
- * project's CMake links each tests/test_NAME.c with the hw/hls and host sources only.
+ * Header-only (static inline) so that every test executable gets it without a link step of its own:
+ * tests/CMakeLists.txt links each tests/<folder>/test_NAME.c with the hw/hls and host sources only.
  *
  * The figures are those of docs/references.md "CXL.mem model", written out here on purpose instead of
  * taken from host/config/devcfg.c: the tests check the model against the published numbers, not against the

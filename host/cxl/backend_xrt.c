@@ -310,7 +310,7 @@ static int settle(xbk *x, cxl_err *err)
                         (unsigned long long)x->last.now, (unsigned long long)x->run_until,
                         getenv("XCL_EMULATION_MODE") ? getenv("XCL_EMULATION_MODE") : "unset");
     /* a reset model is at cycle 0, idle, with every queue free. Under the no-op shim, which runs no kernel,
-     * this is not checked, so that the rest of the call sequence can be tested (tests/test_xrt.c); its
+     * this is not checked, so that the rest of the call sequence can be tested (tests/cxl/test_xrt.c); its
      * first advance then stops at the check above */
     if (x->run_init && !x->noop) {
         int ok = r.status == CXL_KST_OK && r.now == 0 && r.idle == 1;

@@ -9,7 +9,7 @@
 //
 // The build verilates mpipe with its default parameters; another parameterisation is checked by hand:
 //   verilator --cc --exe --build -Ihw/rtl -GDEPTH=7 -GNPUSH=3 -GK=2 -CFLAGS "-std=c++17 -DMPIPE_DEPTH=7
-//   -DMPIPE_NPUSH=3 -DMPIPE_K=2 -I<hw/hls> -I<sim/verilator/unit>" -LDFLAGS <build>/libcxlhw.a hw/rtl/mpipe.v
+//   -DMPIPE_NPUSH=3 -DMPIPE_K=2 -I<hw/hls> -I<tests/rtl/unit>" -LDFLAGS <build>/libcxlhw.a hw/rtl/mpipe.v
 //   this file   (passes, as does DEPTH 256, NPUSH 8, K 5)
 #include <cstdlib>
 #include <memory>
