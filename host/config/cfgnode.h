@@ -1,6 +1,6 @@
 /* cfgnode.h - the node tree of a configuration document, for the modules that edit a loaded document
- * (cfg_parse.c and cfg_load.c, which build it, and override.c, which applies `--set KEY=VALUE` to it). Everyone else goes
- * through cfg.h's accessors.
+ * (cfg_parse.c and cfg_load.c, which build it, and override.c, which applies `--set KEY=VALUE` to it).
+ * Everyone else goes through cfg.h's accessors.
  *
  * Ownership: every node, string and array lives in the document's block list (cfg_doc_alloc) and is
  * released by cfg_free() alone; an editor only moves pointers within one document, or adopts the blocks

@@ -585,14 +585,9 @@ static int timing_relations(const devcfg *c, const cxl_dram_params *d, cxl_err *
     return 0;
 }
 
-/* The conversion; on an error *blame names the keys that caused it, most likely first, space-separated
- * ("link.phy_latency"), so that devcfg_load can give the error the location of the first one written. */
-static int to_params(const devcfg *c, cxl_params *p, cxl_err *err, const char **blame)
+/* The DRAM half of the conversion (to_params): geometry, address mapping, timings in clock cycles. */
+static int dram_to_params(const devcfg *c, const speed_bin *b, cxl_params *p, cxl_err *err, const char **blame)
 {
-    memset(p, 0, sizeof *p);
-    const speed_bin *b = find_bin(c->dram.standard, c->dram.speed_mts);
-    if (!b)
-        return *blame = "dram.speed dram.standard", cxl_errf(err, CXL_ECONFIG, "%s: no timing bin", c->name);
     cxl_dram_params *d = &p->dram;
     p->clk_khz = (uint32_t)(c->dram.speed_mts * 1000 / 2); /* DDR: two transfers per clock */
     d->std = (uint32_t)c->dram.standard;
@@ -649,7 +644,61 @@ static int to_params(const devcfg *c, cxl_params *p, cxl_err *err, const char **
     d->row_policy = (uint32_t)c->dram.row_policy;
     d->scheduler = (uint32_t)c->dram.scheduler;
     d->bank_hash = (uint32_t)c->dram.bank_hash;
-    int rc = timing_relations(c, d, err, blame);
+    return timing_relations(c, d, err, blame);
+}
+
+/* The CXL link and the device controller of the conversion (to_params), for the cxl path. */
+static int link_to_params(const devcfg *c, cxl_params *p, cxl_err *err, const char **blame)
+{
+    cxl_link_params *l = &p->link;
+    l->flit_bytes = (uint32_t)c->link.flit_bytes;
+    /* 68 B flits at rate R MT/s on W lanes with 128b/130b encoding (Gen3-5 PHY):
+     * flit time = 68*8*130 / (128 * W * R*1e6) s; in model cycles at clk kHz:
+     * cost/inc with cost = 68*8*130*clk_khz, inc = 128*W*R*1000. Reduced by their gcd. */
+    uint64_t cost = (uint64_t)l->flit_bytes * 8 * 130 * p->clk_khz;
+    uint64_t inc = 128ull * c->link.width * c->link.rate_mts * 1000ull;
+    uint64_t g = gcd64(cost, inc);
+    l->flit_cost = cost / g;
+    l->flit_inc = inc / g;
+    l->ser_cycles = (uint32_t)((l->flit_cost + l->flit_inc - 1) / l->flit_inc);
+    l->phy_cycles = ps_to_cycles(c->link.phy_latency_ps, p->clk_khz);
+    l->credit_return_cycles = ps_to_cycles(c->link.credit_return_ps, p->clk_khz);
+    l->m2s_req_credits = (uint32_t)c->ctrl.ingress_depth;
+    l->m2s_data_credits = (uint32_t)c->ctrl.ingress_depth;
+    if (c->link.req_credits < c->ctrl.ingress_depth)
+        l->m2s_req_credits = (uint32_t)c->link.req_credits;
+    if (c->link.data_credits < c->ctrl.ingress_depth)
+        l->m2s_data_credits = (uint32_t)c->link.data_credits;
+    l->s2m_data_credits = (uint32_t)c->link.drs_credits;
+    l->s2m_rsp_credits = (uint32_t)c->link.ndr_credits;
+    uint64_t inflight = (uint64_t)(l->ser_cycles + l->phy_cycles) * l->flit_inc / l->flit_cost + 2;
+    if (inflight > CXL_MAX_FLIGHT) {
+        uint64_t most = (uint64_t)(CXL_MAX_FLIGHT - 2) * l->flit_cost / l->flit_inc;
+        most = most > l->ser_cycles ? most - l->ser_cycles : 0;
+        return *blame = "link.phy_latency link.rate link.width",
+               cxl_errf(err, CXL_ELIMIT, "%s: link.phy_latency too long: %llu flits in flight exceed the "
+                        "model's %u; at this link rate and width phy_latency may be at most %.3f ns",
+                        c->name, (unsigned long long)inflight, CXL_MAX_FLIGHT, devcfg_cycles_to_ns(p, most));
+    }
+    if (l->credit_return_cycles >= CXL_MAX_DELAY)
+        return *blame = "link.credit_return",
+               cxl_errf(err, CXL_ELIMIT, "%s: link.credit_return exceeds %u cycles", c->name, CXL_MAX_DELAY);
+    p->ctrl.req_latency_cycles = ps_to_cycles(c->ctrl.request_latency_ps, p->clk_khz);
+    p->ctrl.rsp_latency_cycles = ps_to_cycles(c->ctrl.response_latency_ps, p->clk_khz);
+    p->ctrl.ingress_depth = (uint32_t)c->ctrl.ingress_depth;
+    p->ctrl.response_depth = (uint32_t)c->ctrl.response_depth;
+    return 0;
+}
+
+/* The conversion; on an error *blame names the keys that caused it, most likely first, space-separated
+ * ("link.phy_latency"), so that devcfg_load can give the error the location of the first one written. */
+static int to_params(const devcfg *c, cxl_params *p, cxl_err *err, const char **blame)
+{
+    memset(p, 0, sizeof *p);
+    const speed_bin *b = find_bin(c->dram.standard, c->dram.speed_mts);
+    if (!b)
+        return *blame = "dram.speed dram.standard", cxl_errf(err, CXL_ECONFIG, "%s: no timing bin", c->name);
+    int rc = dram_to_params(c, b, p, err, blame);
     if (rc)
         return rc;
 
@@ -669,8 +718,9 @@ static int to_params(const devcfg *c, cxl_params *p, cxl_err *err, const char **
         s->dev_bits = log2u(p->devices);
         if (c->sw.pooling == 1) {
             /* one partition per host: the LD-ID goes above the partition's own address bits */
-            uint32_t cap_bits = 6 + d->bits[CXL_MAP_CH] + d->bits[CXL_MAP_RANK] + d->bits[CXL_MAP_BG] +
-                                d->bits[CXL_MAP_BANK] + d->bits[CXL_MAP_ROW] + d->bits[CXL_MAP_COL];
+            const uint32_t *bits = p->dram.bits;
+            uint32_t cap_bits = 6 + bits[CXL_MAP_CH] + bits[CXL_MAP_RANK] + bits[CXL_MAP_BG] + bits[CXL_MAP_BANK] +
+                                bits[CXL_MAP_ROW] + bits[CXL_MAP_COL];
             s->ld_shift = cap_bits - log2u(p->hosts);
         }
     }
@@ -680,43 +730,9 @@ static int to_params(const devcfg *c, cxl_params *p, cxl_err *err, const char **
     p->host_rsp_cycles = p->host_req_cycles;
 
     if (p->link_present) {
-        cxl_link_params *l = &p->link;
-        l->flit_bytes = (uint32_t)c->link.flit_bytes;
-        /* 68 B flits at rate R MT/s on W lanes with 128b/130b encoding (Gen3-5 PHY):
-         * flit time = 68*8*130 / (128 * W * R*1e6) s; in model cycles at clk kHz:
-         * cost/inc with cost = 68*8*130*clk_khz, inc = 128*W*R*1000. Reduced by their gcd. */
-        uint64_t cost = (uint64_t)l->flit_bytes * 8 * 130 * p->clk_khz;
-        uint64_t inc = 128ull * c->link.width * c->link.rate_mts * 1000ull;
-        uint64_t g = gcd64(cost, inc);
-        l->flit_cost = cost / g;
-        l->flit_inc = inc / g;
-        l->ser_cycles = (uint32_t)((l->flit_cost + l->flit_inc - 1) / l->flit_inc);
-        l->phy_cycles = ps_to_cycles(c->link.phy_latency_ps, p->clk_khz);
-        l->credit_return_cycles = ps_to_cycles(c->link.credit_return_ps, p->clk_khz);
-        l->m2s_req_credits = (uint32_t)c->ctrl.ingress_depth;
-        l->m2s_data_credits = (uint32_t)c->ctrl.ingress_depth;
-        if (c->link.req_credits < c->ctrl.ingress_depth)
-            l->m2s_req_credits = (uint32_t)c->link.req_credits;
-        if (c->link.data_credits < c->ctrl.ingress_depth)
-            l->m2s_data_credits = (uint32_t)c->link.data_credits;
-        l->s2m_data_credits = (uint32_t)c->link.drs_credits;
-        l->s2m_rsp_credits = (uint32_t)c->link.ndr_credits;
-        uint64_t inflight = (uint64_t)(l->ser_cycles + l->phy_cycles) * l->flit_inc / l->flit_cost + 2;
-        if (inflight > CXL_MAX_FLIGHT) {
-            uint64_t most = (uint64_t)(CXL_MAX_FLIGHT - 2) * l->flit_cost / l->flit_inc;
-            most = most > l->ser_cycles ? most - l->ser_cycles : 0;
-            return *blame = "link.phy_latency link.rate link.width",
-                   cxl_errf(err, CXL_ELIMIT, "%s: link.phy_latency too long: %llu flits in flight exceed the "
-                            "model's %u; at this link rate and width phy_latency may be at most %.3f ns",
-                            c->name, (unsigned long long)inflight, CXL_MAX_FLIGHT, devcfg_cycles_to_ns(p, most));
-        }
-        if (l->credit_return_cycles >= CXL_MAX_DELAY)
-            return *blame = "link.credit_return",
-                   cxl_errf(err, CXL_ELIMIT, "%s: link.credit_return exceeds %u cycles", c->name, CXL_MAX_DELAY);
-        p->ctrl.req_latency_cycles = ps_to_cycles(c->ctrl.request_latency_ps, p->clk_khz);
-        p->ctrl.rsp_latency_cycles = ps_to_cycles(c->ctrl.response_latency_ps, p->clk_khz);
-        p->ctrl.ingress_depth = (uint32_t)c->ctrl.ingress_depth;
-        p->ctrl.response_depth = (uint32_t)c->ctrl.response_depth;
+        rc = link_to_params(c, p, err, blame);
+        if (rc)
+            return rc;
     } else {
         /* Local path: the host's memory controller queues requests directly. */
         p->ctrl.req_latency_cycles = 0;

@@ -242,6 +242,140 @@ static int cmp_u64pair(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
+/* One non-empty cell of column col into d; 0, or an error at the cell. */
+static int read_cell(reader *r, const cell *c, int col, cxl_desc *d, cxl_err *err)
+{
+    const cxl_params *p = r->p;
+    uint64_t v = 0;
+    int rc = 0;
+    switch (col) {
+    case TC_ID:
+        rc = cell_num(r, c, col, UINT64_MAX, &v, err);
+        d->id = v;
+        break;
+    case TC_REQUESTER:
+        if ((rc = cell_num(r, c, col, UINT64_MAX, &v, err)))
+            break;
+        if (v >= p->requesters) {
+            char what[96];
+            snprintf(what, sizeof what, "does not exist: the device has %u requesters; valid: 0..%u", p->requesters,
+                     p->requesters - 1);
+            rc = cell_err(r, c, col, err, what);
+        }
+        d->requester = (uint16_t)v;
+        break;
+    case TC_BYTES:
+        if ((rc = cell_num(r, c, col, UINT64_MAX, &v, err)))
+            break;
+        if (v == 0 || v % CXL_LINE_BYTES)
+            rc = cell_err(r, c, col, err, "is not a positive multiple of 64 (the model moves 64 B lines)");
+        else if (v >> 38)
+            rc = cell_err(r, c, col, err, "is too large; valid: below 256 GiB (2^32 lines) per descriptor");
+        d->bytes = v;
+        break;
+    case TC_BASE:
+        if ((rc = cell_num(r, c, col, UINT64_MAX, &v, err)))
+            break;
+        if (v % CXL_LINE_BYTES)
+            rc = cell_err(r, c, col, err, "is not 64 B aligned (a multiple of 64 or 0x40)");
+        d->base = v;
+        break;
+    case TC_FOOTPRINT:
+        if ((rc = cell_num(r, c, col, UINT64_MAX, &v, err)))
+            break;
+        if (v % CXL_LINE_BYTES || (v / CXL_LINE_BYTES) >> 32)
+            rc = cell_err(r, c, col, err, "is not a multiple of 64 below 256 TiB (0: the transfer's size)");
+        d->footprint = v;
+        break;
+    case TC_NOT_BEFORE:
+        /* bounded as gap_cycles is: the C model crosses a wait in whole refresh periods (O(1),
+         * hw/hls/dram.h), but the verilated RTL steps through every cycle of it */
+        rc = cell_num(r, c, col, UINT32_MAX, &v, err);
+        d->not_before = v;
+        break;
+    case TC_PATTERN: {
+        int found = -1;
+        for (int k = 0; k < 3; k++)
+            if (cell_is(c, pattern_names[k]))
+                found = k;
+        if (found < 0)
+            rc = cell_err(r, c, col, err, "is not a pattern; valid: seq, random, stride");
+        d->pattern = (uint8_t)(found < 0 ? 0 : found);
+        break;
+    }
+    case TC_STRIDE:
+        if ((rc = cell_num(r, c, col, UINT32_MAX, &v, err)))
+            break;
+        if (v % CXL_LINE_BYTES)
+            rc = cell_err(r, c, col, err, "is not a multiple of 64");
+        d->stride = (uint32_t)v;
+        break;
+    case TC_SEED:
+        rc = cell_num(r, c, col, UINT32_MAX, &v, err);
+        d->seed = (uint32_t)v;
+        break;
+    case TC_GAP:
+        rc = cell_num(r, c, col, UINT32_MAX, &v, err);
+        d->gap_cycles = (uint32_t)v;
+        break;
+    case TC_MAXOUT:
+        if ((rc = cell_num(r, c, col, UINT16_MAX, &v, err)))
+            break;
+        if (v == 0 || v > p->tags) {
+            char what[96];
+            snprintf(what, sizeof what, "is outside 1..%u (the device's tags per requester)", p->tags);
+            rc = cell_err(r, c, col, err, what);
+        }
+        d->max_outstanding = (uint16_t)v;
+        break;
+    case TC_RD:
+    case TC_WR:
+        rc = cell_num(r, c, col, 255, &v, err);
+        if (col == TC_RD)
+            d->rd_weight = (uint8_t)v;
+        else
+            d->wr_weight = (uint8_t)v;
+        break;
+    case TC_MIX: {
+        const char *colon = memchr(c->s, ':', c->len);
+        uint64_t a = 0, b = 0;
+        if (!colon || parse_u64(c->s, (size_t)(colon - c->s), 0, &a) ||
+            parse_u64(colon + 1, c->len - (size_t)(colon - c->s) - 1, 0, &b) || a > 255 || b > 255)
+            rc = cell_err(r, c, col, err, "is not R:W; valid: two weights 0-255, e.g. 2:1 (reads:writes), 1:0, 0:1");
+        d->rd_weight = (uint8_t)a;
+        d->wr_weight = (uint8_t)b;
+        break;
+    }
+    }
+    return rc;
+}
+
+/* The checks across the cells of a row, each reported at the cell that would fix it, then whatever the
+ * backends will check, here with the line (a guard for any rule added there). */
+static int check_row(reader *r, const cell *cells, const cxl_desc *d, cxl_err *err)
+{
+    if (d->rd_weight == 0 && d->wr_weight == 0) {
+        int at = r->pos[TC_MIX] >= 0 ? r->pos[TC_MIX] : r->pos[TC_RD] >= 0 ? r->pos[TC_RD] : r->pos[TC_WR];
+        return cxl_errf_at(err, CXL_ECONFIG, r->name, r->line, cells[at].col,
+                           "read:write weights 0:0; valid: at least one of them positive (1:0 reads only, 0:1 "
+                           "writes only)");
+    }
+    if (d->pattern == CXL_PAT_STRIDE) {
+        uint64_t span = d->footprint ? d->footprint : d->bytes;
+        int at = r->pos[TC_STRIDE] >= 0 ? r->pos[TC_STRIDE] : r->pos[TC_PATTERN];
+        if (d->stride == 0 || d->stride >= span)
+            return cxl_errf_at(err, CXL_ECONFIG, r->name, r->line, cells[at].col,
+                               "pattern stride needs a stride: a positive multiple of 64 below the footprint (%llu "
+                               "bytes; footprint 0 means the transfer's size); got %u",
+                               (unsigned long long)span, d->stride);
+    }
+    cxl_err ce;
+    cxl_err_clear(&ce);
+    if (cxl_desc_check(r->p, d, &ce))
+        return cxl_errf_at(err, CXL_ECONFIG, r->name, r->line, 1, "%s", ce.msg);
+    return 0;
+}
+
 static int read_row(reader *r, const char *s, size_t len, cxl_err *err)
 {
     cell *cells = r->cells;
@@ -267,134 +401,15 @@ static int read_row(reader *r, const char *s, size_t len, cxl_err *err)
     d.wr_weight = 0;
     for (int i = 0; i < n; i++) {
         const cell *c = &cells[i];
-        int col = r->map[i];
         if (!c->len)
             continue; /* the default */
-        uint64_t v = 0;
-        int rc = 0;
-        switch (col) {
-        case TC_ID:
-            rc = cell_num(r, c, col, UINT64_MAX, &v, err);
-            d.id = v;
-            break;
-        case TC_REQUESTER:
-            if ((rc = cell_num(r, c, col, UINT64_MAX, &v, err)))
-                break;
-            if (v >= p->requesters) {
-                char what[96];
-                snprintf(what, sizeof what, "does not exist: the device has %u requesters; valid: 0..%u", p->requesters,
-                         p->requesters - 1);
-                rc = cell_err(r, c, col, err, what);
-            }
-            d.requester = (uint16_t)v;
-            break;
-        case TC_BYTES:
-            if ((rc = cell_num(r, c, col, UINT64_MAX, &v, err)))
-                break;
-            if (v == 0 || v % CXL_LINE_BYTES)
-                rc = cell_err(r, c, col, err, "is not a positive multiple of 64 (the model moves 64 B lines)");
-            else if (v >> 38)
-                rc = cell_err(r, c, col, err, "is too large; valid: below 256 GiB (2^32 lines) per descriptor");
-            d.bytes = v;
-            break;
-        case TC_BASE:
-            if ((rc = cell_num(r, c, col, UINT64_MAX, &v, err)))
-                break;
-            if (v % CXL_LINE_BYTES)
-                rc = cell_err(r, c, col, err, "is not 64 B aligned (a multiple of 64 or 0x40)");
-            d.base = v;
-            break;
-        case TC_FOOTPRINT:
-            if ((rc = cell_num(r, c, col, UINT64_MAX, &v, err)))
-                break;
-            if (v % CXL_LINE_BYTES || (v / CXL_LINE_BYTES) >> 32)
-                rc = cell_err(r, c, col, err, "is not a multiple of 64 below 256 TiB (0: the transfer's size)");
-            d.footprint = v;
-            break;
-        case TC_NOT_BEFORE:
-            /* bounded as gap_cycles is: the C model crosses a wait in whole refresh periods (O(1),
-             * hw/hls/dram.h), but the verilated RTL steps through every cycle of it */
-            rc = cell_num(r, c, col, UINT32_MAX, &v, err);
-            d.not_before = v;
-            break;
-        case TC_PATTERN: {
-            int found = -1;
-            for (int k = 0; k < 3; k++)
-                if (cell_is(c, pattern_names[k]))
-                    found = k;
-            if (found < 0)
-                rc = cell_err(r, c, col, err, "is not a pattern; valid: seq, random, stride");
-            d.pattern = (uint8_t)(found < 0 ? 0 : found);
-            break;
-        }
-        case TC_STRIDE:
-            if ((rc = cell_num(r, c, col, UINT32_MAX, &v, err)))
-                break;
-            if (v % CXL_LINE_BYTES)
-                rc = cell_err(r, c, col, err, "is not a multiple of 64");
-            d.stride = (uint32_t)v;
-            break;
-        case TC_SEED:
-            rc = cell_num(r, c, col, UINT32_MAX, &v, err);
-            d.seed = (uint32_t)v;
-            break;
-        case TC_GAP:
-            rc = cell_num(r, c, col, UINT32_MAX, &v, err);
-            d.gap_cycles = (uint32_t)v;
-            break;
-        case TC_MAXOUT:
-            if ((rc = cell_num(r, c, col, UINT16_MAX, &v, err)))
-                break;
-            if (v == 0 || v > p->tags) {
-                char what[96];
-                snprintf(what, sizeof what, "is outside 1..%u (the device's tags per requester)", p->tags);
-                rc = cell_err(r, c, col, err, what);
-            }
-            d.max_outstanding = (uint16_t)v;
-            break;
-        case TC_RD:
-        case TC_WR:
-            rc = cell_num(r, c, col, 255, &v, err);
-            if (col == TC_RD)
-                d.rd_weight = (uint8_t)v;
-            else
-                d.wr_weight = (uint8_t)v;
-            break;
-        case TC_MIX: {
-            const char *colon = memchr(c->s, ':', c->len);
-            uint64_t a = 0, b = 0;
-            if (!colon || parse_u64(c->s, (size_t)(colon - c->s), 0, &a) ||
-                parse_u64(colon + 1, c->len - (size_t)(colon - c->s) - 1, 0, &b) || a > 255 || b > 255)
-                rc = cell_err(r, c, col, err, "is not R:W; valid: two weights 0-255, e.g. 2:1 (reads:writes), 1:0, 0:1");
-            d.rd_weight = (uint8_t)a;
-            d.wr_weight = (uint8_t)b;
-            break;
-        }
-        }
+        int rc = read_cell(r, c, r->map[i], &d, err);
         if (rc)
             return rc;
     }
-    /* Cross-field checks, reported at the cell that would fix them. */
-    if (d.rd_weight == 0 && d.wr_weight == 0) {
-        int at = r->pos[TC_MIX] >= 0 ? r->pos[TC_MIX] : r->pos[TC_RD] >= 0 ? r->pos[TC_RD] : r->pos[TC_WR];
-        return cxl_errf_at(err, CXL_ECONFIG, r->name, r->line, cells[at].col,
-                           "read:write weights 0:0; valid: at least one of them positive (1:0 reads only, 0:1 "
-                           "writes only)");
-    }
-    if (d.pattern == CXL_PAT_STRIDE) {
-        uint64_t span = d.footprint ? d.footprint : d.bytes;
-        int at = r->pos[TC_STRIDE] >= 0 ? r->pos[TC_STRIDE] : r->pos[TC_PATTERN];
-        if (d.stride == 0 || d.stride >= span)
-            return cxl_errf_at(err, CXL_ECONFIG, r->name, r->line, cells[at].col,
-                               "pattern stride needs a stride: a positive multiple of 64 below the footprint (%llu "
-                               "bytes; footprint 0 means the transfer's size); got %u",
-                               (unsigned long long)span, d.stride);
-    }
-    /* Whatever the backends will check, checked here with the line (a guard for any rule added there). */
-    cxl_err ce;
-    cxl_err_clear(&ce);
-    if (cxl_desc_check(p, &d, &ce))
-        return cxl_errf_at(err, CXL_ECONFIG, r->name, r->line, 1, "%s", ce.msg);
+    int rc = check_row(r, cells, &d, err);
+    if (rc)
+        return rc;
     if (r->pos[TC_ID] >= 0) { /* where the id is, for the duplicate check at the end */
         if (r->t->n == r->idcap) {
             size_t cap = r->idcap ? 2 * r->idcap : 1024;
