@@ -147,28 +147,56 @@ module devctrl #(
         end
     end
 
-    wire        hr, hw;             // pipe_ready of the ingress heads (after this cycle's pushes)
-    wire [W-1:0] hr_msg, hw_msg;
-    wire [63:0] hr_ready, hw_ready;
+    // The two ingress queues keep no ready cycles (mpipe STAMP = 0): every entry is ready at its push
+    // (ready = now, pushes before the accept), so the C's ready cycles only order the heads: the RwD head
+    // goes first iff it was pushed in an earlier cycle than the Req head (equal cycles: Req first). Each
+    // Req entry carries, as a stamp beside its message, the number of RwD pushes before its cycle
+    // (rwd_pushed_q, modulo 2^TW); rwd_popped_q counts the RwD pops. The RwD head is entry number
+    // rwd_popped_q of all RwD pushes, so it is older than the Req head iff rwd_popped_q < the head's stamp.
+    // While a Req entry waits, no RwD pushed at or after its cycle can leave (that needs a Req head pushed
+    // later than it), so the stamp minus rwd_popped_q stays in 0 .. (RwD entries queued) <= DEPTH and
+    // "older" is "stamp != rwd_popped_q" in TW = log2(DEPTH) + 1 bits: exact, for any wait.
+    localparam integer TW = $clog2(`CXL_MAX_FIFO) + 1;
+    reg  [TW-1:0] rwd_pushed_q, rwd_popped_q;
+    reg  [NIN*(W+TW)-1:0] req_in_st;  // Req pushes with their stamp: {stamp, msg}
+    integer si;
+    always @*
+        for (si = 0; si < NIN; si = si + 1)
+            req_in_st[(W+TW)*si +: W+TW] = {rwd_pushed_q, req_in[W*si +: W]};
+
+    wire        hr, hw;             // the ingress heads exist (and are ready: every entry is)
+    wire [W+TW-1:0] hr_st;          // the Req head with its stamp
+    wire [W-1:0] hr_msg = hr_st[W-1:0];
+    wire [W-1:0] hw_msg;
     wire [31:0] req_cnt, rwd_cnt;
     wire [7:0]  req_acc, rwd_acc;
     wire        req_err, rwd_err;
     wire        accept;
-    wire        take_w = (hr && hw) ? (hw_ready < hr_ready) : hw;
+    wire        take_w = (hr && hw) ? (hr_st[W +: TW] != rwd_popped_q) : hw;
     /* verilator lint_off UNUSEDSIGNAL */
     wire        hr_valid, hw_valid;
+    wire [63:0] hr_ready, hw_ready;  // 0: STAMP = 0
     /* verilator lint_on UNUSEDSIGNAL */
 
-    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(NIN), .K(1)) u_ing_req (
+    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W+TW), .NPUSH(NIN), .K(1), .STAMP(0)) u_ing_req (
         .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .cap(ingress_depth), .push_first(1'b1),
-        .push_n(req_n), .push_msg(req_in), .push_ready(now), .pop_n({7'd0, accept && !take_w}),
-        .win_valid(hr_valid), .win_rdy(hr), .win_msg(hr_msg), .win_ready(hr_ready),
+        .push_n(req_n), .push_msg(req_in_st), .push_ready(now), .pop_n({7'd0, accept && !take_w}),
+        .win_valid(hr_valid), .win_rdy(hr), .win_msg(hr_st), .win_ready(hr_ready),
         .count(req_cnt), .space(ing_req_space), .push_acc(req_acc), .push_err(req_err));
-    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(NIN), .K(1)) u_ing_rwd (
+    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(NIN), .K(1), .STAMP(0)) u_ing_rwd (
         .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .cap(ingress_depth), .push_first(1'b1),
         .push_n(rwd_n), .push_msg(rwd_in), .push_ready(now), .pop_n({7'd0, accept && take_w}),
         .win_valid(hw_valid), .win_rdy(hw), .win_msg(hw_msg), .win_ready(hw_ready),
         .count(rwd_cnt), .space(ing_rwd_space), .push_acc(rwd_acc), .push_err(rwd_err));
+    always @(posedge clk) begin
+        if (!rst_n) begin
+            rwd_pushed_q <= {TW{1'b0}};
+            rwd_popped_q <= {TW{1'b0}};
+        end else if (ce) begin
+            rwd_pushed_q <= rwd_pushed_q + {{(TW-8){1'b0}}, rwd_acc};  // TW >= 9 (DEPTH 256)
+            rwd_popped_q <= rwd_popped_q + {{(TW-1){1'b0}}, accept && take_w};
+        end
+    end
     assign in_err = req_err || rwd_err;
 
     // ---- 2a. accept one message from ingress ----
@@ -277,23 +305,22 @@ module devctrl #(
             drs_in[W*k + 112 +: 8] = {6'd0, devload};
         end
     end
-    wire [63:0] rsp_at = now + {32'd0, rsp_latency_cycles};
+    // the response queues: every entry is ready rsp_latency_cycles after its push (delay_mpipe.v)
     /* verilator lint_off UNUSEDSIGNAL */
     wire [K-1:0]    drs_valid, ndr_valid;
-    wire [K*64-1:0] drs_ready, ndr_ready;
     wire [31:0]     drs_cnt, ndr_cnt, drs_space, ndr_space;
     wire [7:0]      drs_acc, ndr_acc;
     wire            drs_err, ndr_err;
     /* verilator lint_on UNUSEDSIGNAL */
-    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(1), .K(K)) u_rsp_ndr (
-        .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .cap(MAX_FIFO), .push_first(1'b1),
-        .push_n({7'd0, ndr}), .push_msg(ndr_in), .push_ready(rsp_at), .pop_n(ndr_pop_n),
-        .win_valid(ndr_valid), .win_rdy(ndr_rdy), .win_msg(ndr_msg), .win_ready(ndr_ready),
+    delay_mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(1), .K(K)) u_rsp_ndr (
+        .clk(clk), .rst_n(rst_n), .ce(ce), .now_lo(now[31:0]), .delay(rsp_latency_cycles),
+        .push_n({7'd0, ndr}), .push_msg(ndr_in), .pop_n(ndr_pop_n),
+        .win_valid(ndr_valid), .win_rdy(ndr_rdy), .win_msg(ndr_msg),
         .count(ndr_cnt), .space(ndr_space), .push_acc(ndr_acc), .push_err(ndr_err));
-    mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(4), .K(K)) u_rsp_drs (
-        .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .cap(MAX_FIFO), .push_first(1'b1),
-        .push_n({5'd0, done_n}), .push_msg(drs_in), .push_ready(rsp_at), .pop_n(drs_pop_n),
-        .win_valid(drs_valid), .win_rdy(drs_rdy), .win_msg(drs_msg), .win_ready(drs_ready),
+    delay_mpipe #(.DEPTH(`CXL_MAX_FIFO), .W(W), .NPUSH(4), .K(K)) u_rsp_drs (
+        .clk(clk), .rst_n(rst_n), .ce(ce), .now_lo(now[31:0]), .delay(rsp_latency_cycles),
+        .push_n({5'd0, done_n}), .push_msg(drs_in), .pop_n(drs_pop_n),
+        .win_valid(drs_valid), .win_rdy(drs_rdy), .win_msg(drs_msg),
         .count(drs_cnt), .space(drs_space), .push_acc(drs_acc), .push_err(drs_err));
 
     // ---- devctrl_idle (start of the cycle) ----

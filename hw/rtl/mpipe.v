@@ -17,7 +17,13 @@
 // still show this cycle's view). Reset (synchronous, active low, regardless of ce) is pipe_init(cap):
 // cap is sampled then, capped at DEPTH.
 //
-// Storage: ring_ram.v, DEPTH x (W + 64) bits ({ready, msg}) in banks of one write port each. The speed
+// STAMP = 0 is the form for a queue whose every entry is ready at its push (push_ready = now, push first:
+// a device's ingress queues, devctrl.v): no ready cycle is stored, win_rdy = win_valid, win_ready is 0 and
+// `now` / push_ready are unused. A third of each stored entry (64 of W + 64 bits) and the window's 64-bit
+// comparators are gone; the caller orders two such queues by a narrow stamp of its own inside the message.
+//
+// Storage: ring_ram.v, DEPTH x (W + 64) bits ({ready, msg}; W bits with STAMP = 0) in banks of one write
+// port each. The speed
 // build of the verilator backend (CXL_SIM_FLAT_RINGS, set with the clock gates by the CMake option
 // CXLSIM_RTL_CLOCK_GATES) keeps plain arrays written and read in place instead: Verilator evaluates
 // every bank, both rotators and the packed write vector whenever anything moves (the banked form made the
@@ -33,22 +39,28 @@ module mpipe #(
     parameter integer DEPTH = `CXL_MAX_FIFO,  // storage entries, >= 2, >= NPUSH, >= K
     parameter integer W     = `CXL_MSG_W,     // message width
     parameter integer NPUSH = 8,              // pushes per cycle, 1 .. 255
-    parameter integer K     = 5               // window entries, 1 .. DEPTH
+    parameter integer K     = 5,              // window entries, 1 .. DEPTH
+    parameter integer STAMP = 1               // 1: ready cycles stored and compared; 0: every entry ready
+                                              // at its push (nothing stored, win_ready 0)
 ) (
     input  wire             clk,
     input  wire             rst_n /* verilator public_flat_rd */,       // synchronous, active low: pipe_init(cap)
     input  wire             ce /* verilator public_flat_rd */,          // clock enable: the state advances on edges with ce = 1
+    /* verilator lint_off UNUSEDSIGNAL */  // STAMP = 0 uses neither
     input  wire [63:0]      now /* verilator public_flat_rd */,         // the current model cycle
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [31:0]      cap /* verilator public_flat_rd */,         // capacity, sampled at reset, capped at DEPTH
     input  wire             push_first,  // 1: pushes then pops; 0: pops then pushes
     input  wire [7:0]       push_n /* verilator public_flat_rd */,      // pipe_push calls this cycle
     input  wire [NPUSH*W-1:0] push_msg /* verilator public_flat_rd */,  // message i at [W*i +: W], in push order
+    /* verilator lint_off UNUSEDSIGNAL */
     input  wire [63:0]      push_ready /* verilator public_flat_rd */,  // the ready cycle of this cycle's pushes
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [7:0]       pop_n /* verilator public_flat_rd */,       // pipe_pop calls this cycle
     output reg  [K-1:0]     win_valid /* verilator public_flat_rd */,   // window entry j exists
     output reg  [K-1:0]     win_rdy /* verilator public_flat_rd */,     // ... and its ready cycle <= now
     output reg  [K*W-1:0]   win_msg /* verilator public_flat_rd */,     // entry j at [W*j +: W] (0 when absent)
-    output reg  [K*64-1:0]  win_ready /* verilator public_flat_rd */,   // its ready cycle (all ones when absent)
+    output reg  [K*64-1:0]  win_ready /* verilator public_flat_rd */,   // its ready cycle (all ones when absent; 0 with STAMP = 0)
     output wire [31:0]      count /* verilator public_flat_rd */,       // pipe_count, start of the cycle
     output wire [31:0]      space /* verilator public_flat_rd */,       // pipe_space, start of the cycle
     output wire [7:0]       push_acc /* verilator public_flat_rd */,    // pushes accepted
@@ -97,7 +109,7 @@ module mpipe #(
     // storage: this cycle's accepted pushes go to tail, tail + 1, ...; the window reads head, head + 1, ...
 `ifdef CXL_SIM_FLAT_RINGS
     reg [W-1:0]  msg_mem   [0:DEPTH-1];
-    reg [63:0]   ready_mem [0:DEPTH-1];
+    reg [63:0]   ready_mem [0:DEPTH-1];  // unused with STAMP = 0 (Verilator drops it)
     // the slots of push i and of window entry j
     reg [AW-1:0] wslot [0:NPUSH-1];
     reg [AW-1:0] rslot [0:K-1];
@@ -120,16 +132,21 @@ module mpipe #(
             for (i = 0; i < NPUSH; i = i + 1)
                 if (i < acc) begin
                     msg_mem[wslot[i]]   <= push_msg[W*i +: W];
-                    ready_mem[wslot[i]] <= push_ready;
+                    if (STAMP != 0)
+                        ready_mem[wslot[i]] <= push_ready;
                 end
 `else
-    localparam integer WE = W + 64;  // a stored entry: {ready, msg}
+    localparam integer WE = (STAMP != 0) ? W + 64 : W;  // a stored entry: {ready, msg}, or msg
     wire [NPUSH*WE-1:0] wdata;
     wire [K*WE-1:0]     rdata;
     genvar gi;
     generate
         for (gi = 0; gi < NPUSH; gi = gi + 1) begin : wd
-            assign wdata[WE*gi +: WE] = {push_ready, push_msg[W*gi +: W]};
+            if (STAMP != 0) begin : st
+                assign wdata[WE*gi +: WE] = {push_ready, push_msg[W*gi +: W]};
+            end else begin : ns
+                assign wdata[WE*gi +: WE] = push_msg[W*gi +: W];
+            end
         end
     endgenerate
     ring_ram #(.DEPTH(DEPTH), .W(WE), .NW(NPUSH), .NR(K)) u_ram (
@@ -144,17 +161,19 @@ module mpipe #(
         win_valid = {K{1'b0}};
         win_rdy   = {K{1'b0}};
         win_msg   = {(K*W){1'b0}};
-        win_ready = {(K*64){1'b1}};
+        win_ready = (STAMP != 0) ? {(K*64){1'b1}} : {(K*64){1'b0}};
         for (j = 0; j < K; j = j + 1) begin
             pj = j - cnt32;  // the push index of window entry j when j >= count
             if (j < cnt32) begin
                 win_valid[j] = 1'b1;
 `ifdef CXL_SIM_FLAT_RINGS
                 win_msg[W*j +: W] = msg_mem[rslot[j]];
-                win_ready[64*j +: 64] = ready_mem[rslot[j]];
+                if (STAMP != 0)
+                    win_ready[64*j +: 64] = ready_mem[rslot[j]];
 `else
                 win_msg[W*j +: W] = rdata[WE*j +: W];
-                win_ready[64*j +: 64] = rdata[WE*j + W +: 64];
+                if (STAMP != 0)
+                    win_ready[64*j +: 64] = rdata[WE*j + (STAMP != 0 ? W : 0) +: 64];
 `endif
             end else if (push_first && pj < acc) begin
                 win_valid[j] = 1'b1;
@@ -162,9 +181,10 @@ module mpipe #(
                 for (q = 0; q < KP; q = q + 1)
                     if (pj == q)
                         win_msg[W*j +: W] = push_msg[W*q +: W];
-                win_ready[64*j +: 64] = push_ready;
+                if (STAMP != 0)
+                    win_ready[64*j +: 64] = push_ready;
             end
-            win_rdy[j] = win_valid[j] && win_ready[64*j +: 64] <= now;
+            win_rdy[j] = win_valid[j] && (STAMP == 0 || win_ready[64*j +: 64] <= now);
         end
     end
 

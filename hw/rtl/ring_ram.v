@@ -14,8 +14,9 @@
 // a rotator of the NW writes in front and of the NR reads behind. Where DEPTH is not a multiple of B (or
 // B = 1, or DEPTH = B) the ring is one memory with NW write ports, as before.
 //
-// The verilator backend's speed build (CXL_SIM_FLAT_RINGS) does not use this module: mpipe.v and
-// switch.v then keep their rings as plain arrays (see there).
+// The verilator backend's speed build (CXL_SIM_FLAT_RINGS) takes the one-memory form for every ring (a
+// multi-port array costs Verilator nothing extra, the banks' rotators do: docs/rtl.md); mpipe.v and
+// switch.v then keep their rings as plain arrays of their own (see there).
 `default_nettype none
 
 module ring_ram #(
@@ -45,7 +46,11 @@ module ring_ram #(
     localparam integer NMAX = (NW > NR) ? NW : NR;
     localparam integer B    = pow2_ge(NMAX);                 // banks
     localparam integer BD   = DEPTH / B;                      // entries per bank
+`ifdef CXL_SIM_FLAT_RINGS
+    localparam BANKED = 1'b0;
+`else
     localparam BANKED = B >= 2 && BD >= 2 && BD * B == DEPTH;  // 1 bit
+`endif
     localparam integer AW   = (DEPTH > 1) ? $clog2(DEPTH) : 1;
     localparam [31:0] DEPTH32 = DEPTH;
     localparam [31:0] NW32    = NW;
