@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "expcfg.h"
-#include "search.h"
+#include "config/expcfg.h"
+#include "explore/search.h"
 
 static int one(const char *path, int jobs)
 {

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "../host/backend.h"
+#include "../host/cxl/backend.h"
 
 #define CXLSIM_MODULE_ENTRY "cxlsim_backend_module_v1"
 #define CXLSIM_MODULE_ABI                                                                                        \

@@ -1,6 +1,6 @@
 /* report_search.c - what `cxlsim search` prints and writes (report_search.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "report_search.h"
+#include "cli/report_search.h"
 
 #include <stdlib.h>
 
