@@ -203,6 +203,17 @@ static anl_frac device_line_time(const cxl_params *p)
     return frac_less(link, dram) ? dram : link;
 }
 
+/* The model's peak (backend.h): every device serves one line per device_line_time cycles, the only
+ * resource it models, so no stretch of time moves more than that. */
+double cxl_analytical_peak_Bps(const cxl_params *p)
+{
+    if (!p->clk_khz || !p->dram.channels || !p->dram.tBL || (p->link_present && (!p->link.flit_cost || !p->link.flit_inc)))
+        return 0;
+    anl_frac line = device_line_time(p);
+    return (double)CXL_LINE_BYTES * (double)p->devices * (double)line.den / (double)line.num * (double)p->clk_khz *
+           1e3;
+}
+
 /* ---- address split across pooled devices (hw/hls/switch.c: dev = (addr >> shift) & (D - 1)) ---- */
 
 /* Lines in [0, x) that map to device k. */
@@ -587,6 +598,18 @@ static int anl_stats(cxl_backend *b, cxl_stats *out, cxl_err *err)
     return 0;
 }
 
+static int anl_counters(cxl_backend *b, cxl_counters *out, cxl_err *err)
+{
+    (void)err;
+    anl *a = b->impl;
+    account(a, a->now);
+    out->cycles = a->now;
+    out->read_bytes = a->st.read_bytes;
+    out->write_bytes = a->st.write_bytes;
+    memcpy(out->dev, a->st.dev, sizeof out->dev);
+    return 0;
+}
+
 static int anl_idle(cxl_backend *b)
 {
     anl *a = b->impl;
@@ -606,4 +629,5 @@ static void anl_close(cxl_backend *b)
 
 const cxl_backend_ops cxl_backend_analytical_ops = {
     "analytical", "", anl_open, anl_submit, anl_space, anl_advance, anl_now, anl_poll, anl_stats, anl_idle, anl_close,
+    anl_counters,
 };

@@ -88,6 +88,9 @@ struct cxlmem {
     cxlmem_stats st;
     uint32_t last_domain, last_host;
     uint64_t capacity;      /* address space for regions */
+    uint64_t ntx;           /* transfers in all domains (0: cxlmem_next has nothing to run) */
+    int64_t idle_ps;        /* the latest horizon cxlmem_next saw with no transfer anywhere: every domain's
+                               clock is at least there (idle_to, applied when a domain next starts one) */
 };
 
 
@@ -108,15 +111,15 @@ static uint64_t cycle_of(const cxlmem *m, int64_t ps)
 
 /* ---- stats across backend instances ---- */
 
-/* The load figures of an instance's statistics (all devices). */
-static void load_of(const cxlmem *m, const cxl_stats *s, load_sums *out)
+/* The load figures of an instance's per-device statistics (all devices). */
+static void load_of(const cxlmem *m, const cxl_dev_stats *dev, load_sums *out)
 {
     memset(out, 0, sizeof *out);
     for (uint32_t dv = 0; dv < m->p.devices && dv < (uint32_t)CXL_MAX_DEVS; dv++) {
         for (int k = 0; k < 4; k++)
-            out->msgs[k] += (double)s->dev[dv].devload[k];
-        out->ingress += (double)s->dev[dv].ingress_occ_sum;
-        out->dramq += (double)s->dev[dv].dramq_occ_sum;
+            out->msgs[k] += (double)dev[dv].devload[k];
+        out->ingress += (double)dev[dv].ingress_occ_sum;
+        out->dramq += (double)dev[dv].dramq_occ_sum;
     }
 }
 
@@ -152,7 +155,7 @@ static int close_instance(cxlmem *m, domain *d, cxl_err *err)
     int rc = cxl_backend_stats(d->b, &s, err);
     if (rc == 0) {
         load_sums l;
-        load_of(m, &s, &l);
+        load_of(m, s.dev, &l);
         load_add(&d->load_closed, &l, 1.0);
         memset(&d->load_live, 0, sizeof d->load_live);
         for (uint32_t i = 0; i < CXL_HIST_LINEAR; i++)
@@ -398,7 +401,11 @@ static int changed(cxlmem *m, domain *d, cxl_err *err)
     return 0;
 }
 
-static void remove_xfer(domain *d, uint32_t i) { d->x[i] = d->x[--d->nx]; }
+static void remove_xfer(cxlmem *m, domain *d, uint32_t i)
+{
+    d->x[i] = d->x[--d->nx];
+    m->ntx--;
+}
 
 /* ---- public ---- */
 
@@ -482,6 +489,7 @@ int cxlmem_start(cxlmem *m, int64_t now_ps, uint32_t domain_id, uint32_t host, u
         return cxl_errf(err, CXL_ECONFIG, "a CXL transfer needs a read or a write weight");
     domain *d = &m->d[domain_id];
     uint64_t c = cycle_of(m, now_ps);
+    idle_to(d, cycle_of(m, m->idle_ps));
     idle_to(d, c);
     /* c may be one below d->now: a transfer started when another ends (whose cycle the domain has
      * completed) begins in the next cycle, as a reaction to an observed completion does in hardware */
@@ -491,6 +499,7 @@ int cxlmem_start(cxlmem *m, int64_t now_ps, uint32_t domain_id, uint32_t host, u
     if (grow_array((void **)&d->x, &d->capx, d->nx + 1, sizeof *d->x))
         return cxl_errf(err, CXL_ENOMEM, "out of memory (CXL transfers)");
     xfer *x = &d->x[d->nx++];
+    m->ntx++;
     memset(x, 0, sizeof *x);
     x->tag = tag;
     x->host = host;
@@ -643,11 +652,11 @@ static int run_detail(cxlmem *m, domain *d, uint64_t h, cxl_err *err)
         rc = drain(d, err);
         if (rc)
             return rc;
-        cxl_stats st;
-        rc = cxl_backend_stats(d->b, &st, err);
+        cxl_counters st;
+        rc = cxl_backend_counters(d->b, &st, err);
         if (rc)
             return rc;
-        load_of(m, &st, &d->load_live);
+        load_of(m, st.dev, &d->load_live);
         double attributed = 0;
         for (uint32_t i = 0; i < d->nx; i++)
             attributed += (double)d->x[i].inst_done;
@@ -790,7 +799,7 @@ static int deliver(cxlmem *m, domain *d, int64_t *t_ps, uint32_t *tag, cxl_err *
             *tag = d->x[i].tag;
             m->last_host = d->x[i].host;
             d->retired += (double)d->x[i].inst_done;
-            remove_xfer(d, i);
+            remove_xfer(m, d, i);
             break;
         }
     return d->nready == 0 ? changed(m, d, err) : 0;
@@ -798,6 +807,12 @@ static int deliver(cxlmem *m, domain *d, int64_t *t_ps, uint32_t *tag, cxl_err *
 
 int cxlmem_next(cxlmem *m, int64_t horizon_ps, int64_t *t_ps, uint32_t *tag, cxl_err *err)
 {
+    if (m->ntx == 0) {
+        /* nothing to run (most of the engine's events): what the loop below does then, in O(1) */
+        if (horizon_ps != INT64_MAX && horizon_ps > m->idle_ps)
+            m->idle_ps = horizon_ps;
+        return 0;
+    }
     uint64_t hc = horizon_ps == INT64_MAX ? UINT64_MAX : cycle_of(m, horizon_ps);
     for (;;) {
         /* completions already found come first: lowest cycle, then lowest domain */
