@@ -280,8 +280,14 @@ static uint64_t stage_gpus_in(const expcfg *x, uint64_t r, uint64_t d)
  * gradients out, the CPU's Adam (no faster than the cpu_adam_rate floor already in *opt), the weights
  * back, one after the other. *cxl: the iteration's time at least, the bytes every domain moves for
  * transfers some stage waits for (the layer policies' reads before a layer's pass, m x v passes each way
- * per stage, and the optimizer's) over the domain's peak. Writes nobody waits for are left out. */
-static int bound_cxl(const expcfg *x, const opgraph *g, double *opt, double *cxl, cxl_err *err)
+ * per stage, and the optimizer's) over the domain's peak. Writes nobody waits for are left out. *opt_all:
+ * the iteration's time at least, from the optimizer steps of all the stages in one domain: stage r starts
+ * its step after its last backward, no earlier than the last stage's kernels (w) after the forward of the
+ * pp - 1 chunks ahead of it and then the backward of the pp - 1 - r chunks back to r (fc, bc: a chunk's
+ * forward and backward, as search_bound_ps counts them); so the domain's step transfers start no earlier
+ * than its last stage's start and need their bytes over the peak after it. */
+static int bound_cxl(const expcfg *x, const opgraph *g, double fc, double bc, double w, double *opt, double *cxl,
+                     double *opt_all, cxl_err *err)
 {
     const traincfg *t = &x->train;
     const cxlcfg *cx = &x->cxl;
@@ -317,17 +323,23 @@ static int bound_cxl(const expcfg *x, const opgraph *g, double *opt, double *cxl
         step[0] = SEARCH_OPT_GPU_BYTES;
     }
     per_param = step[0] + step[1] + step[2];
-    double worst = 0;
+    double worst = 0, pp = (double)t->pp;
+    *opt_all = 0;
     for (uint64_t d = 0; d < domains; d++) {
-        double bytes = 0;
+        double bytes = 0, ob = 0, last = 0;
         for (uint64_t r = 0; r < t->pp; r++) {
             uint64_t n = stage_gpus_in(x, r, d);
             if (!n)
                 continue;
             uint64_t sp = stage_params(x, g, r), shard = t->zero >= 1 ? (sp + t->dp - 1) / t->dp : sp;
             bytes += (double)n * (passes * (fwd + bwd) + (double)shard * per_param);
+            ob += (double)n * (double)shard * per_param;
+            last = (double)r;
         }
         worst = bytes > worst ? bytes : worst;
+        double start = w + (pp - 1) * fc + (pp - 1 - last) * bc;
+        if (start + ob * ps_per_byte > *opt_all)
+            *opt_all = start + ob * ps_per_byte;
     }
     *cxl = worst * ps_per_byte;
     /* the first stage's step: a transfer of b bytes per GPU takes b x (its GPUs in the domain) over the
@@ -385,7 +397,16 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
     /* the first stage's optimizer step follows its last backward (train.c): Adam on the GPU, or with
      * offload_optimizer cpu the CPU's, no faster than cpu_adam_rate over the node's parameters; with the
      * optimizer in CXL, no faster than its transfers either (bound_cxl) */
-    double opt = 0, cxl = 0;
+    double opt = 0, cxl = 0, opt_all = 0;
+    if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_activations)
+        sum[OPGRAPH_LAYER_RECOMPUTE] = 0;   /* the engine fetches them back instead */
+    double pp = (double)t->pp, v = (double)t->virtual_stages, m = (double)parallel_microbatches(t);
+    double lc = (double)(x->model.layers / (t->pp * t->virtual_stages));
+    double fc = lc * sum[OPGRAPH_LAYER_FWD], bc = lc * (sum[OPGRAPH_LAYER_BWD] + sum[OPGRAPH_LAYER_RECOMPUTE]);
+    double ends = sum[OPGRAPH_EMBED_FWD] + sum[OPGRAPH_EMBED_BWD];
+    /* the last stage's own kernels, then the chain before its first and after its last chunk */
+    double w = m * v * (fc + bc) + m * (sum[OPGRAPH_HEAD_FWD] + sum[OPGRAPH_HEAD_BWD]) + (t->pp == 1 ? m * ends : 0);
+    double chain = t->pp > 1 ? ends + (pp - 1) * (fc + bc) : 0;
     if (!rc) {
         uint64_t lpc = x->model.layers / (t->pp * t->virtual_stages);
         uint64_t p = lpc * t->virtual_stages * g->layer_params + g->embed_params + (t->pp == 1 ? g->head_params : 0);
@@ -400,19 +421,14 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
             opt = (double)ps;
         }
         if (!rc && x->cxl.memory != CXLCFG_NONE)
-            rc = bound_cxl(x, g, &opt, &cxl, err);
+            rc = bound_cxl(x, g, fc, bc, w, &opt, &cxl, &opt_all, err);
     }
     free(g);
     if (rc)
         return rc;
-    double pp = (double)t->pp, v = (double)t->virtual_stages, m = (double)parallel_microbatches(t);
-    double lc = (double)(x->model.layers / (t->pp * t->virtual_stages));
-    double fc = lc * sum[OPGRAPH_LAYER_FWD], bc = lc * (sum[OPGRAPH_LAYER_BWD] + sum[OPGRAPH_LAYER_RECOMPUTE]);
-    double ends = sum[OPGRAPH_EMBED_FWD] + sum[OPGRAPH_EMBED_BWD];
-    /* the last stage's own kernels, then the chain before its first and after its last chunk */
-    double w = m * v * (fc + bc) + m * (sum[OPGRAPH_HEAD_FWD] + sum[OPGRAPH_HEAD_BWD]) + (t->pp == 1 ? m * ends : 0);
-    double chain = t->pp > 1 ? ends + (pp - 1) * (fc + bc) : 0;
     double b = w + chain + opt;
+    if (opt_all > b)
+        b = opt_all;
     if (cxl > b)
         b = cxl;
     return b >= 9.2e18 ? INT64_MAX : (int64_t)b;
