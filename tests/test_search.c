@@ -81,17 +81,24 @@ static int offloads(const search_layout *l)
     return l->offload_optimizer || l->offload_activations || l->offload_parameters;
 }
 
+/* The options of a search on two workers. */
+static search_opts opts(unsigned top, unsigned rerun, unsigned vary)
+{
+    search_opts o;
+    search_default_opts(&o);
+    o.top = top;
+    o.rerun = rerun;
+    o.vary = vary;
+    o.jobs = 2;
+    return o;
+}
+
 static void ranking_equals_one_by_one(void **state)
 {
     (void)state;
     expcfg *base = load_small(NULL);
     cxl_err e;
-    search_opts o;
-    search_default_opts(&o);
-    o.top = 5;
-    o.rerun = 1;
-    o.vary = VARY;
-    o.jobs = 2;
+    search_opts o = opts(5, 1, VARY);
     search_report r;
     assert_int_equal(search_run(base, &o, &r, &e), 0);
     assert_int_equal(r.violations, 0);
@@ -170,12 +177,7 @@ static void offload_pruned_equals_exhaustive(void **state)
     (void)state;
     expcfg *base = load_small(NULL);
     cxl_err e;
-    search_opts o;
-    search_default_opts(&o);
-    o.top = 2;
-    o.rerun = 2;
-    o.vary = (1u << SEARCH_OFFLOAD) | (1u << SEARCH_MICRO_BATCH);
-    o.jobs = 2;
+    search_opts o = opts(2, 2, (1u << SEARCH_OFFLOAD) | (1u << SEARCH_MICRO_BATCH));
     search_report r, x;
     assert_int_equal(search_run(base, &o, &r, &e), 0);
     o.exhaustive = 1;
