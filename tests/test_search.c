@@ -20,8 +20,9 @@
 #include "train.h"
 
 #define SMALL CXLSIM_SOURCE_DIR "/configs/experiments/cxl-offload-small.yaml"
-/* the offload policy stays the experiment's (optimizer on the CPU, one CXL transfer per stage): layouts that
- * offload activations or parameters cost the engine up to a second each (docs/search.md, "Cost") */
+/* the offload policy stays the experiment's (optimizer on the CPU, one CXL transfer per stage) here, where
+ * every layout also runs alone: layouts that offload activations or parameters cost the engine up to a
+ * second each with a pipeline (docs/search.md, "Cost"); offload_pruned_equals_exhaustive varies them */
 #define VARY ((1u << SEARCH_TP) | (1u << SEARCH_PP) | (1u << SEARCH_MICRO_BATCH))
 
 typedef struct one {
