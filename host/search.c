@@ -243,9 +243,9 @@ void search_layout_format(const search_layout *l, int cxl, char *buf, size_t sz)
  * slower of its link's payload rate and its DRAM's). Detailed stretches never beat it; extrapolated ones
  * (cxlmem.h) move at rates measured in windows of at least CXLMEM_WINDOW cycles, whose counts can exceed
  * the peak by the change of the lines in flight between a window's ends (at most a chunk per requester
- * plus a latency's worth: about 7 % of the first window for `asic`, under 3 % for the mean of two windows
- * that agree within CXLMEM_TOLERANCE, as steadiness requires); the bound takes SEARCH_CXL_MARGIN of the
- * time the bytes need, so it stays below, and a run faster than its bound still stops the search. */
+ * plus a latency's worth; for the mean of two windows that agree within CXLMEM_TOLERANCE, as steadiness
+ * requires, a few per cent at most); the bound takes SEARCH_CXL_MARGIN of the time the bytes need, so it
+ * stays below, and a run faster than its bound still stops the search. */
 #define SEARCH_CXL_MARGIN 0.9
 
 /* Adam's state in CXL, per parameter (policy_opt_gpu.c: 2 x 12 B streamed; policy_opt_cpu.c: the CPU
