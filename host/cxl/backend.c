@@ -279,6 +279,23 @@ size_t cxl_backend_poll(cxl_backend *b, cxl_completion *out, size_t max)
     return k;
 }
 int cxl_backend_stats(cxl_backend *b, cxl_stats *out, cxl_err *err) { return b->ops->stats(b, out, err); }
+int cxl_backend_counters(cxl_backend *b, cxl_counters *out, cxl_err *err)
+{
+    if (b->ops->counters)
+        return b->ops->counters(b, out, err);
+    cxl_stats *st = malloc(sizeof *st);
+    if (!st)
+        return cxl_errf(err, CXL_ENOMEM, "out of memory (backend statistics)");
+    int rc = b->ops->stats(b, st, err);
+    if (rc == 0) {
+        out->cycles = st->cycles;
+        out->read_bytes = st->read_bytes;
+        out->write_bytes = st->write_bytes;
+        memcpy(out->dev, st->dev, sizeof out->dev);
+    }
+    free(st);
+    return rc;
+}
 int cxl_backend_idle(cxl_backend *b) { return b->ops->idle(b); }
 const char *cxl_backend_name(const cxl_backend *b) { return b->ops->name; }
 

@@ -36,6 +36,13 @@ typedef struct cxl_backend_opts {
     uint64_t trace_from, trace_to; /* verilator only: the model cycles the waveform records (trace_to 0: all) */
 } cxl_backend_opts;
 
+/* The running totals of cxl_stats that a caller polling often needs (cxlmem.c reads them after every
+ * advance), without the latency histograms (128 KiB) a full cxl_stats copies. */
+typedef struct cxl_counters {
+    uint64_t cycles, read_bytes, write_bytes;
+    cxl_dev_stats dev[CXL_MAX_DEVS];
+} cxl_counters;
+
 typedef struct cxl_backend_ops {
     const char *name;
     const char *package;  /* Debian package that provides its dependency, for "not built" errors */
@@ -48,6 +55,8 @@ typedef struct cxl_backend_ops {
     int (*stats)(cxl_backend *b, cxl_stats *out, cxl_err *err);
     int (*idle)(cxl_backend *b);
     void (*close)(cxl_backend *b);
+    /* optional (NULL: taken from stats): the same totals stats would give now */
+    int (*counters)(cxl_backend *b, cxl_counters *out, cxl_err *err);
 } cxl_backend_ops;
 
 /* The progress watchdog (cxl_backend_advance): a backend with work in it that completes no byte for
@@ -97,6 +106,9 @@ int cxl_backend_advance(cxl_backend *b, uint64_t until, int stop_on_completion, 
 uint64_t cxl_backend_now(cxl_backend *b);
 size_t cxl_backend_poll(cxl_backend *b, cxl_completion *out, size_t max);
 int cxl_backend_stats(cxl_backend *b, cxl_stats *out, cxl_err *err);
+/* The counters of cxl_backend_stats (cycles, bytes, per-device figures), identical to its; O(1) where the
+ * backend provides them, else one full statistics read. */
+int cxl_backend_counters(cxl_backend *b, cxl_counters *out, cxl_err *err);
 /* Nothing queued or in flight. */
 int cxl_backend_idle(cxl_backend *b);
 void cxl_backend_close(cxl_backend *b);
@@ -105,5 +117,10 @@ const char *cxl_backend_name(const cxl_backend *b);
 /* Checks shared by every backend: requester in range, bytes a positive multiple of 64, aligned base,
  * outstanding within tags, pattern known, stride and footprint sensible. */
 int cxl_desc_check(const cxl_params *p, const cxl_desc *d, cxl_err *err);
+
+/* The analytical backend's peak rate, in bytes per second, of all the devices of one instance together:
+ * no transfer mix moves more through it (a bound for callers that must not simulate, e.g. the search's
+ * lower bound, search.h); 0 for parameters the backend would refuse. */
+double cxl_analytical_peak_Bps(const cxl_params *p);
 
 #endif

@@ -203,6 +203,17 @@ static anl_frac device_line_time(const cxl_params *p)
     return frac_less(link, dram) ? dram : link;
 }
 
+/* The model's peak (backend.h): every device serves one line per device_line_time cycles, the only
+ * resource it models, so no stretch of time moves more than that. */
+double cxl_analytical_peak_Bps(const cxl_params *p)
+{
+    if (!p->clk_khz || !p->dram.channels || !p->dram.tBL || (p->link_present && (!p->link.flit_cost || !p->link.flit_inc)))
+        return 0;
+    anl_frac line = device_line_time(p);
+    return (double)CXL_LINE_BYTES * (double)p->devices * (double)line.den / (double)line.num * (double)p->clk_khz *
+           1e3;
+}
+
 /* ---- address split across pooled devices (hw/hls/switch.c: dev = (addr >> shift) & (D - 1)) ---- */
 
 /* Lines in [0, x) that map to device k. */
@@ -271,32 +282,32 @@ static uint64_t activation_time(anl_req *r)
     return max64(max64(s->d.not_before, s->submitted), r->free_at);
 }
 
-/* Device k's next decision: when it is free and some active job on it has a chunk ready. */
-static uint64_t decision_time(anl *a, uint32_t k)
+/* The next cycle something happens: a completion, an activation, or a device decision (device k is free
+ * and some active job on it has a chunk ready). One pass over the requesters. */
+static uint64_t next_event(anl *a)
 {
-    uint64_t ready = ANL_NEVER;
+    uint64_t t = ANL_NEVER, ready[CXL_MAX_DEVS];
+    for (uint32_t k = 0; k < a->ndev; k++)
+        ready[k] = ANL_NEVER;
     for (uint32_t r = 0; r < a->nreq; r++) {
         anl_req *q = &a->req[r];
+        if (!q->count)
+            continue;
+        if (slot_at(q, 0)->state == ANL_SERVED)
+            t = min64(t, slot_at(q, 0)->done_at);
         if (q->next >= q->count)
             continue;
         anl_slot *s = slot_at(q, q->next);
-        if (s->state == ANL_ACTIVE && s->job[k].served < s->job[k].lines)
-            ready = min64(ready, s->job[k].ready);
-    }
-    return ready == ANL_NEVER ? ANL_NEVER : max64(ready, a->dev[k].free);
-}
-
-static uint64_t next_event(anl *a)
-{
-    uint64_t t = ANL_NEVER;
-    for (uint32_t r = 0; r < a->nreq; r++) {
-        anl_req *q = &a->req[r];
-        if (q->count && slot_at(q, 0)->state == ANL_SERVED)
-            t = min64(t, slot_at(q, 0)->done_at);
-        t = min64(t, activation_time(q));
+        if (s->state == ANL_QUEUED)
+            t = min64(t, activation_time(q));
+        else if (s->state == ANL_ACTIVE)
+            for (uint32_t k = 0; k < a->ndev; k++)
+                if (s->job[k].served < s->job[k].lines)
+                    ready[k] = min64(ready[k], s->job[k].ready);
     }
     for (uint32_t k = 0; k < a->ndev; k++)
-        t = min64(t, decision_time(a, k));
+        if (ready[k] != ANL_NEVER)
+            t = min64(t, max64(ready[k], a->dev[k].free));
     return t;
 }
 
@@ -438,7 +449,8 @@ static int step(anl *a, uint64_t t, cxl_err *err, int *rc)
         if (activation_time(&a->req[r]) <= t)
             activate(&a->req[r], t);
     for (uint32_t k = 0; k < a->ndev; k++) {
-        while (decision_time(a, k) <= t) {
+        /* while device k is free and a chunk is ready by t (its decision is due) */
+        while (a->dev[k].free <= t) {
             /* the oldest descriptor with a chunk ready: smallest (activation cycle, submission order) */
             uint32_t best = a->nreq;
             for (uint32_t r = 0; r < a->nreq; r++) {
@@ -456,6 +468,8 @@ static int step(anl *a, uint64_t t, cxl_err *err, int *rc)
                 if (s->act < b->act || (s->act == b->act && s->seq < b->seq))
                     best = r;
             }
+            if (best == a->nreq)
+                break;
             *rc = serve(a, k, best, t, err);
             if (*rc)
                 return 0;
@@ -587,6 +601,18 @@ static int anl_stats(cxl_backend *b, cxl_stats *out, cxl_err *err)
     return 0;
 }
 
+static int anl_counters(cxl_backend *b, cxl_counters *out, cxl_err *err)
+{
+    (void)err;
+    anl *a = b->impl;
+    account(a, a->now);
+    out->cycles = a->now;
+    out->read_bytes = a->st.read_bytes;
+    out->write_bytes = a->st.write_bytes;
+    memcpy(out->dev, a->st.dev, sizeof out->dev);
+    return 0;
+}
+
 static int anl_idle(cxl_backend *b)
 {
     anl *a = b->impl;
@@ -606,4 +632,5 @@ static void anl_close(cxl_backend *b)
 
 const cxl_backend_ops cxl_backend_analytical_ops = {
     "analytical", "", anl_open, anl_submit, anl_space, anl_advance, anl_now, anl_poll, anl_stats, anl_idle, anl_close,
+    anl_counters,
 };

@@ -99,4 +99,5 @@ static void csim_close(cxl_backend *b) { free(b->impl); }
 
 const cxl_backend_ops cxl_backend_csim_ops = {
     "csim", "", csim_open, csim_submit, csim_space, csim_advance, csim_now, csim_poll, csim_stats, csim_idle, csim_close,
+    NULL,
 };

@@ -199,5 +199,5 @@ int cxl_backend_verilator_can_trace(void) { return vkernel_can_trace(); }
 
 const cxl_backend_ops cxl_backend_verilator_ops = {
     "verilator", "verilator", vbk_open, vbk_submit, vbk_space, vbk_advance, vbk_now, vbk_poll, vbk_stats, vbk_idle,
-    vbk_close,
+    vbk_close, NULL,
 };

@@ -566,5 +566,5 @@ static void xbk_close(cxl_backend *b)
 
 const cxl_backend_ops cxl_backend_xrt_ops = {
     "xrt", "libxrt-dev", xbk_open, xbk_submit, xbk_space, xbk_advance, xbk_now, xbk_poll, xbk_stats, xbk_idle,
-    xbk_close,
+    xbk_close, NULL,
 };

@@ -94,6 +94,7 @@ int cxlmem_start(cxlmem *m, int64_t now_ps, uint32_t domain_id, uint32_t host, u
         return cxl_errf(err, CXL_ECONFIG, "a CXL transfer needs a read or a write weight");
     domain *d = &m->d[domain_id];
     uint64_t c = cxlmem_cycle_of(m, now_ps);
+    idle_to(d, cxlmem_cycle_of(m, m->idle_ps));
     idle_to(d, c);
     /* c may be one below d->now: a transfer started when another ends (whose cycle the domain has
      * completed) begins in the next cycle, as a reaction to an observed completion does in hardware */
@@ -103,6 +104,7 @@ int cxlmem_start(cxlmem *m, int64_t now_ps, uint32_t domain_id, uint32_t host, u
     if (grow_array((void **)&d->x, &d->capx, d->nx + 1, sizeof *d->x))
         return cxl_errf(err, CXL_ENOMEM, "out of memory (CXL transfers)");
     xfer *x = &d->x[d->nx++];
+    m->ntx++;
     memset(x, 0, sizeof *x);
     x->tag = tag;
     x->host = host;
@@ -134,6 +136,12 @@ int cxlmem_start(cxlmem *m, int64_t now_ps, uint32_t domain_id, uint32_t host, u
 
 int cxlmem_next(cxlmem *m, int64_t horizon_ps, int64_t *t_ps, uint32_t *tag, cxl_err *err)
 {
+    if (m->ntx == 0) {
+        /* nothing to run (most of the engine's events): what the loop below does then, in O(1) */
+        if (horizon_ps != INT64_MAX && horizon_ps > m->idle_ps)
+            m->idle_ps = horizon_ps;
+        return 0;
+    }
     uint64_t hc = horizon_ps == INT64_MAX ? UINT64_MAX : cxlmem_cycle_of(m, horizon_ps);
     for (;;) {
         /* completions already found come first: lowest cycle, then lowest domain */

@@ -29,15 +29,15 @@ uint64_t cxlmem_cycle_of(const cxlmem *m, int64_t ps)
 
 /* ---- stats across backend instances ---- */
 
-/* The load figures of an instance's statistics (all devices). */
-void cxlmem_load_of(const cxlmem *m, const cxl_stats *s, load_sums *out)
+/* The load figures of an instance's per-device statistics (all devices). */
+void cxlmem_load_of(const cxlmem *m, const cxl_dev_stats *dev, load_sums *out)
 {
     memset(out, 0, sizeof *out);
     for (uint32_t dv = 0; dv < m->p.devices && dv < (uint32_t)CXL_MAX_DEVS; dv++) {
         for (int k = 0; k < 4; k++)
-            out->msgs[k] += (double)s->dev[dv].devload[k];
-        out->ingress += (double)s->dev[dv].ingress_occ_sum;
-        out->dramq += (double)s->dev[dv].dramq_occ_sum;
+            out->msgs[k] += (double)dev[dv].devload[k];
+        out->ingress += (double)dev[dv].ingress_occ_sum;
+        out->dramq += (double)dev[dv].dramq_occ_sum;
     }
 }
 
@@ -73,7 +73,7 @@ int cxlmem_close_instance(cxlmem *m, domain *d, cxl_err *err)
     int rc = cxl_backend_stats(d->b, &s, err);
     if (rc == 0) {
         load_sums l;
-        cxlmem_load_of(m, &s, &l);
+        cxlmem_load_of(m, s.dev, &l);
         cxlmem_load_add(&d->load_closed, &l, 1.0);
         memset(&d->load_live, 0, sizeof d->load_live);
         for (uint32_t i = 0; i < CXL_HIST_LINEAR; i++)
@@ -233,4 +233,8 @@ int cxlmem_changed(cxlmem *m, domain *d, cxl_err *err)
     return 0;
 }
 
-void cxlmem_remove_xfer(domain *d, uint32_t i) { d->x[i] = d->x[--d->nx]; }
+void cxlmem_remove_xfer(cxlmem *m, domain *d, uint32_t i)
+{
+    d->x[i] = d->x[--d->nx];
+    m->ntx--;
+}

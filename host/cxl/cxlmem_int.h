@@ -85,11 +85,14 @@ struct cxlmem {
     cxlmem_stats st;
     uint32_t last_domain, last_host;
     uint64_t capacity;      /* address space for regions */
+    uint64_t ntx;           /* transfers in all domains (0: cxlmem_next has nothing to run) */
+    int64_t idle_ps;        /* the latest horizon cxlmem_next saw with no transfer anywhere: every domain's
+                               clock is at least there (idle_to, applied when a domain next starts one) */
 };
 
 int64_t cxlmem_ps_of(const cxlmem *m, uint64_t cycle);
 uint64_t cxlmem_cycle_of(const cxlmem *m, int64_t ps);
-void cxlmem_load_of(const cxlmem *m, const cxl_stats *s, load_sums *out);
+void cxlmem_load_of(const cxlmem *m, const cxl_dev_stats *dev, load_sums *out);
 void cxlmem_load_add(load_sums *a, const load_sums *b, double f);
 void cxlmem_load_total(const domain *d, load_sums *out);
 void cxlmem_load_window(domain *d);
@@ -97,7 +100,7 @@ int cxlmem_close_instance(cxlmem *m, domain *d, cxl_err *err);
 uint32_t cxlmem_host_requesters(const cxlmem *m, uint32_t host);
 int cxlmem_feed(cxlmem *m, domain *d, cxl_err *err);
 int cxlmem_changed(cxlmem *m, domain *d, cxl_err *err);
-void cxlmem_remove_xfer(domain *d, uint32_t i);
+void cxlmem_remove_xfer(cxlmem *m, domain *d, uint32_t i);
 void cxlmem_canon(const domain *d, uint32_t *idx);
 memo_ent *cxlmem_memo_find(cxlmem *m, const domain *d, const uint32_t *idx);
 int cxlmem_memo_store(cxlmem *m, const domain *d, const uint32_t *idx);

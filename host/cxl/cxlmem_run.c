@@ -136,11 +136,11 @@ int cxlmem_run_detail(cxlmem *m, domain *d, uint64_t h, cxl_err *err)
         rc = drain(d, err);
         if (rc)
             return rc;
-        cxl_stats st;
-        rc = cxl_backend_stats(d->b, &st, err);
+        cxl_counters st;
+        rc = cxl_backend_counters(d->b, &st, err);
         if (rc)
             return rc;
-        cxlmem_load_of(m, &st, &d->load_live);
+        cxlmem_load_of(m, st.dev, &d->load_live);
         double attributed = 0;
         for (uint32_t i = 0; i < d->nx; i++)
             attributed += (double)d->x[i].inst_done;
@@ -283,7 +283,7 @@ int cxlmem_deliver(cxlmem *m, domain *d, int64_t *t_ps, uint32_t *tag, cxl_err *
             *tag = d->x[i].tag;
             m->last_host = d->x[i].host;
             d->retired += (double)d->x[i].inst_done;
-            cxlmem_remove_xfer(d, i);
+            cxlmem_remove_xfer(m, d, i);
             break;
         }
     return d->nready == 0 ? cxlmem_changed(m, d, err) : 0;

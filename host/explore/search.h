@@ -24,12 +24,15 @@
  *      and backward kernels plus the head (and the embedding when pp is 1), and cannot start before the
  *      forward of pp - 1 chunks (the first with the embedding) nor end before their backward and the first
  *      stage's optimizer step (the GPU's Adam kernel, or the CPU's at cpu_adam_rate); tensor-parallel
- *      collectives count at the fabric's bandwidth without latency; every other
- *      part of the iteration (communication, bubbles, CXL stalls) only adds. Layouts are run in order of
- *      that bound; one is skipped when its bound exceeds the iteration time of the top-th best run so
- *      far and (with CXL memory, for stage 3) it offloads nothing or its bound also exceeds the rerun-th
- *      best of the layouts that offload. So the ranking is the one running every feasible layout would
- *      give (`exhaustive` runs them all; a run faster than its bound is an internal error). Layouts run
+ *      collectives count at the fabric's bandwidth without latency; with CXL memory, the bytes the stages
+ *      wait for over the domain's peak (the optimizer step's transfers, every domain's bytes in all, a
+ *      domain's optimizer bytes after its stages' earliest possible step: search.c, bound_cxl); every
+ *      other part of the iteration (communication, bubbles, CXL latency and contention) only adds.
+ *      Layouts are run in order of that bound; one is skipped when its bound exceeds both the iteration
+ *      time of the top-th best run so far and (with CXL memory, for stage 3) the rerun-th best of the
+ *      layouts that offload. So the ranking, with the ranks of the re-run layouts, is the one running
+ *      every feasible layout would give (`exhaustive` runs them all; a run faster than its bound is an
+ *      internal error). Layouts run
  *      in rounds of SEARCH_ROUND, split over `jobs` forked processes: which ones run does not depend on
  *      jobs;
  *   3. rerun: the `rerun` best of the screen that offload something to CXL, again with the cycle-level

@@ -162,6 +162,21 @@ typedef struct rep {
     uint64_t shard_params;
 } rep;
 
+/* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:
+ * NCCL's choice, collalgo's phases and the message latencies. Kept per key, direct-mapped, since an
+ * iteration repeats the same few collectives thousands of times. */
+#define ENG_COLL_MEMO 32u
+typedef struct eng_coll_memo {
+    const collalgo_group *grp;      /* NULL: empty */
+    int kind, op;
+    uint64_t bytes;
+    collalgo_algo chosen;
+    nccltune_proto proto;
+    collalgo_phase ph[COLLALGO_MAX_PHASES]; /* with NCCL's ring loops or the protocol's factors applied */
+    uint32_t nph;
+    int64_t hop_intra_ps, hop_inter_ps;
+} eng_coll_memo;
+
 typedef struct eng {
     const expcfg *x;
     const traincfg *t;
@@ -209,6 +224,7 @@ typedef struct eng {
     uint32_t *port_active;          /* per domain x host port (trace) */
     int64_t *port_since;
     uint32_t ports;
+    eng_coll_memo coll_memo[ENG_COLL_MEMO]; /* start_coll's plans, direct-mapped */
 } eng;
 
 /* ---- train.c ---- */

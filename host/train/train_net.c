@@ -244,17 +244,14 @@ static void note_coll(eng *E, int kind, const xfer *X, const nccltune_comm *c)
     n->count = 1;
 }
 
-/* A collective of the tensor- or data-parallel group of representative r. The algorithm and protocol are
- * NCCL's choice (nccltune.h) within what training.collectives and training.protocol allow (hierarchical,
- * not an NCCL algorithm, takes the ring's protocol); the phases are collalgo's for that algorithm, with
- * the protocol's bytes on the wire and message latency (nccltune_factors; Simple changes nothing). */
-static uint32_t start_coll(eng *E, int kind, const collalgo_group *grp, uint32_t r, int op, uint64_t bytes,
-                           const char *name)
+/* The plan of a collective of the tensor- or data-parallel group grp into M (all but its key): the algorithm
+ * and protocol are NCCL's choice (nccltune.h) within what training.collectives and training.protocol allow
+ * (hierarchical, not an NCCL algorithm, takes the ring's protocol); the phases are collalgo's for that
+ * algorithm, with the protocol's bytes on the wire and message latency (nccltune_factors; Simple changes
+ * nothing). Non-zero (E->rc set) on error. */
+static int plan_coll(eng *E, int kind, const collalgo_group *grp, int op, uint64_t bytes, const nccltune_comm *c,
+                     eng_coll_memo *M)
 {
-    uint32_t xid = eng_new_xfer(E, kind, r, name);
-    if (xid == UINT32_MAX)
-        return xid;
-    xfer *X = &E->xf[xid];
     const traincfg *t = &E->x->train;
     int ga = kind == XK_TP ? t->tp_collective_algo : t->dp_collective_algo;
     int gp = kind == XK_TP ? t->tp_protocol : t->dp_protocol;
@@ -262,57 +259,89 @@ static uint32_t start_coll(eng *E, int kind, const collalgo_group *grp, uint32_t
     int fp = gp == TRAINCFG_INHERIT ? TRAINCFG_F_PROTOCOL : kind == XK_TP ? TRAINCFG_F_TP_PROTO : TRAINCFG_F_DP_PROTO;
     collalgo_algo want = (collalgo_algo)(ga == TRAINCFG_INHERIT ? t->collective_algo : ga), chosen;
     nccltune_proto proto = (nccltune_proto)(gp == TRAINCFG_INHERIT ? t->protocol : gp);
-    nccltune_comm c;
-    nccl_comm(E, grp, &c);
     nccltune_choice ch = { COLLALGO_RING, NCCLTUNE_SIMPLE, 0, 0, 0 };
     collalgo_algo ask = want == COLLALGO_HIERARCHICAL || (want == COLLALGO_TREE && op != COLLALGO_ALLREDUCE)
                             ? COLLALGO_RING : want;
+    M->grp = NULL; /* empty until complete */
     int rc = 0;
     if (grp->ranks > 1 && bytes)
-        rc = nccltune_pick(&c, (collalgo_op)op, bytes, ask, proto, &ch, E->err);
+        rc = nccltune_pick(c, (collalgo_op)op, bytes, ask, proto, &ch, E->err);
     if (rc) {
         E->rc = eng_relocate(E->err, &t->loc[fp], train_key(fp));
-        return UINT32_MAX;
+        return E->rc;
     }
     collalgo_algo plan = want == COLLALGO_AUTO ? ch.algo : want;
-    rc = collalgo_plan((collalgo_op)op, plan, grp, bytes, &E->fab, X->ph, &X->nph, &chosen, E->err);
-    if (rc == 0 && X->nph && collalgo_time_ps(X->ph, X->nph, &E->fab, E->err) < 0)
+    rc = collalgo_plan((collalgo_op)op, plan, grp, bytes, &E->fab, M->ph, &M->nph, &chosen, E->err);
+    if (rc == 0 && M->nph && collalgo_time_ps(M->ph, M->nph, &E->fab, E->err) < 0)
         rc = E->err->code ? E->err->code : CXL_ELIMIT; /* a time beyond int64 (gpu.nvlink: 1B/s) */
     if (rc) {
         E->rc = coll_blame(E, grp, rc, fa);
-        return UINT32_MAX;
+        return E->rc;
+    }
+    M->chosen = chosen;
+    M->proto = ch.proto;
+    M->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
+    M->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
+    if (M->nph == 0)
+        return 0;
+    if (ch.proto == NCCLTUNE_SIMPLE) {
+        if (chosen == COLLALGO_RING && op != COLLALGO_BROADCAST && M->nph == 1 &&
+            nccl_ring(E, grp, op, bytes, &M->ph[0])) {
+            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
+            return E->rc;
+        }
+    } else {
+        double fb, fi, fo;
+        if (nccltune_factors(c, (collalgo_op)op, chosen == COLLALGO_TREE ? COLLALGO_TREE : COLLALGO_RING, ch.proto,
+                             &fb, &fi, &fo, E->err)) {
+            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
+            return E->rc;
+        }
+        for (uint32_t i = 0; i < M->nph; i++) {
+            M->ph[i].intra_bytes = (uint64_t)ceil((double)M->ph[i].intra_bytes * fb);
+            M->ph[i].inter_bytes = (uint64_t)ceil((double)M->ph[i].inter_bytes * fb);
+        }
+        M->hop_intra_ps = (int64_t)llround((double)M->hop_intra_ps * fi);
+        M->hop_inter_ps = (int64_t)llround((double)M->hop_inter_ps * fo);
+    }
+    return 0;
+}
+
+/* A collective of the tensor- or data-parallel group of representative r, planned by plan_coll. */
+static uint32_t start_coll(eng *E, int kind, const collalgo_group *grp, uint32_t r, int op, uint64_t bytes,
+                           const char *name)
+{
+    uint32_t xid = eng_new_xfer(E, kind, r, name);
+    if (xid == UINT32_MAX)
+        return xid;
+    xfer *X = &E->xf[xid];
+    nccltune_comm c;
+    nccl_comm(E, grp, &c);
+    /* the plan depends on the kind, group, op and bytes only: a memo hit is what plan_coll would compute */
+    uint64_t key = (bytes + (uint64_t)op * 0x100000001b3ull + (uint64_t)kind * 0x10001ull +
+                    (uint64_t)(uintptr_t)grp) * 0x9e3779b97f4a7c15ull;
+    eng_coll_memo *M = &E->coll_memo[key >> 59 & (ENG_COLL_MEMO - 1)];
+    if (!(M->grp == grp && M->kind == kind && M->op == op && M->bytes == bytes)) {
+        if (plan_coll(E, kind, grp, op, bytes, &c, M))
+            return UINT32_MAX;
+        M->grp = grp;
+        M->kind = kind;
+        M->op = op;
+        M->bytes = bytes;
     }
     X->op = (uint8_t)op;
-    X->algo = (uint8_t)chosen;
-    X->proto = (uint8_t)ch.proto;
+    X->algo = (uint8_t)M->chosen;
+    X->proto = (uint8_t)M->proto;
     X->coll_bytes = bytes;
-    X->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
-    X->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
+    X->hop_intra_ps = M->hop_intra_ps;
+    X->hop_inter_ps = M->hop_inter_ps;
+    X->nph = M->nph;
+    memcpy(X->ph, M->ph, sizeof X->ph);
     if (X->nph == 0) {
         eng_xfer_done(E, xid);
         return xid;
     }
     note_coll(E, kind, X, &c);
-    if (ch.proto == NCCLTUNE_SIMPLE) {
-        if (chosen == COLLALGO_RING && op != COLLALGO_BROADCAST && X->nph == 1 &&
-            nccl_ring(E, grp, op, bytes, &X->ph[0])) {
-            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
-            return UINT32_MAX;
-        }
-    } else {
-        double fb, fi, fo;
-        if (nccltune_factors(&c, (collalgo_op)op, chosen == COLLALGO_TREE ? COLLALGO_TREE : COLLALGO_RING, ch.proto,
-                             &fb, &fi, &fo, E->err)) {
-            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
-            return UINT32_MAX;
-        }
-        for (uint32_t i = 0; i < X->nph; i++) {
-            X->ph[i].intra_bytes = (uint64_t)ceil((double)X->ph[i].intra_bytes * fb);
-            X->ph[i].inter_bytes = (uint64_t)ceil((double)X->ph[i].inter_bytes * fb);
-        }
-        X->hop_intra_ps = (int64_t)llround((double)X->hop_intra_ps * fi);
-        X->hop_inter_ps = (int64_t)llround((double)X->hop_inter_ps * fo);
-    }
     eng_phase_begin(E, xid);
     return xid;
 }

@@ -1,7 +1,8 @@
 /* test_search.c - `cxlsim search` (search.h): on a small case, the ranking equals the one got by loading
  * every layout with --set overrides and running it through the engine one by one (the path of `cxlsim
- * train`), the rerun's times equal single csim runs, the bound-pruned search equals the exhaustive one and
- * does not depend on the worker count, and a search with no valid layout names what excluded them. */
+ * train`), the rerun's times equal single csim runs, the bound-pruned search equals the exhaustive one (also
+ * with the offloads varied, where the bound's CXL term prunes) and does not depend on the worker count, and a
+ * search with no valid layout names what excluded them. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,8 +20,9 @@
 #include "train/train.h"
 
 #define SMALL CXLSIM_SOURCE_DIR "/configs/experiments/cxl-offload-small.yaml"
-/* the offload policy stays the experiment's (optimizer on the CPU, one CXL transfer per stage): layouts that
- * offload activations or parameters cost the engine up to a second each (docs/search.md, "Cost") */
+/* the offload policy stays the experiment's (optimizer on the CPU, one CXL transfer per stage) here, where
+ * every layout also runs alone: layouts that offload activations or parameters cost the engine up to a
+ * second each with a pipeline (docs/search.md, "Cost"); offload_pruned_equals_exhaustive varies them */
 #define VARY ((1u << SEARCH_TP) | (1u << SEARCH_PP) | (1u << SEARCH_MICRO_BATCH))
 
 typedef struct one {
@@ -80,17 +82,24 @@ static int offloads(const search_layout *l)
     return l->offload_optimizer || l->offload_activations || l->offload_parameters;
 }
 
+/* The options of a search on two workers. */
+static search_opts opts(unsigned top, unsigned rerun, unsigned vary)
+{
+    search_opts o;
+    search_default_opts(&o);
+    o.top = top;
+    o.rerun = rerun;
+    o.vary = vary;
+    o.jobs = 2;
+    return o;
+}
+
 static void ranking_equals_one_by_one(void **state)
 {
     (void)state;
     expcfg *base = load_small(NULL);
     cxl_err e;
-    search_opts o;
-    search_default_opts(&o);
-    o.top = 5;
-    o.rerun = 1;
-    o.vary = VARY;
-    o.jobs = 2;
+    search_opts o = opts(5, 1, VARY);
     search_report r;
     assert_int_equal(search_run(base, &o, &r, &e), 0);
     assert_int_equal(r.violations, 0);
@@ -156,6 +165,63 @@ static void ranking_equals_one_by_one(void **state)
 
     free(all);
     free(ls);
+    search_report_free(&r);
+    free(base);
+}
+
+/* Offloads varied (optimizer, activations, parameters) and micro-batches: the bound's CXL term (the bytes
+ * a layout waits for over the device's peak, search.c) prunes layouts that offload, and the pruned search
+ * gives the exhaustive one's ranking, ranks of the re-run layouts and rerun included; no layout of the
+ * exhaustive run beats its bound. */
+static void offload_pruned_equals_exhaustive(void **state)
+{
+    (void)state;
+    expcfg *base = load_small(NULL);
+    cxl_err e;
+    search_opts o = opts(2, 2, (1u << SEARCH_OFFLOAD) | (1u << SEARCH_MICRO_BATCH));
+    search_report r, x;
+    assert_int_equal(search_run(base, &o, &r, &e), 0);
+    o.exhaustive = 1;
+    assert_int_equal(search_run(base, &o, &x, &e), 0);
+    assert_int_equal(x.violations, 0);
+    assert_int_equal(r.violations, 0);
+    assert_int_equal(x.screened, x.feasible);
+    assert_true(r.pruned > 0);
+    assert_int_equal(r.screened + r.pruned, x.screened);
+    assert_int_equal(x.nbest, r.nbest);
+    for (size_t i = 0; i < r.nbest; i++) {
+        assert_int_equal(x.best[i].index, r.best[i].index);
+        assert_int_equal(x.best[i].screen.iteration_ps, r.best[i].screen.iteration_ps);
+        assert_int_equal(x.best[i].screen_rank, r.best[i].screen_rank);
+        assert_int_equal(x.best[i].has_rerun, r.best[i].has_rerun);
+        assert_int_equal(x.best[i].rerun_rank, r.best[i].rerun_rank);
+        assert_int_equal(x.best[i].rerun.iteration_ps, r.best[i].rerun.iteration_ps);
+    }
+    /* what pruned them: a layout that offloads activations or parameters whose bound, CXL term included,
+     * exceeds the rerun-th best that offloads (the last threshold the search had) */
+    int64_t thr = 0;
+    for (size_t i = 0; i < x.nbest; i++)
+        if (x.best[i].has_rerun && x.best[i].screen.iteration_ps > thr)
+            thr = x.best[i].screen.iteration_ps;
+    if (x.best[o.top - 1].screen.iteration_ps > thr)
+        thr = x.best[o.top - 1].screen.iteration_ps;
+    search_layout *ls;
+    size_t n, beyond = 0;
+    assert_int_equal(search_enumerate(base, o.vary, &ls, &n, &e), 0);
+    expcfg *c = malloc(sizeof *c);
+    assert_non_null(c);
+    for (size_t i = 0; i < n; i++) {
+        *c = *base;
+        tiers t;
+        if (!(ls[i].offload_activations || ls[i].offload_parameters) || search_apply(c, &ls[i], &e) ||
+            tiers_compute(c, &t) || tiers_check(c, &t, &e))
+            continue;
+        beyond += search_bound_ps(c, &e) > thr;
+    }
+    assert_true(beyond > 0);
+    free(c);
+    free(ls);
+    search_report_free(&x);
     search_report_free(&r);
     free(base);
 }
@@ -237,6 +303,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ranking_equals_one_by_one),
+        cmocka_unit_test(offload_pruned_equals_exhaustive),
         cmocka_unit_test(no_valid_layout),
         cmocka_unit_test(context_parallel_dimension),
         cmocka_unit_test(bad_options),
