@@ -98,6 +98,21 @@ inline cxl_msg random_msg(Rng &r)
     return m;
 }
 
+// A pipe test's traffic phases: the chance (percent) of any pushes and of any pops in a cycle; each
+// phase lasts a while (fill, drain, balanced, bursts both ways, only pushes, only pops, mixed).
+struct PipePhase {
+    uint32_t push_pct, pop_pct;
+};
+constexpr PipePhase kPipePhases[] = {{90, 10}, {10, 90}, {50, 50}, {100, 100}, {100, 0}, {0, 100}, {70, 60}};
+inline PipePhase pipe_phase(Rng &r) { return kPipePhases[r.below(sizeof kPipePhases / sizeof kPipePhases[0])]; }
+
+// A fixed path delay for the delay-pipe tests: 0, 1, 2, small, large, beyond any run, or random below 100.
+inline uint32_t path_delay(Rng &r)
+{
+    static const uint32_t fixed[] = {0, 1, 2, 3, 7, 40, 200, 5000, UINT32_MAX};
+    return r.chance(80) ? fixed[r.below(sizeof fixed / sizeof fixed[0])] : r.below(100);
+}
+
 // The first mismatch: returns false after printing it, so callers write `ok = ok && same(...)`.
 struct Checker {
     const char *test;

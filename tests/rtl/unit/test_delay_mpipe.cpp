@@ -29,19 +29,9 @@ constexpr uint32_t kDepth = CXL_MAX_FIFO, kNPush = 4, kK = 5;
 constexpr int kCycles = 8000;
 constexpr int kW = 120;
 
-struct Phase {
-    uint32_t push_pct, pop_pct;
-};
-constexpr Phase kPhases[] = {{90, 10}, {10, 90}, {50, 50}, {100, 100}, {100, 0}, {0, 100}, {70, 60}};
 
 using rtl_unit::get_bits;
 using rtl_unit::put_bits;
-
-uint32_t delay_for(Rng &r)
-{
-    static const uint32_t fixed[] = {0, 1, 2, 3, 7, 40, 200, 5000, UINT32_MAX};
-    return r.chance(80) ? fixed[r.below(sizeof fixed / sizeof fixed[0])] : r.below(100);
-}
 
 bool run_seed(VerilatedContext &ctx, uint64_t seed)
 {
@@ -55,7 +45,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
     const uint64_t starts[] = {0, (1ull << 32) - 3000, (1ull << 40) - 2000, rng.next() >> 1};
     uint64_t now = 0;
     uint32_t delay = 0;
-    Phase ph = kPhases[0];
+    rtl_unit::PipePhase ph = rtl_unit::kPipePhases[0];
     uint64_t next_reset = 0;
     bool ok = true;
     uint64_t pushed = 0, popped = 0, held = 0, refused = 0;
@@ -65,7 +55,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
         ck.cycle = cyc;
         if (cyc == next_reset) {
             now = starts[rng.below(4)];
-            delay = delay_for(rng);
+            delay = rtl_unit::path_delay(rng);
             top->rst_n = 0;
             top->ce = rng.chance(50); // reset acts regardless of ce
             top->delay = delay;
@@ -78,7 +68,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
             continue;
         }
         if (cyc % 150 == 0)
-            ph = kPhases[rng.below(sizeof kPhases / sizeof kPhases[0])];
+            ph = rtl_unit::pipe_phase(rng);
         ck.now = now;
 
         bool ce = !rng.chance(4);

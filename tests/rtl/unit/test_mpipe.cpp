@@ -41,10 +41,6 @@ static_assert(kDepth <= CXL_MAX_FIFO, "the C pipe holds CXL_MAX_FIFO");
 constexpr int kCycles = 6000;
 constexpr int kW = 120;
 
-struct Phase {
-    uint32_t push_pct, pop_pct; // chance of any pushes / pops in a cycle
-};
-constexpr Phase kPhases[] = {{90, 10}, {10, 90}, {50, 50}, {100, 100}, {100, 0}, {0, 100}, {70, 60}};
 constexpr uint32_t kCaps[] = {0, 1, 2, 3, 5, 7, 9, 64, 255, 256, 257, 1000};
 
 template <size_t N> void set_bits(VlWide<N> &w, int lsb, int width, uint64_t v)
@@ -125,7 +121,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
     cxl_pipe &p = *pp;
     uint64_t starts[] = {0, 1000, UINT64_MAX - 2500, rng.next() >> 1};
     uint64_t now = starts[seed % 4];
-    Phase ph = kPhases[0];
+    rtl_unit::PipePhase ph = rtl_unit::kPipePhases[0];
     uint64_t next_reset = 0;
     bool ok = true;
     uint64_t accepted = 0, popped = 0, held = 0;
@@ -151,7 +147,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
             continue;
         }
         if (cyc % 150 == 0)
-            ph = kPhases[rng.below(sizeof kPhases / sizeof kPhases[0])];
+            ph = rtl_unit::pipe_phase(rng);
 
         bool ce = !rng.chance(4);
         bool push_first = rng.chance(50);

@@ -21,10 +21,6 @@ namespace {
 
 constexpr int kCycles = 6000;
 
-struct Phase {
-    uint32_t push_pct, pop_pct;
-};
-constexpr Phase kPhases[] = {{90, 10}, {10, 90}, {50, 50}, {100, 100}, {100, 0}, {0, 100}, {70, 60}};
 constexpr uint32_t kCaps[] = {0, 1, 2, 3, 7, 64, 255, 256, 257, 1000};
 
 uint64_t ready_for(Rng &r, uint64_t now)
@@ -50,7 +46,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
     cxl_pipe p;
     uint64_t starts[] = {0, 1000, UINT64_MAX - 2500, rng.next() >> 1};
     uint64_t now = starts[seed % 4];
-    Phase ph = kPhases[0];
+    rtl_unit::PipePhase ph = rtl_unit::kPipePhases[0];
     uint64_t next_reset = 0;
     bool ok = true;
 
@@ -73,7 +69,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
             continue;
         }
         if (cyc % 200 == 0)
-            ph = kPhases[rng.below(sizeof kPhases / sizeof kPhases[0])];
+            ph = rtl_unit::pipe_phase(rng);
 
         bool push_first = rng.chance(50);
         bool push = rng.chance(ph.push_pct), pop = rng.chance(ph.pop_pct);
