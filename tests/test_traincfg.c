@@ -175,6 +175,55 @@ static void korthikanti_activations(void **state)
     assert_true(gpumem_layers_in_flight(&m, &t, 7) == 12.0);
 }
 
+/* Activations as Megatron-Core and Transformer Engine keep them (gpumem.c): the fused SwiGLU keeps its input
+ * only, FP8 training keeps GEMM inputs as FP8 copies (1 B), the query width is heads x head_dim; FP8 weight
+ * copies (rowwise and transposed) add 2 B per layer weight; an MoE layer's experts keep per routed copy
+ * the permuted fc1 input, the activation input and the fc2 input. */
+static void te_activations(void **state)
+{
+    (void)state;
+    cxl_err e;
+    modelcfg m;
+    ok_or_fail(modelcfg_load("llama3-70b", &m, &e), &e, "llama3-70b");
+    traincfg t;
+    memset(&t, 0, sizeof t);
+    t.micro_batch = 1, t.tp = 1, t.pp = 1, t.dp = 1, t.virtual_stages = 1, t.global_batch = 1;
+    double s = (double)m.seq_len, h = 8192, f = 28672, a = 64, q = 64 * 128, k = 8 * 128;
+    /* bf16: norms' inputs 4h, QKV and fc1 inputs 2h each; Q, K, V and the attention output 4q + 4k; fused
+     * SwiGLU input 4f and fc2 input 2f; the logsumexp 4a */
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == s * (8 * h + 4 * q + 4 * k + 6 * f + 4 * a));
+    /* FP8: the QKV, fc1, output projection and fc2 inputs as FP8 copies (the projection's beside the 16-bit
+     * attention output the core keeps) */
+    t.precision = GPUCFG_FP8;
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == s * (6 * h + 4 * q + 4 * k + q + 5 * f + 4 * a));
+    /* FP8 weight copies: 2 B per weight of the layers (none of the embedding's or output layer's) */
+    gpumem bf, f8;
+    t.global_batch = 1;
+    gpumem_stage(&m, &t, 0, &f8);
+    t.precision = GPUCFG_BF16;
+    gpumem_stage(&m, &t, 0, &bf);
+    assert_true(f8.weights_bytes - bf.weights_bytes == 2.0 * 80 * (double)modelcfg_layer_params_tp(&m, 1));
+    /* under ZeRO-3 the gathered weights are transient: no copies kept */
+    t.zero = 3, t.dp = 2, t.global_batch = 2;
+    gpumem_stage(&m, &t, 0, &bf);
+    t.precision = GPUCFG_FP8;
+    gpumem_stage(&m, &t, 0, &f8);
+    assert_true(f8.weights_bytes == bf.weights_bytes);
+
+    /* MoE (Qwen3-30B-A3B: h 2048, 32 heads x 128, 4 KV heads, 128 experts, top 8, expert_ffn 768), bf16,
+     * tp 1, one stage of all-MoE layers: per token the dense part without its MLP (the router's 16-bit input
+     * 2h in place of the fc1 input), 8 routed copies of (2h + 6 x 768), fp32 router probabilities 4 x 128 */
+    ok_or_fail(modelcfg_load("qwen3-30b-a3b", &m, &e), &e, "qwen3-30b-a3b");
+    memset(&t, 0, sizeof t);
+    t.micro_batch = 1, t.tp = 1, t.pp = 1, t.dp = 8, t.ep = 8, t.etp = 1, t.virtual_stages = 1, t.global_batch = 8;
+    s = (double)m.seq_len, h = 2048, a = 32, q = 32 * 128, k = 4 * 128;
+    double dense = s * (8 * h + 4 * q + 4 * k + 4 * a), moe = s * (8 * (2 * h + 6 * 768.0) + 4 * 128);
+    gpumem g;
+    gpumem_stage(&m, &t, 0, &g);
+    double head = 4 * s * h + 4 * s * (double)modelcfg_vocab(&m);
+    assert_true(fabs(g.activations_bytes - (48 * (dense + moe) + head)) < 1e-6 * g.activations_bytes);
+}
+
 static void default_experiment(void **state)
 {
     (void)state;
@@ -196,9 +245,10 @@ static void default_experiment(void **state)
     assert_true(mem.gradients_bytes == 4.0 * 3369340928.0);
     assert_true(mem.optimizer_bytes == 12.0 * 3369340928.0 / 8);
     /* activations per layer, selective + sp, no dropout, s = 4096, b = 1, h = 4096, f = 11008, r = 1:
-     * (R + S)/t = (8sbh + 8sbh + 8sbf) / 2 = (16 * 16777216 + 8 * 45088768) / 2 = 314572800;
+     * (R + S)/t = (8sbh + 8sbh + 6sbf) / 2 = (16 * 16777216 + 6 * 45088768) / 2 = 269484032 (the fused
+     * SwiGLU keeps its input 4sbf, fc2 its input 2sbf);
      * 32 layers; plus the last stage's 4sbh/t + 4sbV/t = 33554432 + 262144000 */
-    assert_true(mem.activations_bytes == 32 * 314572800.0 + 33554432.0 + 262144000.0);
+    assert_true(mem.activations_bytes == 32 * 269484032.0 + 33554432.0 + 262144000.0);
     ok_or_fail(gpumem_check(&mem, &x.gpu, &x.root, &e), &e, "fits");
 }
 
@@ -552,6 +602,7 @@ int main(void)
         cmocka_unit_test(params_gpt3_175b),
         cmocka_unit_test(params_llama2_7b),
         cmocka_unit_test(korthikanti_activations),
+        cmocka_unit_test(te_activations),
         cmocka_unit_test(default_experiment),
         cmocka_unit_test(korthikanti_rows_load_and_fit),
         cmocka_unit_test(err_tp_heads),
