@@ -10,9 +10,12 @@
  * last.
  *
  * Activations follow Korthikanti et al., arXiv 2205.05198, Sec. 4, generalised to GQA, SwiGLU and no
- * dropout (derivation in gpumem.c): per layer and micro-batch 34sbh + 5as^2b bytes for a GPT layer with
- * no parallelism and the unfused attention, 34sbh + 4asb with flash attention (no s x s scores kept); the stage holds as many micro-batches as its 1F1B (or interleaved) warm-up keeps in
- * flight. Everything is 16-bit activations, as in the paper.
+ * dropout, with what Megatron-Core's and Transformer Engine's fused kernels save (derivation in gpumem.c):
+ * per layer and micro-batch 34sbh + 5as^2b bytes for a 16-bit GPT layer with no parallelism and the
+ * unfused attention, 34sbh + 4asb with flash attention (no s x s scores kept); the fused SwiGLU keeps only
+ * its input; FP8 training keeps GEMM inputs as 1 B copies and, below ZeRO-3, 2 B of FP8 weight copies per
+ * layer weight (counted in weights_bytes). The stage holds as many micro-batches as its 1F1B (or
+ * interleaved) warm-up keeps in flight.
  *
  * Pure functions of the configuration; no allocation. */
 #ifndef CXLSIM_GPUMEM_H
