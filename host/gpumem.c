@@ -32,6 +32,8 @@
 
 #include <stdio.h>
 
+#include "parallel.h"
+
 typedef unsigned long long ull;
 
 /* Bytes of a GEMM input kept for the backward: the FP8 copy with FP8 training (TE), else 16-bit. */
@@ -89,7 +91,18 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
     }
     if (units > total)
         units = total;
-    return (double)units * (double)m->layers / (double)(p * (v ? v : 1));
+    if (!parallel_uneven_split(t))
+        return (double)units * (double)m->layers / (double)(p * (v ? v : 1));
+    /* an uneven split: the k-th forward pass of the rank runs its chunk (k / p) mod v (Megatron's
+     * interleaved order, p micro-batches per chunk in turn), so sum those chunks' layers */
+    uint64_t vv = v ? v : 1, per_round = 0, layers;
+    for (uint64_t c = 0; c < vv; c++)
+        per_round += parallel_chunk_layers(m, t, stage, c, NULL);
+    uint64_t rounds = units / (p * vv), rest = units % (p * vv);
+    layers = rounds * p * per_round;
+    for (uint64_t k = 0; k < rest; k++)
+        layers += parallel_chunk_layers(m, t, stage, (k / p) % vv, NULL);
+    return (double)layers;
 }
 
 /* Activation bytes of one MoE layer for one micro-batch on one GPU: the dense layer's without its MLP
@@ -118,10 +131,13 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
 {
     /* ZeRO shards over the dp x cp ranks that hold the same parameters */
     uint64_t p = t->pp, dp = traincfg_dpcp(t), tp = t->tp, v = t->virtual_stages ? t->virtual_stages : 1;
-    uint64_t per_chunk = m->layers / (p * v), moe = 0, expert = 0;
-    for (uint64_t c = 0; c < v; c++)
-        moe += modelcfg_moe_layers_in(m, (c * p + stage) * per_chunk, per_chunk);
-    uint64_t params = (m->layers / p - moe) * modelcfg_layer_params_tp(m, tp);
+    uint64_t layers = 0, moe = 0, expert = 0;
+    for (uint64_t c = 0; c < v; c++) {
+        uint64_t first, n = parallel_chunk_layers(m, t, stage, c, &first);
+        layers += n;
+        moe += modelcfg_moe_layers_in(m, first, n);
+    }
+    uint64_t params = (layers - moe) * modelcfg_layer_params_tp(m, tp);
     if (moe) {
         uint64_t etp = t->etp ? t->etp : tp;
         params += moe * modelcfg_moe_layer_params_tp(m, tp, t->ep, etp, &expert);
@@ -148,13 +164,15 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + X * ob / (t->zero >= 1 ? edp : 1);
     }
 
-    if (t->precision == GPUCFG_FP8 && t->zero < 3) {
+    if (t->precision == GPUCFG_FP8 && t->zero < 3 && !t->fp8_param_gather) {
         /* FP8 weight copies: Megatron-Core's TE modules pass is_first_microbatch, so TE quantizes each
          * weight once per iteration and keeps the FP8 copy for the later micro-batches (megatron/core/
          * extensions/transformer_engine.py, TELinear.forward; TE module/base.py, the weight workspace):
          * the rowwise copy for the forward GEMM and the columnwise (transposed) one for the data-gradient
          * GEMM on Hopper, 2 x 1 B per weight of the stage's layers held by this GPU (the output layer is
-         * Megatron's own bf16 GEMM; under ZeRO-3 / FSDP the gathered weights are transient, none kept) */
+         * Megatron's own bf16 GEMM; under ZeRO-3 / FSDP the gathered weights are transient, none kept).
+         * With fp8_param_gather the layers' weights are those FP8 tensors (rowwise and columnwise, 2 B),
+         * in place of the bf16 weights: as many bytes as counted above. */
         double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
                               (double)(stage == p - 1 ? modelcfg_head_params_tp(m, tp, p) : 0);
         out->weights_bytes += 2 * layer_params;
@@ -163,8 +181,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
     if (moe) /* the stage's mean layer */
-        layer = ((double)(m->layers / p - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) /
-                (double)(m->layers / p);
+        layer = ((double)(layers - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) / (double)layers;
     double act = gpumem_layers_in_flight(m, t, stage) * layer;
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL) {
         traincfg none = *t;
@@ -191,6 +208,13 @@ void gpumem_estimate(const modelcfg *m, const traincfg *t, gpumem *out)
     gpumem_stage(m, t, 0, &first);
     gpumem_stage(m, t, t->pp - 1, &last);
     *out = last.total_bytes > first.total_bytes ? last : first;
+    /* an uneven split can make a middle stage the largest (more layers than the first or last) */
+    for (uint64_t s = 1; parallel_uneven_split(t) && s + 1 < t->pp; s++) {
+        gpumem mid;
+        gpumem_stage(m, t, s, &mid);
+        if (mid.total_bytes > out->total_bytes)
+            *out = mid;
+    }
 }
 
 int gpumem_check(const gpumem *mem, const gpucfg *g, const cfgloc *at, cxl_err *err)

@@ -41,7 +41,8 @@ double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t);
 double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t stage);
 /* One pipeline stage. The layout must have passed parallel_check(). */
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out);
-/* The stage with the largest total (first and last stages are the candidates; ties: the first). */
+/* The stage with the largest total (first and last stages are the candidates, every stage with an uneven
+ * pipeline split; ties: the first). */
 void gpumem_estimate(const modelcfg *m, const traincfg *t, gpumem *out);
 /* CXL_ECONFIG at `at` when out->total_bytes exceeds the GPU's HBM, naming every part; else 0. */
 int gpumem_check(const gpumem *mem, const gpucfg *g, const cfgloc *at, cxl_err *err);

@@ -286,8 +286,10 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
      * offload_optimizer cpu the CPU's, no faster than cpu_adam_rate over the node's parameters */
     double opt = 0;
     if (!rc) {
-        uint64_t lpc = x->model.layers / (t->pp * t->virtual_stages);
-        uint64_t p = lpc * t->virtual_stages * g->layer_params + g->embed_params + (t->pp == 1 ? g->head_params : 0);
+        uint64_t l0 = 0; /* the first stage's layers */
+        for (uint64_t c = 0; c < t->virtual_stages; c++)
+            l0 += parallel_chunk_layers(&x->model, t, 0, c, NULL);
+        uint64_t p = l0 * g->layer_params + g->embed_params + (t->pp == 1 ? g->head_params : 0);
         uint64_t shard = t->zero >= 1 ? (p + traincfg_dpcp(t) - 1) / traincfg_dpcp(t) : p;
         if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_optimizer == CXLCFG_OPT_CPU)
             opt = (double)shard * (double)x->cluster.gpus_per_node / x->cxl.cpu_adam_rate * 1e12;
@@ -305,7 +307,12 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
     if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_activations)
         sum[OPGRAPH_LAYER_RECOMPUTE] = 0;   /* the engine fetches them back instead */
     double pp = (double)t->pp, v = (double)t->virtual_stages, m = (double)parallel_microbatches(t);
+    /* layers per chunk: the fewest of any chunk, so that the bound stays below an uneven split's time */
     double lc = (double)(x->model.layers / (t->pp * t->virtual_stages));
+    for (uint64_t vs = 0; parallel_uneven_split(t) && vs < t->pp * t->virtual_stages; vs++) {
+        double n = (double)parallel_chunk_layers(&x->model, t, vs % t->pp, vs / t->pp, NULL);
+        lc = vs == 0 || n < lc ? n : lc;
+    }
     double fc = lc * sum[OPGRAPH_LAYER_FWD], bc = lc * (sum[OPGRAPH_LAYER_BWD] + sum[OPGRAPH_LAYER_RECOMPUTE]);
     double ends = sum[OPGRAPH_EMBED_FWD] + sum[OPGRAPH_EMBED_BWD];
     /* the last stage's own kernels, then the chain before its first and after its last chunk */

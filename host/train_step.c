@@ -265,7 +265,7 @@ static int zero3_gather(eng *E, rep *R, const item_ctx *c)
         mine = R->dp_enq;
     }
     R->gather_next = 0;
-    if (R->layer + 1 < E->layers_per_chunk) {
+    if (R->layer + 1 < E->chunk_layers[c->vs]) {
         dp_enqueue(E, R, COLLALGO_ALLGATHER, eng_layer_params(E, c->vs, R->layer + 1) * E->g.weight_elem_bytes,
                    "dp.zero3.params");
         R->gather_next = R->dp_enq;
@@ -301,13 +301,13 @@ static void layer_grads(eng *E, rep *R, const item_ctx *c)
 /* The template of the current layer step, after its parameters are in place (ZeRO-3 gather, CXL fetch). */
 static int layer_template(eng *E, rep *R, const item_ctx *c)
 {
-    if (R->layer >= E->layers_per_chunk) {
+    if (R->layer >= E->chunk_layers[c->vs]) {
         R->seg = SEG_POST;
         return STEP_NEXT;
     }
     if (E->t->zero >= 3 && traincfg_dpcp(E->t) > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered)
         return zero3_gather(E, R, c);
-    if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->I->backward))
+    if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->vs, c->I->backward))
         return STEP_BLOCKED;
     int moe = eng_layer_moe(E, c->vs, R->layer);
     if (!c->I->backward) {

@@ -591,6 +591,88 @@ static void moe_engine(void **state)
     assert_true(wide > narrow);
 }
 
+/* Uneven pipeline splits (parallel_chunk_layers, Megatron-Core's rules): the layers of each model chunk, the
+ * engine's equivalence with the even split, and the checks. */
+static void uneven_split(void **state)
+{
+    (void)state;
+    cxl_err e;
+    modelcfg m;
+    traincfg t;
+    uint64_t first, total = 0;
+    /* Llama 3.1 405B, pp 8 x v 8 with the embedding and the loss as layers: (126 + 2) / 64 = 2 per chunk,
+     * 1 in the first and the last model chunk */
+    ok_or_fail(modelcfg_load("llama3-405b", &m, &e), &e, "llama3-405b");
+    memset(&t, 0, sizeof t);
+    t.pp = 8, t.virtual_stages = 8, t.embedding_in_split = 1, t.loss_in_split = 1;
+    assert_int_equal(parallel_chunk_layers(&m, &t, 0, 0, &first), 1);
+    assert_int_equal(first, 0);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 1, 0, &first), 2);
+    assert_int_equal(first, 1);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 0, 1, &first), 2);
+    assert_int_equal(first, 15);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 7, 7, &first), 1);
+    assert_int_equal(first, 125);
+    for (uint64_t c = 0; c < 8; c++)
+        for (uint64_t r = 0; r < 8; r++) {
+            uint64_t n = parallel_chunk_layers(&m, &t, r, c, &first);
+            assert_int_equal(first, total); /* chunk-major order, no gap */
+            total += n;
+        }
+    assert_int_equal(total, 126);
+    /* DeepSeek-V3's 61 layers on pp 16: the first stage 4, the last 1, the 14 others 56 / 14 = 4 */
+    ok_or_fail(modelcfg_load("deepseek-v3", &m, &e), &e, "deepseek-v3");
+    memset(&t, 0, sizeof t);
+    t.pp = 16, t.virtual_stages = 1, t.first_stage_layers = 4, t.last_stage_layers = 1;
+    assert_int_equal(parallel_chunk_layers(&m, &t, 0, 0, &first), 4);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 14, 0, &first), 4);
+    assert_int_equal(first, 56);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 15, 0, &first), 1);
+    assert_int_equal(first, 60);
+    /* with v 2 (the first stage's 4 layers in two chunks of 2): chunk 1 of rank 0 starts after all chunk 0s */
+    t.pp = 2, t.virtual_stages = 2, t.first_stage_layers = 4, t.last_stage_layers = 0;
+    m.layers = 8;
+    assert_int_equal(parallel_chunk_layers(&m, &t, 1, 0, &first), 2);
+    assert_int_equal(first, 2);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 0, 1, &first), 2);
+    assert_int_equal(first, 4);
+
+    /* the engine: a first stage of the even share runs exactly as the even split; a lighter first stage (its
+     * layers moved to the last) makes the last stage the bottleneck; 6 layers + embedding + loss over 4
+     * chunks (1, 2, 2, 1 layers) run */
+    tmpdir_write("l8.yaml", "name: l8\nlayers: 8\nhidden: 1024\nheads: 8\nvocab: 32000\nseq_len: 1024\n");
+    double even = run_iter("u1.yaml", "l8.yaml", "  global_batch: 32\n  pp: 2\n");
+    double same = run_iter("u2.yaml", "l8.yaml", "  global_batch: 32\n  pp: 2\n  decoder_first_pipeline_num_layers: 4\n");
+    double skew = run_iter("u3.yaml", "l8.yaml", "  global_batch: 32\n  pp: 2\n  decoder_first_pipeline_num_layers: 2\n");
+    tmpdir_write("l6.yaml", "name: l6\nlayers: 6\nhidden: 1024\nheads: 8\nvocab: 32000\nseq_len: 1024\n");
+    double emb = run_iter("u4.yaml", "l6.yaml", "  global_batch: 32\n  pp: 2\n  virtual_stages: 2\n"
+                          "  account_for_embedding_in_pipeline_split: true\n  account_for_loss_in_pipeline_split: true\n");
+    printf("UNEVEN even %.4f s, first 4 %.4f s, first 2 %.4f s, embedding + loss as layers (v 2) %.4f s\n", even, same,
+           skew, emb);
+    assert_true(same == even);
+    assert_true(skew > even);
+    assert_true(emb > 0);
+
+    /* the checks */
+    const char *p = exp_file("ue1.yaml", "l8.yaml", "{ extends: dgx-h100, nodes: 2 }",
+                             "  global_batch: 32\n  pp: 2\n  decoder_first_pipeline_num_layers: 2\n"
+                             "  account_for_loss_in_pipeline_split: true\n");
+    expect_err(p, 8, 38, "exclude each other", NULL);
+    p = exp_file("ue2.yaml", "l8.yaml", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 32\n  pp: 4\n  dp: 4\n  decoder_first_pipeline_num_layers: 3\n");
+    expect_err(p, 9, 38, "the other 3 stages cannot share the remaining 5 layers evenly", "multiple of 3");
+    p = exp_file("ue3.yaml", "l8.yaml", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 32\n  pp: 2\n  virtual_stages: 2\n  decoder_first_pipeline_num_layers: 3\n"
+                 "  decoder_last_pipeline_num_layers: 5\n");
+    expect_err(p, 8, 19, "training.virtual_stages: 2 does not divide every stage's layers (first 3", NULL);
+    p = exp_file("ue4.yaml", "l8.yaml", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 32\n  pp: 2\n  account_for_embedding_in_pipeline_split: true\n");
+    expect_err(p, 8, 44, "8 layers + 1 (embedding, loss) = 9 do not divide into pp 2 x virtual_stages 1", NULL);
+    p = exp_file("ue5.yaml", "l8.yaml", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 32\n  decoder_first_pipeline_num_layers: 3\n");
+    expect_err(p, 7, 38, "pp must be at least 2", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -598,6 +680,7 @@ int main(void)
         cmocka_unit_test(moe_params),
         cmocka_unit_test(err_moe_layouts),
         cmocka_unit_test(moe_engine),
+        cmocka_unit_test(uneven_split),
         cmocka_unit_test(preset_values),
         cmocka_unit_test(params_gpt3_175b),
         cmocka_unit_test(params_llama2_7b),
