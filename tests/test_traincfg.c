@@ -127,15 +127,21 @@ static void params_llama2_7b(void **state)
 
 /* ---- activations and memory ---- */
 
+/* A preset model and a training setup of one GPU, one micro-batch of one sequence, bf16, flash attention. */
+static void one_gpu(const char *model, modelcfg *m, traincfg *t)
+{
+    cxl_err e;
+    ok_or_fail(modelcfg_load(model, m, &e), &e, model);
+    memset(t, 0, sizeof *t);
+    t->micro_batch = 1, t->tp = 1, t->pp = 1, t->dp = 1, t->virtual_stages = 1, t->global_batch = 1;
+}
+
 static void korthikanti_activations(void **state)
 {
     (void)state;
-    cxl_err e;
     modelcfg m;
-    ok_or_fail(modelcfg_load("gpt3-175b", &m, &e), &e, "gpt3");
     traincfg t;
-    memset(&t, 0, sizeof t);
-    t.micro_batch = 1, t.tp = 1, t.pp = 1, t.dp = 1, t.virtual_stages = 1, t.global_batch = 1;
+    one_gpu("gpt3-175b", &m, &t);
     double s = 2048, h = 12288, a = 96, sbh = s * h;
     /* flash attention (the default): no s x s term, the fp32 logsumexp per head and row, 4as bytes */
     assert_true(gpumem_layer_activation_bytes(&m, &t) == 34 * sbh + 4 * a * s);
@@ -182,12 +188,9 @@ static void korthikanti_activations(void **state)
 static void te_activations(void **state)
 {
     (void)state;
-    cxl_err e;
     modelcfg m;
-    ok_or_fail(modelcfg_load("llama3-70b", &m, &e), &e, "llama3-70b");
     traincfg t;
-    memset(&t, 0, sizeof t);
-    t.micro_batch = 1, t.tp = 1, t.pp = 1, t.dp = 1, t.virtual_stages = 1, t.global_batch = 1;
+    one_gpu("llama3-70b", &m, &t);
     double s = (double)m.seq_len, h = 8192, f = 28672, a = 64, q = 64 * 128, k = 8 * 128;
     /* bf16: norms' inputs 4h, QKV and fc1 inputs 2h each; Q, K, V and the attention output 4q + 4k; fused
      * SwiGLU input 4f and fc2 input 2f; the logsumexp 4a */
@@ -213,9 +216,8 @@ static void te_activations(void **state)
     /* MoE (Qwen3-30B-A3B: h 2048, 32 heads x 128, 4 KV heads, 128 experts, top 8, expert_ffn 768), bf16,
      * tp 1, one stage of all-MoE layers: per token the dense part without its MLP (the router's 16-bit input
      * 2h in place of the fc1 input), 8 routed copies of (2h + 6 x 768), fp32 router probabilities 4 x 128 */
-    ok_or_fail(modelcfg_load("qwen3-30b-a3b", &m, &e), &e, "qwen3-30b-a3b");
-    memset(&t, 0, sizeof t);
-    t.micro_batch = 1, t.tp = 1, t.pp = 1, t.dp = 8, t.ep = 8, t.etp = 1, t.virtual_stages = 1, t.global_batch = 8;
+    one_gpu("qwen3-30b-a3b", &m, &t);
+    t.dp = 8, t.ep = 8, t.etp = 1, t.global_batch = 8;
     s = (double)m.seq_len, h = 2048, a = 32, q = 32 * 128, k = 4 * 128;
     double dense = s * (8 * h + 4 * q + 4 * k + 4 * a), moe = s * (8 * (2 * h + 6 * 768.0) + 4 * 128);
     gpumem g;
