@@ -655,24 +655,25 @@ static void uneven_split(void **state)
     assert_true(skew > even);
     assert_true(emb > 0);
 
-    /* the checks */
-    const char *p = exp_file("ue1.yaml", "l8.yaml", "{ extends: dgx-h100, nodes: 2 }",
-                             "  global_batch: 32\n  pp: 2\n  decoder_first_pipeline_num_layers: 2\n"
-                             "  account_for_loss_in_pipeline_split: true\n");
-    expect_err(p, 8, 38, "exclude each other", NULL);
-    p = exp_file("ue2.yaml", "l8.yaml", "{ extends: dgx-h100, nodes: 2 }",
-                 "  global_batch: 32\n  pp: 4\n  dp: 4\n  decoder_first_pipeline_num_layers: 3\n");
-    expect_err(p, 9, 38, "the other 3 stages cannot share the remaining 5 layers evenly", "multiple of 3");
-    p = exp_file("ue3.yaml", "l8.yaml", "{ extends: dgx-h100, nodes: 2 }",
-                 "  global_batch: 32\n  pp: 2\n  virtual_stages: 2\n  decoder_first_pipeline_num_layers: 3\n"
-                 "  decoder_last_pipeline_num_layers: 5\n");
-    expect_err(p, 8, 19, "training.virtual_stages: 2 does not divide every stage's layers (first 3", NULL);
-    p = exp_file("ue4.yaml", "l8.yaml", "{ extends: dgx-h100, nodes: 2 }",
-                 "  global_batch: 32\n  pp: 2\n  account_for_embedding_in_pipeline_split: true\n");
-    expect_err(p, 8, 44, "8 layers + 1 (embedding, loss) = 9 do not divide into pp 2 x virtual_stages 1", NULL);
-    p = exp_file("ue5.yaml", "l8.yaml", "{ extends: dgx-h100, nodes: 2 }",
-                 "  global_batch: 32\n  decoder_first_pipeline_num_layers: 3\n");
-    expect_err(p, 7, 38, "pp must be at least 2", NULL);
+    /* the checks: the training text (l8.yaml on 16 GPUs), where the error points, what it says */
+    static const struct { const char *training; int line, col; const char *n1, *n2; } bad[] = {
+        { "  pp: 2\n  decoder_first_pipeline_num_layers: 2\n  account_for_loss_in_pipeline_split: true\n", 8, 38,
+          "exclude each other", NULL },
+        { "  pp: 4\n  dp: 4\n  decoder_first_pipeline_num_layers: 3\n", 9, 38,
+          "the other 3 stages cannot share the remaining 5 layers evenly", "multiple of 3" },
+        { "  pp: 2\n  virtual_stages: 2\n  decoder_first_pipeline_num_layers: 3\n  decoder_last_pipeline_num_layers: 5\n",
+          8, 19, "training.virtual_stages: 2 does not divide every stage's layers (first 3", NULL },
+        { "  pp: 2\n  account_for_embedding_in_pipeline_split: true\n", 8, 44,
+          "8 layers + 1 (embedding, loss) = 9 do not divide into pp 2 x virtual_stages 1", NULL },
+        { "  decoder_first_pipeline_num_layers: 3\n", 7, 38, "pp must be at least 2", NULL },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char name[32], training[512];
+        snprintf(name, sizeof name, "ue%zu.yaml", i);
+        snprintf(training, sizeof training, "  global_batch: 32\n%s", bad[i].training);
+        expect_err(exp_file(name, "l8.yaml", "{ extends: dgx-h100, nodes: 2 }", training), bad[i].line, bad[i].col,
+                   bad[i].n1, bad[i].n2);
+    }
 }
 
 int main(void)
