@@ -458,7 +458,11 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     mem(&B, L, "embed.bwd", E, 10);
 
     /* ---- head (last stage): final norm, column-parallel logits, vocabulary-parallel cross entropy
-     * (three all-reduces of T fp32 values: max, sum of exponentials, target logit) ---- */
+     * (three all-reduces of T fp32 values: max, sum of exponentials, target logit). The output layer is
+     * Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so under FP8 training its
+     * GEMMs stay bf16 (megatron/core/models/gpt/gpt_model.py, output_layer) ---- */
+    if (B.dtype == GPUCFG_FP8)
+        B.dtype = GPUCFG_BF16;
     L = OPGRAPH_HEAD_FWD;
     mem(&B, L, "lnf.fwd", Eh, 4);
     if (sp)

@@ -178,7 +178,8 @@ static void flash_attention_kernels(void **state)
 }
 
 /* FP8 training (issue 31): before each GEMM the activation or output gradient it reads is quantized (amax,
- * then the cast-transpose: 6 B per 16-bit element), as a memory-bound kernel; none in bf16. */
+ * then the cast-transpose: 6 B per 16-bit element), as a memory-bound kernel; none in bf16. The output
+ * layer's GEMMs stay bf16. */
 static void fp8_quantization_kernels(void **state)
 {
     (void)state;
@@ -210,6 +211,10 @@ static void fp8_quantization_kernels(void **state)
         assert_int_equal(g.ops[op].kind, OP_MEM);
         assert_true(g.ops[op].bytes == 6 * q[i].elems);
     }
+    /* the layers' GEMMs in FP8, the output layer's (Megatron-Core's own linear layer) in bf16 */
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD, "fc1.fwd")].dtype, GPUCFG_FP8);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_HEAD_FWD, "logits.fwd")].dtype, GPUCFG_BF16);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_HEAD_BWD, "logits.bwd_weight")].dtype, GPUCFG_BF16);
     snprintf(text, sizeof text, fmt, "bf16");
     if (expcfg_load_text("q.yaml", text, x, &e))
         fail_msg("%s", e.msg);
