@@ -381,6 +381,39 @@ static double tpl_gemm_flops(const opgraph *g, int tpl)
     return f;
 }
 
+/* The six layer templates (dense and MoE forward, backward, recomputation), or with bf16 their variants
+ * (OPGRAPH_BF16_OF) built by B (whose dtype the GEMMs and quantizations follow). */
+static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recompute, int bf16)
+{
+    opgraph *g = B->g;
+#define ID(id) (bf16 ? OPGRAPH_BF16_OF(id) : (id))
+    int drop = x->drop;
+    attn_fwd(B, ID(OPGRAPH_LAYER_FWD), x);
+    mem(B, ID(OPGRAPH_LAYER_FWD), "ln2.fwd", x->Eh, 4);
+    mlp_fwd(B, ID(OPGRAPH_LAYER_FWD), x, x->fin, x->fo, &dense_mlp);
+    mem(B, ID(OPGRAPH_LAYER_FWD), "resid2.fwd", x->Eh, drop ? 7 : 6);
+    mem(B, ID(OPGRAPH_LAYER_BWD), "resid2.bwd", x->Eh, drop ? 5 : 4);
+    mlp_bwd(B, ID(OPGRAPH_LAYER_BWD), x, x->fin, x->fo, &dense_mlp);
+    mem(B, ID(OPGRAPH_LAYER_BWD), "ln2.bwd", x->Eh, 8);
+    attn_bwd(B, ID(OPGRAPH_LAYER_BWD), x);
+    if (e) {
+        attn_fwd(B, ID(OPGRAPH_MOE_FWD), x);
+        moe_fwd(B, ID(OPGRAPH_MOE_FWD), x, e);
+        moe_bwd(B, ID(OPGRAPH_MOE_BWD), x, e);
+        attn_bwd(B, ID(OPGRAPH_MOE_BWD), x);
+        if (recompute == TRAINCFG_RECOMPUTE_FULL)
+            g->tpl[ID(OPGRAPH_MOE_RECOMPUTE)] = g->tpl[ID(OPGRAPH_MOE_FWD)];
+        else if (recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
+            attn_core(B, ID(OPGRAPH_MOE_RECOMPUTE), x, 0);
+    }
+    /* recomputation before a layer's backward */
+    if (recompute == TRAINCFG_RECOMPUTE_FULL)
+        g->tpl[ID(OPGRAPH_LAYER_RECOMPUTE)] = g->tpl[ID(OPGRAPH_LAYER_FWD)];
+    else if (recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
+        attn_core(B, ID(OPGRAPH_LAYER_RECOMPUTE), x, 0);
+#undef ID
+}
+
 int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err)
 {
     memset(g, 0, sizeof *g);
@@ -399,17 +432,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
                        traincfg_flash(t), cp, m->seq_len };
     int L;
 
-    /* ---- layer forward, backward (reverse order) ---- */
-    attn_fwd(&B, OPGRAPH_LAYER_FWD, &x);
-    mem(&B, OPGRAPH_LAYER_FWD, "ln2.fwd", Eh, 4);
-    mlp_fwd(&B, OPGRAPH_LAYER_FWD, &x, fin, fo, &dense_mlp);
-    mem(&B, OPGRAPH_LAYER_FWD, "resid2.fwd", Eh, drop ? 7 : 6);
-    mem(&B, OPGRAPH_LAYER_BWD, "resid2.bwd", Eh, drop ? 5 : 4);
-    mlp_bwd(&B, OPGRAPH_LAYER_BWD, &x, fin, fo, &dense_mlp);
-    mem(&B, OPGRAPH_LAYER_BWD, "ln2.bwd", Eh, 8);
-    attn_bwd(&B, OPGRAPH_LAYER_BWD, &x);
-
-    /* ---- MoE layer ---- */
+    /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
     moe_shape e = { 0 };
     if (modelcfg_is_moe(m)) {
         uint64_t mats_in = x.swiglu ? 2 : 1;
@@ -428,21 +451,14 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
         e.etp_bytes = e.etp > 1 ? e.a2a_bytes * e.etp : 0;
         e.sh_fo = m->shared_experts * m->expert_ffn / tp;
         e.sh_fin = mats_in * e.sh_fo;
-        attn_fwd(&B, OPGRAPH_MOE_FWD, &x);
-        moe_fwd(&B, OPGRAPH_MOE_FWD, &x, &e);
-        moe_bwd(&B, OPGRAPH_MOE_BWD, &x, &e);
-        attn_bwd(&B, OPGRAPH_MOE_BWD, &x);
-        if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
-            g->tpl[OPGRAPH_MOE_RECOMPUTE] = g->tpl[OPGRAPH_MOE_FWD];
-        else if (t->recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
-            attn_core(&B, OPGRAPH_MOE_RECOMPUTE, &x, 0);
     }
-
-    /* ---- recomputation before a layer's backward ---- */
-    if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
-        g->tpl[OPGRAPH_LAYER_RECOMPUTE] = g->tpl[OPGRAPH_LAYER_FWD];
-    else if (t->recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
-        attn_core(&B, OPGRAPH_LAYER_RECOMPUTE, &x, 0);
+    layer_tpls(&B, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 0);
+    if (B.dtype == GPUCFG_FP8 && (t->bf16_layers_start || t->bf16_layers_end)) {
+        bld Bh = B;
+        Bh.dtype = GPUCFG_BF16;
+        layer_tpls(&Bh, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 1);
+        B.failed = Bh.failed;
+    }
 
     /* ---- embedding (first stage): vocabulary-parallel lookup, all-reduce (sp: reduce-scatter) ---- */
     L = OPGRAPH_EMBED_FWD;

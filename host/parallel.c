@@ -130,8 +130,27 @@ static int check_uneven(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* bf16 first/last layers: an FP8 run's option (Megatron's --first-last-layers-bf16), within the model */
+static int check_bf16_layers(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    uint64_t a = t->bf16_layers_start, z = t->bf16_layers_end;
+    int at = a ? TRAINCFG_F_BF16_START : TRAINCFG_F_BF16_END;
+    if ((a || z) && t->precision != GPUCFG_FP8)
+        return cfgloc_errf(err, tloc(t, at), "training.%s: bf16 layers are an option of FP8 training, but "
+                           "precision is not fp8; remove the key or set precision: fp8",
+                           a ? "num_layers_at_start_in_bf16" : "num_layers_at_end_in_bf16");
+    if (a + z > m->layers)
+        return cfgloc_errf(err, tloc(t, at), "training.%s: %llu + %llu bf16 layers exceed the %llu layers of "
+                           "model '%s'; valid: a sum of at most %llu", a ? "num_layers_at_start_in_bf16" :
+                           "num_layers_at_end_in_bf16", (ull)a, (ull)z, (ull)m->layers, m->name, (ull)m->layers);
+    return 0;
+}
+
 static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
 {
+    int rc = check_bf16_layers(m, t, err);
+    if (rc)
+        return rc;
     uint64_t v = t->virtual_stages;
     if (v > 1 && t->pp == 1)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),

@@ -76,6 +76,10 @@ static const cfg_field fields[] = {
       "the output layer and loss count as one layer of the last model chunk (Megatron's option of that name)" },
     { "fp8_param_gather", CFG_T_BOOL, T(fp8_param_gather), 0, 1, 0, NULL, NULL, 0, NULL,
       "with precision fp8: weights kept only as FP8 tensors (Megatron's --fp8-param-gather), not bf16 + FP8 copies" },
+    { "num_layers_at_start_in_bf16", CFG_T_U64, T(bf16_layers_start), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
+      "with precision fp8: the first transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
+    { "num_layers_at_end_in_bf16", CFG_T_U64, T(bf16_layers_end), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
+      "with precision fp8: the last transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

@@ -186,7 +186,7 @@ static void fp8_quantization_kernels(void **state)
     const char *fmt = "name: q\nmodel: { name: q, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512 }\n"
                       "gpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
                       "training: { global_batch: 2, micro_batch: 2, precision: %s }\n";
-    char text[512];
+    char text[640];
     expcfg *x = malloc(sizeof *x);
     assert_non_null(x);
     cxl_err e;
@@ -215,6 +215,24 @@ static void fp8_quantization_kernels(void **state)
     assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD, "fc1.fwd")].dtype, GPUCFG_FP8);
     assert_int_equal(g.ops[find_op(&g, OPGRAPH_HEAD_FWD, "logits.fwd")].dtype, GPUCFG_BF16);
     assert_int_equal(g.ops[find_op(&g, OPGRAPH_HEAD_BWD, "logits.bwd_weight")].dtype, GPUCFG_BF16);
+    assert_int_equal(g.tpl[OPGRAPH_LAYER_FWD_BF16].n, 0);
+    train_result r8, r8h;
+    run(x, NULL, &r8);
+    /* the first and the last layer in bf16 (Megatron's --first-last-layers-bf16): their templates have the
+     * GEMMs in bf16 and no quantization, and the run takes longer */
+    snprintf(text, sizeof text, fmt, "fp8, num_layers_at_start_in_bf16: 1, num_layers_at_end_in_bf16: 1");
+    if (expcfg_load_text("q.yaml", text, x, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD_BF16, "fc1.fwd")].dtype, GPUCFG_BF16);
+    assert_int_equal(find_op(&g, OPGRAPH_LAYER_BWD_BF16, "fp8.quant.fc1.bwd"), -1);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD, "fc1.fwd")].dtype, GPUCFG_FP8);
+    assert_true(traincfg_layer_bf16(&x->train, 0, 4) && !traincfg_layer_bf16(&x->train, 1, 4) &&
+                !traincfg_layer_bf16(&x->train, 2, 4) && traincfg_layer_bf16(&x->train, 3, 4));
+    run(x, NULL, &r8h);
+    assert_true(r8h.iteration_ps > r8.iteration_ps);
+    train_result_free(&r8);
+    train_result_free(&r8h);
     snprintf(text, sizeof text, fmt, "bf16");
     if (expcfg_load_text("q.yaml", text, x, &e))
         fail_msg("%s", e.msg);

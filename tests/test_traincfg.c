@@ -655,7 +655,7 @@ static void uneven_split(void **state)
     assert_true(skew > even);
     assert_true(emb > 0);
 
-    /* the checks: the training text (l8.yaml on 16 GPUs), where the error points, what it says */
+    /* the checks of the layer keys: the training text (l8.yaml on 16 GPUs), where the error points, what it says */
     static const struct { const char *training; int line, col; const char *n1, *n2; } bad[] = {
         { "  pp: 2\n  decoder_first_pipeline_num_layers: 2\n  account_for_loss_in_pipeline_split: true\n", 8, 38,
           "exclude each other", NULL },
@@ -666,6 +666,10 @@ static void uneven_split(void **state)
         { "  pp: 2\n  account_for_embedding_in_pipeline_split: true\n", 8, 44,
           "8 layers + 1 (embedding, loss) = 9 do not divide into pp 2 x virtual_stages 1", NULL },
         { "  decoder_first_pipeline_num_layers: 3\n", 7, 38, "pp must be at least 2", NULL },
+        /* FP8's bf16 layers */
+        { "  pp: 2\n  num_layers_at_start_in_bf16: 1\n", 8, 32, "bf16 layers are an option of FP8 training", NULL },
+        { "  pp: 2\n  precision: fp8\n  num_layers_at_start_in_bf16: 5\n  num_layers_at_end_in_bf16: 4\n", 9, 32,
+          "5 + 4 bf16 layers exceed the 8 layers of model 'l8'", "at most 8" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char name[32], training[512];
