@@ -17,8 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
-#include "devcfg.h"
+#include "cxl/backend.h"
+#include "config/devcfg.h"
 #include "workload.h"
 
 static double now_s(void)

@@ -2,16 +2,28 @@
  * on 1024 A100 (configs/sweeps/gpt3-175b-1024-a100.yaml) and of LLaMA-2 70B with its optimizer offloaded
  * to CXL on 64 H100 (configs/experiments/llama2-70b-cxl-opt-cpu.yaml), every dimension varied, top 10,
  * the best 4 that offload re-run on csim, 2 worker processes. Prints per stage the layouts handled, the
- * wall time and the layouts per second, and the engine's mean wall time per layout run.
+ * wall time and the layouts per second, the engine's mean wall time per layout run, and the CPU time of
+ * the whole search (this process and its workers: on a shared machine the figure that load does not move).
  *
  *     build/bench_search [JOBS]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
-#include "expcfg.h"
-#include "search.h"
+#include "config/expcfg.h"
+#include "explore/search.h"
+
+/* User + system CPU seconds of this process and its waited-for children so far. */
+static double cpu_s(void)
+{
+    struct rusage s, c;
+    getrusage(RUSAGE_SELF, &s);
+    getrusage(RUSAGE_CHILDREN, &c);
+    return (double)(s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec + c.ru_stime.tv_sec) +
+           (double)(s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec + c.ru_stime.tv_usec) / 1e6;
+}
 
 static int one(const char *path, int jobs)
 {
@@ -25,14 +37,16 @@ static int one(const char *path, int jobs)
     search_opts o;
     search_default_opts(&o);
     o.jobs = jobs;
+    double cpu0 = cpu_s();
     int rc = search_run(x, &o, r, &e);
+    double cpu = cpu_s() - cpu0;
     if (rc) {
         fprintf(stderr, "bench_search: %s: %s\n", path, e.msg);
         return 1;
     }
     double total = r->wall_s[0] + r->wall_s[1] + r->wall_s[2];
-    printf("%s (%s, %llu GPUs): %.2f s in all, %d workers\n", x->name, x->model.name,
-           (unsigned long long)clustercfg_gpus(&x->cluster), total, jobs);
+    printf("%s (%s, %llu GPUs): %.2f s in all, %d workers, %.2f s of CPU\n", x->name, x->model.name,
+           (unsigned long long)clustercfg_gpus(&x->cluster), total, jobs, cpu);
     printf("  check   %8llu layouts  %7.3f s  %10.0f layouts/s  (%llu invalid, %llu out of memory, %llu feasible)\n",
            (unsigned long long)r->enumerated, r->wall_s[0], (double)r->enumerated / r->wall_s[0],
            (unsigned long long)r->invalid, (unsigned long long)r->infeasible, (unsigned long long)r->feasible);

@@ -1,5 +1,5 @@
 /* bench_trace.c - what the Chrome trace costs: one training iteration without a trace, then with the
- * trace written plain and gzip-compressed (host/ctrace.h), each timed (wall and CPU of the process, both
+ * trace written plain and gzip-compressed (host/out/ctrace.h), each timed (wall and CPU of the process, both
  * threads) with the file's size and the peak resident memory.
  *
  * usage: bench_trace [EXPERIMENT] [--out DIR]
@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "expcfg.h"
-#include "train.h"
+#include "config/expcfg.h"
+#include "train/train.h"
 
 static double clock_s(clockid_t c)
 {

@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "train.h"
+#include "train/train.h"
 
 static double now_s(void)
 {

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "devcfg.h"
+#include "cxl/backend.h"
+#include "config/devcfg.h"
 #include "xclbin_write.h"
 
 static double now_s(void)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../hw/hls/cxl_types.h"
-#include "devcfg.h"
+#include "config/devcfg.h"
 
 typedef struct workload {
     const char *device;        /* a preset name or a YAML file (default asic) */

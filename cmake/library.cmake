@@ -1,5 +1,6 @@
 # library.cmake - libcxlsim (include/cxlsim/cxlsim.h), the NCCL delay plugin, and what `cmake --install`
-# installs (docs/library.md). Included from CMakeLists.txt after the host library is defined.
+# installs (docs/library.md). Included from CMakeLists.txt after the host library is defined; its tests are
+# tests/CMakeLists.txt's (tests/lib, cli_install, python_bindings).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -102,34 +103,4 @@ if(HELP2MAN)
   install(FILES ${man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 else()
   message(STATUS "cxlsim: help2man not found: no man page installed (apt-get install help2man)")
-endif()
-
-# ---- tests ----
-if(CXLSIM_TESTS)
-  foreach(t IN ITEMS test_libapi test_nccl_delay test_libxrt)
-    if(TARGET ${t})
-      target_link_libraries(${t} PRIVATE cxlsim_nccl)
-    endif()
-  endforeach()
-  # the xrt module through the library, on XRT's no-op shim (as test_xrt)
-  if(TARGET test_libxrt)
-    target_link_libraries(test_libxrt PRIVATE cxlxclbin)
-    set_tests_properties(test_libxrt PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT
-      "CMOCKA_MESSAGE_OUTPUT=stdout;XILINX_XRT=${CMAKE_BINARY_DIR}/xrt-noop;XCL_EMULATION_MODE=noop")
-  endif()
-endif()
-# Not under the sanitizers: the examples, the installed command and Python load an instrumented library
-# into programs without the sanitizers' runtime (test_libapi and test_nccl_delay run there instead).
-if(CXLSIM_TESTS AND NOT CXLSIM_SANITIZE)
-  # install to a temporary prefix, then build and run the examples against it alone
-  add_test(NAME cli_install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install_check.sh ${CMAKE_BINARY_DIR}
-           ${CMAKE_SOURCE_DIR})
-  set_tests_properties(cli_install PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
-  # the Python bindings over the build tree's library
-  find_package(Python3 COMPONENTS Interpreter)
-  if(Python3_FOUND)
-    add_test(NAME python_bindings COMMAND ${Python3_EXECUTABLE} -m unittest discover -s ${CMAKE_SOURCE_DIR}/tests/python -v)
-    set_tests_properties(python_bindings PROPERTIES ENVIRONMENT
-      "CXLSIM_LIBRARY=$<TARGET_FILE:cxlsim_shared>;PYTHONPATH=${CMAKE_SOURCE_DIR}/python;CXLSIM_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
-  endif()
 endif()

@@ -1,4 +1,4 @@
-# rtl_pgo.cmake - the training step of the verilated kernel's profile-guided build (CMakeLists.txt,
+# rtl_pgo.cmake - the training step of the verilated kernel's profile-guided build (cmake/rtl_pgo_build.cmake,
 # CXLSIM_RTL_PGO; docs/rtl.md "Profile-guided build").
 #
 #   cmake -DTRAIN=<rtl_pgo_train> -DFROM=<CMakeFiles/cxlrtl_pgo.dir> -DTO=<CMakeFiles/cxlrtl.dir>
@@ -14,7 +14,7 @@
 # TO (whose old counts go first), where GCC's -fprofile-use finds them when it compiles cxlrtl's object
 # from the same source. The runs are deterministic: their counts, and so the compiled kernel, are the
 # same in every build (but for the order in which functions first ran, which the build does not use:
-# -fno-profile-reorder-functions in CMakeLists.txt). A run that fails leaves no profile (a warning;
+# -fno-profile-reorder-functions in cmake/rtl_pgo_build.cmake). A run that fails leaves no profile (a warning;
 # the kernel is compiled without one): the model's tests, not the build, report what is wrong.
 foreach(var IN ITEMS TRAIN FROM TO STAMP BUILDS)
   if(NOT DEFINED ${var})

@@ -12,12 +12,12 @@
 
 #include <stdint.h>
 
-#include "../host/backend.h"
+#include "../host/cxl/backend.h"
 
 #define CXLSIM_MODULE_ENTRY "cxlsim_backend_module_v1"
 #define CXLSIM_MODULE_ABI                                                                                        \
     ((uint32_t)(sizeof(cxl_backend) * 1000003u + sizeof(cxl_params) * 1009u + sizeof(cxl_stats) * 31u +          \
-                sizeof(cxl_desc) * 7u + sizeof(cxl_completion) + sizeof(cxl_backend_opts) * 3u))
+                sizeof(cxl_desc) * 7u + sizeof(cxl_completion) + sizeof(cxl_backend_opts) * 3u + sizeof(cxl_backend_ops) * 101u))
 
 /* The entry point a module exports: its backend's operations for a library of the same CXLSIM_MODULE_ABI,
  * else NULL. */

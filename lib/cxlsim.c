@@ -9,17 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "clustercfg.h"
-#include "collmodel.h"
-#include "cxlmem.h"
-#include "devcfg.h"
-#include "expcfg.h"
-#include "gpucfg.h"
-#include "override.h"
-#include "probe.h"
-#include "stats_report.h"
-#include "train.h"
+#include "cxl/backend.h"
+#include "config/clustercfg.h"
+#include "train/collmodel.h"
+#include "cxl/cxlmem.h"
+#include "config/devcfg.h"
+#include "config/expcfg.h"
+#include "config/gpucfg.h"
+#include "config/override.h"
+#include "devtools/probe.h"
+#include "cxl/stats_report.h"
+#include "train/train.h"
 
 #ifndef CXLSIM_VERSION
 #define CXLSIM_VERSION "unknown"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time cxlsim's operations on a real GPU, for the measured-times model (host/optimes.h).
+"""Time cxlsim's operations on a real GPU, for the measured-times model (host/train/optimes.h).
 
     python3 scripts/profile_ops.py OPS.yaml -o TIMES.yaml [--warmup 5] [--iters 20] [--device cuda:0]
 
@@ -17,7 +17,7 @@ loop, so the per-call launch gap is included as it is in training):
   torch.backends.cuda.matmul.allow_tf32 = True; fp32 with it False; fp8 through torch._scaled_mm (e4m3,
   batch 1 only) when this torch and GPU support it, else skipped.
 * Memory-bound op (`kind: mem`, m = elements), chosen by the start of a dot-separated part of the
-  name (first match, in this order; cxlsim's names are in host/opgraph.c): adam (torch.optim.Adam
+  name (first match, in this order; cxlsim's names are in host/train/opgraph.c): adam (torch.optim.Adam
   step, fused when available, over m fp32 parameters), rmsnorm/rms, layernorm/ln/norm (ln1, lnf:
   layer_norm), softmax, xent/cross_entropy/loss, swiglu (silu(a) * b, m output elements), silu, gelu,
   dropout (p = 0.1), embed (gather of m elements from a 32000-row table), resid/add/bias (x + y). Rows

@@ -5,10 +5,10 @@
 #   scripts/test.sh --all        both tiers (also CXLSIM_TEST_ALL=1): what CI runs (.ci/run)
 #   scripts/test.sh --slow       the slow tier alone (ctest label slow: the whole-model RTL lint, the
 #                                fuzzers, the fully detailed hybrid run, the Yosys synthesis checks;
-#                                CMakeLists.txt "test tiers")
+#                                tests/CMakeLists.txt "test tiers")
 #   CXLSIM_SANITIZE=1 scripts/test.sh   the default tier under ASan/UBSan in build-asan/ (the slow tier's
 #                                tests run no code of ours or skip themselves under the sanitizers)
-#   CXLSIM_RTL_REUSE=build              ... reusing build/'s verilated libraries (CMakeLists.txt)
+#   CXLSIM_RTL_REUSE=build              ... reusing build/'s verilated libraries (cmake/verilator.cmake)
 # Further arguments go to ctest (e.g. -R compare).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,11 +1,11 @@
-/* hw_fixture.h - hand-built cxl_params for the cycle-model tests (tests/test_link.c, test_dram.c,
+/* hw_fixture.h - hand-built cxl_params for the cycle-model tests (tests/hw/test_link.c, test_dram.c,
  * test_requester.c, test_model.c).
  *
- * Header-only (static inline) so that every test executable gets it without a link step of its own: the
- * project's CMake links each tests/test_NAME.c with the hw/hls and host sources only.
+ * Header-only (static inline) so that every test executable gets it without a link step of its own:
+ * tests/CMakeLists.txt links each tests/<folder>/test_NAME.c with the hw/hls and host sources only.
  *
  * The figures are those of docs/references.md "CXL.mem model", written out here on purpose instead of
- * taken from host/devcfg.c: the tests check the model against the published numbers, not against the
+ * taken from host/config/devcfg.c: the tests check the model against the published numbers, not against the
  * code that converts them.
  *   DDR5-4800: JEDEC 4800AN speed bin as used by Ramulator 2, tCK = 0.416 ns (2400 MHz command clock).
  *   DDR4-3200: DRAMsim3 preset DDR4_8Gb_x8_3200 (tCK = 0.625 ns).
@@ -185,7 +185,7 @@ static inline void hwfx_cxl(cxl_params *p)
     hwfx_ddr5_4800(&p->dram);
 }
 
-/* The local-DDR reference path: same host and DRAM, no link and no CXL controller. As host/devcfg.c does
+/* The local-DDR reference path: same host and DRAM, no link and no CXL controller. As host/config/devcfg.c does
  * for this path, the controller's processing latencies are zero (its queues stay: they stand for the host
  * memory controller's). */
 static inline void hwfx_local(cxl_params *p)

@@ -4,7 +4,7 @@
 #ifndef PRESET_FIXTURE_H
 #define PRESET_FIXTURE_H
 
-#include "devcfg.h"
+#include "config/devcfg.h"
 
 static inline void pfx_preset(const char *name, cxl_params *p)
 {

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "err.h"
-#include "override.h"
+#include "util/err.h"
+#include "config/override.h"
 
 /* the id the option callback receives for an operand (a non-option argument) */
 #define CLI_ARG (-1)

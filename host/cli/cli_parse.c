@@ -1,7 +1,7 @@
 /* cli_parse.c - the option tables read twice: by getopt_long to parse a command line, and to print a
  * command's help (cli.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <stdarg.h>

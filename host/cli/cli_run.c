@@ -1,6 +1,6 @@
 /* cli_run.c - what the commands share between parsing and reporting (cli_run.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "cli_run.h"
+#include "cli/cli_run.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cfgdump.h"
-#include "compose.h"
+#include "config/cfgdump.h"
+#include "config/compose.h"
 
 int cli_one_operand(const char *cmd, const char *what, const char *val, const char **slot, int *have)
 {

@@ -7,13 +7,13 @@
 
 #include <stdio.h>
 
-#include "backend.h"
-#include "cli.h"
-#include "ctrace.h"
-#include "devcfg.h"
-#include "expcfg.h"
-#include "json.h"
-#include "outfile.h"
+#include "cxl/backend.h"
+#include "cli/cli.h"
+#include "out/ctrace.h"
+#include "config/devcfg.h"
+#include "config/expcfg.h"
+#include "out/json.h"
+#include "out/outfile.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_run.h"
-#include "commands.h"
-#include "gtkw.h"
-#include "report_compare.h"
-#include "trace.h"
+#include "cli/cli_run.h"
+#include "cli/commands.h"
+#include "devtools/gtkw.h"
+#include "cli/report_compare.h"
+#include "cxl/trace.h"
 
 enum { O_TRACE = 1, O_RANDOM, O_SEED, O_BACKENDS, O_MAX_CYCLES, O_JSON, O_SAVE_TRACE, O_TRACE_FST, O_CYCLES,
        O_QUIET };

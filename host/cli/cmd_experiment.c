@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
-#include "commands.h"
-#include "compute.h"
-#include "opgraph.h"
-#include "optimes.h"
-#include "report_memory.h"
+#include "cli/cli_run.h"
+#include "cli/commands.h"
+#include "train/compute.h"
+#include "train/opgraph.h"
+#include "train/optimes.h"
+#include "cli/report_memory.h"
 
 enum { O_JSON = 1, O_OUT, O_TIMES };
 

@@ -1,8 +1,8 @@
 /* cmd_info.c - the commands about cxlsim itself: `backends`, `version`, `help [COMMAND]`. */
 #include <string.h>
 
-#include "backend.h"
-#include "commands.h"
+#include "cxl/backend.h"
+#include "cli/commands.h"
 
 static const cli_opt no_opts[] = { CLI_OPT_END };
 

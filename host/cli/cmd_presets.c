@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
-#include "commands.h"
-#include "presets.h"
+#include "cli/cli_run.h"
+#include "cli/commands.h"
+#include "config/presets.h"
 
 /* ---- presets ---- */
 

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_run.h"
-#include "commands.h"
-#include "report_probe.h"
+#include "cli/cli_run.h"
+#include "cli/commands.h"
+#include "cli/report_probe.h"
 
 enum { O_BACKEND = 1, O_REFERENCE, O_JSON, O_CSV, O_CURVE_MIX, O_MIXES, O_ARRIVALS, O_SEED, O_QUICK, O_QUIET,
        O_SAMPLES, O_WARMUP, O_WINDOW, O_POINTS, O_TRACE_FST };

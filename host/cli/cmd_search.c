@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_run.h"
-#include "commands.h"
-#include "report_search.h"
-#include "search.h"
+#include "cli/cli_run.h"
+#include "cli/commands.h"
+#include "cli/report_search.h"
+#include "explore/search.h"
 
 enum { O_TOP = 1, O_RERUN, O_VARY, O_JOBS, O_EXHAUSTIVE, O_RERUN_BACKEND, O_JSON, O_CSV, O_QUIET };
 

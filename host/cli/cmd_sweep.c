@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_run.h"
-#include "commands.h"
-#include "report_sweep.h"
-#include "sweepjournal.h"
-#include "sweeprun.h"
+#include "cli/cli_run.h"
+#include "cli/commands.h"
+#include "cli/report_sweep.h"
+#include "explore/sweepjournal.h"
+#include "explore/sweeprun.h"
 
 enum { O_CSV = 1, O_JSONL, O_JOBS, O_RESUME };
 

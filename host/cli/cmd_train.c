@@ -5,11 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_run.h"
-#include "commands.h"
-#include "optimes.h"
-#include "report_train.h"
-#include "train.h"
+#include "cli/cli_run.h"
+#include "cli/commands.h"
+#include "train/optimes.h"
+#include "cli/report_train.h"
+#include "train/train.h"
 
 enum { O_JSON = 1, O_TRACE, O_STAGES, O_WINDOW, O_OPTIMES, O_BACKEND, O_EXACT, O_DUMP, O_QUIET };
 

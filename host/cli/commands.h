@@ -4,7 +4,7 @@
 #ifndef CXLSIM_COMMANDS_H
 #define CXLSIM_COMMANDS_H
 
-#include "cli.h"
+#include "cli/cli.h"
 
 extern const cli_command cmd_probe;    /* cmd_probe.c */
 extern const cli_command cmd_memory;   /* cmd_experiment.c */

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cli/commands.h"
 #include "commit.h"
-#include "outfile.h"
+#include "out/outfile.h"
 
 #ifndef CXLSIM_VERSION
 #define CXLSIM_VERSION "0.1.0"

@@ -1,5 +1,5 @@
 /* report_compare.c - `cxlsim compare`'s summary and JSON (report_compare.h). */
-#include "report_compare.h"
+#include "cli/report_compare.h"
 
 #include <string.h>
 

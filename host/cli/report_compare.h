@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 
-#include "compare.h"
-#include "devcfg.h"
-#include "json.h"
+#include "devtools/compare.h"
+#include "config/devcfg.h"
+#include "out/json.h"
 
 /* What the run was, beside its result. */
 typedef struct compare_report {

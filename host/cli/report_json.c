@@ -1,5 +1,5 @@
 /* report_json.c - JSON objects shared by the reports (report_json.h). */
-#include "report_json.h"
+#include "cli/report_json.h"
 
 void report_json_lat(json_w *w, const char *key, const double v[4])
 {

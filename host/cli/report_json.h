@@ -2,7 +2,7 @@
 #ifndef CXLSIM_REPORT_JSON_H
 #define CXLSIM_REPORT_JSON_H
 
-#include "json.h"
+#include "out/json.h"
 
 /* key: {"mean": v[0], "p50": v[1], "p99": v[2], "max": v[3]} */
 void report_json_lat(json_w *w, const char *key, const double v[4]);

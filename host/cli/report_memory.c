@@ -1,7 +1,7 @@
 /* report_memory.c - `cxlsim memory`'s summary and JSON (report_memory.h). */
-#include "report_memory.h"
+#include "cli/report_memory.h"
 
-#include "cli_run.h"
+#include "cli/cli_run.h"
 
 void report_memory_text(FILE *so, const expcfg *x, const gpumem *m, const tiers *tr)
 {

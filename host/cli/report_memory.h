@@ -5,10 +5,10 @@
 
 #include <stdio.h>
 
-#include "expcfg.h"
-#include "gpumem.h"
-#include "json.h"
-#include "tiers.h"
+#include "config/expcfg.h"
+#include "train/gpumem.h"
+#include "out/json.h"
+#include "train/tiers.h"
 
 /* The summary; the tiers line only when tr is not NULL (computed) and the experiment has CXL memory. */
 void report_memory_text(FILE *so, const expcfg *x, const gpumem *m, const tiers *tr);

@@ -1,10 +1,10 @@
 /* report_probe.c - `cxlsim probe`'s summary, JSON and CSV (report_probe.h). */
-#include "report_probe.h"
+#include "cli/report_probe.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "report_json.h"
+#include "cli/report_json.h"
 
 static const char *const arrivals_names[3] = { "staggered", "poisson", "aligned" };
 

@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "devcfg.h"
-#include "json.h"
-#include "probe.h"
+#include "config/devcfg.h"
+#include "out/json.h"
+#include "devtools/probe.h"
 
 void report_probe_text(FILE *so, const devcfg *dev, const devcfg *ref, const probe_opts *o, const probe_result *r,
                        double wall);

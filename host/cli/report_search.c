@@ -1,6 +1,6 @@
 /* report_search.c - what `cxlsim search` prints and writes (report_search.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "report_search.h"
+#include "cli/report_search.h"
 
 #include <stdlib.h>
 
@@ -20,7 +20,7 @@ void report_search_text(FILE *so, const expcfg *x, const search_opts *o, const s
             (ull)r->enumerated, (ull)r->invalid, (ull)r->infeasible, (ull)r->feasible);
     fprintf(so, "  engine       %llu run (%s), %llu refused by the engine, %llu skipped: their lower bound exceeds the "
             "%u-th best%s\n", (ull)r->screened, r->cxl ? r->screen_backend : "no CXL", (ull)r->failed, (ull)r->pruned,
-            o->top, r->cxl && o->rerun ? " (and, for layouts that offload, the best to rerun)" : "");
+            o->top, r->cxl && o->rerun ? " and the rerun-th best of those that offload" : "");
     if (r->nreasons) {
         fprintf(so, "  excluded by\n");
         for (size_t i = 0; i < r->nreasons; i++) {

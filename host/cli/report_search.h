@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli_run.h"
-#include "search.h"
+#include "cli/cli_run.h"
+#include "explore/search.h"
 
 void report_search_text(FILE *so, const expcfg *x, const search_opts *o, const search_report *r, int jobs);
 /* 0, or -1 when out of memory; cfg is the resolved experiment the provenance hashes. */

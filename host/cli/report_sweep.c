@@ -1,12 +1,12 @@
 /* report_sweep.c - `cxlsim sweep`'s rows and summary (report_sweep.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "report_sweep.h"
+#include "cli/report_sweep.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "outfile.h"
-#include "sweeprow.h"
+#include "out/outfile.h"
+#include "explore/sweeprow.h"
 
 int report_sweep_write(const sweep_spec *sp, char **rows, const char *csv, const char *jsonl, cxl_err *e)
 {

@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-#include "err.h"
-#include "sweep.h"
+#include "util/err.h"
+#include "explore/sweep.h"
 
 /* Rows in point order to csv and jsonl (either may be NULL), written all or none (outfile.h). */
 int report_sweep_write(const sweep_spec *sp, char **rows, const char *csv, const char *jsonl, cxl_err *e);

@@ -1,11 +1,11 @@
 /* report_train.c - `cxlsim train`'s summary and JSON (report_train.h). */
-#include "report_train.h"
+#include "cli/report_train.h"
 
-#include "cli_run.h"
-#include "collalgo.h"
-#include "nccltune.h"
-#include "report_json.h"
-#include "report_memory.h"
+#include "cli/cli_run.h"
+#include "train/collalgo.h"
+#include "train/nccltune.h"
+#include "cli/report_json.h"
+#include "cli/report_memory.h"
 
 static void text_setup(FILE *so, const expcfg *x)
 {

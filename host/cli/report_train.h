@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 
-#include "expcfg.h"
-#include "json.h"
-#include "train.h"
+#include "config/expcfg.h"
+#include "out/json.h"
+#include "train/train.h"
 
 /* The summary on so; warnings (measured kernels above the peak, MFU over 100 %) on standard error.
  * times_path: the --op-times file, or NULL; wall: the run's wall seconds. */

@@ -18,7 +18,7 @@
  *   run   - the cycle loop (cxl_model_run) on the on-chip state alone: no m_axi argument is read or
  *           written, so the loop runs at on-chip memory speed on a card;
  *   store - write the completions, then (want_stats) the statistics, then the result record.
- * tests/test_kernel.c enforces this in gcc builds: it puts every buffer in pages of their own and
+ * tests/hw/test_kernel.c enforces this in gcc builds: it puts every buffer in pages of their own and
  * revokes access to them while the run phase runs (the phase hook below).
  *
  * `state` (a cxl_model * on an m_axi port) is accepted for the register map and never accessed, as by

@@ -60,7 +60,7 @@ typedef struct cxl_model {
     uint64_t idle_jumped;       /* cycles crossed by whole refresh periods (not a statistic: for tests) */
 } cxl_model;
 
-/* Reset to cycle 0 with parameters p (validated by the caller: host/devcfg.c). */
+/* Reset to cycle 0 with parameters p (validated by the caller: host/config/devcfg.c). */
 void cxl_model_init(cxl_model *m, const cxl_params *p);
 /* Queue a descriptor; -1 when that requester's queue is full. */
 int cxl_model_submit(cxl_model *m, const cxl_desc *d);

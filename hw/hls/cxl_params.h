@@ -1,6 +1,6 @@
 /* cxl_params.h - everything the cycle-level CXL.mem model is told, in model cycles and integers.
  *
- * The host converts a device description (physical units) into this struct once (host/devcfg.c);
+ * The host converts a device description (physical units) into this struct once (host/config/devcfg.c);
  * the model never sees a nanosecond. One model cycle is one DRAM command-clock cycle (tCK) of the
  * device's DRAM; every other unit runs on that clock, with rates kept exact by integer accumulators
  * (see docs/cxl-model.md, "Clock domains"). Sizes are bounded by the CXL_MAX_* constants so the model

@@ -99,7 +99,7 @@ uint32_t dram_occupancy(const cxl_dram *d, const cxl_dram_params *p);
  * (every channel: queues and reads empty, banks precharged, no refresh overdue, only refreshes in its
  * trace for that long, and the trace reaching back so far) and returns the refresh commands one period
  * holds per channel in cmds_per_period[] (0: not settled, or refresh off); dram_idle_jump() applies k
- * periods. Exact: the same state and statistics as ticking through them (tests/test_model.c). Cost:
+ * periods. Exact: the same state and statistics as ticking through them (tests/hw/test_model.c). Cost:
  * O(banks + the trace's 256 entries) per channel, whatever k is. */
 uint64_t dram_idle_period(const cxl_dram_params *p);
 int dram_idle_settled(const cxl_dram *d, const cxl_dram_params *p, uint64_t now, uint32_t *cmds_per_period);

@@ -116,7 +116,7 @@ void dram_issue(cxl_dram_timing *t, const cxl_dram_params *p, uint32_t cmd, uint
     case DRAM_REFSB:
     tim_refsb_banks:
         for (uint32_t g = 0; g < p->bankgroups; g++) {
-#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* bank groups: at most 16 (host/devcfg.c) */
+#pragma HLS LOOP_TRIPCOUNT min = 0 max = 16 /* bank groups: at most 16 (host/config/devcfg.c) */
             cxl_bank *x = &t->bank[dram_bank_idx(p, rank, g, bank)];
             x->next_act = max64(x->next_act, now + p->tRFCsb);
         }

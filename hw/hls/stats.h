@@ -1,5 +1,5 @@
 /* stats.h - statistics the model keeps: latency histograms and counters (cxl_stats in cxl_types.h).
- * Percentiles are computed from the histogram by the host (host/stats_report.c). */
+ * Percentiles are computed from the histogram by the host (host/cxl/stats_report.c). */
 #ifndef CXL_STATS_H
 #define CXL_STATS_H
 

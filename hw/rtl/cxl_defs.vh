@@ -1,5 +1,5 @@
 // cxl_defs.vh - the packing of a CXL.mem message (cxl_msg in hw/hls/cxl_types.h) into a bit vector,
-// defined once for every hw/rtl module and for the Verilator harness (sim/verilator/unit/rtl_msg.h
+// defined once for every hw/rtl module and for the Verilator harness (tests/rtl/unit/rtl_msg.h
 // mirrors these offsets for C++).
 //
 // Fields in cxl_msg declaration order, least significant first; the C struct's `pad` byte is not

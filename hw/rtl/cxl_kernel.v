@@ -40,7 +40,7 @@
 // Built sizes: NH host ports, ND devices, NCH DRAM channels per device, NB banks per channel, NQ DRAM
 // queue entries (cxl_model's parameters, at most CXL_MAX_HOSTS / CXL_MAX_DEVS / CXL_MAX_CH /
 // CXL_MAX_BANKS / CXL_MAX_DRAMQ, the default) and whether the switch is built (SW).
-// The verilator backend builds this top once per named build (CMakeLists.txt CXLSIM_RTL_BUILDS: card-1x1,
+// The verilator backend builds this top once per named build (cmake/verilator.cmake, CXLSIM_RTL_BUILDS: card-1x1,
 // card-pool, optionally full) and runs a configuration on the smallest that fits it (docs/rtl.md,
 // "Kernel builds"); parameters asking for more than a build has make every run end with status 2,
 // model_error 4.

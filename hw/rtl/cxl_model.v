@@ -9,7 +9,7 @@
 //     goes into the histogram, the byte counter grows. Only that requester and that pipe are enabled.
 //     The responses ready at step 5 of cycle `now` are exactly the heads ready at the start of the cycle:
 //     steps 1-4 push into the host response paths with ready >= now + host_rsp_cycles > now (the host
-//     paths take at least one cycle; host/devcfg.c checks it), and nothing else before step 5 touches a
+//     paths take at least one cycle; host/config/devcfg.c checks it), and nothing else before step 5 touches a
 //     requester.
 //   - the main clock: steps 1-4 and 6-10 (and the local path's moves), every unit enabled, then now + 1.
 // Between model cycles (at_boundary) the state equals the C model's after cxl_model_run's cycle. The C

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Output paths as Unix tools handle them (host/outfile.h, README "Output files"): '-' and /dev/stdout,
+# Output paths as Unix tools handle them (host/out/outfile.h, README "Output files"): '-' and /dev/stdout,
 # symbolic links written through, devices, FIFOs and sockets written in place, regular files replaced
 # atomically with their mode kept, read-only files and inputs refused, folders and unwritable places
 # refused before the run, every write and the close of standard output checked, nothing left behind by

@@ -2,7 +2,8 @@
 # `cxlsim search` end to end (issue 32, item 3): the report, --json and --csv of a small search are
 # byte-identical for any -j (apart from the timing line and wall_seconds), --set reaches the experiment,
 # a search with no valid layout exits 3 naming the constraint and counting every exclusion, and bad options
-# exit 2 naming the option. Small: GPT-2 125M on 8 A100 (cxl-offload-small), layouts of tp and pp.
+# exit 2 naming the option; with the offloads varied the pruned search prints what --exhaustive prints.
+# Small: GPT-2 125M on 8 A100 (cxl-offload-small), layouts of tp and pp (offloads and micro-batch).
 # usage: search.sh CXLSIM SOURCE_DIR
 . "$(dirname "$0")/harness.bash" "$@"
 has() { grep -qF -- "$1" "$tmp/out" "$tmp/err" || bad "$2: no '$1' in: $(head -c 400 "$tmp/err" "$tmp/out")"; }
@@ -23,6 +24,17 @@ strip() { sed -e '/"wall_seconds"/,/}/d' -e '/"command_line"/,/\]/d' "$1"; }
 [ "$(head -1 "$tmp/a.csv" | cut -d, -f1-3)" = "rank,tp,pp" ] && ok || bad "CSV header: $(head -1 "$tmp/a.csv")"
 [ "$(wc -l <"$tmp/a.csv")" -ge 4 ] && ok || bad "CSV rows: $(wc -l <"$tmp/a.csv")"
 grep -q '"ranking"' "$tmp/a.json" && grep -q '"excluded"' "$tmp/a.json" && ok || bad "JSON members"
+
+# offloads varied: the bound prunes layouts that offload, and the CSV (ranks of the re-run rows included) and
+# the report are those of --exhaustive, byte for byte
+off=(cxl-offload-small --vary offload,micro_batch --top 2 --rerun 2 -j 2)
+expect_rc 0 "search offloads" "$bin" search "${off[@]}" --csv "$tmp/p.csv"
+grep -v '^timing:' "$tmp/out" | grep -v '^  engine ' >"$tmp/p.txt"
+grep -q "skipped: their lower bound" "$tmp/out" && ! grep -q " 0 skipped" "$tmp/out" && ok || bad "nothing pruned: $(grep engine "$tmp/out")"
+expect_rc 0 "search offloads --exhaustive" "$bin" search "${off[@]}" --exhaustive --csv "$tmp/x.csv"
+grep -v '^timing:' "$tmp/out" | grep -v '^  engine ' >"$tmp/x.txt"
+cmp -s "$tmp/p.csv" "$tmp/x.csv" && ok || bad "pruned and exhaustive CSV differ: $(diff "$tmp/p.csv" "$tmp/x.csv" | head -5)"
+cmp -s "$tmp/p.txt" "$tmp/x.txt" && ok || bad "pruned and exhaustive reports differ: $(diff "$tmp/p.txt" "$tmp/x.txt" | head -5)"
 
 # --set reaches the experiment: a larger global batch, another ranking
 expect_rc 0 "search --set" "$bin" search "${small[@]}" -j 1 --set training.global_batch=128

@@ -3,7 +3,7 @@
 # needs a value (2), and an FST the build cannot write (no CXLSIM_RTL_TRACE: 4) or the file system cannot
 # (5) fails before any simulation with a message, not a crash; a preset larger than every kernel build
 # compiled in is refused (7); probe's JSON is the same on csim and verilator.
-# The backend's results against csim, call by call, are tests/test_verilator.c. usage: verilator.sh CXLSIM SOURCE_DIR. Exit 77 (skipped) without the backend.
+# The backend's results against csim, call by call, are tests/cxl/test_verilator.c. usage: verilator.sh CXLSIM SOURCE_DIR. Exit 77 (skipped) without the backend.
 set -u
 bin=$1
 if ! "$bin" backends | grep -q '^verilator *built in'; then

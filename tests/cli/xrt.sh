@@ -4,7 +4,7 @@
 # (4), no xclbin or a malformed card (2), an unreadable xclbin (5), no card at an index or a PCIe address,
 # an xclbin the card refuses or without the kernel (9), xrt options with another backend (2); and, through
 # XRT's no-op shim, that probe reaches the kernel and stops with a clear error instead of looping on a
-# card that computes nothing: compare against csim shows where it first departs (8). The backend's call sequence in detail: tests/test_xrt.c.
+# card that computes nothing: compare against csim shows where it first departs (8). The backend's call sequence in detail: tests/cxl/test_xrt.c.
 # usage: xrt.sh CXLSIM SOURCE_DIR. Exit 77 (skipped) without the backend or the shim.
 set -u
 bin=$1 src=$2

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfg.h"
-#include "devcfg.h"
+#include "config/cfg.h"
+#include "config/devcfg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,13 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clustercfg.h"
-#include "devcfg.h"
-#include "expcfg.h"
-#include "modelcfg.h"
-#include "optimes.h"
-#include "override.h"
-#include "trace.h"
+#include "config/clustercfg.h"
+#include "config/devcfg.h"
+#include "config/expcfg.h"
+#include "config/modelcfg.h"
+#include "train/optimes.h"
+#include "config/override.h"
+#include "cxl/trace.h"
 
 #ifndef FUZZ_TARGET
 #error "build with -DFUZZ_TARGET=1..6 (tests/fuzz/run.sh)"

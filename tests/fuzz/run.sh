@@ -29,10 +29,10 @@ done
 # the host library and the C model, instrumented for coverage, compiled again only where a source, a
 # header or a preset is newer than the object (so that CTest's short runs reuse them); the targets link it
 flags=(-std=c11 -g -O1 -D_POSIX_C_SOURCE=200809L -Wno-unknown-pragmas -I"$root/host" -I"$out/gen")
-newest_dep=$(ls -t "$root"/host/*.h "$root"/hw/hls/*.h "$out"/gen/*.inc | head -1)
+newest_dep=$(ls -t "$root"/host/*/*.h "$root"/hw/hls/*.h "$out"/gen/*.inc | head -1)
 objs=()
-for src in "$root"/host/*.c "$root"/hw/hls/*.c; do
-  case $src in */main.c | */backend_verilator.c | */backend_xrt.c) continue ;; esac
+for src in "$root"/host/*/*.c "$root"/hw/hls/*.c; do
+  case $src in */host/cli/* | */backend_verilator.c | */backend_xrt.c) continue ;; esac
   obj=$out/obj/$(basename "$(dirname "$src")")_$(basename "$src" .c).o
   if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_dep" -nt "$obj" ]; then
     clang "${flags[@]}" -fsanitize=fuzzer-no-link,address,undefined -c "$src" -o "$obj"

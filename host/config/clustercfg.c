@@ -1,0 +1,66 @@
+/* clustercfg.c - clusters: schema table. */
+#include "config/clustercfg.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static const char *const intra_names[] = { "nvswitch", "nvlink-ring", NULL };
+static const char *const cpu_names[] = { "intel", "amd", NULL };
+static const char *const topo_names[] = { "fat-tree", "rail-optimized", NULL };
+
+#define C(f) offsetof(clustercfg, f)
+/* Order = CLUSTERCFG_F_* */
+static const cfg_field fields[] = {
+    { "name", CFG_T_STRING, C(name), 1, 1, 0, NULL, NULL, 64, NULL, "cluster name" },
+    { "description", CFG_T_STRING, C(description), 0, 1, 0, NULL, NULL, 256, NULL, "one line" },
+    { "nodes", CFG_T_U64, C(nodes), 1, 1, 1 << 20, NULL, NULL, 0, NULL, "nodes, e.g. 2" },
+    { "gpus_per_node", CFG_T_U64, C(gpus_per_node), 1, 1, 64, NULL, NULL, 0, NULL, "GPUs per node, e.g. 8" },
+    { "intra_node", CFG_T_ENUM, C(intra_node), 0, 1, 0, intra_names, NULL, 0, NULL,
+      "nvswitch (all-to-all) or nvlink-ring" },
+    { "nics_per_node", CFG_T_U64, C(nics_per_node), 1, 1, 64, NULL, NULL, 0, NULL,
+      "network adapters for compute traffic per node, e.g. 8" },
+    { "nic_bandwidth", CFG_T_BW, C(nic_bw_bps), 1, 1, 1e13, NULL, NULL, 0, NULL,
+      "per NIC and direction, e.g. 400Gb/s" },
+    { "topology", CFG_T_ENUM, C(topology), 0, 1, 0, topo_names, NULL, 0, NULL, "fat-tree or rail-optimized" },
+    { "oversubscription", CFG_T_DOUBLE, C(oversubscription), 0, 1, 64, NULL, NULL, 0, NULL,
+      "leaf switch down-link to up-link bandwidth ratio, 1 = full bisection" },
+    { "nvlink_latency", CFG_T_TIME, C(nvlink_latency_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "per message inside a node, e.g. 1us" },
+    { "nic_latency", CFG_T_TIME, C(nic_latency_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "NIC and host overhead per message, one way, e.g. 2us" },
+    { "switch_latency", CFG_T_TIME, C(switch_latency_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "one network switch hop, e.g. 200ns" },
+    { "nvlink_efficiency", CFG_T_DOUBLE, C(nvlink_efficiency), 0, 0.01, 1, NULL, NULL, 0, NULL,
+      "fraction of the GPU's NVLink bandwidth per direction that NCCL collectives reach, e.g. 0.77" },
+    { "nic_efficiency", CFG_T_DOUBLE, C(nic_efficiency), 0, 0.01, 1, NULL, NULL, 0, NULL,
+      "fraction of the NIC line rate that NCCL collectives reach, e.g. 0.9" },
+    { "nccl_channels", CFG_T_U64, C(nccl_channels), 0, 1, 32, NULL, NULL, 0, NULL,
+      "NCCL channels per collective (1-32, NCCL 2.19's MAXCHANNELS): ring message sizes and step counts" },
+    { "cpu_vendor", CFG_T_ENUM, C(cpu_vendor), 0, 1, 0, cpu_names, NULL, 0, NULL,
+      "the nodes' CPU vendor, intel or amd (NCCL's tuning model: LL bandwidth cap and network overhead)" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static void defaults(void *obj)
+{
+    clustercfg *c = obj;
+    memset(c, 0, sizeof *c);
+    c->intra_node = CLUSTERCFG_NVSWITCH;
+    c->topology = CLUSTERCFG_FAT_TREE;
+    c->oversubscription = 1;
+    c->nvlink_efficiency = 1;
+    c->nic_efficiency = 1;
+    c->nccl_channels = 8;          /* knob: NCCL picks per topology; NCCL_MIN_NCHANNELS / MAX set it */
+}
+
+const compose_kind clustercfg_kind = {
+    "cluster", "clusters", fields, defaults, offsetof(clustercfg, loc), offsetof(clustercfg, ref),
+    offsetof(clustercfg, source), sizeof((clustercfg *)0)->source, 0,
+};
+
+int clustercfg_load(const char *name_or_path, clustercfg *out, cxl_err *err)
+{
+    return compose_load(&clustercfg_kind, name_or_path, out, err);
+}
+
+uint64_t clustercfg_gpus(const clustercfg *c) { return c->nodes * c->gpus_per_node; }

@@ -1,0 +1,47 @@
+/* clustercfg.h - the cluster a job runs on, as written in configs/clusters/: nodes of GPUs joined by
+ * NVLink/NVSwitch, NICs per node and their speed, the network topology, latencies. Bandwidths are bytes
+ * per second per direction (a 400 Gb/s NIC is 50GB/s); times are integer picoseconds.
+ * clustercfg_load() takes a preset name or a file; experiments reference clusters through compose.h. */
+#ifndef CXLSIM_CLUSTERCFG_H
+#define CXLSIM_CLUSTERCFG_H
+
+#include <stdint.h>
+
+#include "config/compose.h"
+#include "util/err.h"
+
+enum clustercfg_intra { CLUSTERCFG_NVSWITCH = 0, CLUSTERCFG_NVLINK_RING = 1 };
+enum clustercfg_topo { CLUSTERCFG_FAT_TREE = 0, CLUSTERCFG_RAIL_OPTIMIZED = 1 };
+enum clustercfg_cpu { CLUSTERCFG_CPU_INTEL = 0, CLUSTERCFG_CPU_AMD = 1 };
+
+enum { CLUSTERCFG_F_NAME, CLUSTERCFG_F_DESCRIPTION, CLUSTERCFG_F_NODES, CLUSTERCFG_F_GPUS_PER_NODE,
+       CLUSTERCFG_F_INTRA, CLUSTERCFG_F_NICS, CLUSTERCFG_F_NIC_BW, CLUSTERCFG_F_TOPOLOGY,
+       CLUSTERCFG_F_OVERSUB, CLUSTERCFG_F_NVLINK_LAT, CLUSTERCFG_F_NIC_LAT, CLUSTERCFG_F_SWITCH_LAT,
+       CLUSTERCFG_F_NVLINK_EFF, CLUSTERCFG_F_NIC_EFF, CLUSTERCFG_F_NCCL_CHANNELS, CLUSTERCFG_F_CPU_VENDOR, CLUSTERCFG_NFIELDS };
+
+typedef struct clustercfg {
+    char name[64];
+    char description[256];
+    char source[512];
+    uint64_t nodes, gpus_per_node;
+    int intra_node;                 /* enum clustercfg_intra */
+    uint64_t nics_per_node;
+    uint64_t nic_bw_bps;            /* per NIC, per direction */
+    int topology;                   /* enum clustercfg_topo */
+    double oversubscription;        /* >= 1: leaf down-links / up-links (1 = full bisection) */
+    uint64_t nvlink_latency_ps, nic_latency_ps, switch_latency_ps;
+    double nvlink_efficiency;       /* fraction of the NVLink per-direction bandwidth collectives reach */
+    double nic_efficiency;          /* fraction of the NIC line rate collectives reach */
+    uint64_t nccl_channels;         /* NCCL channels (rings) per collective: message sizes and steps */
+    int cpu_vendor;                 /* enum clustercfg_cpu: NCCL's tuning model has per-vendor figures */
+    cfgloc loc[CLUSTERCFG_NFIELDS];
+    cfgloc ref;
+} clustercfg;
+
+extern const compose_kind clustercfg_kind;
+
+int clustercfg_load(const char *name_or_path, clustercfg *out, cxl_err *err);
+/* nodes x gpus_per_node */
+uint64_t clustercfg_gpus(const clustercfg *c);
+
+#endif

@@ -1,0 +1,73 @@
+/* gpucfg.c - GPU types: schema table. */
+#include "config/gpucfg.h"
+
+#include <stddef.h>
+#include <string.h>
+
+const char *const gpucfg_dtype_names[] = { "bf16", "fp16", "fp8", "tf32", "fp32", NULL };
+
+#define G(f) offsetof(gpucfg, f)
+/* Order = GPUCFG_F_* */
+static const cfg_field fields[] = {
+    { "name", CFG_T_STRING, G(name), 1, 1, 0, NULL, NULL, 64, NULL, "GPU name" },
+    { "description", CFG_T_STRING, G(description), 0, 1, 0, NULL, NULL, 256, NULL, "one line" },
+    { "bf16_tflops", CFG_T_DOUBLE, G(tflops[GPUCFG_BF16]), 1, 0, 1e6, NULL, NULL, 0, NULL,
+      "dense bf16 tensor-core peak in TFLOP/s, e.g. 989" },
+    { "fp16_tflops", CFG_T_DOUBLE, G(tflops[GPUCFG_FP16]), 0, 0, 1e6, NULL, NULL, 0, NULL,
+      "dense fp16 peak in TFLOP/s (0: unsupported)" },
+    { "fp8_tflops", CFG_T_DOUBLE, G(tflops[GPUCFG_FP8]), 0, 0, 1e6, NULL, NULL, 0, NULL,
+      "dense fp8 peak in TFLOP/s (0: unsupported)" },
+    { "tf32_tflops", CFG_T_DOUBLE, G(tflops[GPUCFG_TF32]), 0, 0, 1e6, NULL, NULL, 0, NULL,
+      "dense tf32 tensor-core peak in TFLOP/s (0: unsupported)" },
+    { "fp32_tflops", CFG_T_DOUBLE, G(tflops[GPUCFG_FP32]), 0, 0, 1e6, NULL, NULL, 0, NULL,
+      "fp32 (non-tensor) peak in TFLOP/s" },
+    { "hbm", CFG_T_SIZE, G(hbm_bytes), 1, 1, 1e15, NULL, NULL, 0, NULL, "HBM capacity, e.g. 80GB" },
+    { "hbm_bandwidth", CFG_T_BW, G(hbm_bw_bps), 1, 1, 1e15, NULL, NULL, 0, NULL, "HBM bandwidth, e.g. 3.35TB/s" },
+    { "nvlink", CFG_T_BW, G(nvlink_bw_bps), 0, 0, 1e15, NULL, NULL, 0, NULL,
+      "NVLink bandwidth per GPU, both directions together, e.g. 900GB/s" },
+    { "sms", CFG_T_U64, G(sms), 0, 0, 1024, NULL, NULL, 0, NULL,
+      "streaming multiprocessors, e.g. 132 (0: unknown, no wave quantization)" },
+    { "gemm_efficiency", CFG_T_DOUBLE, G(gemm_efficiency), 0, 0.001, 1, NULL, NULL, 0, NULL,
+      "fraction of the dense peak a large tile-aligned GEMM sustains, e.g. 0.80" },
+    { "memory_efficiency", CFG_T_DOUBLE, G(memory_efficiency), 0, 0.001, 1, NULL, NULL, 0, NULL,
+      "fraction of the HBM bandwidth memory-bound kernels reach, e.g. 0.90" },
+    { "kernel_overhead", CFG_T_TIME, G(kernel_overhead_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "fixed time per kernel (launch gap + tail), e.g. 3us" },
+    { "gemm_tile_m", CFG_T_U64, G(gemm_tile_m), 0, 1, 4096, NULL, NULL, 0, NULL,
+      "rows of the GEMM output tile one SM computes, e.g. 128" },
+    { "gemm_tile_n", CFG_T_U64, G(gemm_tile_n), 0, 1, 4096, NULL, NULL, 0, NULL,
+      "columns of the GEMM output tile one SM computes, e.g. 256" },
+    { "attention_fwd_efficiency", CFG_T_DOUBLE, G(attention_fwd_efficiency), 0, 0.001, 1, NULL, NULL, 0, NULL,
+      "fraction of the dense peak the flash attention forward kernel sustains, e.g. 0.73" },
+    { "attention_bwd_efficiency", CFG_T_DOUBLE, G(attention_bwd_efficiency), 0, 0.001, 1, NULL, NULL, 0, NULL,
+      "fraction of the dense peak the flash attention backward kernel sustains, e.g. 0.63" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+/* Compute-model defaults: the values the presets use (their sources are cited there), so that a GPU
+ * file written before these fields existed still prices operations sensibly. sms 0: wave quantization
+ * off, since no SM count is a safe guess. */
+static void defaults(void *obj)
+{
+    gpucfg *g = obj;
+    memset(g, 0, sizeof *g);
+    g->gemm_efficiency = 0.80;
+    g->memory_efficiency = 0.90;
+    g->kernel_overhead_ps = 3000000;    /* 3 us */
+    g->gemm_tile_m = 128;               /* CUTLASS's default tensor-op threadblock tile, 128 x 256 */
+    g->gemm_tile_n = 256;
+    /* FlashAttention-2 (Dao, arXiv 2307.08691, Sec. 4.1), the portable kernel: up to 73 % of the A100's
+     * peak in the forward pass and 63 % in the backward pass (head dimension 128, long sequences) */
+    g->attention_fwd_efficiency = 0.73;
+    g->attention_bwd_efficiency = 0.63;
+}
+
+const compose_kind gpucfg_kind = {
+    "gpu", "gpus", fields, defaults, offsetof(gpucfg, loc), offsetof(gpucfg, ref),
+    offsetof(gpucfg, source), sizeof((gpucfg *)0)->source, GPUCFG_F_ATTN_FWD_EFF,
+};
+
+int gpucfg_load(const char *name_or_path, gpucfg *out, cxl_err *err)
+{
+    return compose_load(&gpucfg_kind, name_or_path, out, err);
+}

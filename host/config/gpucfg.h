@@ -1,0 +1,48 @@
+/* gpucfg.h - one GPU type, as written in configs/gpus/: dense tensor-core peaks per data type, HBM
+ * capacity and bandwidth, NVLink bandwidth, and the parameters of the per-operation compute model
+ * (compute.h): SM count, sustained fractions of the peaks, per-kernel overhead, GEMM output tile.
+ * A peak of 0 means the data type is not supported. The compute-model fields are optional; their
+ * defaults (gpucfg.c) keep older GPU files valid. gpucfg_load() takes a preset name or a file;
+ * experiments reference GPUs through compose.h. */
+#ifndef CXLSIM_GPUCFG_H
+#define CXLSIM_GPUCFG_H
+
+#include <stdint.h>
+
+#include "config/compose.h"
+#include "util/err.h"
+
+/* Data types, in the order of gpucfg.tflops[] and of traincfg's `precision` choices. */
+enum gpucfg_dtype { GPUCFG_BF16, GPUCFG_FP16, GPUCFG_FP8, GPUCFG_TF32, GPUCFG_FP32, GPUCFG_NDTYPES };
+extern const char *const gpucfg_dtype_names[]; /* "bf16", "fp16", "fp8", "tf32", "fp32", NULL */
+
+enum { GPUCFG_F_NAME, GPUCFG_F_DESCRIPTION, GPUCFG_F_TFLOPS0, GPUCFG_F_HBM = GPUCFG_F_TFLOPS0 + GPUCFG_NDTYPES,
+       GPUCFG_F_HBM_BW, GPUCFG_F_NVLINK, GPUCFG_F_SMS, GPUCFG_F_GEMM_EFF, GPUCFG_F_MEM_EFF,
+       GPUCFG_F_KERNEL_OVERHEAD, GPUCFG_F_TILE_M, GPUCFG_F_TILE_N, GPUCFG_F_ATTN_FWD_EFF, GPUCFG_F_ATTN_BWD_EFF,
+       GPUCFG_NFIELDS };
+
+typedef struct gpucfg {
+    char name[64];
+    char description[256];
+    char source[512];
+    double tflops[GPUCFG_NDTYPES];  /* dense peak, 10^12 FLOP/s */
+    uint64_t hbm_bytes;
+    uint64_t hbm_bw_bps;            /* bytes per second */
+    uint64_t nvlink_bw_bps;         /* per GPU, both directions together (as NVIDIA quotes it) */
+    /* compute model (compute.h) */
+    uint64_t sms;                   /* streaming multiprocessors; 0 = unknown: no wave quantization */
+    double gemm_efficiency;         /* fraction of the dense peak one SM sustains on full GEMM tiles, (0, 1] */
+    double memory_efficiency;       /* fraction of hbm_bw_bps memory-bound kernels reach, (0, 1] */
+    uint64_t kernel_overhead_ps;    /* fixed time per kernel: launch gap + tail */
+    uint64_t gemm_tile_m, gemm_tile_n; /* GEMM output tile (threadblock tile), rows x columns */
+    /* fraction of the dense peak the fused (flash) attention kernel sustains, forward and backward, (0, 1] */
+    double attention_fwd_efficiency, attention_bwd_efficiency;
+    cfgloc loc[GPUCFG_NFIELDS];
+    cfgloc ref;
+} gpucfg;
+
+extern const compose_kind gpucfg_kind;
+
+int gpucfg_load(const char *name_or_path, gpucfg *out, cxl_err *err);
+
+#endif

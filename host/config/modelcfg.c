@@ -1,0 +1,230 @@
+/* modelcfg.c - model shapes: schema table, shape checks, parameter counts. */
+#include "config/modelcfg.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static const char *const act_names[] = { "gelu", "swiglu", NULL };
+static const char *const norm_names[] = { "layernorm", "rmsnorm", NULL };
+static const char *const pos_names[] = { "learned", "rope", NULL };
+
+#define M(f) offsetof(modelcfg, f)
+/* Order = MODELCFG_F_* */
+static const cfg_field fields[] = {
+    { "name", CFG_T_STRING, M(name), 1, 1, 0, NULL, NULL, 64, NULL, "model name" },
+    { "description", CFG_T_STRING, M(description), 0, 1, 0, NULL, NULL, 256, NULL, "one line" },
+    { "layers", CFG_T_U64, M(layers), 1, 1, 100000, NULL, NULL, 0, NULL, "transformer layers, e.g. 32" },
+    { "hidden", CFG_T_U64, M(hidden), 1, 1, 1 << 20, NULL, NULL, 0, NULL, "model (hidden) dimension, e.g. 4096" },
+    { "heads", CFG_T_U64, M(heads), 1, 1, 65536, NULL, NULL, 0, NULL, "attention (query) heads, e.g. 32" },
+    { "kv_heads", CFG_T_U64, M(kv_heads), 0, 1, 65536, NULL, NULL, 0, NULL,
+      "key/value heads (grouped-query attention); default: heads" },
+    { "ffn", CFG_T_U64, M(ffn), 0, 1, 1 << 22, NULL, NULL, 0, NULL, "MLP inner dimension; default: 4 x hidden" },
+    { "activation", CFG_T_ENUM, M(activation), 0, 1, 0, act_names, NULL, 0, NULL,
+      "gelu (two MLP matrices) or swiglu (three)" },
+    { "vocab", CFG_T_U64, M(vocab), 1, 1, 1 << 24, NULL, NULL, 0, NULL, "vocabulary size, e.g. 32000" },
+    { "seq_len", CFG_T_U64, M(seq_len), 1, 1, 1 << 24, NULL, NULL, 0, NULL, "training sequence length, e.g. 4096" },
+    { "bias", CFG_T_BOOL, M(bias), 0, 1, 0, NULL, NULL, 0, NULL, "biases on linear layers and norms" },
+    { "norm", CFG_T_ENUM, M(norm), 0, 1, 0, norm_names, NULL, 0, NULL, "layernorm or rmsnorm" },
+    { "position", CFG_T_ENUM, M(position), 0, 1, 0, pos_names, NULL, 0, NULL,
+      "learned (seq_len x hidden parameters) or rope (none)" },
+    { "tied_embeddings", CFG_T_BOOL, M(tied_embeddings), 0, 1, 0, NULL, NULL, 0, NULL,
+      "the output layer shares the word embedding" },
+    { "dropout", CFG_T_BOOL, M(dropout), 0, 1, 0, NULL, NULL, 0, NULL,
+      "attention and hidden dropout (their masks are stored activations)" },
+    { "head_dim", CFG_T_U64, M(head_dim), 0, 1, 65536, NULL, NULL, 0, NULL,
+      "attention head dimension; default: hidden / heads (Qwen3, GPT-OSS set their own)" },
+    { "experts", CFG_T_U64, M(experts), 0, 0, 65536, NULL, NULL, 0, NULL,
+      "routed experts per MoE layer (mixture of experts); 0: a dense model" },
+    { "top_k", CFG_T_U64, M(top_k), 0, 1, 65536, NULL, NULL, 0, NULL, "routed experts per token, e.g. 2" },
+    { "shared_experts", CFG_T_U64, M(shared_experts), 0, 0, 65536, NULL, NULL, 0, NULL,
+      "always-active experts of expert_ffn each (DeepSeek-V3: 1); default 0" },
+    { "expert_ffn", CFG_T_U64, M(expert_ffn), 0, 1, 1 << 22, NULL, NULL, 0, NULL,
+      "inner dimension of one expert's MLP; default: ffn" },
+    { "moe_first_dense", CFG_T_U64, M(moe_first_dense), 0, 0, 100000, NULL, NULL, 0, NULL,
+      "the first layers are dense, e.g. 3 (DeepSeek-V3); default 0" },
+    { "moe_layer_freq", CFG_T_U64, M(moe_layer_freq), 0, 1, 100000, NULL, NULL, 0, NULL,
+      "every n-th layer after the dense ones is MoE; default 1 (all)" },
+    { "moe_imbalance", CFG_T_DOUBLE, M(moe_imbalance), 0, 1, 1e6, NULL, NULL, 0, NULL,
+      "tokens of the busiest expert over the mean; default 1 (balanced routing)" },
+    { "moe_capacity_factor", CFG_T_DOUBLE, M(moe_capacity), 0, 0, 1e6, NULL, NULL, 0, NULL,
+      "expert capacity over the mean load (tokens beyond are dropped); default 0: dropless" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static void defaults(void *obj)
+{
+    modelcfg *m = obj;
+    memset(m, 0, sizeof *m);
+    /* GPT (Megatron) conventions; LLaMA presets set every one of these. */
+    m->activation = MODELCFG_GELU;
+    m->norm = MODELCFG_LAYERNORM;
+    m->position = MODELCFG_POS_LEARNED;
+    m->bias = 1;
+    m->tied_embeddings = 1;
+    m->dropout = 1;
+    m->moe_layer_freq = 1;
+    m->moe_imbalance = 1.0;
+}
+
+const compose_kind modelcfg_kind = {
+    "model", "models", fields, defaults, offsetof(modelcfg, loc), offsetof(modelcfg, ref),
+    offsetof(modelcfg, source), sizeof((modelcfg *)0)->source, MODELCFG_F_HEAD_DIM,
+};
+
+static const cfgloc *where(const modelcfg *m, int f) { return m->loc[f].file[0] ? &m->loc[f] : &m->ref; }
+
+int modelcfg_finish(modelcfg *m, cxl_err *err)
+{
+    if (!m->kv_heads)
+        m->kv_heads = m->heads;
+    if (!m->ffn)
+        m->ffn = 4 * m->hidden;
+    if (!m->head_dim)
+        m->head_dim = m->hidden / m->heads;
+    if (m->experts) {
+        if (!m->expert_ffn)
+            m->expert_ffn = m->ffn;
+        if (!m->loc[MODELCFG_F_TOP_K].file[0])
+            return cfgloc_errf(err, where(m, MODELCFG_F_EXPERTS),
+                               "model.top_k: missing; a mixture of experts (experts %llu) needs the routed experts "
+                               "per token, 1 to %llu", (unsigned long long)m->experts, (unsigned long long)m->experts);
+        if (m->top_k > m->experts)
+            return cfgloc_errf(err, where(m, MODELCFG_F_TOP_K),
+                               "model.top_k: %llu exceeds the %llu experts; valid: 1 to %llu",
+                               (unsigned long long)m->top_k, (unsigned long long)m->experts,
+                               (unsigned long long)m->experts);
+        if (m->moe_first_dense >= m->layers)
+            return cfgloc_errf(err, where(m, MODELCFG_F_MOE_FIRST_DENSE),
+                               "model.moe_first_dense: %llu leaves no MoE layer among the %llu layers; valid: 0 to %llu",
+                               (unsigned long long)m->moe_first_dense, (unsigned long long)m->layers,
+                               (unsigned long long)(m->layers - 1));
+        if (m->moe_capacity > 0 && m->moe_capacity < 1)
+            return cfgloc_errf(err, where(m, MODELCFG_F_MOE_CAPACITY),
+                               "model.moe_capacity_factor: %g drops tokens even under balanced routing; use 0 "
+                               "(dropless) or at least 1", m->moe_capacity);
+    } else {
+        static const int moe_keys[] = { MODELCFG_F_TOP_K, MODELCFG_F_SHARED_EXPERTS, MODELCFG_F_EXPERT_FFN,
+                                        MODELCFG_F_MOE_FIRST_DENSE, MODELCFG_F_MOE_FREQ, MODELCFG_F_MOE_IMBALANCE,
+                                        MODELCFG_F_MOE_CAPACITY };
+        for (size_t i = 0; i < sizeof moe_keys / sizeof moe_keys[0]; i++)
+            if (m->loc[moe_keys[i]].file[0])
+                return cfgloc_errf(err, &m->loc[moe_keys[i]],
+                                   "model.%s: a mixture-of-experts key in a dense model (experts is 0); set "
+                                   "experts, e.g. 8, or remove the key", fields[moe_keys[i]].key);
+    }
+    if (!m->loc[MODELCFG_F_HEAD_DIM].file[0] && m->hidden % m->heads)
+        return cfgloc_errf(err, where(m, MODELCFG_F_HEADS),
+                           "model.heads: %llu does not divide hidden %llu (the head dimension must be whole; or give head_dim)",
+                           (unsigned long long)m->heads, (unsigned long long)m->hidden);
+    if (m->kv_heads > m->heads || m->heads % m->kv_heads)
+        return cfgloc_errf(err, where(m, MODELCFG_F_KV_HEADS),
+                           "model.kv_heads: %llu must divide heads %llu (each KV head serves a whole group of "
+                           "query heads)", (unsigned long long)m->kv_heads, (unsigned long long)m->heads);
+    return 0;
+}
+
+int modelcfg_load(const char *name_or_path, modelcfg *out, cxl_err *err)
+{
+    int rc = compose_load(&modelcfg_kind, name_or_path, out, err);
+    return rc ? rc : modelcfg_finish(out, err);
+}
+
+/* ---- parameter counts ---- */
+
+static uint64_t kv_dim(const modelcfg *m) { return m->kv_heads * m->head_dim; }
+static uint64_t q_dim(const modelcfg *m) { return m->heads * m->head_dim; }
+static uint64_t norm_params(const modelcfg *m) { return m->norm == MODELCFG_LAYERNORM ? 2 * m->hidden : m->hidden; }
+static uint64_t mlp_mats(const modelcfg *m) { return m->activation == MODELCFG_SWIGLU ? 3 : 2; }
+
+/* The attention's parameters split by tp (Q, K, V weights and biases, output projection weights), and
+ * those every rank holds (the two norms, the output projection's bias). */
+static uint64_t attn_split(const modelcfg *m)
+{
+    uint64_t h = m->hidden, qkv_out = q_dim(m) + 2 * kv_dim(m);
+    return h * qkv_out + q_dim(m) * h + (m->bias ? qkv_out : 0);
+}
+static uint64_t attn_whole(const modelcfg *m) { return 2 * norm_params(m) + (m->bias ? m->hidden : 0); }
+
+/* One MLP of inner size f: its matrices and, with biases, the input biases and the output bias. */
+static uint64_t mlp_params(const modelcfg *m, uint64_t f)
+{
+    uint64_t h = m->hidden, in_mats = mlp_mats(m) - 1;
+    return in_mats * h * f + f * h + (m->bias ? in_mats * f + h : 0);
+}
+
+int modelcfg_is_moe(const modelcfg *m) { return m->experts > 0; }
+
+int modelcfg_layer_is_moe(const modelcfg *m, uint64_t i)
+{
+    return m->experts > 0 && i >= m->moe_first_dense && (i - m->moe_first_dense) % m->moe_layer_freq == 0;
+}
+
+uint64_t modelcfg_moe_layers_in(const modelcfg *m, uint64_t first, uint64_t n)
+{
+    uint64_t c = 0;
+    for (uint64_t i = first; i < first + n; i++)
+        c += (uint64_t)modelcfg_layer_is_moe(m, i);
+    return c;
+}
+
+double modelcfg_moe_load(const modelcfg *m)
+{
+    return m->moe_capacity > 0 && m->moe_capacity < m->moe_imbalance ? m->moe_capacity : m->moe_imbalance;
+}
+
+uint64_t modelcfg_moe_layer_params_tp(const modelcfg *m, uint64_t tp, uint64_t ep, uint64_t etp,
+                                      uint64_t *expert_part)
+{
+    uint64_t routed = m->experts / ep * (mlp_params(m, m->expert_ffn) - (m->bias ? m->hidden : 0)) / etp +
+                      (m->bias ? m->experts / ep * m->hidden : 0);
+    uint64_t shared = m->shared_experts * mlp_params(m, m->expert_ffn);
+    if (expert_part)
+        *expert_part = routed;
+    return attn_split(m) / tp + attn_whole(m) + m->hidden * m->experts + shared / tp + routed;
+}
+
+uint64_t modelcfg_moe_layer_params(const modelcfg *m) { return modelcfg_moe_layer_params_tp(m, 1, 1, 1, NULL); }
+
+uint64_t modelcfg_active_params(const modelcfg *m)
+{
+    uint64_t moe = modelcfg_moe_layers_in(m, 0, m->layers), dense = m->layers - moe;
+    uint64_t moe_active = attn_split(m) + attn_whole(m) + m->hidden * m->experts +
+                          (m->top_k + m->shared_experts) * mlp_params(m, m->expert_ffn);
+    return dense * modelcfg_layer_params(m) + moe * moe_active + modelcfg_embedding_params(m) +
+           modelcfg_head_params(m);
+}
+
+/* Column-parallel (split by tp): Q, K, V weights and biases, MLP input weights and biases. Row-parallel
+ * (split by tp): attention output and MLP output weights. Whole on every rank: their biases, the norms. */
+uint64_t modelcfg_layer_params_tp(const modelcfg *m, uint64_t tp)
+{
+    uint64_t h = m->hidden, f = m->ffn, in_mats = mlp_mats(m) - 1;
+    uint64_t split = in_mats * h * f + f * h + (m->bias ? in_mats * f : 0);
+    return (split + attn_split(m)) / tp + attn_whole(m) + (m->bias ? h : 0);
+}
+
+uint64_t modelcfg_layer_params(const modelcfg *m) { return modelcfg_layer_params_tp(m, 1); }
+
+uint64_t modelcfg_vocab(const modelcfg *m) { return m->vocab_padded ? m->vocab_padded : m->vocab; }
+
+uint64_t modelcfg_embedding_params_tp(const modelcfg *m, uint64_t tp)
+{
+    return modelcfg_vocab(m) * m->hidden / tp + (m->position == MODELCFG_POS_LEARNED ? m->seq_len * m->hidden : 0);
+}
+
+uint64_t modelcfg_embedding_params(const modelcfg *m) { return modelcfg_embedding_params_tp(m, 1); }
+
+uint64_t modelcfg_head_params_tp(const modelcfg *m, uint64_t tp, uint64_t pp_stages)
+{
+    uint64_t out = (!m->tied_embeddings || pp_stages > 1) ? modelcfg_vocab(m) * m->hidden / tp : 0;
+    return norm_params(m) + out;
+}
+
+uint64_t modelcfg_head_params(const modelcfg *m) { return modelcfg_head_params_tp(m, 1, 1); }
+
+uint64_t modelcfg_total_params(const modelcfg *m)
+{
+    uint64_t moe = modelcfg_moe_layers_in(m, 0, m->layers);
+    return (m->layers - moe) * modelcfg_layer_params(m) + moe * modelcfg_moe_layer_params(m) +
+           modelcfg_embedding_params(m) + modelcfg_head_params(m);
+}

@@ -1,0 +1,107 @@
+/* modelcfg.h - a transformer model's shape (GPT-style or LLaMA-style), as written in configs/models/,
+ * and the parameter counts that follow from it.
+ *
+ * modelcfg_load() takes a preset name or a file; experiments reference models through compose.h with
+ * modelcfg_kind. Loading checks the shape itself (hidden divisible by heads, heads by kv_heads); checks
+ * that involve parallelism live in parallel.h. The YAML schema is docs/training-config.md.
+ *
+ * Parameter counts are exact integers for the structure described (Megatron-LM layout): per layer
+ * Q, K, V and output projections (K and V with kv_heads heads of hidden/heads each), the MLP (two
+ * matrices for GELU, three for SwiGLU), two norms (LayerNorm: weight and bias; RMSNorm: weight); biases
+ * on linear layers when `bias`; word embeddings vocab x hidden, learned position embeddings seq_len x
+ * hidden when `position: learned`, a final norm, and an output layer of its own unless tied.
+ */
+#ifndef CXLSIM_MODELCFG_H
+#define CXLSIM_MODELCFG_H
+
+#include <stdint.h>
+
+#include "config/compose.h"
+#include "util/err.h"
+
+enum modelcfg_act { MODELCFG_GELU = 0, MODELCFG_SWIGLU = 1 };
+enum modelcfg_norm { MODELCFG_LAYERNORM = 0, MODELCFG_RMSNORM = 1 };
+enum modelcfg_pos { MODELCFG_POS_LEARNED = 0, MODELCFG_POS_ROPE = 1 };
+
+/* Field indices into loc[] (the order of the table in modelcfg.c). */
+enum { MODELCFG_F_NAME, MODELCFG_F_DESCRIPTION, MODELCFG_F_LAYERS, MODELCFG_F_HIDDEN, MODELCFG_F_HEADS,
+       MODELCFG_F_KV_HEADS, MODELCFG_F_FFN, MODELCFG_F_ACTIVATION, MODELCFG_F_VOCAB, MODELCFG_F_SEQ_LEN,
+       MODELCFG_F_BIAS, MODELCFG_F_NORM, MODELCFG_F_POSITION, MODELCFG_F_TIED, MODELCFG_F_DROPOUT,
+       MODELCFG_F_HEAD_DIM, MODELCFG_F_EXPERTS, MODELCFG_F_TOP_K, MODELCFG_F_SHARED_EXPERTS, MODELCFG_F_EXPERT_FFN,
+       MODELCFG_F_MOE_FIRST_DENSE, MODELCFG_F_MOE_FREQ, MODELCFG_F_MOE_IMBALANCE, MODELCFG_F_MOE_CAPACITY,
+       MODELCFG_NFIELDS };
+
+typedef struct modelcfg {
+    char name[64];
+    char description[256];
+    char source[512];
+    uint64_t layers, hidden, heads;
+    uint64_t kv_heads;          /* 0 in the file's absence: = heads */
+    uint64_t ffn;               /* 0 in the file's absence: = 4 x hidden */
+    int activation;             /* enum modelcfg_act */
+    uint64_t vocab, seq_len;
+    int bias, norm, position, tied_embeddings, dropout;
+    uint64_t head_dim;          /* 0 in the file's absence: = hidden / heads */
+    /* mixture of experts (experts 0: a dense model; the keys below are then ignored) */
+    uint64_t experts;           /* routed experts per MoE layer */
+    uint64_t top_k;             /* routed experts per token */
+    uint64_t shared_experts;    /* always-active experts of expert_ffn each (DeepSeek-style); 0 = none */
+    uint64_t expert_ffn;        /* inner dimension of one expert's MLP (same activation as the dense MLP) */
+    uint64_t moe_first_dense;   /* the first layers are dense (DeepSeek-V3: 3) */
+    uint64_t moe_layer_freq;    /* after them, every moe_layer_freq-th layer is MoE (1: all) */
+    double moe_imbalance;       /* tokens of the busiest expert over the mean; 1 = balanced routing */
+    double moe_capacity;        /* capacity factor (tokens beyond it are dropped); 0 = dropless */
+    uint64_t vocab_padded;      /* derived, not a key: vocab padded for the training (expcfg); 0 = vocab */
+    cfgloc loc[MODELCFG_NFIELDS];
+    cfgloc ref;                 /* where the experiment named the model */
+} modelcfg;
+
+extern const compose_kind modelcfg_kind;
+
+/* The vocabulary the model computes with: vocab_padded when set (Megatron pads the embedding table to a
+ * multiple of make_vocab_size_divisible_by x tp, traincfg.vocab_divisible_by), else vocab. */
+uint64_t modelcfg_vocab(const modelcfg *m);
+
+/* Load a model preset or file and check its shape. */
+int modelcfg_load(const char *name_or_path, modelcfg *out, cxl_err *err);
+/* Fill defaults that depend on other fields and check the shape; called by the loaders. */
+int modelcfg_finish(modelcfg *m, cxl_err *err);
+
+/* Parameters of one transformer layer, of the embedding stage (word + position embeddings), of the
+ * head stage (final norm + output layer; 0 for the output layer when tied), and of the whole model
+ * (a tied output layer counted once). */
+uint64_t modelcfg_layer_params(const modelcfg *m);
+uint64_t modelcfg_embedding_params(const modelcfg *m);
+uint64_t modelcfg_head_params(const modelcfg *m);
+uint64_t modelcfg_total_params(const modelcfg *m);
+
+/* Mixture of experts: 1 when the model has routed experts; whether layer i (0-based) is an MoE layer
+ * (i >= moe_first_dense and (i - moe_first_dense) a multiple of moe_layer_freq); how many of layers
+ * [first, first + n) are. */
+int modelcfg_is_moe(const modelcfg *m);
+int modelcfg_layer_is_moe(const modelcfg *m, uint64_t i);
+uint64_t modelcfg_moe_layers_in(const modelcfg *m, uint64_t first, uint64_t n);
+/* Tokens of the busiest expert over the mean: moe_imbalance, capped by the capacity factor when set. */
+double modelcfg_moe_load(const modelcfg *m);
+/* Parameters of one MoE layer: its attention and norms as a dense layer's, the router (hidden x experts),
+ * the routed experts (experts x MLP of expert_ffn) and the shared experts. Per GPU: attention and shared
+ * experts split by tp (Megatron's shared-expert MLP is tensor-parallel), the router whole, and the routed
+ * experts split by ep (experts per rank) and etp (each expert's MLP), the second part returned apart in
+ * *expert_part (may be NULL) because ZeRO shards it over the expert-data-parallel group. */
+uint64_t modelcfg_moe_layer_params(const modelcfg *m);
+uint64_t modelcfg_moe_layer_params_tp(const modelcfg *m, uint64_t tp, uint64_t ep, uint64_t etp,
+                                      uint64_t *expert_part);
+/* Parameters a token activates: every dense layer, the attention, router, top_k routed and the shared
+ * experts of every MoE layer, the embeddings and the head (for MFU-style reports of MoE models). */
+uint64_t modelcfg_active_params(const modelcfg *m);
+
+/* Per tensor-parallel rank (Megatron layout: column-parallel Q/K/V and MLP-in with their biases, row-
+ * parallel output and MLP-out whose biases stay whole, norms replicated; vocabulary-parallel embedding
+ * and output layer). tp must divide heads, kv_heads and ffn. */
+uint64_t modelcfg_layer_params_tp(const modelcfg *m, uint64_t tp);
+uint64_t modelcfg_embedding_params_tp(const modelcfg *m, uint64_t tp);
+/* Final norm + output layer on the last pipeline stage; with tied embeddings and more than one stage
+ * Megatron keeps a copy of the embedding there, so it counts (pp_stages > 1). */
+uint64_t modelcfg_head_params_tp(const modelcfg *m, uint64_t tp, uint64_t pp_stages);
+
+#endif

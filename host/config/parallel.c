@@ -1,0 +1,365 @@
+/* parallel.c - checks of the parallel layout (issue 3, section 7). */
+#include "config/parallel.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef unsigned long long ull;
+
+static const cfgloc *tloc(const traincfg *t, int f) { return t->loc[f].file[0] ? &t->loc[f] : &t->ref; }
+
+/* "1, 2, 4, 8" : the tensor-parallel sizes up to limit that divide every value of v[0..n). */
+static void common_divisors(const uint64_t *v, int n, uint64_t limit, char *buf, size_t sz)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint64_t d = 1; d <= limit && len + 24 < sz; d++) {
+        int ok = 1;
+        for (int i = 0; i < n; i++)
+            ok &= v[i] % d == 0;
+        if (ok)
+            len += (size_t)snprintf(buf + len, sz - len, "%s%llu", len ? ", " : "", (ull)d);
+    }
+}
+
+/* " x cp 2" in messages about the GPU count, "" without context parallelism (the messages of cp 1 stay). */
+typedef struct cp_text {
+    char s[32];
+} cp_text;
+static cp_text cp_factor(const traincfg *t)
+{
+    cp_text c = { "" };
+    if (t->cp > 1)
+        snprintf(c.s, sizeof c.s, " x cp %llu", (ull)t->cp);
+    return c;
+}
+
+uint64_t parallel_microbatches(const traincfg *t) { return t->global_batch / (t->micro_batch * t->dp); }
+
+uint64_t parallel_layers_per_stage(const modelcfg *m, const traincfg *t) { return m->layers / t->pp; }
+
+static int check_tp(const modelcfg *m, const clustercfg *c, const traincfg *t, cxl_err *err)
+{
+    char valid[256];
+    const uint64_t div[3] = { m->heads, m->kv_heads, m->ffn };
+    common_divisors(div, 3, m->kv_heads < clustercfg_gpus(c) ? m->kv_heads : clustercfg_gpus(c), valid, sizeof valid);
+    const cfgloc *at = tloc(t, TRAINCFG_F_TP);
+    if (m->heads % t->tp)
+        return cfgloc_errf(err, at, "training.tp: %llu does not divide the %llu attention heads of model '%s'; "
+                           "valid tp: %s", (ull)t->tp, (ull)m->heads, m->name, valid);
+    if (m->kv_heads % t->tp)
+        return cfgloc_errf(err, at, "training.tp: %llu does not divide the %llu KV heads of model '%s' "
+                           "(grouped-query attention); valid tp: %s", (ull)t->tp, (ull)m->kv_heads, m->name, valid);
+    if (m->ffn % t->tp)
+        return cfgloc_errf(err, at, "training.tp: %llu does not divide the FFN size %llu of model '%s'; valid tp: %s",
+                           (ull)t->tp, (ull)m->ffn, m->name, valid);
+    if (t->sp && m->seq_len % t->tp)
+        return cfgloc_errf(err, at, "training.tp: %llu does not divide the sequence length %llu of model '%s', "
+                           "which sequence parallelism splits", (ull)t->tp, (ull)m->seq_len, m->name);
+    return 0;
+}
+
+int parallel_uneven_split(const traincfg *t)
+{
+    return t->first_stage_layers || t->last_stage_layers || t->embedding_in_split || t->loss_in_split;
+}
+
+/* With first/last stage layers: the layers of each of the other stages (the even share of the rest). */
+static uint64_t middle_stage_layers(const modelcfg *m, const traincfg *t)
+{
+    uint64_t set = (t->first_stage_layers ? 1 : 0) + (t->last_stage_layers ? 1 : 0), mid = t->pp - set;
+    return mid ? (m->layers - t->first_stage_layers - t->last_stage_layers) / mid : 0;
+}
+
+uint64_t parallel_chunk_layers(const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk, uint64_t *first)
+{
+    uint64_t p = t->pp, v = t->virtual_stages ? t->virtual_stages : 1, L = m->layers, vs = chunk * p + rank, n, f;
+    if (t->first_stage_layers || t->last_stage_layers) {
+        uint64_t M = middle_stage_layers(m, t), F = t->first_stage_layers ? t->first_stage_layers : M;
+        uint64_t La = t->last_stage_layers ? t->last_stage_layers : M;
+        n = (rank == 0 ? F : rank == p - 1 ? La : M) / v;
+        /* chunks 0..chunk-1 of every rank hold L / v layers; then ranks 0..rank-1 of this chunk */
+        f = chunk * (L / v) + (rank ? (F + (rank - 1) * M) / v : 0);
+    } else {
+        uint64_t e = t->embedding_in_split ? 1 : 0, l = t->loss_in_split ? 1 : 0, per = (L + e + l) / (p * v);
+        n = per - (vs == 0 ? e : 0) - (vs == p * v - 1 ? l : 0);
+        f = vs * per - (vs ? e : 0);
+    }
+    if (first)
+        *first = f;
+    return n;
+}
+
+/* The uneven split's rules (Megatron-Core's TransformerConfig checks), each naming the valid values. */
+static int check_uneven(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    uint64_t p = t->pp, v = t->virtual_stages, L = m->layers, F = t->first_stage_layers, La = t->last_stage_layers;
+    if (F || La) {
+        int at = F ? TRAINCFG_F_FIRST_LAYERS : TRAINCFG_F_LAST_LAYERS;
+        if (t->embedding_in_split || t->loss_in_split)
+            return cfgloc_errf(err, tloc(t, at), "training.%s: the first/last stage's layers and "
+                               "account_for_embedding/loss_in_pipeline_split exclude each other (Megatron-Core); "
+                               "give one or the other", F ? "decoder_first_pipeline_num_layers" :
+                               "decoder_last_pipeline_num_layers");
+        if (p < 2 || (F && La && p == 2 && F + La != L) || F + La > L)
+            return cfgloc_errf(err, tloc(t, at), "training.%s: pp %llu stages and the first/last stages' %llu + %llu "
+                               "layers do not fit the %llu layers of model '%s'; with pp 2 the two must add up to "
+                               "%llu, and pp must be at least 2", F ? "decoder_first_pipeline_num_layers" :
+                               "decoder_last_pipeline_num_layers", (ull)p, (ull)F, (ull)La, (ull)L, m->name, (ull)L);
+        uint64_t set = (F ? 1 : 0) + (La ? 1 : 0), mid = p - set, rest = L - F - La;
+        if (mid && rest % mid)
+            return cfgloc_errf(err, tloc(t, at), "training.%s: the other %llu stages cannot share the remaining %llu "
+                               "layers evenly; the first and last stages must leave a multiple of %llu",
+                               F ? "decoder_first_pipeline_num_layers" : "decoder_last_pipeline_num_layers",
+                               (ull)mid, (ull)rest, (ull)mid);
+        uint64_t M = mid ? rest / mid : 0;
+        if ((F && F % v) || (La && La % v) || M % v)
+            return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES), "training.virtual_stages: %llu does not "
+                               "divide every stage's layers (first %llu, middle %llu, last %llu); each stage's "
+                               "layers are split evenly over its model chunks", (ull)v, (ull)(F ? F : M), (ull)M,
+                               (ull)(La ? La : M));
+        return 0;
+    }
+    uint64_t e = t->embedding_in_split ? 1 : 0, l = t->loss_in_split ? 1 : 0;
+    if ((L + e + l) % (p * v))
+        return cfgloc_errf(err, tloc(t, e ? TRAINCFG_F_EMBED_SPLIT : TRAINCFG_F_LOSS_SPLIT),
+                           "training.%s: %llu layers + %llu (embedding, loss) = %llu do not divide into pp %llu x "
+                           "virtual_stages %llu = %llu model chunks", e ? "account_for_embedding_in_pipeline_split" :
+                           "account_for_loss_in_pipeline_split", (ull)L, (ull)(e + l), (ull)(L + e + l), (ull)p,
+                           (ull)v, (ull)(p * v));
+    return 0;
+}
+
+/* bf16 first/last layers: an FP8 run's option (Megatron's --first-last-layers-bf16), within the model */
+static int check_bf16_layers(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    uint64_t a = t->bf16_layers_start, z = t->bf16_layers_end;
+    int at = a ? TRAINCFG_F_BF16_START : TRAINCFG_F_BF16_END;
+    if ((a || z) && t->precision != GPUCFG_FP8)
+        return cfgloc_errf(err, tloc(t, at), "training.%s: bf16 layers are an option of FP8 training, but "
+                           "precision is not fp8; remove the key or set precision: fp8",
+                           a ? "num_layers_at_start_in_bf16" : "num_layers_at_end_in_bf16");
+    if (a + z > m->layers)
+        return cfgloc_errf(err, tloc(t, at), "training.%s: %llu + %llu bf16 layers exceed the %llu layers of "
+                           "model '%s'; valid: a sum of at most %llu", a ? "num_layers_at_start_in_bf16" :
+                           "num_layers_at_end_in_bf16", (ull)a, (ull)z, (ull)m->layers, m->name, (ull)m->layers);
+    return 0;
+}
+
+static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    int rc = check_bf16_layers(m, t, err);
+    if (rc)
+        return rc;
+    uint64_t v = t->virtual_stages;
+    if (v > 1 && t->pp == 1)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
+                           "training.virtual_stages: %llu, but interleaving needs a pipeline (pp is 1); use 1",
+                           (ull)v);
+    if (parallel_uneven_split(t))
+        return check_uneven(m, t, err);
+    if (m->layers % t->pp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PP),
+                           "training.pp: %llu pipeline stages do not divide the %llu layers of model '%s' (an "
+                           "uneven split: decoder_first/last_pipeline_num_layers or "
+                           "account_for_embedding/loss_in_pipeline_split)",
+                           (ull)t->pp, (ull)m->layers, m->name);
+    if (m->layers % (t->pp * v))
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
+                           "training.virtual_stages: pp %llu x virtual_stages %llu = %llu model chunks do not "
+                           "divide the %llu layers of model '%s' (%llu layers per stage)",
+                           (ull)t->pp, (ull)v, (ull)(t->pp * v), (ull)m->layers, m->name,
+                           (ull)(m->layers / t->pp));
+    return 0;
+}
+
+/* What the model's shape asks of tp, pp and sp. */
+static int check_shape(const modelcfg *m, const clustercfg *c, const traincfg *t, cxl_err *err)
+{
+    if (t->sp && t->tp == 1)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_SP),
+                           "training.sp: sequence parallelism splits along tensor-parallel ranks, but tp is 1; "
+                           "set tp > 1 or sp: false");
+    int rc = check_tp(m, c, t, err);
+    return rc ? rc : check_pp(m, t, err);
+}
+
+int parallel_derive_dp(const modelcfg *m, const clustercfg *c, traincfg *t, cxl_err *err)
+{
+    if (t->loc[TRAINCFG_F_DP].file[0])
+        return 0;
+    uint64_t gpus = clustercfg_gpus(c), tpp = t->tp * t->pp * (t->cp ? t->cp : 1);
+    if (tpp && gpus % tpp == 0) {
+        t->dp = gpus / tpp;
+        return 0;
+    }
+    int rc = check_shape(m, c, t, err);     /* the layout's own errors say more */
+    if (rc)
+        return rc;
+    return cfgloc_errf(err, tloc(t, t->cp > 1 ? TRAINCFG_F_CP : TRAINCFG_F_PP),
+                       "training: dp is not given, and tp %llu x pp %llu%s = %llu does not divide the %llu GPUs "
+                       "of cluster '%s' (nodes %llu x gpus_per_node %llu) to derive it", (ull)t->tp, (ull)t->pp,
+                       cp_factor(t).s, (ull)tpp, (ull)gpus, c->name, (ull)c->nodes, (ull)c->gpus_per_node);
+}
+
+uint64_t parallel_etp(const traincfg *t) { return t->etp ? t->etp : t->tp; }
+
+/* "1, 2, 4" : the expert-parallel sizes up to the stage's GPUs that satisfy every rule of check_moe. */
+static void valid_eps(const modelcfg *m, const clustercfg *c, const traincfg *t, uint64_t etp, char *buf, size_t sz)
+{
+    size_t len = 0;
+    uint64_t stage = t->tp * t->dp, gpn = c->gpus_per_node;
+    buf[0] = '\0';
+    for (uint64_t ep = 1; ep <= stage && ep <= m->experts && len + 24 < sz; ep++) {
+        uint64_t g = ep * etp;
+        if (m->experts % ep == 0 && stage % g == 0 && (gpn % g == 0 || g % gpn == 0))
+            len += (size_t)snprintf(buf + len, sz - len, "%s%llu", len ? ", " : "", (ull)ep);
+    }
+    if (!len)
+        snprintf(buf, sz, "none with etp %llu", (ull)etp);
+}
+
+/* Mixture of experts: the expert grid of Megatron-Core (RankGenerator order tp-cp-ep-dp-pp, the expert
+ * layers' tensor-parallel size etp in place of tp: etp fastest, then ep, then the expert-data-parallel
+ * ranks) reuses each pipeline stage's tp x dp ranks, so ep x etp divides them; each rank holds whole
+ * experts; the expert-tensor-parallel group stays in one NVLink domain (the node), and the EP x ETP group
+ * either fits in one domain or is made of whole domains, so that every GPU sees the same mix of NVLink
+ * and network peers in the all-to-all. Megatron-LM requires sequence parallelism with MoE and tp > 1
+ * (megatron/training/arguments.py: "When using MoE and tensor parallelism, sequence parallelism must be
+ * used"), which is also what lets each tp rank route only its own 1/tp of the tokens. */
+static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, cxl_err *err)
+{
+    char valid[256];
+    if (!modelcfg_is_moe(m)) {
+        if (t->ep > 1)
+            return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: %llu, but model '%s' has no experts "
+                               "(experts is 0); expert parallelism needs a mixture of experts: use ep 1",
+                               (ull)t->ep, m->name);
+        return 0;
+    }
+    uint64_t etp = parallel_etp(t), gpn = c->gpus_per_node, g = t->ep * etp, stage = t->tp * t->dp;
+    if (t->tp > 1 && !t->sp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_SP), "training.sp: model '%s' is a mixture of experts with tp "
+                           "%llu; Megatron-LM requires sequence parallelism with MoE and tensor parallelism: set "
+                           "sp: true, or tp 1", m->name, (ull)t->tp);
+    if (etp > gpn || gpn % etp || m->expert_ffn % etp) {
+        uint64_t d[2] = { m->expert_ffn, gpn };
+        common_divisors(d, 2, gpn, valid, sizeof valid);
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_ETP), "training.etp: %llu %s; the expert-tensor-parallel group "
+                           "must divide the expert FFN size %llu and stay in one NVLink domain (gpus_per_node %llu); "
+                           "valid etp: %s", (ull)etp,
+                           m->expert_ffn % etp ? "does not divide the expert FFN" : "leaves the NVLink domain",
+                           (ull)m->expert_ffn, (ull)gpn, valid);
+    }
+    valid_eps(m, c, t, etp, valid, sizeof valid);
+    if (m->experts % t->ep)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: %llu does not divide the %llu experts of "
+                           "model '%s' (each rank holds experts / ep whole experts); valid ep: %s", (ull)t->ep,
+                           (ull)m->experts, m->name, valid);
+    if (stage % g)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: ep %llu x etp %llu = %llu does not divide "
+                           "tp %llu x dp %llu = %llu, the GPUs of a pipeline stage that the expert layers regroup "
+                           "(Megatron-Core's expert rank grid); valid ep: %s", (ull)t->ep, (ull)etp, (ull)g,
+                           (ull)t->tp, (ull)t->dp, (ull)stage, valid);
+    if (gpn % g && g % gpn)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: the EP x ETP group of %llu x %llu = %llu GPUs "
+                           "leaves the NVLink domain of %llu GPUs (cluster gpus_per_node) part-way: it must fit in "
+                           "one domain or span whole domains; valid ep: %s", (ull)t->ep, (ull)etp, (ull)g, (ull)gpn,
+                           valid);
+    return 0;
+}
+
+/* Context parallelism (Megatron-Core): the sequence is cut into 2 x cp chunks, rank i taking chunks i and
+ * 2cp - 1 - i so that every rank gets the same share of the causal attention (get_batch_on_this_cp_rank),
+ * and sequence parallelism cuts each rank's part again by tp: seq_len must divide by 2 x cp (x tp with sp).
+ * The exchange runs inside Transformer Engine's fused attention, so cp needs the flash kernels; MoE layers
+ * with cp are not modelled yet. */
+static int check_cp(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    uint64_t cp = t->cp ? t->cp : 1, q = 2 * (t->sp ? t->tp : 1);
+    if (cp == 1)
+        return 0;
+    const cfgloc *at = tloc(t, TRAINCFG_F_CP);
+    if (m->seq_len % (q * cp)) {
+        char valid[256];
+        size_t len = 0;
+        for (uint64_t d = 1; d <= 1024 && q * d <= m->seq_len && len + 24 < sizeof valid; d *= 2)
+            if (m->seq_len % (q * d) == 0)
+                len += (size_t)snprintf(valid + len, sizeof valid - len, "%s%llu", len ? ", " : "", (ull)d);
+        return cfgloc_errf(err, at, "training.cp: %llu does not divide the sequence length %llu of model '%s' into "
+                           "2 x cp%s chunks (%llu); valid cp: %s", (ull)cp, (ull)m->seq_len, m->name,
+                           t->sp ? " x tp" : "", (ull)(q * cp), len ? valid : "1");
+    }
+    if (!traincfg_flash(t))
+        return cfgloc_errf(err, tloc(t, t->attention == TRAINCFG_ATTENTION_FLASH ? TRAINCFG_F_PRECISION
+                                                                                  : TRAINCFG_F_ATTENTION),
+                           "training.cp: context parallelism runs inside the fused attention kernels, but the "
+                           "attention here is unfused (attention: %s, precision: %s); use attention: flash with "
+                           "bf16, fp16 or fp8, or cp 1", traincfg_attention_names[t->attention],
+                           gpucfg_dtype_names[t->precision]);
+    if (modelcfg_is_moe(m))
+        return cfgloc_errf(err, at, "training.cp: context parallelism with mixture-of-experts layers (model '%s') is "
+                           "not modelled yet; use cp 1", m->name);
+    return 0;
+}
+
+int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
+{
+    int rc = check_shape(m, c, t, err);
+    if (!rc)
+        rc = check_cp(m, t, err);
+    if (rc)
+        return rc;
+    uint64_t gpus = clustercfg_gpus(c), need = t->tp * t->pp * t->dp * (t->cp ? t->cp : 1);
+    if (gpus != need) {
+        const cfgloc *cl = c->loc[CLUSTERCFG_F_NODES].file[0] ? &c->loc[CLUSTERCFG_F_NODES] : &c->ref;
+        char at[sizeof cl->file + 32];  /* file:line:column, or `--set cluster.nodes` alone (override.h) */
+        if (cl->line > 0)
+            snprintf(at, sizeof at, "%.190s:%d:%d", cl->file, cl->line, cl->col);
+        else
+            snprintf(at, sizeof at, "%.190s", cl->file);
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_DP),
+                           "training: tp %llu x pp %llu%s x dp %llu = %llu GPUs, but cluster '%s' has nodes %llu x "
+                           "gpus_per_node %llu = %llu GPUs (nodes set at %s)",
+                           (ull)t->tp, (ull)t->pp, cp_factor(t).s, (ull)t->dp, (ull)need, c->name, (ull)c->nodes,
+                           (ull)c->gpus_per_node, (ull)gpus, at);
+    }
+    uint64_t mbdp = t->micro_batch * t->dp;
+    if (t->global_batch % mbdp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_GLOBAL_BATCH),
+                           "training.global_batch: %llu is not a multiple of micro_batch %llu x dp %llu = %llu",
+                           (ull)t->global_batch, (ull)t->micro_batch, (ull)t->dp, (ull)mbdp);
+    uint64_t n = parallel_microbatches(t);
+    /* The engine keeps per stage a schedule of 2 x virtual_stages x micro-batches steps and their arrival
+     * times: bound their number, so memory stays bounded (230 MB resident for LLaMA-2 7B at the bound;
+     * global_batch 2^30 with micro_batch 1 held 7.3 GB after 120 s). Time grows with the micro-batches
+     * too (about 5.5 M events/s; the bound is about 20 minutes for LLaMA-2 7B). */
+    if (n > PARALLEL_MAX_SLOTS / (t->virtual_stages * t->pp)) {
+        uint64_t most = PARALLEL_MAX_SLOTS / (t->virtual_stages * t->pp) * mbdp;
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_GLOBAL_BATCH),
+                           "training.global_batch: %llu gives %llu micro-batches per iteration; micro-batches x "
+                           "virtual_stages %llu x pp %llu may be at most %u (the schedule the engine holds): use a "
+                           "global_batch of at most %llu, or a larger micro_batch",
+                           (ull)t->global_batch, (ull)n, (ull)t->virtual_stages, (ull)t->pp, PARALLEL_MAX_SLOTS,
+                           (ull)most);
+    }
+    if (t->virtual_stages > 1 && n % t->pp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
+                           "training.virtual_stages: the interleaved schedule needs the %llu micro-batches per "
+                           "iteration (global_batch %llu / (micro_batch %llu x dp %llu)) to be a multiple of pp %llu",
+                           (ull)n, (ull)t->global_batch, (ull)t->micro_batch, (ull)t->dp, (ull)t->pp);
+    if (t->zero >= 2 && t->pp > 1)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_ZERO),
+                           "training.zero: stage %llu shards gradients%s over dp, which pipeline parallelism (pp %llu) "
+                           "cannot combine with its micro-batch gradient accumulation (DeepSpeed rejects it too); "
+                           "use zero 0 or 1, or pp 1", (ull)t->zero, t->zero == 3 ? " and weights" : "", (ull)t->pp);
+    if (g->tflops[t->precision] <= 0)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PRECISION),
+                           "training.precision: GPU '%s' has no %s peak (%s_tflops is 0)", g->name,
+                           gpucfg_dtype_names[t->precision], gpucfg_dtype_names[t->precision]);
+    if (t->main_grads != GPUCFG_BF16 && t->main_grads != GPUCFG_FP32)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_MAIN_GRADS),
+                           "training.main_grads: '%s'; gradients are stored in bf16 or fp32",
+                           gpucfg_dtype_names[t->main_grads]);
+    return check_moe(m, c, t, err);
+}

@@ -1,0 +1,115 @@
+/* traincfg.c - training setups: schema table and defaults. */
+#include "config/traincfg.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "config/gpucfg.h"
+
+const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
+const char *const traincfg_attention_names[] = { "flash", "unfused", NULL };
+const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
+const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
+const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
+const char *const traincfg_group_protocol_names[] = { "ll", "ll128", "simple", "auto", "inherit", NULL };
+
+#define T(f) offsetof(traincfg, f)
+/* Order = TRAINCFG_F_* */
+static const cfg_field fields[] = {
+    { "global_batch", CFG_T_U64, T(global_batch), 1, 1, 1 << 30, NULL, NULL, 0, NULL,
+      "sequences per iteration, e.g. 1024" },
+    { "micro_batch", CFG_T_U64, T(micro_batch), 0, 1, 1 << 20, NULL, NULL, 0, NULL, "sequences per micro-batch" },
+    { "tp", CFG_T_U64, T(tp), 0, 1, 1 << 16, NULL, NULL, 0, NULL, "tensor-parallel size" },
+    { "pp", CFG_T_U64, T(pp), 0, 1, 1 << 16, NULL, NULL, 0, NULL, "pipeline-parallel size (stages)" },
+    { "dp", CFG_T_U64, T(dp), 0, 1, 1 << 24, NULL, NULL, 0, NULL, "data-parallel size" },
+    { "sp", CFG_T_BOOL, T(sp), 0, 1, 0, NULL, NULL, 0, NULL, "Megatron sequence parallelism (needs tp > 1)" },
+    { "virtual_stages", CFG_T_U64, T(virtual_stages), 0, 1, 1024, NULL, NULL, 0, NULL,
+      "model chunks per pipeline rank (interleaved 1F1B); 1 = plain 1F1B" },
+    { "zero", CFG_T_U64, T(zero), 0, 0, 3, NULL, NULL, 0, NULL,
+      "ZeRO stage: 1 shards optimizer states over dp, 2 also gradients, 3 also weights" },
+    { "recompute", CFG_T_ENUM, T(recompute), 0, 1, 0, traincfg_recompute_names, NULL, 0, NULL,
+      "activation recomputation: none, selective (attention core) or full (whole layers)" },
+    { "precision", CFG_T_ENUM, T(precision), 0, 1, 0, gpucfg_dtype_names, NULL, 0, NULL,
+      "data type of the matrix products (mixed precision with fp32 master weights unless fp32/tf32)" },
+    { "main_grads", CFG_T_ENUM, T(main_grads), 0, 1, 0, gpucfg_dtype_names, NULL, 0, NULL,
+      "gradient storage: bf16 (2 B per parameter) or fp32 (4 B)" },
+    { "grad_bucket", CFG_T_SIZE, T(grad_bucket_bytes), 0, 1, 1e12, NULL, NULL, 0, NULL,
+      "data-parallel gradient bucket, e.g. 40MB" },
+    { "overlap_grad_reduce", CFG_T_BOOL, T(overlap_grad_reduce), 0, 1, 0, NULL, NULL, 0, NULL,
+      "bucket reductions overlap the backward pass" },
+    { "collectives", CFG_T_ENUM, T(collective_algo), 0, 1, 0, traincfg_collective_names, NULL, 0, NULL,
+      "collective algorithm (NCCL_ALGO): ring, tree, hierarchical, or auto (NCCL's tuning model picks ring or tree)" },
+    { "overlap_p2p_comm", CFG_T_BOOL, T(overlap_p2p_comm), 0, 1, 0, NULL, NULL, 0, NULL,
+      "pipeline sends overlap computation (Megatron's --overlap-p2p-communication); false: the sender waits" },
+    { "protocol", CFG_T_ENUM, T(protocol), 0, 1, 0, traincfg_protocol_names, NULL, 0, NULL,
+      "NCCL protocol (NCCL_PROTO): ll, ll128, simple, or auto (NCCL's tuning model picks per collective)" },
+    { "vocab_divisible_by", CFG_T_U64, T(vocab_divisible_by), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "pad the vocabulary to a multiple of this x tp (Megatron's --make-vocab-size-divisible-by, default 128)" },
+    { "host_overhead_iteration", CFG_T_TIME, T(host_iteration_ps), 0, 0, 1e15, NULL, NULL, 0, NULL,
+      "host time per iteration on the compute stream (data loading, logging, Python), e.g. 5ms" },
+    { "host_overhead_microbatch", CFG_T_TIME, T(host_microbatch_ps), 0, 0, 1e12, NULL, NULL, 0, NULL,
+      "host time per micro-batch forward and per backward on the compute stream, e.g. 200us" },
+    { "tp_collectives", CFG_T_ENUM, T(tp_collective_algo), 0, 1, 0, traincfg_group_collective_names, NULL, 0, NULL,
+      "collective algorithm of the tensor-parallel group; inherit: training.collectives" },
+    { "dp_collectives", CFG_T_ENUM, T(dp_collective_algo), 0, 1, 0, traincfg_group_collective_names, NULL, 0, NULL,
+      "collective algorithm of the data-parallel group; inherit: training.collectives" },
+    { "tp_protocol", CFG_T_ENUM, T(tp_protocol), 0, 1, 0, traincfg_group_protocol_names, NULL, 0, NULL,
+      "NCCL protocol of the tensor-parallel group; inherit: training.protocol" },
+    { "dp_protocol", CFG_T_ENUM, T(dp_protocol), 0, 1, 0, traincfg_group_protocol_names, NULL, 0, NULL,
+      "NCCL protocol of the data-parallel group; inherit: training.protocol" },
+    { "ep", CFG_T_U64, T(ep), 0, 1, 1 << 16, NULL, NULL, 0, NULL,
+      "expert-parallel size (mixture of experts): experts per GPU = experts / ep" },
+    { "etp", CFG_T_U64, T(etp), 0, 1, 1 << 16, NULL, NULL, 0, NULL,
+      "expert-tensor-parallel size: each expert's MLP split over etp GPUs; default: tp" },
+    { "attention", CFG_T_ENUM, T(attention), 0, 1, 0, traincfg_attention_names, NULL, 0, NULL,
+      "attention core: flash (fused kernel, no s x s scores kept; the default) or unfused (Megatron-LM 2021-2022)" },
+    { "cp", CFG_T_U64, T(cp), 0, 1, 1 << 16, NULL, NULL, 0, NULL,
+      "context-parallel size: each sequence split over cp GPUs (ring attention); dp = GPUs / (tp x pp x cp)" },
+    { "decoder_first_pipeline_num_layers", CFG_T_U64, T(first_stage_layers), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "transformer layers of the first pipeline stage (Megatron's --decoder-first-pipeline-num-layers); the "
+      "other stages share the rest evenly" },
+    { "decoder_last_pipeline_num_layers", CFG_T_U64, T(last_stage_layers), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "transformer layers of the last pipeline stage (Megatron's --decoder-last-pipeline-num-layers)" },
+    { "account_for_embedding_in_pipeline_split", CFG_T_BOOL, T(embedding_in_split), 0, 1, 0, NULL, NULL, 0, NULL,
+      "the embedding counts as one layer of the first model chunk (Megatron's option of that name)" },
+    { "account_for_loss_in_pipeline_split", CFG_T_BOOL, T(loss_in_split), 0, 1, 0, NULL, NULL, 0, NULL,
+      "the output layer and loss count as one layer of the last model chunk (Megatron's option of that name)" },
+    { "fp8_param_gather", CFG_T_BOOL, T(fp8_param_gather), 0, 1, 0, NULL, NULL, 0, NULL,
+      "with precision fp8: weights kept only as FP8 tensors (Megatron's --fp8-param-gather), not bf16 + FP8 copies" },
+    { "num_layers_at_start_in_bf16", CFG_T_U64, T(bf16_layers_start), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
+      "with precision fp8: the first transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
+    { "num_layers_at_end_in_bf16", CFG_T_U64, T(bf16_layers_end), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
+      "with precision fp8: the last transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static void defaults(void *obj)
+{
+    traincfg *t = obj;
+    memset(t, 0, sizeof *t);
+    t->micro_batch = 1;
+    t->tp = t->pp = t->dp = 1;
+    t->ep = 1;
+    t->cp = 1;
+    t->virtual_stages = 1;
+    t->recompute = TRAINCFG_RECOMPUTE_NONE;
+    t->precision = GPUCFG_BF16;
+    t->main_grads = GPUCFG_BF16;        /* 2 + 2 + 12 = 16 B per parameter (ZeRO paper's count) */
+    t->grad_bucket_bytes = 25000000;    /* PyTorch DDP's default bucket_cap_mb = 25 */
+    t->overlap_grad_reduce = 1;
+    t->collective_algo = 3;             /* auto: NCCL's tuning model picks ring or tree per collective */
+    t->protocol = 3;                    /* auto: NCCL's tuning model picks LL, LL128 or Simple */
+    t->vocab_divisible_by = 128;
+    t->tp_collective_algo = t->dp_collective_algo = TRAINCFG_INHERIT;
+    t->tp_protocol = t->dp_protocol = TRAINCFG_INHERIT;        /* Megatron-LM's --make-vocab-size-divisible-by default */
+    /* Megatron-Core runs the attention core in Transformer Engine's DotProductAttention, which picks a
+     * fused (flash or cuDNN) kernel whenever one supports the shape (TE's NVTE_FLASH_ATTN and
+     * NVTE_FUSED_ATTN default to 1; Megatron-LM --attention-backend auto). Files of 2021-2022 runs set
+     * attention: unfused. */
+    t->attention = TRAINCFG_ATTENTION_FLASH;
+}
+
+const compose_kind traincfg_kind = {
+    "training", NULL, fields, defaults, offsetof(traincfg, loc), offsetof(traincfg, ref),
+    offsetof(traincfg, source), sizeof((traincfg *)0)->source, TRAINCFG_F_EP,
+};

@@ -1,0 +1,99 @@
+/* traincfg.h - a training setup (the `training:` section of an experiment): batch sizes, tensor /
+ * pipeline / data / sequence parallelism, interleaved virtual pipeline stages, ZeRO stage,
+ * recomputation, precision, gradient buckets. Loaded through compose.h (inline mapping, file, or
+ * `extends: FILE` with overrides); the cross-checks against a model and a cluster are in parallel.h. */
+#ifndef CXLSIM_TRAINCFG_H
+#define CXLSIM_TRAINCFG_H
+
+#include <stdint.h>
+
+#include "config/compose.h"
+#include "config/gpucfg.h"
+
+enum traincfg_recompute { TRAINCFG_RECOMPUTE_NONE = 0, TRAINCFG_RECOMPUTE_SELECTIVE = 1, TRAINCFG_RECOMPUTE_FULL = 2 };
+/* The attention core's kernels: flash (one fused kernel per pass, no s x s scores in memory; Transformer
+ * Engine's default in Megatron-Core) or unfused (Megatron-LM 2021-2022: score GEMM, softmax, dropout,
+ * context GEMM, the s x s scores kept for the backward). */
+enum traincfg_attention { TRAINCFG_ATTENTION_FLASH = 0, TRAINCFG_ATTENTION_UNFUSED = 1 };
+/* precision and main_grads take gpucfg_dtype values (gpucfg.h) */
+
+enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
+       TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
+       TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_F_TP_COLL, TRAINCFG_F_DP_COLL, TRAINCFG_F_TP_PROTO,
+       TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_F_ATTENTION, TRAINCFG_F_CP,
+       TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
+       TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_NFIELDS };
+
+typedef struct traincfg {
+    char source[512];
+    uint64_t global_batch, micro_batch;     /* sequences */
+    uint64_t tp, pp, dp;
+    int sp;                                 /* sequence parallelism (with tp) */
+    uint64_t virtual_stages;                /* model chunks per pipeline rank (interleaved 1F1B); 1 = plain */
+    uint64_t zero;                          /* 0-3 */
+    int recompute;                          /* enum traincfg_recompute */
+    int precision;                          /* enum gpucfg_dtype: bf16, fp16, fp8, tf32, fp32 */
+    int main_grads;                         /* enum gpucfg_dtype: bf16 or fp32 gradient storage */
+    uint64_t grad_bucket_bytes;
+    int overlap_grad_reduce;
+    int overlap_p2p_comm;                   /* pipeline sends run asynchronously (else the sender waits) */
+    int collective_algo;                    /* collalgo_algo: ring, tree, hierarchical, auto */
+    int protocol;                           /* nccltune_proto: LL, LL128, Simple, auto (NCCL_PROTO) */
+    uint64_t vocab_divisible_by;            /* Megatron's make_vocab_size_divisible_by (x tp); 1 = no padding */
+    uint64_t host_iteration_ps;             /* host time per iteration on every stage's compute stream */
+    uint64_t host_microbatch_ps;            /* host time per micro-batch (forward and backward of one chunk) */
+    /* per group (tensor- and data-parallel): TRAINCFG_INHERIT takes collective_algo / protocol */
+    int tp_collective_algo, dp_collective_algo, tp_protocol, dp_protocol;
+    /* mixture of experts (Megatron-Core): expert-parallel size (experts per rank = experts / ep) and
+     * expert-tensor-parallel size (each expert's MLP split over etp ranks; 0 in the file's absence: = tp).
+     * The expert grid reuses the dense one's ranks: ep x etp divides tp x dp (parallel.h). */
+    uint64_t ep, etp;
+    int attention;                          /* enum traincfg_attention */
+    /* context parallelism (Megatron-Core): each sequence split over cp ranks (ring attention exchanging K
+     * and V); rank order tp-cp-dp-pp, so tp x pp x cp x dp = GPUs and the gradients are reduced (and ZeRO
+     * shards them) over the dp x cp ranks that hold the same parameters */
+    uint64_t cp;
+    /* uneven pipeline split (Megatron-Core; parallel_chunk_layers): the first / last pipeline stage's
+     * transformer layers (--decoder-first/last-pipeline-num-layers; 0 = not given: the even share), or the
+     * embedding / the loss counted as one layer of the first / last model chunk
+     * (account_for_embedding/loss_in_pipeline_split) */
+    uint64_t first_stage_layers, last_stage_layers;
+    int embedding_in_split, loss_in_split;
+    /* FP8 training: the layers' weights are kept only as FP8 tensors (Megatron's --fp8-param-gather; the
+     * distributed optimizer's fp32 main weights are the master copy), not as bf16 plus FP8 copies */
+    int fp8_param_gather;
+    /* FP8 training: the first / last transformer layers that run in bf16 (Megatron's --first-last-layers-bf16
+     * with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16; 0: none) */
+    uint64_t bf16_layers_start, bf16_layers_end;
+    cfgloc loc[TRAINCFG_NFIELDS];
+    cfgloc ref;
+} traincfg;
+
+extern const compose_kind traincfg_kind;
+
+/* 1 when the attention core runs as one fused (flash) kernel per pass: attention flash and 16-bit or FP8
+ * training. Flash kernels take fp16/bf16 operands only; with fp32/tf32 training Transformer Engine falls
+ * back to its unfused DotProductAttention, and so does this. */
+static inline int traincfg_flash(const traincfg *t)
+{
+    return t->attention == TRAINCFG_ATTENTION_FLASH && t->precision != GPUCFG_TF32 &&
+           t->precision != GPUCFG_FP32;
+}
+extern const char *const traincfg_recompute_names[];
+extern const char *const traincfg_attention_names[]; /* in traincfg_attention order */
+
+/* 1 when transformer layer `layer` (0-based, of `layers`) runs its GEMMs in bf16 in an FP8 run */
+static inline int traincfg_layer_bf16(const traincfg *t, uint64_t layer, uint64_t layers)
+{
+    return t->precision == GPUCFG_FP8 && (layer < t->bf16_layers_start || layer + t->bf16_layers_end >= layers);
+}
+/* The ranks that hold the same parameters: dp x cp (Megatron's data-parallel group with context
+ * parallelism); gradient reductions and ZeRO sharding run over them. */
+static inline uint64_t traincfg_dpcp(const traincfg *t) { return t->dp * (t->cp ? t->cp : 1); }
+extern const char *const traincfg_collective_names[]; /* in collalgo_algo order */
+extern const char *const traincfg_protocol_names[];   /* in nccltune_proto order */
+#define TRAINCFG_INHERIT 4 /* the index of "inherit" in the per-group names below */
+extern const char *const traincfg_group_collective_names[]; /* collalgo_algo order, then "inherit" */
+extern const char *const traincfg_group_protocol_names[];   /* nccltune_proto order, then "inherit" */
+
+#endif

@@ -1,0 +1,118 @@
+/* compute.c - the efficiency-curve compute model (formulas and citations in compute.h). */
+#include "train/compute.h"
+
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+
+/* Seconds -> whole picoseconds, rounded up. A value a few ulps above a whole number is that number: the
+ * divisions below turn exact quotients (1 ms of traffic) into x.0000000001, which must not cost 1 ps. */
+static int to_ps(double s, int64_t *out)
+{
+    double ps = s * 1e12;
+    if (!(ps >= 0) || ps >= 9.2e18) /* INT64_MAX is 9.22e18; also catches NaN */
+        return CXL_ELIMIT;
+    double f = floor(ps);
+    *out = (int64_t)(ps - f <= ps * 4 * DBL_EPSILON ? f : f + 1);
+    return 0;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_err *err)
+{
+    cxl_err_clear(err);
+    *out = (compute_cost){ 0, 0, 0, 0, 0, 0, 0, -1 };
+    if (op->kind != OP_GEMM && op->kind != OP_MEM && op->kind != OP_ATTN_FWD && op->kind != OP_ATTN_BWD)
+        return cxl_errf(err, CXL_EINTERNAL, "compute: op '%s' has unknown kind %d", op->name ? op->name : "?",
+                        op->kind);
+    if (op->dtype < 0 || op->dtype >= GPUCFG_NDTYPES)
+        return cxl_errf(err, CXL_EINTERNAL, "compute: op '%s' has unknown dtype %d", op->name ? op->name : "?",
+                        op->dtype);
+    out->culprit = GPUCFG_F_HBM_BW;
+    if (g->hbm_bw_bps == 0 || g->memory_efficiency <= 0)
+        return cxl_errf(err, CXL_ECONFIG, "compute: GPU '%s' has no HBM bandwidth", g->name);
+
+    /* The memory side of the roofline, both kinds. */
+    double bytes = op->bytes > 0 ? op->bytes : 0;
+    if (to_ps(bytes / ((double)g->hbm_bw_bps * g->memory_efficiency), &out->memory_ps))
+        return cxl_errf(err, CXL_ELIMIT, "compute: op '%s' moves %.3g bytes: beyond %lld ps",
+                        op->name ? op->name : "?", bytes, (long long)INT64_MAX);
+    out->overhead_ps = (int64_t)g->kernel_overhead_ps;
+    out->culprit = GPUCFG_F_TFLOPS0 + op->dtype;
+
+    if (op->kind == OP_GEMM) {
+        double peak = g->tflops[op->dtype] * 1e12;
+        if (!(peak > 0))
+            return cxl_errf(err, CXL_ECONFIG, "compute: GEMM '%s' in %s, but GPU '%s' has no %s peak (%s_tflops is 0)",
+                            op->name ? op->name : "?", gpucfg_dtype_names[op->dtype], g->name,
+                            gpucfg_dtype_names[op->dtype], gpucfg_dtype_names[op->dtype]);
+        if (g->gemm_tile_m == 0 || g->gemm_tile_n == 0 || g->gemm_efficiency <= 0)
+            return cxl_errf(err, CXL_ECONFIG, "compute: GPU '%s' has no GEMM tile or efficiency", g->name);
+        uint64_t tm = g->gemm_tile_m, tn = g->gemm_tile_n, tiles;
+        if (__builtin_mul_overflow(op->batch, ceil_div(op->m, tm), &tiles) ||
+            __builtin_mul_overflow(tiles, ceil_div(op->n, tn), &tiles))
+            return out->culprit = -1, cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' has more than 2^64 tiles", op->name ? op->name : "?");
+        out->tiles = tiles;
+        /* Matrix Multiplication Background User's Guide: every tile does a full tile's work (tile
+         * quantization), and the SMs finish a wave before the last partial wave (wave quantization). */
+        double tile_flops = 2.0 * (double)tm * (double)tn * (double)op->k, t_math;
+        if (g->sms > 0) {
+            out->waves = ceil_div(tiles, g->sms);
+            double sm_flops = peak / (double)g->sms * g->gemm_efficiency;
+            t_math = (double)out->waves * (tile_flops / sm_flops);
+        } else {
+            out->waves = tiles;
+            t_math = (double)tiles * tile_flops / (peak * g->gemm_efficiency);
+        }
+        if (to_ps(t_math, &out->math_ps))
+            return cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' takes beyond %lld ps", op->name ? op->name : "?",
+                            (long long)INT64_MAX);
+    } else if (op->kind == OP_ATTN_FWD || op->kind == OP_ATTN_BWD) {
+        /* A fused attention kernel: its matrix FLOPs at a sustained fraction of the peak (compute.h); no
+         * tile or wave quantization (its thread blocks are query tiles x heads, thousands at training
+         * shapes). */
+        double peak = g->tflops[op->dtype] * 1e12;
+        double eff = op->kind == OP_ATTN_FWD ? g->attention_fwd_efficiency : g->attention_bwd_efficiency;
+        if (!(peak > 0))
+            return cxl_errf(err, CXL_ECONFIG, "compute: attention '%s' in %s, but GPU '%s' has no %s peak (%s_tflops is 0)",
+                            op->name ? op->name : "?", gpucfg_dtype_names[op->dtype], g->name,
+                            gpucfg_dtype_names[op->dtype], gpucfg_dtype_names[op->dtype]);
+        if (!(eff > 0))
+            return out->culprit = op->kind == OP_ATTN_FWD ? GPUCFG_F_ATTN_FWD_EFF : GPUCFG_F_ATTN_BWD_EFF,
+                   cxl_errf(err, CXL_ECONFIG, "compute: GPU '%s' has no attention efficiency", g->name);
+        double flops = op->flops > 0 ? op->flops : 0;
+        if (to_ps(flops / (peak * eff), &out->math_ps))
+            return cxl_errf(err, CXL_ELIMIT, "compute: attention '%s' takes beyond %lld ps",
+                            op->name ? op->name : "?", (long long)INT64_MAX);
+    }
+    out->memory_bound = out->memory_ps > out->math_ps;
+    out->culprit = out->memory_bound ? GPUCFG_F_HBM_BW : GPUCFG_F_TFLOPS0 + op->dtype;
+    int64_t body = out->memory_bound ? out->memory_ps : out->math_ps;
+    if (body > INT64_MAX - out->overhead_ps)
+        return cxl_errf(err, CXL_ELIMIT, "compute: op '%s' takes beyond %lld ps", op->name ? op->name : "?",
+                        (long long)INT64_MAX);
+    out->total_ps = body + out->overhead_ps;
+    out->culprit = -1;
+    return 0;
+}
+
+int64_t compute_op_ps(const gpucfg *g, const op_desc *op)
+{
+    compute_cost c;
+    int rc = compute_op_cost(g, op, &c, NULL);
+    return rc ? rc : c.total_ps;
+}
+
+double compute_op_efficiency(const gpucfg *g, const op_desc *op)
+{
+    int64_t ps = compute_op_ps(g, op);
+    if (ps < 0)
+        return (double)ps;
+    double peak = g->tflops[op->dtype] * 1e12;
+    if (!(peak > 0) || ps == 0)
+        return 0;
+    double flops = op->kind == OP_GEMM ? 2.0 * (double)op->batch * (double)op->m * (double)op->n * (double)op->k
+                                       : op->flops; /* OP_MEM, OP_ATTN_* */
+    return flops / ((double)ps * 1e-12) / peak;
+}

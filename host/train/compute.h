@@ -1,0 +1,75 @@
+/* compute.h - how long one GPU takes for one operation (op.h): the efficiency-curve model. Measured
+ * times (optimes.h) replace it op by op where a profile exists; this model prices everything else.
+ *
+ * GEMM (OP_GEMM: batch products of an m x k by a k x n matrix). The output is cut into tiles of
+ * gemm_tile_m x gemm_tile_n; each SM computes one tile at a time, so the tiles run in waves of `sms`
+ * (NVIDIA, "Matrix Multiplication Background User's Guide", sections "Tile Quantization" and "Wave
+ * Quantization"):
+ *     tiles  = batch x ceil(m / tile_m) x ceil(n / tile_n)
+ *     waves  = ceil(tiles / sms)
+ *     t_tile = 2 x tile_m x tile_n x k / (peak / sms x gemm_efficiency)
+ *     t_math = waves x t_tile
+ *     t_mem  = bytes / (hbm_bw x memory_efficiency)
+ *     t      = max(t_math, t_mem) + kernel_overhead
+ * A partial tile costs a whole tile and a partial wave a whole wave; t_mem is the memory side of the
+ * roofline, so a GEMM with little reuse (skinny, small, or batched small products) falls to it.
+ * peak = tflops[dtype] x 10^12 FLOP/s. With sms 0 (unknown) the waves are not quantized:
+ * t_math = tiles x 2 x tile_m x tile_n x k / (peak x gemm_efficiency).
+ *
+ * Memory-bound kernel (OP_MEM):
+ *     t = bytes / (hbm_bw x memory_efficiency) + kernel_overhead
+ *
+ * Fused (flash) attention kernel (OP_ATTN_FWD, OP_ATTN_BWD), FlashAttention-2's accounting (Dao, arXiv
+ * 2307.08691, Sec. 4.1: forward 4 x s_q x s_k x d FLOPs per head, halved by a causal mask whose blocks
+ * above the diagonal the kernel skips; backward 2.5 x the forward: five matrix products, one of them the
+ * recomputation of the scores Q.K^T):
+ *     t_math = flops / (peak x attention_{fwd,bwd}_efficiency)
+ *     t      = max(t_math, t_mem) + kernel_overhead
+ * The efficiencies are the kernels' published fractions of the peak (gpucfg.h; the GPU files cite them).
+ * The efficiency is the "up to" figure of long sequences; at short ones the kernel's fixed costs
+ * (fewer thread blocks, softmax rescaling) make it slower, which this model leaves out.
+ *
+ * All fields come from gpucfg (gpucfg.h); `bytes` comes from the op. Every time is whole picoseconds,
+ * rounded up (a result within a few units in the last place above a whole number is that number:
+ * floating-point noise is not a picosecond). Deterministic: the same double arithmetic in the same order
+ * on every host. O(1), no allocation.
+ *
+ * Errors: the functions return a negative CXL_E* code (and fill `err` where there is one) for an op
+ * whose dtype has no peak on this GPU (tflops 0; parallel_check rejects such a setup, so reaching here
+ * is the caller's bug: CXL_ECONFIG), an attention kernel on a GPU without attention efficiency, an unknown kind or dtype (CXL_EINTERNAL), or a time beyond
+ * INT64_MAX ps (CXL_ELIMIT).
+ */
+#ifndef CXLSIM_COMPUTE_H
+#define CXLSIM_COMPUTE_H
+
+#include <stdint.h>
+
+#include "util/err.h"
+#include "config/gpucfg.h"
+#include "train/op.h"
+
+/* The parts of one op's time, for reports and tests. */
+typedef struct compute_cost {
+    int64_t total_ps;     /* max(math_ps, memory_ps) + overhead_ps (OP_MEM: memory_ps + overhead_ps) */
+    int64_t math_ps;      /* OP_GEMM: waves x t_tile; OP_ATTN_*: flops at the attention efficiency; OP_MEM: 0 */
+    int64_t memory_ps;    /* bytes / (hbm_bw x memory_efficiency) */
+    int64_t overhead_ps;  /* kernel_overhead */
+    uint64_t tiles;       /* OP_GEMM: output tiles; OP_MEM: 0 */
+    uint64_t waves;       /* OP_GEMM: ceil(tiles / sms), or tiles when sms is 0; OP_MEM: 0 */
+    int memory_bound;     /* 1 when memory_ps > math_ps */
+    int culprit;          /* on an error: the GPU field (GPUCFG_F_*) that makes the time impossible, for its
+                             location (hbm_bandwidth, the dtype's *_tflops, kernel_overhead); -1 otherwise */
+} compute_cost;
+
+/* The breakdown of op's time on g. Returns 0, or a negative code with err filled (err may be NULL). */
+int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_err *err);
+
+/* The op's time in picoseconds (>= 0), or a negative CXL_E* code. */
+int64_t compute_op_ps(const gpucfg *g, const op_desc *op);
+
+/* Achieved FLOP/s over the dtype's dense peak, for reports: 2 x batch x m x n x k FLOPs for a GEMM (at
+ * most gemm_efficiency), op->flops for a memory-bound or attention kernel, over compute_op_ps; 0 when the dtype has no
+ * peak or the time is 0. A negative CXL_E* code (as a double) when compute_op_ps fails. */
+double compute_op_efficiency(const gpucfg *g, const op_desc *op);
+
+#endif

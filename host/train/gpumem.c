@@ -1,0 +1,238 @@
+/* gpumem.c - per-GPU memory: model states with ZeRO, activations after Korthikanti et al. 2022 as
+ * Megatron-Core and Transformer Engine (TE) keep them.
+ *
+ * Activation bytes of one layer, one micro-batch (s sequence, b micro-batch, h hidden, a heads, f FFN,
+ * q = a x head_dim the query width, k = kv_heads x head_dim the key/value width, d = 1 with dropout, 0
+ * without; 16-bit values take 2 B, dropout masks 1 B; g = the bytes of a saved GEMM input: 2, or 1 with
+ * FP8 training, where TE's Linear, LayerNormLinear and GroupedLinear save the FP8 (columnwise) copy of
+ * their input for the weight gradient instead of the 16-bit tensor: transformer_engine/pytorch/module/
+ * linear.py `saved_inputmat`, layernorm_linear.py `ln_out`, grouped_linear.py `inputmats`):
+ *   kept whole on every tensor-parallel rank (split by t only with sequence parallelism):
+ *     inputs of the two norms 4sbh (16-bit: the norm backward reads them), input of QKV g sbh, input of
+ *     the MLP g sbh (an MoE layer: the router's 16-bit input 2sbh, its GEMM is not TE's), two dropout
+ *     masks 2d sbh                                                           R = (4 + 2d + 2g) sbh
+ *   split by t:  Q 2sbq, K and V 4sbk, the attention output 2sbq (the core's output is the output
+ *                projection's input; with FP8 the projection also keeps its FP8 copy, g = 1: + sbq);
+ *                MLP: GELU: its input 2sbf and the fc2 input g sbf; SwiGLU: Megatron-Core's fused
+ *                SwiGLU keeps only its input, the fc1 output 4sbf (megatron/core/fusions/
+ *                fused_bias_swiglu.py: save_for_backward(input)), and the fc2 input g sbf
+ *                                                  S = 4sbq + 4sbk (+ sbq FP8) + (2 + g) sbf | (4 + g) sbf
+ *   attention core, split by t: softmax output 2as^2b, its dropout mask d as^2b, dropout output 2d as^2b
+ *                                                                            A = (2 + 3d) as^2b
+ *   with flash attention (training.attention: flash) the core keeps no s x s tensor: the backward
+ *   recomputes the scores from Q, K, V (already in S) and the fp32 logsumexp of each query row, and
+ *   regenerates the dropout mask from the RNG state (Dao et al., arXiv 2205.14135, Sec. 3.1; Dao, arXiv
+ *   2307.08691, Sec. 3.1.1):                                                 A = 4asb
+ * For GPT (f = 4h, q = k = h, d = 1, 16-bit): R = 10sbh, S = 24sbh, A = 5as^2b: Korthikanti's Eq. 1-4, e.g.
+ * sbh(10 + 24/t + 5as/(ht)) with tensor parallelism and (34sbh + 5as^2b)/t with sequence parallelism.
+ * Selective recomputation drops A (Sec. 4.2); full recomputation keeps only the layer input, 2sbh (/t
+ * with sp), plus one layer's activations while that layer's backward runs (not in the paper's totals).
+ */
+#include "train/gpumem.h"
+
+#include <stdio.h>
+
+#include "config/parallel.h"
+
+typedef unsigned long long ull;
+
+/* Bytes of a GEMM input kept for the backward: the FP8 copy with FP8 training (TE), else 16-bit. */
+static double saved_gemm_input_bytes(const traincfg *t) { return t->precision == GPUCFG_FP8 ? 1 : 2; }
+
+/* Bytes per token (before the split by tp) of an MLP's activation and fc2 input of inner width f. */
+static double mlp_act_bytes(const modelcfg *m, const traincfg *t, double f)
+{
+    double g = saved_gemm_input_bytes(t);
+    return (m->activation == MODELCFG_SWIGLU ? 4 + g : 2 + g) * f;
+}
+
+/* The layer's three parts per token (A also per query row): R whole, S split by t, A the core. */
+static void layer_parts(const modelcfg *m, const traincfg *t, int moe, double *R, double *S, double *A)
+{
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), h = (double)m->hidden;
+    double a = (double)m->heads, d = m->dropout ? 1 : 0, g = saved_gemm_input_bytes(t);
+    double hd = (double)(m->head_dim ? m->head_dim : m->hidden / m->heads);
+    double q = a * hd, k = (double)(m->kv_heads ? m->kv_heads : m->heads) * hd;
+    *R = (4 + 2 * d + g) * h + (moe ? 2 : g) * h;
+    *S = 4 * q + 4 * k + (g < 2 ? q : 0) + (moe ? 0 : mlp_act_bytes(m, t, (double)m->ffn));
+    *A = traincfg_flash(t) ? 4 * a : (2 + 3 * d) * a * s;
+}
+
+static double layer_bytes(const modelcfg *m, const traincfg *t, int moe)
+{
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
+    double tp = (double)t->tp, sb = s * b, R, S, A;
+    layer_parts(m, t, moe, &R, &S, &A);
+    double whole = (t->sp ? R / tp : R) * sb;
+    switch (t->recompute) {
+    case TRAINCFG_RECOMPUTE_SELECTIVE: return whole + S * sb / tp;
+    case TRAINCFG_RECOMPUTE_FULL: return t->sp ? 2 * sb * h / tp : 2 * sb * h;
+    default: return whole + S * sb / tp + A * sb / tp;
+    }
+}
+
+double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t) { return layer_bytes(m, t, 0); }
+
+/* Micro-batches (plain 1F1B) or model chunks (interleaved) in flight at stage r's peak, times layers
+ * per micro-batch (or chunk). Plain 1F1B: stage r runs p - r forward passes before its first backward
+ * (Narayanan et al., arXiv 2104.04473, Sec. 2.2). Interleaved (Megatron's schedule): warm-up of
+ * 2(p - r - 1) + (v - 1)p chunks plus the one in flight; for r = 0 this is L(1 + (p - 1)/(pv)), the
+ * factor of Korthikanti et al. Sec. 4.2.3. Never more than the iteration has. */
+double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t stage)
+{
+    uint64_t p = t->pp, v = t->virtual_stages, n = t->global_batch / (t->micro_batch * t->dp);
+    uint64_t units, total;
+    if (v <= 1) {
+        units = p - stage;
+        total = n;
+    } else {
+        units = 2 * (p - stage - 1) + (v - 1) * p + 1;
+        total = n * v;
+    }
+    if (units > total)
+        units = total;
+    if (!parallel_uneven_split(t))
+        return (double)units * (double)m->layers / (double)(p * (v ? v : 1));
+    /* an uneven split: the k-th forward pass of the rank runs its chunk (k / p) mod v (Megatron's
+     * interleaved order, p micro-batches per chunk in turn), so sum those chunks' layers */
+    uint64_t vv = v ? v : 1, per_round = 0, layers;
+    for (uint64_t c = 0; c < vv; c++)
+        per_round += parallel_chunk_layers(m, t, stage, c, NULL);
+    uint64_t rounds = units / (p * vv), rest = units % (p * vv);
+    layers = rounds * p * per_round;
+    for (uint64_t k = 0; k < rest; k++)
+        layers += parallel_chunk_layers(m, t, stage, (k / p) % vv, NULL);
+    return (double)layers;
+}
+
+/* Activation bytes of one MoE layer for one micro-batch on one GPU: the dense layer's without its MLP
+ * (layer_parts with moe: the MLP input is the router's 16-bit input) plus the experts': the busiest
+ * GPU's load x top_k routed copies of each of its s b / t tokens through an expert MLP: the permuted
+ * input of the grouped fc1 (g h each: TE's GroupedLinear saves it, FP8 with FP8 training), the
+ * activation's input and the fc2 input (mlp_act_bytes of expert_ffn, whichever etp); the router's fp32
+ * probabilities (4 x experts per token); the shared experts as a dense MLP (with FP8 their fc1 keeps its
+ * own FP8 copy of the input, g h). The token dispatcher's permute and all-to-all keep only index maps
+ * (megatron/core/transformer/moe/moe_utils.py `permute`: the row map, not the tokens). Megatron-LM
+ * requires sp with MoE and tp > 1, so all of it is / t. */
+static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
+{
+    if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
+        return gpumem_layer_activation_bytes(m, t);
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
+    double tp = (double)t->tp, fe = (double)m->expert_ffn, g = saved_gemm_input_bytes(t);
+    double routed = modelcfg_moe_load(m) * (double)m->top_k * s * b / tp;
+    double moe = routed * (g * h + mlp_act_bytes(m, t, fe)) + 4 * (double)m->experts * s * b / tp;
+    if (m->shared_experts)
+        moe += s * b * ((g < 2 ? g * h : 0) + mlp_act_bytes(m, t, (double)m->shared_experts * fe)) / tp;
+    return layer_bytes(m, t, 1) + moe;
+}
+
+void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out)
+{
+    /* ZeRO shards over the dp x cp ranks that hold the same parameters */
+    uint64_t p = t->pp, dp = traincfg_dpcp(t), tp = t->tp, v = t->virtual_stages ? t->virtual_stages : 1;
+    uint64_t layers = 0, moe = 0, expert = 0;
+    for (uint64_t c = 0; c < v; c++) {
+        uint64_t first, n = parallel_chunk_layers(m, t, stage, c, &first);
+        layers += n;
+        moe += modelcfg_moe_layers_in(m, first, n);
+    }
+    uint64_t params = (layers - moe) * modelcfg_layer_params_tp(m, tp);
+    if (moe) {
+        uint64_t etp = t->etp ? t->etp : tp;
+        params += moe * modelcfg_moe_layer_params_tp(m, tp, t->ep, etp, &expert);
+        expert *= moe;
+    }
+    if (stage == 0)
+        params += modelcfg_embedding_params_tp(m, tp);
+    if (stage == p - 1)
+        params += modelcfg_head_params_tp(m, tp, p);
+    int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
+    double wb = fp32 ? 4 : 2, gb = (fp32 || t->main_grads == GPUCFG_FP32) ? 4 : 2, ob = fp32 ? 8 : 12;
+    double P = (double)params;
+    out->stage = stage;
+    out->params = params;
+    out->weights_bytes = P * wb / (t->zero >= 3 ? (double)dp : 1);
+    out->gradients_bytes = P * gb / (t->zero >= 2 ? (double)dp : 1);
+    out->optimizer_bytes = P * ob / (t->zero >= 1 ? (double)dp : 1);
+    if (expert) {
+        /* the routed experts' share is sharded over the expert-data-parallel group instead: tp x dp /
+         * (ep x etp) ranks hold the same experts (Megatron-Core's distributed optimizer) */
+        double X = (double)expert, edp = (double)(tp * dp) / (double)(t->ep * (t->etp ? t->etp : tp));
+        out->weights_bytes = (P - X) * wb / (t->zero >= 3 ? (double)dp : 1) + X * wb / (t->zero >= 3 ? edp : 1);
+        out->gradients_bytes = (P - X) * gb / (t->zero >= 2 ? (double)dp : 1) + X * gb / (t->zero >= 2 ? edp : 1);
+        out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + X * ob / (t->zero >= 1 ? edp : 1);
+    }
+
+    if (t->precision == GPUCFG_FP8 && t->zero < 3 && !t->fp8_param_gather) {
+        /* FP8 weight copies: Megatron-Core's TE modules pass is_first_microbatch, so TE quantizes each
+         * weight once per iteration and keeps the FP8 copy for the later micro-batches (megatron/core/
+         * extensions/transformer_engine.py, TELinear.forward; TE module/base.py, the weight workspace):
+         * the rowwise copy for the forward GEMM and the columnwise (transposed) one for the data-gradient
+         * GEMM on Hopper, 2 x 1 B per weight of the stage's layers held by this GPU (the output layer is
+         * Megatron's own bf16 GEMM; under ZeRO-3 / FSDP the gathered weights are transient, none kept).
+         * With fp8_param_gather the layers' weights are those FP8 tensors (rowwise and columnwise, 2 B),
+         * in place of the bf16 weights: as many bytes as counted above. */
+        double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
+                              (double)(stage == p - 1 ? modelcfg_head_params_tp(m, tp, p) : 0);
+        out->weights_bytes += 2 * layer_params;
+    }
+
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
+    double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
+    if (moe) /* the stage's mean layer */
+        layer = ((double)(layers - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) / (double)layers;
+    double act = gpumem_layers_in_flight(m, t, stage) * layer;
+    if (t->recompute == TRAINCFG_RECOMPUTE_FULL) {
+        traincfg none = *t;
+        none.recompute = TRAINCFG_RECOMPUTE_NONE;
+        act += gpumem_layer_activation_bytes(m, &none);
+    }
+    if (stage == 0 && m->dropout) {
+        /* embedding dropout mask, s b h bytes per micro-batch in flight (Korthikanti Sec. 4.3) */
+        uint64_t inflight = p, n = t->global_batch / (t->micro_batch * t->dp);
+        act += (double)(inflight < n ? inflight : n) * s * b * h / div;
+    }
+    if (stage == p - 1) {
+        /* final norm input and output-layer input 4sbh, fp32 logits for the cross entropy 4sbV/t
+         * (Korthikanti Sec. 4.3), for the one micro-batch whose backward starts at once */
+        act += 4 * s * b * h / div + 4 * s * b * (double)modelcfg_vocab(m) / (double)tp;
+    }
+    out->activations_bytes = act;
+    out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes + act;
+}
+
+void gpumem_estimate(const modelcfg *m, const traincfg *t, gpumem *out)
+{
+    gpumem first, last;
+    gpumem_stage(m, t, 0, &first);
+    gpumem_stage(m, t, t->pp - 1, &last);
+    *out = last.total_bytes > first.total_bytes ? last : first;
+    /* an uneven split can make a middle stage the largest (more layers than the first or last) */
+    for (uint64_t s = 1; parallel_uneven_split(t) && s + 1 < t->pp; s++) {
+        gpumem mid;
+        gpumem_stage(m, t, s, &mid);
+        if (mid.total_bytes > out->total_bytes)
+            *out = mid;
+    }
+}
+
+int gpumem_check(const gpumem *mem, const gpucfg *g, const cfgloc *at, cxl_err *err)
+{
+    if (mem->total_bytes <= (double)g->hbm_bytes)
+        return 0;
+    const char *names[4] = { "weights", "gradients", "optimizer states", "activations" };
+    double v[4] = { mem->weights_bytes, mem->gradients_bytes, mem->optimizer_bytes, mem->activations_bytes };
+    int big = 0;
+    for (int i = 1; i < 4; i++)
+        if (v[i] > v[big])
+            big = i;
+    return cfgloc_errf(err, at,
+                       "out of GPU memory: pipeline stage %llu needs %.1f GiB per GPU (weights %.1f, gradients "
+                       "%.1f, optimizer states %.1f, activations %.1f GiB; %llu parameters) but GPU '%s' has "
+                       "%.1f GiB of HBM; the largest part is the %s (try a higher ZeRO stage, recomputation, "
+                       "or more tensor/pipeline parallelism)",
+                       (ull)mem->stage, GPUMEM_GIB(mem->total_bytes), GPUMEM_GIB(v[0]), GPUMEM_GIB(v[1]),
+                       GPUMEM_GIB(v[2]), GPUMEM_GIB(v[3]), (ull)mem->params, g->name,
+                       GPUMEM_GIB((double)g->hbm_bytes), names[big]);
+}

@@ -1,0 +1,562 @@
+/* opgraph.c - per-GPU kernels and tensor-parallel collectives of one layer, embedding, head, optimizer.
+ *
+ * Notation (per micro-batch): s sequence, b micro-batch, h hidden, a heads, kv KV heads, d = h/a head
+ * dimension, f FFN, V vocabulary, t tensor-parallel size; T = s b tokens; E = T h activation elements;
+ * Eh = E / t with sequence parallelism, else E (the part of an elementwise op each GPU runs). Activations
+ * are 16-bit (2 B) unless training in fp32/tf32 (4 B); dropout masks are 1 B (Korthikanti Sec. 4.1).
+ *
+ * Elementwise kernel traffic, bytes per element of Eh (the fused kernels of Megatron-LM 2022):
+ *   norm forward: read x, write y                                      2 + 2 = 4   (x4/2 fp32)
+ *   norm backward: read x, dy and the residual gradient, write dx      2+2+2+2 = 8
+ *   bias-dropout-add forward: read x and the residual, write y and the mask   2+2+2+1 = 7 (no dropout: 6)
+ *   bias-dropout-add backward: read dy, mask, write dx                 2+1+2 = 5 (no dropout: 4)
+ *   scale-mask-softmax forward (per score element): read, write        4; backward read y, dy, write 6
+ *   attention dropout forward: read, write, mask 5; backward read dy, mask, write 5
+ *   GELU (bias fused) forward per element of T f / t: read, write      4; backward read x, dy, write 6
+ *   SwiGLU forward per output element: read gate and up, write         6; backward read 3, write 2: 10
+ *   rotary embedding (q and k elements): read, write 4; backward 4
+ *   vocabulary-parallel cross entropy per logit element: read the 16-bit logits, write fp32 softmax,
+ *     two more fp32 passes (max/sum, loss)                             2 + 4 + 8 = 14; backward read
+ *     the fp32 softmax, write 16-bit gradients                         4 + 2 = 6
+ *   embedding lookup: read a row, write it (per element of E)          4 (+ learned positions: 2 more);
+ *     backward: read the gradient, accumulate into fp32 rows           2 + 8 = 10
+ *   Adam step (Megatron's fused Adam on fp32 main parameters) per parameter: read the gradient (2/4),
+ *     master weight, m, v (12), write master, m, v (12) and the 16-bit model weight (2); grad-norm for
+ *     clipping reads the gradients once more; zeroing the gradient buffer writes it.
+ * These are estimates of the fused kernels' traffic; a user with a GPU replaces them by measured times
+ * (optimes.h). */
+#include "train/opgraph.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "config/gpucfg.h"
+
+typedef struct bld {
+    opgraph *g;
+    int dtype;
+    double act; /* bytes per activation element */
+    cxl_err *err;
+    int failed;
+} bld;
+
+static int add_op(bld *B, const op_desc *d)
+{
+    opgraph *g = B->g;
+    for (uint32_t i = 0; i < g->nops; i++) {
+        const op_desc *o = &g->ops[i];
+        if (o->name == d->name || !strcmp(o->name, d->name)) {
+            if (o->kind == d->kind && o->batch == d->batch && o->m == d->m && o->n == d->n && o->k == d->k &&
+                o->bytes == d->bytes && o->dtype == d->dtype)
+                return (int)i;
+        }
+    }
+    if (g->nops >= OPGRAPH_MAX_OPS) {
+        B->failed = cxl_errf(B->err, CXL_ELIMIT, "internal: more than %d distinct kernels", OPGRAPH_MAX_OPS);
+        return 0;
+    }
+    g->ops[g->nops] = *d;
+    return (int)g->nops++;
+}
+
+static void push(bld *B, int tpl, opgraph_entry e)
+{
+    opgraph_tpl *T = &B->g->tpl[tpl];
+    if (T->n >= OPGRAPH_MAX_TPL) {
+        B->failed = cxl_errf(B->err, CXL_ELIMIT, "internal: template %d longer than %d", tpl, OPGRAPH_MAX_TPL);
+        return;
+    }
+    T->e[T->n++] = e;
+}
+
+/* A GEMM of `batch` products (m x k).(k x n), 16-bit operands (or the training precision's). */
+static void gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
+{
+    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0 };
+    d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
+    d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    push(B, tpl, e);
+}
+
+/* A memory-bound kernel over `elems` elements moving bytes_per_elem each (at 16-bit activations; scaled
+ * for fp32 training where the factor applies to activation traffic). */
+static void mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem)
+{
+    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0 };
+    d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
+    d.flops = (double)elems * 4.0;
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    push(B, tpl, e);
+}
+
+/* FP8 training (Transformer Engine, per-tensor current scaling, Megatron-Bridge's FP8-CS): every GEMM
+ * operand that is an activation or an output gradient is quantized before its GEMM: a pass computing its
+ * amax (reading the 16-bit tensor, 2 B per element), then the cast-transpose writing the rowwise and the
+ * columnwise FP8 copies (read 2 B, write 1 + 1 B): 6 B per element, priced as one memory-bound kernel
+ * (TE transformer_engine/pytorch/tensor/float8_tensor.py Float8CurrentScalingQuantizer; common/
+ * recipe/current_scaling.cu nvte_compute_amax, nvte_compute_scale_from_amax; common/transpose/
+ * cast_transpose.cu). The second kernel's launch is not counted separately. Weights are quantized once
+ * per iteration (the first micro-batch, or the optimizer with fp8_param_gather): not counted. */
+static void fp8_quant(bld *B, int tpl, const char *name, uint64_t elems)
+{
+    if (B->dtype == GPUCFG_FP8)
+        mem(B, tpl, name, elems, 6);
+}
+
+static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
+{
+    if (tp <= 1 || bytes == 0)
+        return;
+    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name };
+    push(B, tpl, e);
+}
+
+/* Shapes of one micro-batch's layer on one GPU (notation at the top of this file). */
+typedef struct lshape {
+    uint64_t tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes;
+    int sp, drop, rope, swiglu, ar, flash;
+    uint64_t cp, skv;   /* context parallelism: s is this rank's s / cp tokens, skv the whole sequence's keys */
+} lshape;
+
+/* A fused (flash) attention kernel over bah = b x a/t heads of s queries and skv keys (causal; with
+ * context parallelism s = skv / cp, load-balanced so that each rank does 1/cp of the causal work), head
+ * dimension dh, kv/t key-value heads. Operands 16-bit: Transformer Engine keeps the attention core in
+ * bf16 under FP8 training unless --fp8-dot-product-attention is set (Megatron-LM's default: off).
+ * FLOPs (Dao, arXiv 2307.08691, Sec. 4.1; flash_attn/benchmarks: flops = 4 b s^2 a d, / 2 when causal,
+ * x 2.5 for the backward). HBM bytes: forward reads Q, K, V and writes O (2 B each) and the fp32
+ * logsumexp per query row; backward reads Q, K, V, O, dO, the logsumexp and D = rowsum(dO o O) (fp32),
+ * writes dQ, dK, dV (and D). */
+static void flash(bld *B, int tpl, const lshape *x, int bwd)
+{
+    int dt = B->dtype == GPUCFG_FP8 ? GPUCFG_BF16 : B->dtype;
+    double q = (double)x->bah * (double)x->s * (double)x->dh;
+    double kv = (double)(x->bah / x->at) * (double)(x->kv / x->tp) * (double)x->skv * (double)x->dh;
+    double rows = (double)x->bah * (double)x->s;
+    op_desc d = { bwd ? "attn.flash.bwd" : "attn.flash.fwd", bwd ? OP_ATTN_BWD : OP_ATTN_FWD, dt,
+                  x->bah, x->s, x->skv, x->dh, 0, 0 };
+    double fwd_flops = 4.0 * q * (double)x->skv / 2; /* causal: the blocks above the diagonal are skipped */
+    d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
+    d.bytes = bwd ? 2.0 * (4 * q + 4 * kv) + 4.0 * 3 * rows : 2.0 * (2 * q + 2 * kv) + 4.0 * rows;
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    push(B, tpl, e);
+}
+
+/* Context parallelism's exchange around the flash kernel (Megatron-Core's default cp_comm_type p2p, ring
+ * attention in Transformer Engine): in cp - 1 steps each rank passes the K and V block it holds to the next
+ * rank of the CP ring while it computes with the previous one, so the sends overlap the kernel; the
+ * backward passes K and V around again together with the gradients of K and V (twice the bytes). Block:
+ * K and V of the rank's s / cp tokens, kv / t heads of dh, 2 B. */
+static void cp_ring(bld *B, int tpl, const lshape *x, int bwd, int wait)
+{
+    if (x->cp <= 1)
+        return;
+    uint64_t block = 2 * (x->bah / x->at) * (x->kv / x->tp) * x->s * x->dh * 2;
+    opgraph_entry e = { (uint8_t)(wait ? OPGRAPH_CP_WAIT : OPGRAPH_CP_P2P), 0, 0, (x->cp - 1) * block * (bwd ? 2 : 1),
+                        bwd ? "cp.ring.kv.grad" : "cp.ring.kv" };
+    push(B, tpl, e);
+}
+
+/* One pass of the flash kernel inside its context-parallel ring exchange (none with cp 1). */
+static void flash_pass(bld *B, int tpl, const lshape *x, int bwd)
+{
+    cp_ring(B, tpl, x, bwd, 0);
+    flash(B, tpl, x, bwd);
+    cp_ring(B, tpl, x, bwd, 1);
+}
+
+/* The unfused attention core forward: scores, softmax, dropout, context. */
+static void unfused_fwd(bld *B, int tpl, const lshape *x)
+{
+    uint64_t bah = x->bah, s = x->s, d = x->dh;
+    gemm(B, tpl, "attn.score.fwd", bah, s, s, d);
+    mem(B, tpl, "attn.softmax.fwd", bah * s * s, 4);
+    if (x->drop)
+        mem(B, tpl, "attn.dropout.fwd", bah * s * s, 5);
+    gemm(B, tpl, "attn.ctx.fwd", bah, s, d, s);
+}
+
+/* The unfused attention core backward, in reverse order. */
+static void unfused_bwd(bld *B, int L, const lshape *x)
+{
+    uint64_t s = x->s, dh = x->dh, bah = x->bah;
+    gemm(B, L, "attn.ctx.bwd_data", bah, s, s, dh);
+    gemm(B, L, "attn.ctx.bwd_v", bah, s, dh, s);
+    if (x->drop)
+        mem(B, L, "attn.dropout.bwd", bah * s * s, 5);
+    mem(B, L, "attn.softmax.bwd", bah * s * s, 6);
+    gemm(B, L, "attn.score.bwd_q", bah, s, dh, s);
+    gemm(B, L, "attn.score.bwd_k", bah, s, dh, s);
+}
+
+/* The attention core, forward or backward: one flash kernel (with cp > 1 inside its ring exchange; its
+ * backward recomputes the scores), or the unfused kernels. */
+static void attn_core(bld *B, int tpl, const lshape *x, int bwd)
+{
+    if (x->flash)
+        flash_pass(B, tpl, x, bwd);
+    else if (bwd)
+        unfused_bwd(B, tpl, x);
+    else
+        unfused_fwd(B, tpl, x);
+}
+
+static void attn_fwd(bld *B, int L, const lshape *x)
+{
+    mem(B, L, "ln1.fwd", x->Eh, 4);
+    fp8_quant(B, L, "fp8.quant.qkv.fwd", x->Eh);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn", x->tp);
+    gemm(B, L, "qkv.fwd", 1, x->T, x->qkv_n, x->h);
+    if (x->rope)
+        mem(B, L, "rope.fwd", x->T * (x->at + 2 * x->kv / x->tp) * x->dh, 4);
+    attn_core(B, L, x, 0);
+    fp8_quant(B, L, "fp8.quant.proj.fwd", x->T * x->at * x->dh);
+    gemm(B, L, "proj.fwd", 1, x->T, x->h, x->at * x->dh);
+    tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", x->tp);
+    mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
+}
+
+static void attn_bwd(bld *B, int L, const lshape *x)
+{
+    uint64_t dh = x->dh;
+    mem(B, L, "resid1.bwd", x->Eh, x->drop ? 5 : 4);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.grad", x->tp);
+    fp8_quant(B, L, "fp8.quant.proj.bwd", x->T * x->h);
+    gemm(B, L, "proj.bwd_data", 1, x->T, x->at * dh, x->h);
+    gemm(B, L, "proj.bwd_weight", 1, x->at * dh, x->h, x->T);
+    attn_core(B, L, x, 1);
+    if (x->rope)
+        mem(B, L, "rope.bwd", x->T * (x->at + 2 * x->kv / x->tp) * dh, 4);
+    fp8_quant(B, L, "fp8.quant.qkv.bwd", x->T * x->qkv_n);
+    gemm(B, L, "qkv.bwd_data", 1, x->T, x->h, x->qkv_n);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.wgrad", x->tp);
+    gemm(B, L, "qkv.bwd_weight", 1, x->h, x->qkv_n, x->T);
+    tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn.grad" : "tp.allreduce.attn.grad", x->tp);
+    mem(B, L, "ln1.bwd", x->Eh, 8);
+}
+
+/* The names of one MLP's kernels and collectives: the dense MLP's, or a shared expert's. */
+typedef struct mlp_names {
+    const char *fc1, *act, *fc2, *ag, *rs_ar_sp, *rs_ar;
+    const char *fc2_bd, *fc2_bw, *act_b, *fc1_bd, *fc1_bw, *ag_g, *ag_wg, *rs_ar_g_sp, *rs_ar_g;
+    const char *q_fc1, *q_fc2, *q_fc2_b, *q_fc1_b; /* FP8 quantization of the GEMMs' inputs / output gradients */
+} mlp_names;
+static const mlp_names dense_mlp = {
+    "fc1.fwd", NULL, "fc2.fwd", "tp.allgather.mlp", "tp.reducescatter.mlp", "tp.allreduce.mlp",
+    "fc2.bwd_data", "fc2.bwd_weight", NULL, "fc1.bwd_data", "fc1.bwd_weight", "tp.allgather.mlp.grad",
+    "tp.allgather.mlp.wgrad", "tp.reducescatter.mlp.grad", "tp.allreduce.mlp.grad",
+    "fp8.quant.fc1.fwd", "fp8.quant.fc2.fwd", "fp8.quant.fc2.bwd", "fp8.quant.fc1.bwd",
+};
+static const mlp_names shared_mlp = {
+    "moe.shared.fc1.fwd", "moe.shared.act.fwd", "moe.shared.fc2.fwd", "tp.allgather.shared",
+    "tp.reducescatter.shared", "tp.allreduce.shared", "moe.shared.fc2.bwd_data", "moe.shared.fc2.bwd_weight",
+    "moe.shared.act.bwd", "moe.shared.fc1.bwd_data", "moe.shared.fc1.bwd_weight", "tp.allgather.shared.grad",
+    "tp.allgather.shared.wgrad", "tp.reducescatter.shared.grad", "tp.allreduce.shared.grad",
+    "fp8.quant.moe.shared.fc1.fwd", "fp8.quant.moe.shared.fc2.fwd", "fp8.quant.moe.shared.fc2.bwd",
+    "fp8.quant.moe.shared.fc1.bwd",
+};
+
+/* A tensor-parallel MLP of fin inputs / fo outputs per rank: [all-gather], fc1, activation, fc2,
+ * reduce-scatter (sp) or all-reduce. */
+static void mlp_fwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, const mlp_names *nm)
+{
+    fp8_quant(B, L, nm->q_fc1, x->Eh);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, x->tp);
+    gemm(B, L, nm->fc1, 1, x->T, fin, x->h);
+    if (x->swiglu)
+        mem(B, L, nm->act ? nm->act : "swiglu.fwd", x->T * fo, 6);
+    else
+        mem(B, L, nm->act ? nm->act : "gelu.fwd", x->T * fo, 4);
+    fp8_quant(B, L, nm->q_fc2, x->T * fo);
+    gemm(B, L, nm->fc2, 1, x->T, x->h, fo);
+    tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_ar_sp : nm->rs_ar, x->tp);
+}
+
+static void mlp_bwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, const mlp_names *nm)
+{
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag_g, x->tp);
+    fp8_quant(B, L, nm->q_fc2_b, x->T * x->h);
+    gemm(B, L, nm->fc2_bd, 1, x->T, fo, x->h);
+    gemm(B, L, nm->fc2_bw, 1, fo, x->h, x->T);
+    if (x->swiglu)
+        mem(B, L, nm->act_b ? nm->act_b : "swiglu.bwd", x->T * fo, 10);
+    else
+        mem(B, L, nm->act_b ? nm->act_b : "gelu.bwd", x->T * fo, 6);
+    fp8_quant(B, L, nm->q_fc1_b, x->T * fin);
+    gemm(B, L, nm->fc1_bd, 1, x->T, x->h, fin);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag_wg, x->tp);
+    gemm(B, L, nm->fc1_bw, 1, x->h, fin, x->T);
+    tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_ar_g_sp : nm->rs_ar_g, x->tp);
+}
+
+/* An all-to-all over the EP group (ep > 1) or a collective over the ETP group (etp > 1). */
+static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char *name, uint64_t ranks)
+{
+    if (ranks <= 1 || bytes == 0)
+        return;
+    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name };
+    push(B, tpl, e);
+}
+
+/* The expert half of an MoE layer (after the attention half). Per GPU: tl = T / tp tokens (sp; tp 1: T),
+ * each sent to top_k experts; the busiest GPU receives load x tl x top_k of them (x etp after the ETP
+ * all-gather) over its experts / ep local experts. */
+typedef struct moe_shape {
+    uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo;
+} moe_shape;
+
+static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
+{
+    mem(B, L, "ln2.fwd", x->Eh, 4);
+    gemm(B, L, "moe.router.fwd", 1, e->tl, e->nexp, x->h);
+    /* read the logits, write fp32 probabilities, top-k selection reads them again (10 B per logit) */
+    mem(B, L, "moe.router.topk.fwd", e->tl * e->nexp, 10);
+    mem(B, L, "moe.permute.fwd", e->routed * x->h, 4);
+    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
+    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
+    fp8_quant(B, L, "fp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h);
+    gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
+    mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);
+    fp8_quant(B, L, "fp8.quant.moe.expert.fc2.fwd", e->le * e->me * e->fo_e);
+    gemm(B, L, "moe.expert.fc2.fwd", e->le, e->me, x->h, e->fo_e);
+    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
+    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
+    /* gather the expert outputs back into token order and sum them with the router's weights */
+    mem(B, L, "moe.unpermute.fwd", e->routed * x->h, 6);
+    if (e->sh_fo)
+        mlp_fwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
+    mem(B, L, "resid2.fwd", x->Eh, x->drop ? 7 : 6);
+}
+
+static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
+{
+    mem(B, L, "resid2.bwd", x->Eh, x->drop ? 5 : 4);
+    if (e->sh_fo)
+        mlp_bwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
+    mem(B, L, "moe.unpermute.bwd", e->routed * x->h, 6);
+    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
+    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
+    fp8_quant(B, L, "fp8.quant.moe.expert.fc2.bwd", e->le * e->me * x->h);
+    gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
+    gemm(B, L, "moe.expert.fc2.bwd_weight", e->le, e->fo_e, x->h, e->me);
+    mem(B, L, x->swiglu ? "moe.expert.swiglu.bwd" : "moe.expert.gelu.bwd", e->le * e->me * e->fo_e,
+        x->swiglu ? 10 : 6);
+    fp8_quant(B, L, "fp8.quant.moe.expert.fc1.bwd", e->le * e->me * e->fin_e);
+    gemm(B, L, "moe.expert.fc1.bwd_data", e->le, e->me, x->h, e->fin_e);
+    gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
+    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
+    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
+    mem(B, L, "moe.permute.bwd", e->routed * x->h, 4);
+    gemm(B, L, "moe.router.bwd_data", 1, e->tl, x->h, e->nexp);
+    gemm(B, L, "moe.router.bwd_weight", 1, x->h, e->nexp, e->tl);
+    mem(B, L, "ln2.bwd", x->Eh, 8);
+}
+
+/* An op's share of the model FLOPs (MFU's numerator): a GEMM's FLOPs; a flash forward kernel as the
+ * model's Q.K^T and P.V at full s x s (what the unfused GEMMs count), so the model FLOPs do not depend on
+ * the kernels that run them; nothing for other kernels. */
+static double model_flops(const op_desc *o)
+{
+    if (o->kind == OP_GEMM)
+        return o->flops;
+    if (o->kind == OP_ATTN_FWD)
+        return 4.0 * (double)o->batch * (double)o->m * (double)o->n * (double)o->k;
+    return 0;
+}
+
+static double tpl_gemm_flops(const opgraph *g, int tpl)
+{
+    double f = 0;
+    for (uint32_t i = 0; i < g->tpl[tpl].n; i++) {
+        const opgraph_entry *e = &g->tpl[tpl].e[i];
+        if (e->kind == OPGRAPH_KERNEL)
+            f += model_flops(&g->ops[e->op]);
+    }
+    return f;
+}
+
+/* The six layer templates (dense and MoE forward, backward, recomputation), or with bf16 their variants
+ * (OPGRAPH_BF16_OF) built by B (whose dtype the GEMMs and quantizations follow). */
+static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recompute, int bf16)
+{
+    opgraph *g = B->g;
+#define ID(id) (bf16 ? OPGRAPH_BF16_OF(id) : (id))
+    int drop = x->drop;
+    attn_fwd(B, ID(OPGRAPH_LAYER_FWD), x);
+    mem(B, ID(OPGRAPH_LAYER_FWD), "ln2.fwd", x->Eh, 4);
+    mlp_fwd(B, ID(OPGRAPH_LAYER_FWD), x, x->fin, x->fo, &dense_mlp);
+    mem(B, ID(OPGRAPH_LAYER_FWD), "resid2.fwd", x->Eh, drop ? 7 : 6);
+    mem(B, ID(OPGRAPH_LAYER_BWD), "resid2.bwd", x->Eh, drop ? 5 : 4);
+    mlp_bwd(B, ID(OPGRAPH_LAYER_BWD), x, x->fin, x->fo, &dense_mlp);
+    mem(B, ID(OPGRAPH_LAYER_BWD), "ln2.bwd", x->Eh, 8);
+    attn_bwd(B, ID(OPGRAPH_LAYER_BWD), x);
+    if (e) {
+        attn_fwd(B, ID(OPGRAPH_MOE_FWD), x);
+        moe_fwd(B, ID(OPGRAPH_MOE_FWD), x, e);
+        moe_bwd(B, ID(OPGRAPH_MOE_BWD), x, e);
+        attn_bwd(B, ID(OPGRAPH_MOE_BWD), x);
+        if (recompute == TRAINCFG_RECOMPUTE_FULL)
+            g->tpl[ID(OPGRAPH_MOE_RECOMPUTE)] = g->tpl[ID(OPGRAPH_MOE_FWD)];
+        else if (recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
+            attn_core(B, ID(OPGRAPH_MOE_RECOMPUTE), x, 0);
+    }
+    /* recomputation before a layer's backward */
+    if (recompute == TRAINCFG_RECOMPUTE_FULL)
+        g->tpl[ID(OPGRAPH_LAYER_RECOMPUTE)] = g->tpl[ID(OPGRAPH_LAYER_FWD)];
+    else if (recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
+        attn_core(B, ID(OPGRAPH_LAYER_RECOMPUTE), x, 0);
+#undef ID
+}
+
+int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err)
+{
+    memset(g, 0, sizeof *g);
+    int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
+    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0 };
+    /* with context parallelism every kernel but the attention's keys sees this rank's s / cp tokens */
+    uint64_t cp = t->cp ? t->cp : 1, tp = t->tp, s = m->seq_len / cp, b = t->micro_batch, h = m->hidden;
+    uint64_t a = m->heads, kv = m->kv_heads;
+    uint64_t dh = m->head_dim, f = m->ffn, V = modelcfg_vocab(m), T = s * b, E = T * h, Eh = t->sp ? E / tp : E;
+    uint64_t at = a / tp, qkv_n = (a + 2 * kv) * dh / tp, fin = (m->activation == MODELCFG_SWIGLU ? 2 : 1) * f / tp;
+    uint64_t fo = f / tp, bah = b * at, act_bytes = (uint64_t)B.act * E;
+    int sp = t->sp, drop = m->dropout;
+    int ar = sp ? OPGRAPH_REDUCE_SCATTER : OPGRAPH_ALLREDUCE;
+    const lshape x = { tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes,
+                       sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
+                       traincfg_flash(t), cp, m->seq_len };
+    int L;
+
+    /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
+    moe_shape e = { 0 };
+    if (modelcfg_is_moe(m)) {
+        uint64_t mats_in = x.swiglu ? 2 : 1;
+        e.tl = t->sp ? T / tp : T;
+        e.ep = t->ep;
+        e.etp = t->etp ? t->etp : tp;
+        e.nexp = m->experts;
+        e.le = m->experts / e.ep;
+        e.fo_e = m->expert_ffn / e.etp;
+        e.fin_e = mats_in * e.fo_e;
+        double load = modelcfg_moe_load(m);
+        double per_expert = (double)e.tl * (double)m->top_k * (double)(e.ep * e.etp) / (double)m->experts;
+        e.me = (uint64_t)ceil(per_expert * load);
+        e.routed = e.tl * m->top_k;
+        e.a2a_bytes = (uint64_t)ceil((double)e.routed * (double)h * B.act * load);
+        e.etp_bytes = e.etp > 1 ? e.a2a_bytes * e.etp : 0;
+        e.sh_fo = m->shared_experts * m->expert_ffn / tp;
+        e.sh_fin = mats_in * e.sh_fo;
+    }
+    layer_tpls(&B, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 0);
+    if (B.dtype == GPUCFG_FP8 && (t->bf16_layers_start || t->bf16_layers_end)) {
+        bld Bh = B;
+        Bh.dtype = GPUCFG_BF16;
+        layer_tpls(&Bh, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 1);
+        B.failed = Bh.failed;
+    }
+
+    /* ---- embedding (first stage): vocabulary-parallel lookup, all-reduce (sp: reduce-scatter) ---- */
+    L = OPGRAPH_EMBED_FWD;
+    mem(&B, L, "embed.fwd", E, m->position == MODELCFG_POS_LEARNED ? 6 : 4);
+    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.embed" : "tp.allreduce.embed", tp);
+    if (drop)
+        mem(&B, L, "embed.dropout.fwd", Eh, 5);
+    L = OPGRAPH_EMBED_BWD;
+    if (drop)
+        mem(&B, L, "embed.dropout.bwd", Eh, 5);
+    if (sp)
+        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.embed.grad", tp);
+    mem(&B, L, "embed.bwd", E, 10);
+
+    /* ---- head (last stage): final norm, column-parallel logits, vocabulary-parallel cross entropy
+     * (three all-reduces of T fp32 values: max, sum of exponentials, target logit). The output layer is
+     * Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so under FP8 training its
+     * GEMMs stay bf16 (megatron/core/models/gpt/gpt_model.py, output_layer) ---- */
+    if (B.dtype == GPUCFG_FP8)
+        B.dtype = GPUCFG_BF16;
+    L = OPGRAPH_HEAD_FWD;
+    mem(&B, L, "lnf.fwd", Eh, 4);
+    if (sp)
+        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.head", tp);
+    gemm(&B, L, "logits.fwd", 1, T, V / tp, h);
+    mem(&B, L, "xent.fwd", T * V / tp, 14);
+    for (int i = 0; i < 3; i++)
+        tpc(&B, L, OPGRAPH_ALLREDUCE, 4 * T, "tp.allreduce.xent", tp);
+    L = OPGRAPH_HEAD_BWD;
+    mem(&B, L, "xent.bwd", T * V / tp, 6);
+    gemm(&B, L, "logits.bwd_data", 1, T, h, V / tp);
+    gemm(&B, L, "logits.bwd_weight", 1, h, V / tp, T);
+    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.head.grad" : "tp.allreduce.head.grad", tp);
+    mem(&B, L, "lnf.bwd", Eh, 8);
+
+    if (B.failed)
+        return B.failed;
+
+    /* ---- pipeline messages: the layer output, split over the tensor-parallel ranks (sp: it already is;
+     * without sp Megatron's scatter-gather sends 1/t and all-gathers on the receiver) ---- */
+    g->pp_bytes = act_bytes / tp;
+    g->pp_gather_bytes = (!sp && tp > 1) ? act_bytes : 0;
+
+    /* ---- parameters and gradients ---- */
+    g->weight_elem_bytes = fp32 ? 4 : 2;
+    g->grad_elem_bytes = (fp32 || t->main_grads == GPUCFG_FP32) ? 4 : 2;
+    g->layer_params = modelcfg_layer_params_tp(m, tp);
+    g->embed_params = modelcfg_embedding_params_tp(m, tp);
+    g->head_params = modelcfg_head_params_tp(m, tp, t->pp);
+    g->layer_grad_bytes = g->layer_params * g->grad_elem_bytes;
+    g->embed_grad_bytes = g->embed_params * g->grad_elem_bytes;
+    g->head_grad_bytes = g->head_params * g->grad_elem_bytes;
+
+    /* ---- FLOPs ---- */
+    g->layer_fwd_flops = tpl_gemm_flops(g, OPGRAPH_LAYER_FWD);
+    g->head_fwd_flops = tpl_gemm_flops(g, OPGRAPH_HEAD_FWD);
+    uint64_t moe_layers = modelcfg_moe_layers_in(m, 0, m->layers);
+    if (moe_layers) {
+        /* the expert GEMMs at the balanced load: per GPU, tl x top_k tokens through one expert MLP */
+        uint64_t mats = x.swiglu ? 3 : 2;
+        double expert = 2.0 * (double)e.routed * (double)h * (double)m->expert_ffn * (double)mats / (double)tp;
+        double other = 0;
+        for (uint32_t i = 0; i < g->tpl[OPGRAPH_MOE_FWD].n; i++) {
+            const opgraph_entry *en = &g->tpl[OPGRAPH_MOE_FWD].e[i];
+            const op_desc *o = &g->ops[en->op];
+            if (en->kind == OPGRAPH_KERNEL && strncmp(o->name, "moe.expert.", 11))
+                other += model_flops(o);
+        }
+        g->moe_fwd_flops = other + expert;
+        uint64_t etp = e.etp;
+        g->moe_layer_params = modelcfg_moe_layer_params_tp(m, tp, t->ep, etp, &g->moe_expert_params);
+        g->moe_layer_grad_bytes = g->moe_layer_params * g->grad_elem_bytes;
+    }
+    /* all GPUs: tp x cp x (per-GPU flops), micro-batches x dp of them, forward + backward = 3 x forward */
+    double mbs = (double)(t->global_batch / t->micro_batch);
+    g->model_flops_iteration =
+        3.0 * mbs * (double)(tp * cp) * ((double)(m->layers - moe_layers) * g->layer_fwd_flops +
+                                  (double)moe_layers * g->moe_fwd_flops + g->head_fwd_flops);
+    return 0;
+}
+
+int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
+{
+    bld B = { g, t->precision, 2.0, err, 0 };
+    double gb = (double)g->grad_elem_bytes;
+    int fp32 = g->weight_elem_bytes == 4;
+    /* Adam on fp32 master weights (mixed precision): grad + 3 x 4 read, 3 x 4 written, 16-bit weight
+     * written; grad-norm reads the gradients again; the gradient buffer is zeroed (written). In fp32
+     * training the master copy is the weight itself. */
+    double per_param = gb + 12 + 12 + (fp32 ? 0 : 2) + gb + gb;
+    /* fp16 with loss scaling: the gradients are unscaled and checked for inf/NaN in one more pass, read and
+     * written (Megatron-LM optimizer.py _unscale_main_grads_and_check_for_nan,
+     * torch._amp_foreach_non_finite_check_and_unscale_); bf16 needs no loss scale */
+    if (t->precision == GPUCFG_FP16)
+        per_param += gb + gb;
+    op_desc d = { "optimizer.adam", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0 };
+    d.bytes = (double)params * per_param;
+    d.flops = (double)params * 12.0;
+    int idx = add_op(&B, &d);
+    return B.failed ? B.failed : idx;
+}

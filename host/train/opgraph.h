@@ -1,0 +1,111 @@
+/* opgraph.h - the work of one training iteration on one GPU, as templates the engine (train.h) expands:
+ * the forward and backward of one transformer layer, what recomputation redoes before a layer's
+ * backward, the embedding (first pipeline stage) and the head (final norm, logits, cross entropy; last
+ * stage), and the optimizer step. Each template is an ordered list of entries, each either a kernel
+ * (an op_desc, priced by compute.h or optimes.h) or a blocking tensor-parallel collective (Megatron
+ * issues them on the compute stream and waits: Korthikanti et al. Fig. 4-5; no overlap of TP
+ * communication, as in the Megatron-LM of the validation data).
+ *
+ * Layer structure (Megatron-LM GPT layer, pre-norm, Korthikanti et al., arXiv 2205.05198, Sec. 4.1 and
+ * Fig. 5): norm, QKV projection, attention core (scores Q.K^T, scale-mask-softmax, dropout, context
+ * P.V), output projection, bias-dropout-add; norm, MLP in (GELU: h -> f; SwiGLU: h -> 2f), activation,
+ * MLP out, bias-dropout-add. Tensor parallelism splits heads and the FFN (column-parallel QKV and MLP
+ * in, row-parallel projections); without sequence parallelism, one all-reduce of the s x b x h
+ * activations after each row-parallel GEMM in the forward pass and one per column-parallel GEMM's input
+ * gradient in the backward pass; with it, all-gather before and reduce-scatter after each block, and in
+ * the backward pass the all-gather is repeated for the weight gradient (Megatron keeps the gathered
+ * input only for the duration of the forward). Backward GEMMs: data gradient (tokens x in) = dY . W^T and
+ * weight gradient (in x out) = X^T . dY, each as many FLOPs as the forward.
+ *
+ * Mixture-of-experts layer (Megatron-Core MoELayer with the all-to-all token dispatcher and grouped GEMM;
+ * docs/training.md): the attention half as above; then norm, router (a GEMM of the tokens by the router
+ * weights, top-k), permutation, all-to-all dispatch over the EP group, with etp > 1 an all-gather over the
+ * ETP group, the local experts' MLPs as grouped GEMMs (batch = local experts, m = tokens per expert on the
+ * busiest GPU), with etp > 1 a reduce-scatter, all-to-all combine, un-permutation; the shared experts as
+ * a tensor-parallel MLP; the backward mirrors it. With sp each tp rank routes its 1/tp of the tokens.
+ *
+ * Kernel byte counts are the HBM traffic of Megatron's (fused) kernels; each is stated beside its op in
+ * opgraph.c. All shapes are per GPU. Pure; no allocation.
+ */
+#ifndef CXLSIM_OPGRAPH_H
+#define CXLSIM_OPGRAPH_H
+
+#include <stdint.h>
+
+#include "util/err.h"
+#include "config/modelcfg.h"
+#include "train/op.h"
+#include "config/traincfg.h"
+
+#define OPGRAPH_MAX_OPS 160
+#define OPGRAPH_MAX_TPL 64
+
+/* OPGRAPH_EP_A2A: an all-to-all over the expert-parallel group (token dispatch or combine, and their
+ * gradients); OPGRAPH_ETP_COLL: a collective (coll) over the expert-tensor-parallel group. */
+/* OPGRAPH_CP_P2P: context parallelism's ring exchange of K and V (and their gradients) over the CP group,
+ * started without blocking the compute stream; OPGRAPH_CP_WAIT: the stream waits for it (after the
+ * attention kernel it overlaps). */
+enum opgraph_entry_kind { OPGRAPH_KERNEL = 0, OPGRAPH_TP_COLL = 1, OPGRAPH_EP_A2A = 2, OPGRAPH_ETP_COLL = 3,
+                          OPGRAPH_CP_P2P = 4, OPGRAPH_CP_WAIT = 5 };
+/* Collective kinds of OPGRAPH_TP_COLL entries (values match collalgo_op's first three). */
+enum opgraph_coll { OPGRAPH_ALLREDUCE = 0, OPGRAPH_REDUCE_SCATTER = 1, OPGRAPH_ALLGATHER = 2 };
+
+typedef struct opgraph_entry {
+    uint8_t kind;       /* enum opgraph_entry_kind */
+    uint8_t coll;       /* OPGRAPH_TP_COLL: enum opgraph_coll */
+    uint16_t op;        /* OPGRAPH_KERNEL: index into ops[] */
+    uint64_t bytes;     /* OPGRAPH_TP_COLL: the collective's buffer (all-gather: output; others: input);
+                           OPGRAPH_CP_P2P: the bytes each rank sends around the ring (and receives) */
+    const char *name;   /* OPGRAPH_TP_COLL: "tp.allreduce.attn" ... */
+} opgraph_entry;
+
+typedef struct opgraph_tpl {
+    opgraph_entry e[OPGRAPH_MAX_TPL];
+    uint32_t n;
+} opgraph_tpl;
+
+enum opgraph_tpl_id {
+    OPGRAPH_LAYER_FWD, OPGRAPH_LAYER_BWD, OPGRAPH_LAYER_RECOMPUTE, /* recompute: empty without recomputation */
+    OPGRAPH_EMBED_FWD, OPGRAPH_EMBED_BWD, OPGRAPH_HEAD_FWD, OPGRAPH_HEAD_BWD,
+    OPGRAPH_MOE_FWD, OPGRAPH_MOE_BWD, OPGRAPH_MOE_RECOMPUTE, /* MoE layers; empty for a dense model */
+    /* FP8 runs with num_layers_at_start/end_in_bf16: the same six layer templates with bf16 GEMMs and no
+     * quantization (OPGRAPH_BF16_OF(id) for id among the six above); empty otherwise */
+    OPGRAPH_LAYER_FWD_BF16, OPGRAPH_LAYER_BWD_BF16, OPGRAPH_LAYER_RECOMPUTE_BF16,
+    OPGRAPH_MOE_FWD_BF16, OPGRAPH_MOE_BWD_BF16, OPGRAPH_MOE_RECOMPUTE_BF16,
+    OPGRAPH_NTPL
+};
+
+/* The bf16 variant of a layer template id (LAYER_* or MOE_*) */
+#define OPGRAPH_BF16_OF(id) ((id) < OPGRAPH_EMBED_FWD ? (id) + OPGRAPH_LAYER_FWD_BF16 : (id) - OPGRAPH_MOE_FWD + OPGRAPH_MOE_FWD_BF16)
+
+typedef struct opgraph {
+    op_desc ops[OPGRAPH_MAX_OPS];  /* every distinct kernel of the iteration (optimizer ones included) */
+    uint32_t nops;
+    opgraph_tpl tpl[OPGRAPH_NTPL];
+    /* pipeline point-to-point: bytes each GPU sends per micro-batch and model chunk boundary, and whether
+     * the receiver all-gathers them over NVLink (Megatron's scatter-gather optimisation without sp) */
+    uint64_t pp_bytes;
+    uint64_t pp_gather_bytes;      /* 0 when no all-gather follows a receive */
+    /* data-parallel gradients per GPU (bytes) */
+    uint64_t layer_grad_bytes, embed_grad_bytes, head_grad_bytes;
+    /* parameters per GPU (before ZeRO sharding) */
+    uint64_t layer_params, embed_params, head_params;
+    uint64_t grad_elem_bytes, weight_elem_bytes;
+    /* FLOPs of one micro-batch on one GPU: forward of one layer, of the head, and the model FLOPs of the
+     * whole iteration on all GPUs (3 x forward, no recomputation: the MFU numerator, Korthikanti Sec. 6) */
+    double layer_fwd_flops, head_fwd_flops, model_flops_iteration;
+    /* MoE layers (model.experts > 0): parameters per GPU (the routed experts' part apart: ZeRO shards it
+     * over the expert-data-parallel group), gradients, and the forward FLOPs of one micro-batch with
+     * balanced routing (the model FLOPs; the expert kernels themselves run the busiest GPU's load) */
+    uint64_t moe_layer_params, moe_expert_params, moe_layer_grad_bytes;
+    double moe_fwd_flops;
+} opgraph;
+
+/* Build the templates for a checked layout (parallel_check passed). CXL_ELIMIT if the fixed tables are too
+ * small (a bug). */
+int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err);
+/* Index of the optimizer kernel for a GPU holding `params` parameters (after ZeRO sharding): adds the op
+ * to g->ops on first use. Returns the index or a negative code. */
+int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err);
+
+#endif

@@ -1,0 +1,139 @@
+/* schedule.c - Megatron-LM's pipeline schedules as ordered lists of passes.
+ *
+ * Sources (Megatron-LM, megatron/core/pipeline_parallel/schedules.py as of 2023; megatron/schedules.py in
+ * 2022 has the same control flow):
+ *   forward_backward_no_pipelining: for each micro-batch, forward_step then backward_step.
+ *   forward_backward_pipelining_without_interleaving:
+ *     num_warmup_microbatches = min(pp - rank - 1, num_microbatches)
+ *     warm-up forwards; then num_microbatches - warmup iterations of forward_step + backward_step (the
+ *     backward pops input_tensors[0], the oldest forward); then warmup cool-down backwards.
+ *   forward_backward_pipelining_with_interleaving:
+ *     total_num_microbatches = num_microbatches x num_model_chunks
+ *     if num_microbatches == pipeline_parallel_size: warmup = total (all_warmup_microbatches = True)
+ *     else warmup = min((pp - rank - 1) x 2 + (num_model_chunks - 1) x pp, total)
+ *     for k in range(warmup): forward_step_helper(k)
+ *     for k in range(total - warmup): forward_step_helper(k + warmup); backward_step_helper(k)
+ *     for k in range(total - warmup, total): backward_step_helper(k)
+ *   with get_model_chunk_id(k, forward) = (k mod (pp x chunks)) / pp, reversed (chunks - 1 - id) for
+ *   backward. The micro-batch is implicit there: forward_step_helper draws the next item from the chunk's
+ *   data iterator, and backward_step_helper pops the chunk's oldest saved activation (input_tensors[c]
+ *   .pop(0)). Chunk c's j-th forward is virtual iteration k with k / (pp x chunks) = j / pp and
+ *   k mod pp = j mod pp, so its micro-batch is (k / (pp x chunks)) x pp + k mod pp; the FIFO pop gives
+ *   backwards the same formula. Later Megatron writes this formula out as get_microbatch_id_in_model_chunk
+ *   (and, since 2024, as a lookup table whose default group size is pp: the same order).
+ */
+#include "train/schedule.h"
+
+int schedule_check(uint32_t pp, uint32_t rank, uint32_t m, uint32_t v, cxl_err *err)
+{
+    if (pp < 1)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: pipeline of %u ranks; need pp >= 1", pp);
+    if (rank >= pp)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: rank %u in a pipeline of %u ranks; valid: 0..%u", rank, pp,
+                        pp - 1);
+    if (m < 1)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: %u micro-batches; need at least 1", m);
+    if (v < 1)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: %u virtual stages; need at least 1", v);
+    if (v > 1 && pp == 1)
+        return cxl_errf(err, CXL_ECONFIG,
+                        "schedule: %u virtual stages, but interleaving needs a pipeline (pp is 1); use 1", v);
+    if (v > 1 && m % pp)
+        return cxl_errf(err, CXL_ECONFIG,
+                        "schedule: the interleaved schedule (%u virtual stages) needs the %u micro-batches to be "
+                        "a multiple of pp %u",
+                        v, m, pp);
+    return 0;
+}
+
+size_t schedule_len(uint32_t microbatches, uint32_t virtual_stages)
+{
+    uint64_t mv = (uint64_t)microbatches * virtual_stages; /* < 2^64 */
+    if (mv > SIZE_MAX / 2)
+        return SIZE_MAX;
+    return (size_t)(2 * mv);
+}
+
+uint64_t schedule_warmup(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages)
+{
+    uint64_t m = microbatches, v = virtual_stages;
+    if (pp <= 1)
+        return 0;
+    if (v == 1) {
+        uint64_t w = (uint64_t)(pp - rank - 1);
+        return w < m ? w : m;
+    }
+    uint64_t total = m * v;
+    if (m == pp) /* all_warmup_microbatches: every forward, then every backward */
+        return total;
+    uint64_t w = (uint64_t)(pp - rank - 1) * 2 + (v - 1) * pp;
+    return w < total ? w : total;
+}
+
+/* Virtual iteration k (forward or backward) of an interleaved rank: its chunk and micro-batch. */
+static schedule_item schedule_at(uint64_t k, uint32_t pp, uint32_t v, int backward)
+{
+    uint64_t group = (uint64_t)pp * v;
+    uint32_t chunk = (uint32_t)((k % group) / pp);
+    schedule_item it = {.microbatch = (uint32_t)((k / group) * pp + k % pp),
+                        .chunk = backward ? v - 1 - chunk : chunk,
+                        .backward = (uint8_t)(backward != 0)};
+    return it;
+}
+
+int schedule_build(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages, schedule_item *out,
+                   size_t max, size_t *n_out, cxl_err *err)
+{
+    int rc = schedule_check(pp, rank, microbatches, virtual_stages, err);
+    if (rc)
+        return rc;
+    size_t need = schedule_len(microbatches, virtual_stages);
+    *n_out = need;
+    if (need == SIZE_MAX)
+        return cxl_errf(err, CXL_ELIMIT,
+                        "schedule: %u micro-batches x %u virtual stages x 2 passes do not fit in memory",
+                        microbatches, virtual_stages);
+    if (need > max)
+        return cxl_errf(err, CXL_ELIMIT,
+                        "schedule: %u micro-batches x %u virtual stages need %zu passes; output holds %zu",
+                        microbatches, virtual_stages, need, max);
+    /* pp = 1 and v = 1 fit the same three phases: warm-up 0 gives F0 B0 F1 B1 ..., and with v = 1 the
+     * chunk is 0 and micro-batch k is k. */
+    uint64_t total = (uint64_t)microbatches * virtual_stages;
+    uint64_t w = schedule_warmup(pp, rank, microbatches, virtual_stages);
+    size_t i = 0;
+    for (uint64_t k = 0; k < w; k++)
+        out[i++] = schedule_at(k, pp, virtual_stages, 0);
+    for (uint64_t k = 0; k < total - w; k++) {
+        out[i++] = schedule_at(k + w, pp, virtual_stages, 0);
+        out[i++] = schedule_at(k, pp, virtual_stages, 1);
+    }
+    for (uint64_t k = total - w; k < total; k++)
+        out[i++] = schedule_at(k, pp, virtual_stages, 1);
+    return 0;
+}
+
+int schedule_chunk_layers(uint32_t pp, uint32_t virtual_stages, uint32_t layers, uint32_t rank, uint32_t chunk,
+                          uint32_t *first, uint32_t *count, cxl_err *err)
+{
+    if (pp < 1)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: pipeline of %u ranks; need pp >= 1", pp);
+    if (virtual_stages < 1)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: %u virtual stages; need at least 1", virtual_stages);
+    if (rank >= pp)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: rank %u in a pipeline of %u ranks; valid: 0..%u", rank, pp,
+                        pp - 1);
+    if (chunk >= virtual_stages)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: model chunk %u of %u virtual stages; valid: 0..%u", chunk,
+                        virtual_stages, virtual_stages - 1);
+    uint64_t stages = (uint64_t)pp * virtual_stages;
+    if (layers == 0 || layers % stages)
+        return cxl_errf(err, CXL_ECONFIG,
+                        "schedule: %u layers cannot be split evenly over pp %u x virtual_stages %u = %llu model "
+                        "chunks; need a positive multiple of %llu",
+                        layers, pp, virtual_stages, (unsigned long long)stages, (unsigned long long)stages);
+    uint64_t per = layers / stages, s = (uint64_t)chunk * pp + rank;
+    *first = (uint32_t)(s * per); /* s < stages, so s x per < layers */
+    *count = (uint32_t)per;
+    return 0;
+}

@@ -1,0 +1,75 @@
+/* schedule.h - pipeline-parallel schedules: the ordered forward and backward passes one pipeline rank runs
+ * in one training iteration, in exactly Megatron-LM's order, and the layers each model chunk holds. Pure
+ * functions: no engine, no allocation, no global state.
+ *
+ * Three schedules, chosen as Megatron-LM's get_forward_backward_func chooses them
+ * (megatron/core/pipeline_parallel/schedules.py):
+ *   pp = 1                  forward_backward_no_pipelining: F0 B0 F1 B1 ... (chunk 0);
+ *   pp > 1, virtual = 1     forward_backward_pipelining_without_interleaving, 1F1B / PipeDream-Flush
+ *                           (Narayanan et al. 2021, arXiv 2104.04473 Sec. 2.2);
+ *   pp > 1, virtual > 1     forward_backward_pipelining_with_interleaving (same paper, Sec. 2.2.2).
+ * The rules are spelt out at schedule_build and in docs/schedules.md.
+ *
+ * Terms: pp pipeline ranks; m micro-batches per iteration; v virtual stages (model chunks per rank). Model
+ * chunk c of rank r is virtual stage c x pp + r of the pp x v stages the model is cut into, so a
+ * micro-batch's forward visits rank 0..pp-1 with chunk 0, then again with chunk 1, and so on.
+ *
+ * Errors: functions return 0 on success and a negative CXL_E* code on bad input, filling `err` (may be
+ * NULL) with a message that names the values and what would be valid: CXL_ECONFIG for parameters out of
+ * range, CXL_ELIMIT when an output array is too small or a count would not fit in size_t. Nothing prints.
+ */
+#ifndef CXLSIM_SCHEDULE_H
+#define CXLSIM_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+/* One pass of one micro-batch through one model chunk of the rank. */
+typedef struct schedule_item {
+    uint32_t microbatch; /* 0..m-1 */
+    uint32_t chunk;      /* model chunk of this rank, 0..v-1 (virtual stage chunk x pp + rank) */
+    uint8_t backward;    /* 0: forward pass, 1: backward pass */
+} schedule_item;
+
+/* Checks a schedule's parameters: pp >= 1, rank < pp, m >= 1, v >= 1; v > 1 needs pp > 1 and m a
+ * multiple of pp (Megatron-LM raises "number of microbatches is not divisible by
+ * pipeline-model-parallel-size when using interleaved schedule"). CXL_ECONFIG otherwise. */
+int schedule_check(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages, cxl_err *err);
+
+/* Passes in one rank's schedule: 2 x m x v (each micro-batch through each chunk, forward and backward),
+ * the same on every rank. SIZE_MAX when that does not fit in size_t. */
+size_t schedule_len(uint32_t microbatches, uint32_t virtual_stages);
+
+/* Warm-up forwards of the rank, the forwards it runs before its first backward less the one that opens
+ * the steady phase (Megatron's num_warmup_microbatches):
+ *   pp = 1:  0;
+ *   v = 1:   min(pp - rank - 1, m);
+ *   v > 1:   m x v when m = pp (all forwards first), else min(2(pp - rank - 1) + (v - 1) pp, m x v).
+ * Parameters must pass schedule_check; the result is unspecified otherwise. O(1). */
+uint64_t schedule_warmup(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages);
+
+/* The ordered passes rank `rank` of a pp-stage pipeline runs in one iteration of m micro-batches with v
+ * model chunks per rank. With W = schedule_warmup(...) and T = m x v passes of each direction:
+ *   warm-up:   forwards 0..W-1;
+ *   steady:    for k = 0..T-W-1, forward W+k then backward k;
+ *   cool-down: backwards T-W..T-1.
+ * Forward k runs chunk (k mod pp v) / pp on micro-batch (k / (pp v)) pp + k mod pp; backward k runs
+ * chunk v - 1 - (k mod pp v) / pp on the same micro-batch formula (Megatron's get_model_chunk_id, and the
+ * FIFO order in which each chunk's saved activations are popped). For v = 1 this is forward k and
+ * backward k on micro-batch k; for pp = 1, F0 B0 F1 B1 ....
+ * Errors as schedule_check; CXL_ELIMIT when max < schedule_len(m, v) or that length does not fit in
+ * size_t. *n_out is set to the length needed whenever the parameters are valid, also with CXL_ELIMIT, so
+ * callers can size the array; out may be NULL when max is 0. O(output). */
+int schedule_build(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages, schedule_item *out,
+                   size_t max, size_t *n_out, cxl_err *err);
+
+/* Layers [*first, *first + *count) of model chunk `chunk` on rank `rank`: virtual stage s = chunk x pp +
+ * rank holds layers/(pp v) consecutive layers starting at s x layers/(pp v) (Megatron-LM's layer offset,
+ * megatron/model/transformer.py ParallelTransformer: vp_rank x L/v + pp_rank x L/(pp v)). CXL_ECONFIG
+ * when pp or v is 0, rank >= pp, chunk >= v, or layers is 0 or not a multiple of pp x v. */
+int schedule_chunk_layers(uint32_t pp, uint32_t virtual_stages, uint32_t layers, uint32_t rank, uint32_t chunk,
+                          uint32_t *first, uint32_t *count, cxl_err *err);
+
+#endif

@@ -1,0 +1,328 @@
+/* train_eng.h - the inside of the training engine (train.h), shared by its files and nobody else.
+ *
+ * Files: train.c (train_run: the event loop and the result), train_setup.c (the engine built from an
+ * experiment), train_step.c (the program of a representative: the named steps of an iteration),
+ * train_net.c (transfers: network flows, collectives), train_cxl.c (CXL transfers and the offload
+ * policies' slots), train_trace.c (the Chrome trace), policy.h + policy_*.c (offload policies).
+ *
+ * An iteration, per representative (one per pipeline stage): for each item of its schedule (a forward or
+ * backward pass of one micro-batch over one model chunk), the item steps of enum item_step, whose body
+ * walks segments (enum body_seg) and, inside the layers, layer steps (enum layer_step); then the end
+ * steps of enum end_step. A step either moves on (STEP_NEXT) or leaves the compute stream blocked
+ * (STEP_BLOCKED: a kernel, a collective or a wait); an event later puts it back in ST_RUN and calls
+ * eng_advance, which resumes at the recorded step. */
+#ifndef CXLSIM_TRAIN_ENG_H
+#define CXLSIM_TRAIN_ENG_H
+
+#include <stdint.h>
+
+#include "train/collalgo.h"
+#include "out/ctrace.h"
+#include "config/cxlcfg.h"
+#include "cxl/cxlmem.h"
+#include "train/evq.h"
+#include "train/nccltune.h"
+#include "train/net.h"
+#include "train/opgraph.h"
+#include "train/policy.h"
+#include "train/schedule.h"
+#include "train/train.h"
+
+/* events of the queue: a kernel's (or host time's) end, a transfer phase's latency elapsing, a flow's
+ * end, a CXL transfer usable (after the GPU path's latency), a timer (the CPU optimizer's floor) */
+enum { EV_KERNEL, EV_LATENCY, EV_FLOW, EV_CXL_DONE, EV_TIMER };
+/* what the compute stream is doing */
+enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_WAIT_GATHER, ST_WAIT_CXL, ST_WAIT_TIMER,
+       ST_WAIT_CP, ST_DONE };
+/* kinds of transfer: tensor-parallel collective, pipeline send, data-parallel collective, the tied
+ * embeddings' all-reduce between the first and the last stage, CXL transfer */
+enum { XK_TP, XK_PP, XK_DP, XK_EMB, XK_CXL, XK_EP,    /* XK_EP: an expert-parallel all-to-all */
+       XK_CP };                                         /* XK_CP: context parallelism's ring exchange */
+#define CXL_SLOTS 2          /* 0: what the stream needs now, 1: the next layer's prefetch */
+#define CXL_UNTRACKED 255u   /* asynchronous transfers nobody waits for */
+#define SHAPE_LEN 80         /* a kernel's dtype and shape in the trace */
+/* the four links of a representative: NVLink out and in, its share of the node's NICs out and in */
+enum { L_INTRA_TX, L_INTRA_RX, L_INTER_TX, L_INTER_RX, L_PER_REP };
+enum { FAB_INTRA, FAB_INTER };
+
+/* The longest iteration simulated: 10^6 s. Every time in the engine is int64 picoseconds; the bound keeps
+ * each sum (an event time plus a kernel, a latency, a flow) far from INT64_MAX (9.2 x 10^18), so that an
+ * absurd input (hbm_bandwidth 1MB/s, a measured op of hours) is refused with the key that caused it
+ * instead of wrapping into negative times. */
+#define TRAIN_MAX_PS 1000000000000000000LL
+
+/* The most gradient buckets (collectives) one stage cuts its gradients or parameters into per
+ * iteration: the engine holds one queue entry per bucket, so memory and time grow with their number. */
+#define TRAIN_MAX_BUCKETS 65536u
+
+/* A step's outcome: move on to the next step now, or the compute stream is blocked (or the run failed). */
+enum { STEP_NEXT = 0, STEP_BLOCKED = 1 };
+
+/* The steps of one schedule item, in order. */
+enum item_step {
+    ITEM_HOST,      /* the framework's host time for this pass (training.host_overhead_microbatch) */
+    ITEM_RECV,      /* wait for the activation (forward) or gradient (backward) from the neighbour */
+    ITEM_GATHER,    /* without sp: all-gather the received 1/tp slice over NVLink (Megatron's scatter-gather) */
+    ITEM_BODY,      /* the kernels and tensor-parallel collectives (enum body_seg) */
+    ITEM_SEND,      /* send the output to the next stage (backward: the previous) */
+    ITEM_NEXT       /* the next item */
+};
+/* The body of an item: what comes before the layers (embedding forward, head backward), the layers, what
+ * comes after them (head forward, embedding backward), the item's end. */
+enum body_seg { SEG_PRE, SEG_LAYERS, SEG_POST, SEG_END };
+/* The steps of one layer. A forward layer has one template (LAYER_START); a backward layer runs the
+ * recomputation (LAYER_START; skipped when a policy keeps the activations), the backward template
+ * (LAYER_BACKWARD), then hands its gradients on (LAYER_GRADS). CXL fetches happen at LAYER_START. */
+enum layer_step { LAYER_START, LAYER_BACKWARD, LAYER_GRADS };
+/* The end of the iteration, after the last item. */
+enum end_step {
+    END_HOST,           /* the framework's host time per iteration (training.host_overhead_iteration) */
+    END_GRAD_FLUSH,     /* the last gradient bucket, or every bucket without overlap; wait for the reduction */
+    END_EMBEDDING_SYNC, /* tied embeddings over stages: the first and the last stage all-reduce them */
+    END_OPTIMIZER,      /* the optimizer step, as the optimizer policy places it (policy.h) */
+    END_PARAM_GATHER,   /* distributed optimizer (ZeRO >= 1): all-gather the updated parameters */
+    END_DONE
+};
+
+/* Read:write weights of a CXL transfer (cxlmem_start): the share of its bytes read and written. */
+typedef struct cxl_mix { uint8_t rd, wr; } cxl_mix;
+#define CXL_MIX_READ ((cxl_mix){ 1, 0 })
+#define CXL_MIX_WRITE ((cxl_mix){ 0, 1 })
+/* Who issues a CXL transfer: the nodes' CPUs, or the GPUs (peer to peer, capped by their PCIe path). */
+enum { CXL_BY_CPU = 0, CXL_BY_GPU = 1 };
+
+typedef struct xfer {
+    uint8_t kind, active;
+    uint32_t rep, dst;          /* XK_PP: receiver; XK_EMB: the other stage */
+    uint32_t key;               /* XK_PP: receiver's arrival slot */
+    collalgo_phase ph[COLLALGO_MAX_PHASES];
+    uint32_t nph, cur, pending;
+    int fabric;                 /* XK_PP / XK_EMB: FAB_INTRA or FAB_INTER */
+    double bytes;               /* XK_PP / XK_EMB */
+    int64_t t_start;
+    const char *name;
+    uint8_t slot;               /* XK_CXL: the representative's slot, or CXL_UNTRACKED */
+    /* for the trace's args */
+    uint8_t op, algo, proto;    /* XK_TP / XK_DP: collalgo_op, the algorithm planned, its nccltune_proto */
+    int64_t hop_intra_ps, hop_inter_ps; /* XK_TP / XK_DP: latency per message on NVLink / the network */
+    uint8_t rd, wr, by_gpu;     /* XK_CXL: read:write weights, issued by the GPUs (1) or the CPUs (0) */
+    uint64_t coll_bytes;        /* XK_TP / XK_DP: bytes per rank; XK_CXL: bytes per GPU */
+} xfer;
+
+/* Where a representative's CXL traffic lands: `count` of its GPUs on host port `host` of domain `domain`. */
+typedef struct cxl_route { uint32_t domain, host, count; } cxl_route;
+
+typedef struct dpq_item { int op; uint64_t bytes; const char *name; } dpq_item;
+
+typedef struct rep {
+    uint32_t r;
+    schedule_item *items;
+    size_t nitems, it;
+    enum item_step step;
+    /* body walk */
+    enum body_seg seg;
+    enum layer_step lstep;
+    uint32_t layer, entry;
+    const opgraph_tpl *cur_tpl;
+    /* compute stream */
+    int state;
+    int64_t since;
+    int64_t bk[TRAIN_BK_N];
+    uint32_t wait_key;
+    uint32_t send_xid;              /* the blocking send the stream waits for (ST_WAIT_SEND) */
+    int cp_running;                 /* a context-parallel ring exchange is under way (ST_WAIT_CP waits for it) */
+    /* pipeline arrivals, per (chunk, micro-batch, direction): arrival and send times, -1 = not yet */
+    int64_t *arrived, *sent;
+    /* data parallel */
+    dpq_item *dpq;
+    uint32_t dpq_head, dpq_len, dpq_cap;
+    int dp_running;
+    uint64_t dp_enq, dp_done;       /* data-parallel collectives enqueued / completed (FIFO order) */
+    uint64_t gather_wait;           /* ZeRO-3: the parameter gather the stream waits for (its dp_enq number) */
+    uint64_t gather_next;           /* ZeRO-3: the prefetched gather of the next layer, 0 = none */
+    int layer_gathered;             /* ZeRO-3: the current layer's parameters are in place */
+    uint64_t bucket_acc;
+    uint32_t *bwd_done;             /* backward passes done per chunk */
+    enum end_step end;
+    int emb_waiting;
+    int64_t finish_ps;
+    uint32_t opt_op;
+    uint64_t params;                /* before ZeRO */
+    int first_stage, last_stage;    /* holds the embedding / the head */
+    /* CXL */
+    cxl_route *routes;
+    uint32_t nroutes;
+    uint32_t slot_xid[CXL_SLOTS];
+    uint8_t slot_busy[CXL_SLOTS];
+    uint8_t prefetched;             /* slot 1 holds the current layer's fetch */
+    uint8_t layer_fetched;          /* the current layer's CXL fetch has been waited for */
+    int wait_slot;
+    int opt_step;                   /* the optimizer policy's own step (policy.h) */
+    int64_t cpu_start;              /* policy_opt_cpu.c: when the CPU's Adam began */
+    uint64_t shard_params;
+} rep;
+
+/* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:
+ * NCCL's choice, collalgo's phases and the message latencies. Kept per key, direct-mapped, since an
+ * iteration repeats the same few collectives thousands of times. */
+#define ENG_COLL_MEMO 32u
+typedef struct eng_coll_memo {
+    const collalgo_group *grp;      /* NULL: empty */
+    int kind, op;
+    uint64_t bytes;
+    collalgo_algo chosen;
+    nccltune_proto proto;
+    collalgo_phase ph[COLLALGO_MAX_PHASES]; /* with NCCL's ring loops or the protocol's factors applied */
+    uint32_t nph;
+    int64_t hop_intra_ps, hop_inter_ps;
+} eng_coll_memo;
+
+typedef struct eng {
+    const expcfg *x;
+    const traincfg *t;
+    opgraph g;
+    int64_t *dur;                   /* per kernel */
+    uint8_t *measured;              /* per kernel: priced from the measured file (o->measured) */
+    evq q;
+    net *n;
+    rep *reps;
+    uint32_t pp, v, m;
+    uint32_t *chunk_layers, *chunk_first; /* per model chunk vs = chunk x pp + rank: its layers, its first layer's index */
+    xfer *xf;
+    uint32_t nxf, capxf, *xfree, nxfree, capxfree;
+    collalgo_fabric fab;
+    collalgo_group tp_group, dp_group;
+    collalgo_group ep_group, etp_group; /* mixture of experts: expert- and expert-tensor-parallel groups */
+    collalgo_group cp_group;            /* context parallelism (ranks_per_node: of the ring, in one node) */
+    train_coll *colls;              /* the result's list of distinct collectives (note_coll) */
+    uint32_t ncolls;
+    uint64_t colls_other;
+    uint8_t *pp_intra;              /* per stage r: the link r -> r+1 (mod pp) stays in the node */
+    int64_t now;
+    cxl_err *err;
+    int rc;
+    uint64_t items_done, items_total;
+    const train_opts *o;
+    /* trace (o->trace set; train_trace.c) */
+    ctrace *ct;
+    double *link_util;              /* last utilisation written per link */
+    char (*shape)[SHAPE_LEN];       /* per kernel: its shape as the trace shows it */
+    ctrace_lanes *lanes;            /* per stage: TL_N groups of lanes */
+    uint64_t flow_ids;
+    double *dom_bytes;              /* per domain: read and write bytes at the last sample */
+    int64_t *dom_t;                 /* per domain: time of the last sample */
+    cxlmem_load_sums *dom_load;     /* per domain: its load at the last sample */
+    /* CXL */
+    cxlmem *cm;
+    const cxlcfg *cx;
+    const train_policy *opt;        /* where the optimizer step runs (never NULL after setup) */
+    train_policy_use layer_pol[TRAIN_POLICY_MAX]; /* the layer-by-layer offloads the experiment asks for */
+    uint32_t nlayer_pol;
+    uint32_t ndomains;
+    uint32_t *domain_copies, *domain_nodes;
+    uint32_t *domain_active;        /* transfers active per domain (trace) */
+    int64_t *domain_since;
+    uint32_t *port_active;          /* per domain x host port (trace) */
+    int64_t *port_since;
+    uint32_t ports;
+    eng_coll_memo coll_memo[ENG_COLL_MEMO]; /* start_coll's plans, direct-mapped */
+} eng;
+
+/* ---- train.c ---- */
+/* Out of memory: E->rc and E->err set; returns CXL_ENOMEM. */
+int eng_oom(eng *E);
+
+/* ---- train_setup.c ---- */
+int eng_setup(eng *E, const expcfg *x, const train_opts *o, train_result *res, cxl_err *err);
+void eng_teardown(eng *E);
+/* Point err (filled) at l, prefixed with the key, keeping its code; returns the code. */
+int eng_relocate(cxl_err *err, const cfgloc *l, const char *key);
+/* Point err at where kernel op's time came from: its entry in the measured file, or the GPU key that
+ * bounds it; returns the code. */
+int eng_kernel_blame(eng *E, uint32_t op, cxl_err *err);
+
+/* 1 when layer `layer` of model chunk vs runs in bf16 in an FP8 run (traincfg_layer_bf16) */
+int eng_layer_bf16(const eng *E, uint32_t vs, uint32_t layer);
+/* Whether layer `layer` of the model chunk at virtual stage vs is an MoE layer; the parameters and the
+ * gradient bytes of such a layer on one GPU (train_setup.c). */
+int eng_layer_moe(const eng *E, uint32_t vs, uint32_t layer);
+uint64_t eng_layer_params(const eng *E, uint32_t vs, uint32_t layer);
+uint64_t eng_layer_grad_bytes(const eng *E, uint32_t vs, uint32_t layer);
+
+/* ---- train_step.c ---- */
+/* Run representative R's steps until its compute stream blocks or ends. */
+void eng_advance(eng *E, rep *R);
+/* Account the time since R->since to breakdown bucket bk (none: -1) and enter state st. */
+void eng_set_state(eng *E, rep *R, int st, int bk);
+/* A kernel on R's compute stream (blocks it until EV_KERNEL). */
+void eng_run_kernel(eng *E, rep *R, uint32_t op);
+/* Transfer xid has finished: wake whoever waits for it. */
+void eng_xfer_done(eng *E, uint32_t xid);
+/* 1 (the stream waits, until EV_TIMER) when t_ps is in the future, else 0. */
+int eng_wait_until(eng *E, rep *R, int64_t t_ps);
+
+/* ---- train_net.c ---- */
+uint32_t eng_link_of(uint32_t r, int which);
+/* A new transfer of kind XK_* for representative rep, started now; its id, or UINT32_MAX (E->rc set). */
+uint32_t eng_new_xfer(eng *E, int kind, uint32_t rep, const char *name);
+void eng_free_xfer(eng *E, uint32_t id);
+/* Start transfer xid's current phase: its latency first, then its flows (EV_LATENCY: eng_phase_flows). */
+void eng_phase_begin(eng *E, uint32_t xid);
+void eng_phase_flows(eng *E, uint32_t xid);
+/* Network flows whose rates changed get their new end events. */
+void eng_schedule_changed(eng *E);
+void eng_flow_done(eng *E, uint32_t xid);
+/* A collective of kind XK_TP or XK_DP of representative r; returns the xfer id or UINT32_MAX. */
+uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name);
+/* A collective over the expert-tensor-parallel group, planned as a tensor-parallel one (XK_TP). */
+uint32_t eng_start_etp_coll(eng *E, uint32_t r, int op, uint64_t bytes, const char *name);
+/* An all-to-all of `bytes` per rank over the expert-parallel group of representative r (XK_EP). */
+uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name);
+/* Context parallelism's ring exchange of `bytes` per rank (OPGRAPH_CP_P2P), on NVLink when the CP ring stays
+ * in the node, else at the NIC's bandwidth (the ring is as slow as its node-crossing hop). */
+uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name);
+
+/* ---- train_cxl.c ---- */
+/* Start a transfer of `bytes` per GPU of representative R into its CXL domains (every route), issued by
+ * `by` (CXL_BY_GPU: capped by their PCIe path; CXL_BY_CPU), tracked in slot `slot` (or CXL_UNTRACKED).
+ * Returns the xfer id, or UINT32_MAX when there is nothing to move (or on error, E->rc set). */
+uint32_t eng_cxl_start(eng *E, rep *R, uint64_t bytes, cxl_mix mix, int by, uint8_t slot, const char *name);
+/* 1 when the stream must wait for slot `slot` (state set), 0 when it is free. */
+int eng_cxl_wait(eng *E, rep *R, int slot);
+/* One domain of CXL transfer xid has finished (a cxlmem completion). */
+void eng_cxl_sub_done(eng *E, uint32_t xid);
+/* After the GPU path's latency: the transfer's data is usable (EV_CXL_DONE). */
+void eng_cxl_xfer_done(eng *E, uint32_t xid);
+/* LAYER_START: the layer-by-layer policies' fetch of the current layer (the next one's as a prefetch);
+ * 1 when the stream must wait. */
+int eng_cxl_layer_in(eng *E, rep *R, uint32_t vs, int backward);
+/* A layer's forward (backward 0) or backward (1) has ended: the policies' writes. */
+void eng_cxl_layer_out(eng *E, rep *R, int backward, int last_microbatch);
+/* 1 when a policy keeps the activations, so that the backward pass needs no recomputation. */
+int eng_cxl_keeps_activations(const eng *E);
+
+/* ---- train_trace.c ---- */
+/* the trace's process ids: stage r is r, its links TP_LINKS + r, CXL domain d TP_DOMAIN + d */
+enum { TP_LINKS = 100000, TP_DOMAIN = 200000 };
+/* a stage's groups of lanes, for what may overlap */
+enum { TL_SEND, TL_RECV, TL_CXL, TL_N };
+int eng_traced(const eng *E, uint32_t r);
+void eng_trace_slice(eng *E, uint32_t pid, uint32_t tid, const char *cat, const char *name, int64_t t0, int64_t t1,
+                     const ctrace_arg *args, uint32_t nargs);
+void eng_trace_wait(eng *E, uint32_t r, const char *name, int64_t t0);
+void eng_trace_xfer(eng *E, const xfer *X);
+void eng_trace_names(eng *E);
+/* Counters of domain d after a change of its transfers. */
+void eng_trace_domain(eng *E, uint32_t d);
+/* A transfer's part in domain d from host port `host` has ended: its slices, then eng_trace_domain. */
+void eng_trace_domain_end(eng *E, uint32_t d, uint32_t host);
+/* Utilisation counters of links whose flows may have changed. */
+void eng_note_links(eng *E, const uint32_t *links, uint32_t nl);
+/* Per kernel: the shape shown in its slices. */
+void eng_trace_shapes(eng *E);
+
+#define ARG_U(k, v) ((ctrace_arg){ .key = (k), .type = CTRACE_U64, .u = (v) })
+#define ARG_S(k, v) ((ctrace_arg){ .key = (k), .type = CTRACE_STR, .s = (v) })
+#define ARG_N(k, v) ((ctrace_arg){ .key = (k), .type = CTRACE_NUM, .d = (v) })
+
+#endif

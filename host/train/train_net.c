@@ -1,0 +1,414 @@
+/* train_net.c - the training engine's transfers over the network (net.h): pipeline sends, the tied
+ * embeddings' all-reduce, and tensor- and data-parallel collectives as NCCL would run them (nccltune.h
+ * picks the algorithm and protocol, collalgo.h cuts them into phases of flows). A transfer is an xfer:
+ * each phase pays its latency (EV_LATENCY), then starts its flows; when the last flow of the last phase
+ * ends, eng_xfer_done (train_step.c) wakes whoever waits. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/coll.h"
+#include "train/train_eng.h"
+
+uint32_t eng_link_of(uint32_t r, int which) { return r * L_PER_REP + (uint32_t)which; }
+
+void eng_schedule_changed(eng *E)
+{
+    uint32_t ids[64], k;
+    while ((k = net_take_changed(E->n, ids, 64)) > 0) {
+        for (uint32_t i = 0; i < k; i++) {
+            if (E->ct) {
+                uint32_t ls[NET_MAX_FLOW_LINKS];
+                eng_note_links(E, ls, net_flow_links(E->n, ids[i], ls));
+            }
+            int64_t eta = net_flow_eta(E->n, ids[i]);
+            if (eta == INT64_MAX) {
+                E->rc = cxl_errf(E->err, CXL_ELIMIT, "a network flow would never finish (zero rate)");
+                return;
+            }
+            if (evq_push(&E->q, eta, EV_FLOW, ids[i], net_flow_version(E->n, ids[i]))) {
+                eng_oom(E);
+                return;
+            }
+        }
+        if (k < 64)
+            break;
+    }
+}
+
+static void start_flow(eng *E, uint32_t xid, double bytes, uint32_t l0, uint32_t l1)
+{
+    uint32_t links[2] = { l0, l1 }, fid;
+    if (net_flow_start(E->n, E->now, bytes, links, 2, xid, &fid, E->err)) {
+        E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
+        return;
+    }
+    E->xf[xid].pending++;
+    eng_note_links(E, links, 2);
+    eng_schedule_changed(E);
+}
+
+uint32_t eng_new_xfer(eng *E, int kind, uint32_t rep, const char *name)
+{
+    uint32_t id;
+    if (E->nxfree) {
+        id = E->xfree[--E->nxfree];
+    } else {
+        if (E->nxf == E->capxf) {
+            uint32_t nc = E->capxf ? 2 * E->capxf : 256;
+            xfer *nx = realloc(E->xf, nc * sizeof *nx);
+            if (!nx) {
+                eng_oom(E);
+                return UINT32_MAX;
+            }
+            E->xf = nx;
+            E->capxf = nc;
+        }
+        id = E->nxf++;
+    }
+    memset(&E->xf[id], 0, sizeof E->xf[id]);
+    E->xf[id].active = 1;
+    E->xf[id].t_start = E->now;
+    E->xf[id].kind = (uint8_t)kind;
+    E->xf[id].rep = rep;
+    E->xf[id].name = name;
+    return id;
+}
+
+void eng_free_xfer(eng *E, uint32_t id)
+{
+    E->xf[id].active = 0;
+    if (E->nxfree == E->capxfree) {
+        uint32_t nc = E->capxfree ? 2 * E->capxfree : 256;
+        uint32_t *nf = realloc(E->xfree, nc * sizeof *nf);
+        if (!nf) {
+            eng_oom(E);
+            return;
+        }
+        E->xfree = nf;
+        E->capxfree = nc;
+    }
+    E->xfree[E->nxfree++] = id;
+}
+
+static int64_t phase_latency(const eng *E, const xfer *X)
+{
+    if (X->kind == XK_PP || X->kind == XK_EMB) {
+        int hops = X->kind == XK_EMB ? 2 : 1;
+        return hops * (X->fabric == FAB_INTRA ? (int64_t)E->fab.intra_latency_ps : (int64_t)E->fab.inter_latency_ps);
+    }
+    const collalgo_phase *p = &X->ph[X->cur];
+    return (int64_t)p->intra_hops * X->hop_intra_ps + (int64_t)p->inter_hops * X->hop_inter_ps;
+}
+
+/* Start phase X->cur: its latency first, then its flows (EV_LATENCY). */
+void eng_phase_begin(eng *E, uint32_t xid)
+{
+    int64_t lat = phase_latency(E, &E->xf[xid]);
+    if (evq_push(&E->q, E->now + lat, EV_LATENCY, xid, 0))
+        eng_oom(E);
+}
+
+
+void eng_phase_flows(eng *E, uint32_t xid)
+{
+    xfer *X = &E->xf[xid];
+    X->pending = 0;
+    if (X->kind == XK_PP || X->kind == XK_EMB) {
+        int intra = X->fabric == FAB_INTRA, tx = intra ? L_INTRA_TX : L_INTER_TX, rx = intra ? L_INTRA_RX : L_INTER_RX;
+        start_flow(E, xid, X->bytes, eng_link_of(X->rep, tx), eng_link_of(X->dst, rx));
+        if (X->kind == XK_EMB && E->rc == 0) /* the all-reduce of two: both directions at once */
+            start_flow(E, xid, X->bytes, eng_link_of(X->dst, tx), eng_link_of(X->rep, rx));
+    } else {
+        const collalgo_phase *p = &X->ph[X->cur];
+        uint32_t r = X->rep;
+        if (p->intra_bytes)
+            start_flow(E, xid, (double)p->intra_bytes, eng_link_of(r, L_INTRA_TX), eng_link_of(r, L_INTRA_RX));
+        if (p->inter_bytes && E->rc == 0)
+            start_flow(E, xid, (double)p->inter_bytes, eng_link_of(r, L_INTER_TX), eng_link_of(r, L_INTER_RX));
+    }
+    if (E->rc == 0 && E->xf[xid].pending == 0) {
+        /* nothing to move in this phase */
+        X = &E->xf[xid];
+        if (X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP || X->kind == XK_CP) {
+            if (++X->cur < X->nph) {
+                eng_phase_begin(E, xid);
+                return;
+            }
+        }
+        eng_xfer_done(E, xid);
+    }
+}
+
+void eng_flow_done(eng *E, uint32_t xid)
+{
+    xfer *X = &E->xf[xid];
+    if (--X->pending)
+        return;
+    if ((X->kind == XK_TP || X->kind == XK_DP || X->kind == XK_EP || X->kind == XK_CP) && ++X->cur < X->nph) {
+        eng_phase_begin(E, xid);
+        return;
+    }
+    eng_xfer_done(E, xid);
+}
+
+/* NCCL's ring moves whole chunks (coll.h: loops of channels x ranks x 2 MiB, messages rounded up to the
+ * threads' unit) and pays a latency per message: scale the phase's bytes to NCCL's and its hops by the
+ * number of loops. */
+static int nccl_ring(eng *E, const collalgo_group *grp, int op, uint64_t bytes, collalgo_phase *ph)
+{
+    coll_ring_params p;
+    coll_ring_params_default(&p, grp->ranks, (uint32_t)E->x->cluster.nccl_channels);
+    uint32_t passes = op == COLLALGO_ALLREDUCE ? 2 : 1;
+    uint64_t total, steps;
+    int rc = coll_ring_totals(&p, passes, bytes, &total, &steps, E->err);
+    if (rc || total == 0)
+        return rc;
+    double ideal = (double)passes * (double)(grp->ranks - 1) / (double)grp->ranks * (double)bytes;
+    double ratio = (double)total / ideal;
+    uint64_t loops = steps / ((uint64_t)passes * (grp->ranks - 1));
+    ph->intra_bytes = (uint64_t)ceil((double)ph->intra_bytes * ratio);
+    ph->inter_bytes = (uint64_t)ceil((double)ph->inter_bytes * ratio);
+    ph->intra_hops = (uint32_t)(ph->intra_hops * loops);
+    ph->inter_hops = (uint32_t)(ph->inter_hops * loops);
+    return 0;
+}
+
+/* The training key behind field f (training.collectives, tp_/dp_collectives, protocol, tp_/dp_protocol). */
+static const char *train_key(int f)
+{
+    switch (f) {
+    case TRAINCFG_F_TP_COLL: return "training.tp_collectives";
+    case TRAINCFG_F_DP_COLL: return "training.dp_collectives";
+    case TRAINCFG_F_PROTOCOL: return "training.protocol";
+    case TRAINCFG_F_TP_PROTO: return "training.tp_protocol";
+    case TRAINCFG_F_DP_PROTO: return "training.dp_protocol";
+    default: return "training.collectives";
+    }
+}
+
+/* Point a collective's error at the key behind it: training.collectives when the algorithm cannot do
+ * the operation, the NIC bandwidth when the group spans nodes over a slower inter-node fabric, else the
+ * GPU's NVLink. */
+static int coll_blame(eng *E, const collalgo_group *grp, int rc, int algo_field)
+{
+    const expcfg *x = E->x;
+    if (strstr(E->err->msg, "does not support"))
+        return eng_relocate(E->err, &x->train.loc[algo_field], train_key(algo_field));
+    if (grp->ranks_per_node < grp->ranks && E->fab.inter_Bps <= E->fab.intra_Bps)
+        return eng_relocate(E->err, &x->cluster.loc[CLUSTERCFG_F_NIC_BW], "cluster.nic_bandwidth");
+    if (rc == CXL_ECONFIG || rc == CXL_ELIMIT)
+        return eng_relocate(E->err, &x->gpu.loc[GPUCFG_F_NVLINK], "gpu.nvlink");
+    return rc;
+}
+
+/* NCCL's view of group grp (nccltune.h): its ranks and nodes, the channels, and the bus bandwidth per
+ * direction of one rank (NVLink on one node, else its share of the NICs, which bounds NCCL's multi-node
+ * graphs). Hopper-class GPUs are those with fp8 tensor cores. */
+static void nccl_comm(const eng *E, const collalgo_group *grp, nccltune_comm *c)
+{
+    memset(c, 0, sizeof *c);
+    c->ranks = grp->ranks;
+    c->nodes = grp->ranks / grp->ranks_per_node;
+    c->channels = (uint32_t)E->x->cluster.nccl_channels;
+    uint64_t bw = c->nodes == 1 ? E->fab.intra_Bps : E->fab.inter_Bps;
+    if (c->nodes > 1 && E->fab.intra_Bps && E->fab.intra_Bps < bw)
+        bw = E->fab.intra_Bps;
+    c->bus_gbps = (double)(bw ? bw : 1) / 1e9;
+    c->hopper = E->x->gpu.tflops[GPUCFG_FP8] > 0;
+    c->amd_cpu = E->x->cluster.cpu_vendor == CLUSTERCFG_CPU_AMD;
+}
+
+/* Count one collective in the run's list of distinct choices (train_result.colls). */
+static void note_coll(eng *E, int kind, const xfer *X, const nccltune_comm *c)
+{
+    train_coll *L = E->colls;
+    for (uint32_t i = 0; i < E->ncolls; i++)
+        if (L[i].tp == (kind == XK_TP) && L[i].op == X->op && L[i].bytes == X->coll_bytes && L[i].algo == X->algo &&
+            L[i].proto == X->proto) {
+            L[i].count++;
+            return;
+        }
+    if (E->ncolls == TRAIN_MAX_COLL_KINDS) {
+        E->colls_other++;
+        return;
+    }
+    train_coll *n = &L[E->ncolls++];
+    n->tp = kind == XK_TP;
+    n->op = X->op;
+    n->algo = X->algo;
+    n->proto = X->proto;
+    n->bytes = X->coll_bytes;
+    n->ranks = c->ranks;
+    n->nodes = c->nodes;
+    n->count = 1;
+}
+
+/* The plan of a collective of the tensor- or data-parallel group grp into M (all but its key): the algorithm
+ * and protocol are NCCL's choice (nccltune.h) within what training.collectives and training.protocol allow
+ * (hierarchical, not an NCCL algorithm, takes the ring's protocol); the phases are collalgo's for that
+ * algorithm, with the protocol's bytes on the wire and message latency (nccltune_factors; Simple changes
+ * nothing). Non-zero (E->rc set) on error. */
+static int plan_coll(eng *E, int kind, const collalgo_group *grp, int op, uint64_t bytes, const nccltune_comm *c,
+                     eng_coll_memo *M)
+{
+    const traincfg *t = &E->x->train;
+    int ga = kind == XK_TP ? t->tp_collective_algo : t->dp_collective_algo;
+    int gp = kind == XK_TP ? t->tp_protocol : t->dp_protocol;
+    int fa = ga == TRAINCFG_INHERIT ? TRAINCFG_F_COLLECTIVES : kind == XK_TP ? TRAINCFG_F_TP_COLL : TRAINCFG_F_DP_COLL;
+    int fp = gp == TRAINCFG_INHERIT ? TRAINCFG_F_PROTOCOL : kind == XK_TP ? TRAINCFG_F_TP_PROTO : TRAINCFG_F_DP_PROTO;
+    collalgo_algo want = (collalgo_algo)(ga == TRAINCFG_INHERIT ? t->collective_algo : ga), chosen;
+    nccltune_proto proto = (nccltune_proto)(gp == TRAINCFG_INHERIT ? t->protocol : gp);
+    nccltune_choice ch = { COLLALGO_RING, NCCLTUNE_SIMPLE, 0, 0, 0 };
+    collalgo_algo ask = want == COLLALGO_HIERARCHICAL || (want == COLLALGO_TREE && op != COLLALGO_ALLREDUCE)
+                            ? COLLALGO_RING : want;
+    M->grp = NULL; /* empty until complete */
+    int rc = 0;
+    if (grp->ranks > 1 && bytes)
+        rc = nccltune_pick(c, (collalgo_op)op, bytes, ask, proto, &ch, E->err);
+    if (rc) {
+        E->rc = eng_relocate(E->err, &t->loc[fp], train_key(fp));
+        return E->rc;
+    }
+    collalgo_algo plan = want == COLLALGO_AUTO ? ch.algo : want;
+    rc = collalgo_plan((collalgo_op)op, plan, grp, bytes, &E->fab, M->ph, &M->nph, &chosen, E->err);
+    if (rc == 0 && M->nph && collalgo_time_ps(M->ph, M->nph, &E->fab, E->err) < 0)
+        rc = E->err->code ? E->err->code : CXL_ELIMIT; /* a time beyond int64 (gpu.nvlink: 1B/s) */
+    if (rc) {
+        E->rc = coll_blame(E, grp, rc, fa);
+        return E->rc;
+    }
+    M->chosen = chosen;
+    M->proto = ch.proto;
+    M->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
+    M->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
+    if (M->nph == 0)
+        return 0;
+    if (ch.proto == NCCLTUNE_SIMPLE) {
+        if (chosen == COLLALGO_RING && op != COLLALGO_BROADCAST && M->nph == 1 &&
+            nccl_ring(E, grp, op, bytes, &M->ph[0])) {
+            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
+            return E->rc;
+        }
+    } else {
+        double fb, fi, fo;
+        if (nccltune_factors(c, (collalgo_op)op, chosen == COLLALGO_TREE ? COLLALGO_TREE : COLLALGO_RING, ch.proto,
+                             &fb, &fi, &fo, E->err)) {
+            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
+            return E->rc;
+        }
+        for (uint32_t i = 0; i < M->nph; i++) {
+            M->ph[i].intra_bytes = (uint64_t)ceil((double)M->ph[i].intra_bytes * fb);
+            M->ph[i].inter_bytes = (uint64_t)ceil((double)M->ph[i].inter_bytes * fb);
+        }
+        M->hop_intra_ps = (int64_t)llround((double)M->hop_intra_ps * fi);
+        M->hop_inter_ps = (int64_t)llround((double)M->hop_inter_ps * fo);
+    }
+    return 0;
+}
+
+/* A collective of the tensor- or data-parallel group of representative r, planned by plan_coll. */
+static uint32_t start_coll(eng *E, int kind, const collalgo_group *grp, uint32_t r, int op, uint64_t bytes,
+                           const char *name)
+{
+    uint32_t xid = eng_new_xfer(E, kind, r, name);
+    if (xid == UINT32_MAX)
+        return xid;
+    xfer *X = &E->xf[xid];
+    nccltune_comm c;
+    nccl_comm(E, grp, &c);
+    /* the plan depends on the kind, group, op and bytes only: a memo hit is what plan_coll would compute */
+    uint64_t key = (bytes + (uint64_t)op * 0x100000001b3ull + (uint64_t)kind * 0x10001ull +
+                    (uint64_t)(uintptr_t)grp) * 0x9e3779b97f4a7c15ull;
+    eng_coll_memo *M = &E->coll_memo[key >> 59 & (ENG_COLL_MEMO - 1)];
+    if (!(M->grp == grp && M->kind == kind && M->op == op && M->bytes == bytes)) {
+        if (plan_coll(E, kind, grp, op, bytes, &c, M))
+            return UINT32_MAX;
+        M->grp = grp;
+        M->kind = kind;
+        M->op = op;
+        M->bytes = bytes;
+    }
+    X->op = (uint8_t)op;
+    X->algo = (uint8_t)M->chosen;
+    X->proto = (uint8_t)M->proto;
+    X->coll_bytes = bytes;
+    X->hop_intra_ps = M->hop_intra_ps;
+    X->hop_inter_ps = M->hop_inter_ps;
+    X->nph = M->nph;
+    memcpy(X->ph, M->ph, sizeof X->ph);
+    if (X->nph == 0) {
+        eng_xfer_done(E, xid);
+        return xid;
+    }
+    note_coll(E, kind, X, &c);
+    eng_phase_begin(E, xid);
+    return xid;
+}
+
+uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name)
+{
+    return start_coll(E, kind, kind == XK_TP ? &E->tp_group : &E->dp_group, r, op, bytes, name);
+}
+
+uint32_t eng_start_etp_coll(eng *E, uint32_t r, int op, uint64_t bytes, const char *name)
+{
+    return start_coll(E, XK_TP, &E->etp_group, r, op, bytes, name);
+}
+
+/* A transfer of one phase (ph) of `bytes` on representative r's links; `what` names it in the error of a
+ * link of bandwidth 0. */
+static uint32_t start_one_phase(eng *E, int kind, uint32_t r, uint64_t bytes, const char *name,
+                                const collalgo_phase *ph, const char *what)
+{
+    if ((ph->intra_bytes && !E->fab.intra_Bps) || (ph->inter_bytes && !E->fab.inter_Bps)) {
+        E->rc = cfgloc_errf(E->err, ph->inter_bytes ? &E->x->cluster.loc[CLUSTERCFG_F_NIC_BW]
+                                                    : &E->x->gpu.loc[GPUCFG_F_NVLINK],
+                            "the %s %s needs a link of bandwidth 0", what, name);
+        return UINT32_MAX;
+    }
+    uint32_t xid = eng_new_xfer(E, kind, r, name);
+    if (xid == UINT32_MAX)
+        return xid;
+    xfer *X = &E->xf[xid];
+    X->coll_bytes = bytes;
+    X->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
+    X->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
+    X->nph = 1;
+    X->ph[0] = *ph;
+    eng_phase_begin(E, xid);
+    return xid;
+}
+
+/* Context parallelism's ring (eng_start_cp in train_eng.h): cp - 1 sends of a block to the next rank, one
+ * latency each, all on NVLink when the ring stays in one node, else at the NIC's bandwidth (the ring steps
+ * together, so its node-crossing hop sets the pace). */
+uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name)
+{
+    const collalgo_group *grp = &E->cp_group;
+    int inter = grp->ranks > grp->ranks_per_node;
+    collalgo_phase ph = { 0 };
+    ph.intra_bytes = inter ? 0 : bytes;
+    ph.inter_bytes = inter ? bytes : 0;
+    ph.intra_hops = inter ? 0 : grp->ranks - 1;
+    ph.inter_hops = inter ? grp->ranks - 1 : 0;
+    return start_one_phase(E, XK_CP, r, bytes, name, &ph, "context-parallel exchange");
+}
+
+/* NCCL's all-to-all is one send and one receive per peer in a group call (NCCL documentation,
+ * "Point-to-point communication", all-to-all example), all in flight at once: one phase in which the
+ * representative sends the (rpn - 1) / ep of its buffer meant for the peers of its NVLink domain over
+ * NVLink and the (ep - rpn) / ep meant for the other domains over its share of the NICs (receiving as
+ * much), paying one message latency on each fabric it uses. The flows share the links with every other
+ * transfer of the representative (net.h), as the collectives' do. */
+uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name)
+{
+    const collalgo_group *grp = &E->ep_group;
+    uint64_t ep = grp->ranks, rpn = grp->ranks_per_node;
+    collalgo_phase ph = { 0 };
+    ph.intra_bytes = (uint64_t)ceil((double)bytes * (double)(rpn - 1) / (double)ep);
+    ph.inter_bytes = (uint64_t)ceil((double)bytes * (double)(ep - rpn) / (double)ep);
+    ph.intra_hops = rpn > 1;
+    ph.inter_hops = ep > rpn;
+    return start_one_phase(E, XK_EP, r, bytes, name, &ph, "expert-parallel all-to-all");
+}

@@ -1,0 +1,493 @@
+/* train_setup.c - the training engine built from an experiment: the fabric and the collective groups,
+ * one representative per pipeline stage with its schedule, the kernels priced, the network's links, the
+ * CXL domains with the representatives' routes into them and the offload policies (policy.h), and the
+ * trace's metadata; and its teardown. Configuration errors point at the key that caused them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/compute.h"
+#include "config/devcfg.h"
+#include "train/gpumem.h"
+#include "config/parallel.h"
+#include "train/train_eng.h"
+
+/* Point err (filled) at l, prefixed with the key, keeping its code; returns the code. */
+int eng_relocate(cxl_err *err, const cfgloc *l, const char *key)
+{
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    int code = err->code ? err->code : CXL_EINTERNAL;
+    if (l && l->file[0])
+        cxl_errf_at(err, code, l->file, l->line, l->col, "%s: %s", key, msg);
+    else
+        cxl_errf(err, code, "%s: %s", key, msg);
+    return code;
+}
+
+int eng_kernel_blame(eng *E, uint32_t op, cxl_err *err)
+{
+    const op_desc *d = &E->g.ops[op];
+    const char *file;
+    int line, col;
+    if (E->measured[op] && optimes_where(E->o->measured, d, &file, &line, &col)) {
+        cfgloc l;
+        snprintf(l.file, sizeof l.file, "%s", file);
+        l.line = line;
+        l.col = col;
+        return eng_relocate(err, &l, "op-times");
+    }
+    compute_cost cc;
+    compute_op_cost(&E->x->gpu, d, &cc, NULL);
+    int f = cc.memory_bound ? GPUCFG_F_HBM_BW : GPUCFG_F_TFLOPS0 + d->dtype;
+    char key[48];
+    snprintf(key, sizeof key, "gpu.%s", cc.memory_bound ? "hbm_bandwidth" : "tflops");
+    if (!cc.memory_bound)
+        snprintf(key, sizeof key, "gpu.%s_tflops", gpucfg_dtype_names[d->dtype]);
+    return eng_relocate(err, &E->x->gpu.loc[f], key);
+}
+
+/* A measured time below what the GPU's dense peak allows (2 x batch x m x n x k FLOPs of a GEMM at
+ * tflops[dtype]): the file was measured on another GPU, or is wrong. Counted, and the first one kept
+ * as a warning for the caller to print (MFU can then exceed 100 %). */
+static void above_peak(eng *E, const op_desc *op, int64_t ps, train_result *res)
+{
+    double peak = E->x->gpu.tflops[op->dtype] * 1e12;
+    if (op->kind != OP_GEMM || !(peak > 0))
+        return;
+    double flops = 2.0 * (double)op->batch * (double)op->m * (double)op->n * (double)op->k;
+    double floor_ps = flops / peak * 1e12;
+    if ((double)ps >= floor_ps)
+        return;
+    if (res->ops_above_peak++ == 0) {
+        const char *file = "";
+        int line = 0, col = 0;
+        optimes_where(E->o->measured, op, &file, &line, &col);
+        snprintf(res->peak_warning, sizeof res->peak_warning,
+                 "%s:%d:%d: measured time of %s (%s) is %.3g us, below the %.3g us that gpu '%s' needs at its "
+                 "%s peak of %g TFLOP/s: the file does not match the GPU (MFU may exceed 100 %%)",
+                 file, line, col, op->name, gpucfg_dtype_names[op->dtype], (double)ps / 1e6, floor_ps / 1e6,
+                 E->x->gpu.name, gpucfg_dtype_names[op->dtype], E->x->gpu.tflops[op->dtype]);
+    }
+}
+
+
+/* The fabric (collalgo.h): per GPU and direction, NVLink and its share of the node's NICs (returned in
+ * B/s as doubles too: the links of the network take them untruncated), and their latencies. */
+static int setup_fabric(eng *E, double *intra_Bps, double *inter_Bps, cxl_err *err)
+{
+    const expcfg *x = E->x;
+    const clustercfg *c = &x->cluster;
+    uint64_t gpn = c->gpus_per_node;
+    if (x->gpu.nvlink_bw_bps == 0 && gpn > 1)
+        return cfgloc_errf(err, &x->gpu.ref, "gpu '%s' has no NVLink bandwidth ('nvlink'); the intra-node fabric "
+                           "needs one", x->gpu.name);
+    double intra = (double)x->gpu.nvlink_bw_bps / 2.0 * c->nvlink_efficiency;
+    double inter = (double)c->nic_bw_bps * (double)c->nics_per_node / (double)gpn * c->nic_efficiency;
+    if (c->topology == CLUSTERCFG_FAT_TREE)
+        inter /= c->oversubscription;
+    if (intra < 1)
+        intra = 1;
+    if (c->nodes > 1 && inter < 1) {
+        double need = (double)gpn / ((double)c->nics_per_node * c->nic_efficiency) *
+                      (c->topology == CLUSTERCFG_FAT_TREE ? c->oversubscription : 1.0);
+        return cfgloc_errf(err, &c->loc[CLUSTERCFG_F_NIC_BW], "cluster.nic_bandwidth: %llu B/s x %llu NICs per node, "
+                           "shared by %llu GPUs, gives each GPU %.3g B/s of inter-node bandwidth, below the model's "
+                           "1 B/s; need at least %.0f B/s", (unsigned long long)c->nic_bw_bps,
+                           (unsigned long long)c->nics_per_node, (unsigned long long)gpn, inter, ceil(need));
+    }
+    E->fab.intra_Bps = (uint64_t)intra;
+    E->fab.inter_Bps = (uint64_t)inter;
+    E->fab.intra_latency_ps = c->nvlink_latency_ps;
+    /* NIC, then one leaf hop (rail-optimized: peers on the same rail) or leaf-spine-leaf (fat tree) */
+    E->fab.inter_latency_ps =
+        c->nic_latency_ps + (c->topology == CLUSTERCFG_RAIL_OPTIMIZED ? 1 : 3) * c->switch_latency_ps;
+    *intra_Bps = intra;
+    *inter_Bps = inter;
+    return 0;
+}
+
+/* Ranks of a group of n that comes after the tp ranks in the rank order, per node of gpn GPUs: all of them
+ * when tp x n fits in a node, else the node's gpn / tp when that divides n, else 1 (spread). */
+static uint32_t ranks_per_node_after_tp(uint64_t tp, uint64_t n, uint64_t gpn)
+{
+    if (tp * n <= gpn)
+        return (uint32_t)n;
+    if (gpn % tp == 0 && n % (gpn / tp) == 0)
+        return (uint32_t)(gpn / tp);
+    return 1;
+}
+
+/* The tensor-, context- and data-parallel groups (Megatron rank order: tensor fastest, then context, then
+ * data, then pipeline). The gradients are reduced over the dp x cp ranks that hold the same parameters
+ * (Megatron's data-parallel group with context parallelism): the "dp" group here. */
+static void setup_groups(eng *E)
+{
+    uint64_t tp = E->t->tp, dp = traincfg_dpcp(E->t), gpn = E->x->cluster.gpus_per_node;
+    uint64_t cp = E->t->cp ? E->t->cp : 1;
+    E->cp_group.ranks = (uint32_t)cp;
+    E->cp_group.ranks_per_node = ranks_per_node_after_tp(tp, cp, gpn);
+    E->tp_group.ranks = (uint32_t)tp;
+    E->tp_group.ranks_per_node = (uint32_t)(tp <= gpn ? tp : gpn);
+    if (tp > gpn && tp % gpn)
+        E->tp_group.ranks_per_node = 1;
+    E->dp_group.ranks = (uint32_t)dp;
+    E->dp_group.ranks_per_node = ranks_per_node_after_tp(tp, dp, gpn);
+    /* The expert grid (Megatron-Core RankGenerator, order tp-cp-ep-dp-pp with etp in place of tp): the
+     * ETP ranks are the fastest, then the EP ranks; parallel_check keeps the ETP group in a node and the
+     * EP x ETP group either in one node or over whole nodes. */
+    uint64_t ep = E->t->ep, etp = parallel_etp(E->t);
+    E->etp_group.ranks = (uint32_t)etp;
+    E->etp_group.ranks_per_node = (uint32_t)(etp <= gpn ? etp : 1);
+    E->ep_group.ranks = (uint32_t)ep;
+    E->ep_group.ranks_per_node = (uint32_t)(ep * etp <= gpn ? ep : (gpn % etp == 0 ? gpn / etp : 1));
+    if (E->ep_group.ranks_per_node == 0 || ep % E->ep_group.ranks_per_node)
+        E->ep_group.ranks_per_node = 1;
+}
+
+int eng_layer_moe(const eng *E, uint32_t vs, uint32_t layer)
+{
+    return modelcfg_layer_is_moe(&E->x->model, (uint64_t)E->chunk_first[vs] + layer);
+}
+
+int eng_layer_bf16(const eng *E, uint32_t vs, uint32_t layer)
+{
+    return traincfg_layer_bf16(E->t, (uint64_t)E->chunk_first[vs] + layer, E->x->model.layers);
+}
+
+uint64_t eng_layer_params(const eng *E, uint32_t vs, uint32_t layer)
+{
+    return eng_layer_moe(E, vs, layer) ? E->g.moe_layer_params : E->g.layer_params;
+}
+
+uint64_t eng_layer_grad_bytes(const eng *E, uint32_t vs, uint32_t layer)
+{
+    return eng_layer_moe(E, vs, layer) ? E->g.moe_layer_grad_bytes : E->g.layer_grad_bytes;
+}
+
+/* One representative per stage: what it holds, its optimizer kernel, whether its pipeline link stays in
+ * the node. */
+static int setup_stages(eng *E, cxl_err *err)
+{
+    const traincfg *t = E->t;
+    uint64_t tp = t->tp, dp = traincfg_dpcp(t), gpn = E->x->cluster.gpus_per_node; /* a stage: tp x cp x dp GPUs */
+    uint32_t pp = E->pp;
+    E->reps = calloc(pp, sizeof *E->reps);
+    E->pp_intra = calloc(pp, 1);
+    if (!E->reps || !E->pp_intra)
+        return eng_oom(E);
+    for (uint32_t r = 0; r < pp; r++) {
+        uint64_t a = (uint64_t)r * tp * dp, b = (uint64_t)((r + 1) % pp) * tp * dp;
+        E->pp_intra[r] = (a / gpn == b / gpn);
+        rep *R = &E->reps[r];
+        R->r = r;
+        R->first_stage = r == 0;
+        R->last_stage = r == pp - 1;
+        R->params = (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);
+        for (uint32_t c = 0; c < E->v; c++)
+            for (uint32_t l = 0; l < E->chunk_layers[c * pp + r]; l++)
+                R->params += eng_layer_params(E, c * pp + r, l);
+        uint64_t shard = t->zero >= 1 ? (R->params + dp - 1) / dp : R->params;
+        R->shard_params = shard;
+        int op = opgraph_optimizer_op(&E->g, t, shard, err);
+        if (op < 0)
+            return op;
+        R->opt_op = (uint32_t)op;
+        /* The gradient reduction without overlap and ZeRO's parameter gather cut a stage's bytes into
+         * grad_bucket pieces, one collective each: bound their number (grad_bucket: 1B made one collective
+         * per byte, 12.6 GB resident after 120 s). */
+        uint64_t elem = E->g.grad_elem_bytes > E->g.weight_elem_bytes ? E->g.grad_elem_bytes : E->g.weight_elem_bytes;
+        uint64_t bytes = R->params * elem, gb = t->grad_bucket_bytes ? t->grad_bucket_bytes : 1;
+        if (dp > 1 && bytes / gb >= TRAIN_MAX_BUCKETS) {
+            uint64_t least = (bytes + TRAIN_MAX_BUCKETS - 1) / TRAIN_MAX_BUCKETS;
+            return cfgloc_errf(err, &t->loc[TRAINCFG_F_GRAD_BUCKET], "training.grad_bucket: %llu B cuts pipeline "
+                               "stage %u's %llu B of gradients or parameters into more than %u buckets, the most "
+                               "simulated per iteration; use at least %llu B (e.g. 25MB, PyTorch DDP's default)",
+                               (unsigned long long)t->grad_bucket_bytes, r, (unsigned long long)bytes,
+                               TRAIN_MAX_BUCKETS, (unsigned long long)least);
+        }
+    }
+    return 0;
+}
+
+/* Every kernel's time: from the measured file when it lists the kernel, else from the GPU's model. */
+static int price_kernels(eng *E, train_result *res, cxl_err *err)
+{
+    const expcfg *x = E->x;
+    const optimes *measured = E->o->measured;
+    E->dur = calloc(E->g.nops, sizeof *E->dur);
+    E->measured = calloc(E->g.nops ? E->g.nops : 1, 1);
+    if (!E->dur || !E->measured)
+        return eng_oom(E);
+    res->kernels = E->g.nops;
+    for (uint32_t i = 0; i < E->g.nops; i++) {
+        int64_t ps;
+        const op_desc *op = &E->g.ops[i];
+        if (measured && optimes_lookup(measured, op, &ps)) {
+            res->kernels_measured++;
+            E->measured[i] = 1;
+            above_peak(E, op, ps, res);
+        } else {
+            compute_cost cc;
+            cxl_err e;
+            if (compute_op_cost(&x->gpu, op, &cc, &e)) {
+                const cfgloc *l = cc.culprit >= 0 ? &x->gpu.loc[cc.culprit] : &x->gpu.ref;
+                int code = e.code;
+                cfgloc_errf(err, l, "gpu '%s': kernel %s (%s) cannot be priced: %s", x->gpu.name, op->name,
+                            gpucfg_dtype_names[op->dtype], e.msg);
+                return err->code = code;
+            }
+            ps = cc.total_ps;
+        }
+        E->dur[i] = ps;
+    }
+    return 0;
+}
+
+/* The links of every representative (L_PER_REP each), in bytes per picosecond. */
+static int setup_network(eng *E, double intra, double inter, cxl_err *err)
+{
+    int rc = net_new(&E->n, err);
+    if (rc)
+        return rc;
+    for (uint32_t r = 0; r < E->pp; r++) {
+        double bw[L_PER_REP] = { intra, intra, inter, inter };
+        for (int k = 0; k < L_PER_REP; k++) {
+            rc = net_add_link(E->n, bw[k] / 1e12, err);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Domains: the GPUs of node n belong to stages (n x gpn + i) / (tp x dp); a domain serves pool_nodes
+ * consecutive nodes (one host port each). Domains whose nodes hold the same stages in the same places
+ * see the same traffic at the same times (every representative stands for all its copies), so one is
+ * simulated for each distinct composition: exact, by the same symmetry as the representatives. Then the
+ * routes of each representative: per domain and host port, how many of its GPUs sit there. */
+static int cxl_domains(eng *E, uint32_t P)
+{
+    const expcfg *x = E->x;
+    uint64_t gpn = x->cluster.gpus_per_node, nodes = x->cluster.nodes, per = E->t->tp * traincfg_dpcp(E->t);
+    uint32_t npools = (uint32_t)(nodes / P), nd = 0;
+    /* signature of a pool: for each GPU slot, its stage */
+    uint64_t sig_len = (uint64_t)P * gpn;
+    uint32_t *sig = malloc(npools * sig_len * sizeof *sig), *first_of = malloc(npools * sizeof *first_of);
+    E->domain_copies = calloc(npools, sizeof *E->domain_copies);
+    E->domain_nodes = calloc(npools, sizeof *E->domain_nodes);
+    int rc = !sig || !first_of || !E->domain_copies || !E->domain_nodes ? eng_oom(E) : 0;
+    for (uint32_t p = 0; rc == 0 && p < npools; p++) {
+        for (uint64_t g = 0; g < sig_len; g++)
+            sig[p * sig_len + g] = (uint32_t)(((uint64_t)p * sig_len + g) / per);
+        /* identical compositions have identical stage lists */
+        uint32_t c;
+        for (c = 0; c < nd; c++)
+            if (!memcmp(&sig[first_of[c] * sig_len], &sig[p * sig_len], sig_len * sizeof *sig))
+                break;
+        if (c == nd) {
+            first_of[nd] = p;
+            E->domain_nodes[nd] = P;
+            nd++;
+        }
+        E->domain_copies[c]++;
+    }
+    E->ndomains = nd;
+    for (uint32_t r = 0; rc == 0 && r < E->pp; r++) {
+        rep *R = &E->reps[r];
+        R->routes = calloc((size_t)nd * P, sizeof *R->routes);
+        if (!R->routes) {
+            rc = eng_oom(E);
+            break;
+        }
+        for (uint32_t c = 0; c < nd; c++)
+            for (uint32_t h = 0; h < P; h++) {
+                uint32_t count = 0;
+                for (uint64_t g = 0; g < gpn; g++)
+                    count += sig[first_of[c] * sig_len + h * gpn + g] == r;
+                if (count)
+                    R->routes[R->nroutes++] = (cxl_route){ c, h, count };
+            }
+    }
+    free(sig);
+    free(first_of);
+    return rc;
+}
+
+/* The CXL domains, their backend, and the counters the trace keeps per domain and host port. */
+static int setup_cxl(eng *E, const train_opts *o, cxl_err *err)
+{
+    const cxlcfg *cx = &E->x->cxl;
+    E->cx = cx;
+    uint32_t P = cx->pool_nodes ? cx->pool_nodes : 1;
+    int rc = cxl_domains(E, P);
+    if (rc)
+        return rc;
+    uint32_t nd = E->ndomains;
+    cxl_params p;
+    rc = devcfg_to_params(&cx->dev, &p, err);
+    if (rc)
+        return rc;
+    E->ports = P;
+    E->domain_active = calloc(nd, sizeof *E->domain_active);
+    E->domain_since = calloc(nd, sizeof *E->domain_since);
+    E->port_active = calloc((size_t)nd * P, sizeof *E->port_active);
+    E->port_since = calloc((size_t)nd * P, sizeof *E->port_since);
+    if (!E->domain_active || !E->domain_since || !E->port_active || !E->port_since)
+        return eng_oom(E);
+    const char *backend = o->backend ? o->backend : cx->backend;
+    cxl_backend_opts bo = o->bo;
+    if (!bo.xclbin && cx->xclbin_path[0])
+        bo.xclbin = cx->xclbin_path;
+    if (!bo.xrt_card && cx->card[0])
+        bo.xrt_card = cx->card;
+    bo = cxl_backend_opts_for(backend, &bo);
+    return cxlmem_new(backend, &bo, &p, nd, o->exact, &E->cm, err);
+}
+
+/* The offload policies the experiment asks for (policy.h): the first optimizer policy wanted, and every
+ * layer policy wanted with its layer bytes. */
+static int setup_policies(eng *E)
+{
+    const cxlcfg *cx = E->cm ? E->cx : NULL;
+    for (const train_policy *const *p = train_policies; *p; p++) {
+        if (!(*p)->wanted(cx))
+            continue;
+        if ((*p)->optimizer_step) {
+            if (!E->opt)
+                E->opt = *p;
+        } else if (E->nlayer_pol < TRAIN_POLICY_MAX) {
+            E->layer_pol[E->nlayer_pol++] = (train_policy_use){ *p, (*p)->layer_bytes(E) };
+        }
+    }
+    if (!E->opt)
+        return E->rc = cxl_errf(E->err, CXL_EINTERNAL, "internal: no optimizer policy for this experiment");
+    return 0;
+}
+
+static int setup_trace(eng *E)
+{
+    E->ct = E->o->trace;
+    E->link_util = calloc(net_link_count(E->n), sizeof *E->link_util);
+    E->shape = malloc(E->g.nops * sizeof *E->shape);
+    E->lanes = calloc((size_t)E->pp * TL_N, sizeof *E->lanes);
+    E->dom_bytes = calloc(2 * (size_t)E->ndomains + 1, sizeof *E->dom_bytes);
+    E->dom_t = calloc((size_t)E->ndomains + 1, sizeof *E->dom_t);
+    E->dom_load = calloc((size_t)E->ndomains + 1, sizeof *E->dom_load);
+    if (!E->link_util || !E->shape || !E->lanes || !E->dom_bytes || !E->dom_t || !E->dom_load)
+        return eng_oom(E);
+    eng_trace_shapes(E);
+    eng_trace_names(E);
+    return E->rc;
+}
+
+/* Each representative's schedule (schedule.h) and its pipeline arrival slots. */
+static int setup_programs(eng *E, cxl_err *err)
+{
+    uint32_t pp = E->pp;
+    size_t slots = (size_t)E->v * E->m * 2;
+    for (uint32_t r = 0; r < pp; r++) {
+        rep *R = &E->reps[r];
+        size_t n = 0;
+        int rc = schedule_build(pp, r, E->m, E->v, NULL, 0, &n, err);
+        if (rc && rc != CXL_ELIMIT)
+            return rc;
+        R->items = malloc(n * sizeof *R->items);
+        R->arrived = malloc(slots * sizeof *R->arrived);
+        R->sent = malloc(slots * sizeof *R->sent);
+        R->bwd_done = calloc(E->v, sizeof *R->bwd_done);
+        if (!R->items || !R->arrived || !R->sent || !R->bwd_done)
+            return eng_oom(E);
+        rc = schedule_build(pp, r, E->m, E->v, R->items, n, &R->nitems, err);
+        if (rc)
+            return rc;
+        for (size_t i = 0; i < slots; i++)
+            R->arrived[i] = R->sent[i] = -1;
+        E->items_total += R->nitems;
+    }
+    return 0;
+}
+
+int eng_setup(eng *E, const expcfg *x, const train_opts *o, train_result *res, cxl_err *err)
+{
+    const traincfg *t = &x->train;
+    E->x = x;
+    E->t = t;
+    E->o = o;
+    E->err = err;
+    E->pp = (uint32_t)t->pp;
+    E->v = (uint32_t)t->virtual_stages;
+    E->m = (uint32_t)parallel_microbatches(t);
+    E->chunk_layers = calloc((size_t)E->pp * E->v, sizeof *E->chunk_layers);
+    E->chunk_first = calloc((size_t)E->pp * E->v, sizeof *E->chunk_first);
+    if (!E->chunk_layers || !E->chunk_first)
+        return eng_oom(E);
+    for (uint32_t c = 0; c < E->v; c++)
+        for (uint32_t r = 0; r < E->pp; r++) {
+            uint64_t first, n = parallel_chunk_layers(&x->model, t, r, c, &first);
+            E->chunk_layers[c * E->pp + r] = (uint32_t)n;
+            E->chunk_first[c * E->pp + r] = (uint32_t)first;
+        }
+    double intra = 0, inter = 0;
+    int rc = opgraph_build(&x->model, t, &E->g, err);
+    if (!rc)
+        rc = setup_fabric(E, &intra, &inter, err);
+    if (!rc) {
+        setup_groups(E);
+        rc = setup_stages(E, err);
+    }
+    if (!rc)
+        rc = price_kernels(E, res, err);
+    if (!rc)
+        rc = setup_network(E, intra, inter, err);
+    if (!rc && x->cxl.memory != CXLCFG_NONE)
+        rc = setup_cxl(E, o, err);
+    if (!rc)
+        rc = setup_policies(E);
+    if (!rc && o->trace)
+        rc = setup_trace(E);
+    if (!rc)
+        rc = setup_programs(E, err);
+    return rc;
+}
+
+void eng_teardown(eng *E)
+{
+    if (E->reps)
+        for (uint32_t r = 0; r < E->pp; r++) {
+            free(E->reps[r].items);
+            free(E->reps[r].arrived);
+            free(E->reps[r].sent);
+            free(E->reps[r].bwd_done);
+            free(E->reps[r].dpq);
+            free(E->reps[r].routes);
+        }
+    cxlmem_free(E->cm);
+    free(E->domain_copies);
+    free(E->domain_nodes);
+    free(E->domain_active);
+    free(E->domain_since);
+    free(E->port_active);
+    free(E->port_since);
+    free(E->reps);
+    free(E->pp_intra);
+    free(E->chunk_layers);
+    free(E->chunk_first);
+    free(E->dur);
+    free(E->measured);
+    free(E->xf);
+    free(E->xfree);
+    if (E->lanes)
+        for (uint32_t i = 0; i < E->pp * TL_N; i++)
+            ctrace_lanes_free(&E->lanes[i]);
+    free(E->lanes);
+    free(E->link_util);
+    free(E->shape);
+    free(E->dom_bytes);
+    free(E->dom_t);
+    free(E->dom_load);
+    net_free(E->n);
+    evq_free(&E->q);
+}
+

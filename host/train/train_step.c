@@ -1,0 +1,597 @@
+/* train_step.c - the program of a representative: the named steps of an iteration (train_eng.h: enum
+ * item_step, body_seg, layer_step, end_step), its data-parallel stream, and the wake-up of a compute
+ * stream when what it waits for has finished.
+ *
+ * Per schedule item: ITEM_HOST, ITEM_RECV, ITEM_GATHER, ITEM_BODY (templates of opgraph.h: what comes
+ * before the layers, each layer's LAYER_* steps, what comes after, the item's end), ITEM_SEND, ITEM_NEXT;
+ * after the last item: END_HOST, END_GRAD_FLUSH, END_EMBEDDING_SYNC, END_OPTIMIZER (the optimizer
+ * policy, policy.h), END_PARAM_GATHER, END_DONE. Each step records the next one before it may block, so
+ * eng_advance resumes where the stream stopped. */
+#include <stdlib.h>
+
+#include "train/train_eng.h"
+
+void eng_set_state(eng *E, rep *R, int st, int bk)
+{
+    if (bk >= 0)
+        R->bk[bk] += E->now - R->since;
+    R->state = st;
+    R->since = E->now;
+}
+
+/* ---- data-parallel stream ---- */
+
+static void dp_kick(eng *E, rep *R)
+{
+    if (R->dp_running || R->dpq_len == 0)
+        return;
+    dpq_item it = R->dpq[R->dpq_head];
+    R->dpq_head = (R->dpq_head + 1) % R->dpq_cap;
+    R->dpq_len--;
+    R->dp_running = 1;
+    eng_start_coll(E, XK_DP, R->r, it.op, it.bytes, it.name);
+}
+
+static void dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
+{
+    if (bytes == 0 || traincfg_dpcp(E->t) <= 1)
+        return;
+    if (R->dpq_len == R->dpq_cap) {
+        uint32_t nc = R->dpq_cap ? 2 * R->dpq_cap : 64;
+        dpq_item *nq = malloc(nc * sizeof *nq);
+        if (!nq) {
+            eng_oom(E);
+            return;
+        }
+        for (uint32_t i = 0; i < R->dpq_len; i++)
+            nq[i] = R->dpq[(R->dpq_head + i) % R->dpq_cap];
+        free(R->dpq);
+        R->dpq = nq;
+        R->dpq_cap = nc;
+        R->dpq_head = 0;
+    }
+    R->dpq[(R->dpq_head + R->dpq_len) % R->dpq_cap] = (dpq_item){ op, bytes, name };
+    R->dpq_len++;
+    R->dp_enq++;
+    dp_kick(E, R);
+}
+
+static int grad_op(const eng *E) { return E->t->zero >= 1 ? COLLALGO_REDUCE_SCATTER : COLLALGO_ALLREDUCE; }
+
+static void bucket_add(eng *E, rep *R, uint64_t bytes, int force)
+{
+    R->bucket_acc += bytes;
+    if (R->bucket_acc && (force || R->bucket_acc >= E->t->grad_bucket_bytes)) {
+        dp_enqueue(E, R, grad_op(E), R->bucket_acc, "dp.grads");
+        R->bucket_acc = 0;
+    }
+}
+
+/* The arrival slot of a pipeline message: one per (chunk, micro-batch, direction). */
+static uint32_t key_of(const eng *E, uint32_t chunk, uint32_t mb, int dir)
+{
+    return ((chunk * E->m) + mb) * 2 + (uint32_t)dir;
+}
+
+void eng_xfer_done(eng *E, uint32_t xid)
+{
+    xfer X = E->xf[xid];
+    eng_free_xfer(E, xid);
+    if (X.kind == XK_TP || X.kind == XK_EP) {
+        rep *R = &E->reps[X.rep];
+        eng_trace_xfer(E, &X);
+        eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
+        eng_advance(E, R);
+    } else if (X.kind == XK_CP) {
+        rep *R = &E->reps[X.rep];
+        eng_trace_xfer(E, &X);
+        R->cp_running = 0;
+        if (R->state == ST_WAIT_CP) {
+            /* the exchange outlasted the attention kernel it overlaps: the rest is exposed */
+            eng_trace_wait(E, R->r, "wait cp exchange", R->since);
+            eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
+            eng_advance(E, R);
+        }
+    } else if (X.kind == XK_PP) {
+        rep *D = &E->reps[X.dst], *S = &E->reps[X.rep];
+        eng_trace_xfer(E, &X);
+        if (S->state == ST_WAIT_SEND && S->send_xid == xid) {
+            eng_trace_wait(E, S->r, "wait pp send", S->since);
+            eng_set_state(E, S, ST_RUN, TRAIN_BK_PP);
+            eng_advance(E, S);
+        }
+        D->arrived[X.key] = E->now;
+        if (D->state == ST_WAIT_RECV && D->wait_key == X.key) {
+            /* waiting since D->since; the message was on the wire from its send */
+            int64_t start = D->sent[X.key] > D->since ? D->sent[X.key] : D->since;
+            D->bk[TRAIN_BK_BUBBLE] += start - D->since;
+            D->bk[TRAIN_BK_PP] += E->now - start;
+            eng_trace_wait(E, X.dst, "wait pp", D->since);
+            D->since = E->now;
+            D->state = ST_RUN;
+            eng_advance(E, D);
+        }
+    } else if (X.kind == XK_DP) {
+        rep *R = &E->reps[X.rep];
+        eng_trace_xfer(E, &X);
+        R->dp_running = 0;
+        R->dp_done++;
+        dp_kick(E, R);
+        if (R->state == ST_WAIT_GATHER && R->dp_done >= R->gather_wait) {
+            eng_trace_wait(E, R->r, "wait zero-3 gather", R->since);
+            eng_set_state(E, R, ST_RUN, TRAIN_BK_DP);
+            eng_advance(E, R);
+            return;
+        }
+        if (R->state == ST_WAIT_DP && !R->dp_running && R->dpq_len == 0 && !R->emb_waiting) {
+            eng_trace_wait(E, R->r, "wait dp", R->since);
+            eng_set_state(E, R, ST_RUN, TRAIN_BK_DP);
+            eng_advance(E, R);
+        }
+    } else if (X.kind == XK_EMB) {
+        eng_trace_xfer(E, &X);
+        uint32_t two[2] = { X.rep, X.dst };
+        for (int i = 0; i < 2; i++) {
+            rep *R = &E->reps[two[i]];
+            R->emb_waiting = 0;
+            eng_trace_wait(E, R->r, "wait embedding grad all-reduce", R->since);
+            eng_set_state(E, R, ST_RUN, TRAIN_BK_DP);
+            eng_advance(E, R);
+        }
+    }
+}
+
+void eng_run_kernel(eng *E, rep *R, uint32_t op)
+{
+    eng_set_state(E, R, ST_KERNEL, -1);
+    if (E->dur[op] > TRAIN_MAX_PS - E->now) {
+        cxl_errf(E->err, CXL_ELIMIT, "kernel %s (%.6g s each) ends past %g s, the longest iteration simulated",
+                 E->g.ops[op].name, (double)E->dur[op] / 1e12, (double)TRAIN_MAX_PS / 1e12);
+        E->rc = eng_kernel_blame(E, op, E->err);
+        return;
+    }
+    int64_t end = E->now + E->dur[op];
+    if (eng_traced(E, R->r) && ctrace_in_window(E->ct, E->now, end)) {
+        const op_desc *d = &E->g.ops[op];
+        ctrace_arg a[2] = { ARG_S("shape", E->shape[op]), ARG_N("bytes", d->bytes) };
+        eng_trace_slice(E, R->r, 0, "kernel", d->name, E->now, end, a, 2);
+    }
+    if (evq_push(&E->q, end, EV_KERNEL, R->r, 0))
+        eng_oom(E);
+}
+
+/* Host time on the compute stream (training.host_overhead_*): the GPU waits for the framework; counted as
+ * compute, traced as a "host" slice. */
+static void run_host(eng *E, rep *R, int64_t ps, const char *name)
+{
+    eng_set_state(E, R, ST_KERNEL, -1);
+    int64_t end = E->now + ps;
+    if (eng_traced(E, R->r) && ctrace_in_window(E->ct, E->now, end))
+        eng_trace_slice(E, R->r, 0, "host", name, E->now, end, NULL, 0);
+    if (evq_push(&E->q, end, EV_KERNEL, R->r, 0))
+        eng_oom(E);
+}
+
+static void run_tp(eng *E, rep *R, int coll, uint64_t bytes, const char *name)
+{
+    eng_set_state(E, R, ST_TP, -1);
+    eng_start_coll(E, XK_TP, R->r, coll, bytes, name);
+}
+
+/* The collectives of an MoE layer block the compute stream like the tensor-parallel ones (Megatron-Core's
+ * all-to-all dispatcher runs them on the compute stream between the router and the experts) and count
+ * in the same bucket (exposed_tp_comm: model-parallel communication on the stream). */
+static void run_moe_coll(eng *E, rep *R, const opgraph_entry *e)
+{
+    eng_set_state(E, R, ST_TP, -1);
+    if (e->kind == OPGRAPH_EP_A2A)
+        eng_start_a2a(E, R->r, e->bytes, e->name);
+    else
+        eng_start_etp_coll(E, R->r, e->coll, e->bytes, e->name);
+}
+
+int eng_wait_until(eng *E, rep *R, int64_t t_ps)
+{
+    if (t_ps <= E->now)
+        return 0;
+    eng_set_state(E, R, ST_WAIT_TIMER, -1);
+    if (evq_push(&E->q, t_ps, EV_TIMER, R->r, 0))
+        eng_oom(E);
+    return 1;
+}
+
+/* ---- the steps of a schedule item ---- */
+
+/* The item R is at, and where its model chunk sits among the pipeline's virtual stages. */
+typedef struct item_ctx {
+    const schedule_item *I;
+    uint32_t vs;                    /* virtual stage: chunk x pp + r */
+    int first_vs, last_vs;          /* holds the embedding / the head */
+} item_ctx;
+
+/* pick_template's third outcome: R->cur_tpl is the template to run */
+enum { TPL_READY = 2 };
+
+static int item_host(eng *E, rep *R, const item_ctx *c)
+{
+    R->step = ITEM_RECV;
+    if (!E->t->host_microbatch_ps)
+        return STEP_NEXT;
+    /* the framework's Python for this forward or backward step, before its kernels are queued */
+    run_host(E, R, (int64_t)E->t->host_microbatch_ps, c->I->backward ? "host.backward" : "host.forward");
+    return STEP_BLOCKED;
+}
+
+static int item_recv(eng *E, rep *R, const item_ctx *c)
+{
+    R->step = ITEM_GATHER;
+    int need = c->I->backward ? !c->last_vs : !c->first_vs;
+    if (need) {
+        uint32_t k = key_of(E, c->I->chunk, c->I->microbatch, c->I->backward);
+        if (R->arrived[k] < 0) {
+            R->wait_key = k;
+            eng_set_state(E, R, ST_WAIT_RECV, -1);
+            return STEP_BLOCKED;
+        }
+    }
+    return STEP_NEXT;
+}
+
+static int item_gather(eng *E, rep *R, const item_ctx *c)
+{
+    R->step = ITEM_BODY;
+    R->seg = SEG_PRE;
+    R->lstep = LAYER_START;
+    R->layer = R->entry = 0;
+    R->cur_tpl = NULL;
+    int need = c->I->backward ? !c->last_vs : !c->first_vs;
+    if (need && E->g.pp_gather_bytes) {
+        run_tp(E, R, OPGRAPH_ALLGATHER, E->g.pp_gather_bytes, "tp.allgather.pp");
+        return STEP_BLOCKED;
+    }
+    return STEP_NEXT;
+}
+
+/* ZeRO-3 (DeepSpeed): each layer's parameters are all-gathered before its forward and again before its
+ * backward (recomputation included), the next layer's gather issued as a prefetch while this one
+ * computes; the stream waits only for its own layer. */
+static int zero3_gather(eng *E, rep *R, const item_ctx *c)
+{
+    uint64_t bytes = eng_layer_params(E, c->vs, R->layer) * E->g.weight_elem_bytes, mine;
+    if (R->gather_next) {
+        mine = R->gather_next;
+    } else {
+        dp_enqueue(E, R, COLLALGO_ALLGATHER, bytes, "dp.zero3.params");
+        mine = R->dp_enq;
+    }
+    R->gather_next = 0;
+    if (R->layer + 1 < E->chunk_layers[c->vs]) {
+        dp_enqueue(E, R, COLLALGO_ALLGATHER, eng_layer_params(E, c->vs, R->layer + 1) * E->g.weight_elem_bytes,
+                   "dp.zero3.params");
+        R->gather_next = R->dp_enq;
+    }
+    R->layer_gathered = 1;
+    if (R->dp_done < mine) {
+        R->gather_wait = mine;
+        eng_set_state(E, R, ST_WAIT_GATHER, -1);
+        return STEP_BLOCKED;
+    }
+    return STEP_NEXT;
+}
+
+static void next_layer(rep *R)
+{
+    R->lstep = LAYER_START;
+    R->layer++;
+    R->layer_gathered = 0;
+    R->layer_fetched = 0;
+}
+
+/* LAYER_GRADS: the layer's gradients are complete after the chunk's last backward; ZeRO-2/3 keep only
+ * their shard of the gradients, so they reduce-scatter after every backward. */
+static void layer_grads(eng *E, rep *R, const item_ctx *c)
+{
+    int last_mb = R->bwd_done[c->I->chunk] + 1 == E->m;
+    if ((last_mb || E->t->zero >= 2) && E->t->overlap_grad_reduce)
+        bucket_add(E, R, eng_layer_grad_bytes(E, c->vs, R->layer), 0);
+    eng_cxl_layer_out(E, R, 1, last_mb);
+    next_layer(R);
+}
+
+/* The template of the current layer step, after its parameters are in place (ZeRO-3 gather, CXL fetch). */
+static int layer_template(eng *E, rep *R, const item_ctx *c)
+{
+    if (R->layer >= E->chunk_layers[c->vs]) {
+        R->seg = SEG_POST;
+        return STEP_NEXT;
+    }
+    if (E->t->zero >= 3 && traincfg_dpcp(E->t) > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered)
+        return zero3_gather(E, R, c);
+    if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->vs, c->I->backward))
+        return STEP_BLOCKED;
+    int moe = eng_layer_moe(E, c->vs, R->layer), hp = eng_layer_bf16(E, c->vs, R->layer);
+#define TPL(id) (&E->g.tpl[hp ? OPGRAPH_BF16_OF(id) : (id)])
+    if (!c->I->backward) {
+        R->cur_tpl = TPL(moe ? OPGRAPH_MOE_FWD : OPGRAPH_LAYER_FWD);
+        return TPL_READY;
+    }
+    switch (R->lstep) {
+    case LAYER_START:
+        if (eng_cxl_keeps_activations(E)) {
+            /* saved activations come back from CXL instead of being recomputed */
+            R->lstep = LAYER_BACKWARD;
+            return STEP_NEXT;
+        }
+        R->cur_tpl = TPL(moe ? OPGRAPH_MOE_RECOMPUTE : OPGRAPH_LAYER_RECOMPUTE);
+        return TPL_READY;
+    case LAYER_BACKWARD:
+        R->cur_tpl = TPL(moe ? OPGRAPH_MOE_BWD : OPGRAPH_LAYER_BWD);
+        return TPL_READY;
+    default:
+        layer_grads(E, R, c);
+        return STEP_NEXT;
+    }
+#undef TPL
+}
+
+/* SEG_END: a backward pass hands the head's and embedding's gradients on. */
+static int item_body_end(eng *E, rep *R, const item_ctx *c)
+{
+    if (c->I->backward) {
+        int last_bwd = R->bwd_done[c->I->chunk] + 1 == E->m || E->t->zero >= 2;
+        if (last_bwd && E->t->overlap_grad_reduce) {
+            if (c->last_vs)
+                bucket_add(E, R, E->g.head_grad_bytes, 0);
+            if (c->first_vs)
+                bucket_add(E, R, E->g.embed_grad_bytes, 0);
+        }
+        R->bwd_done[c->I->chunk]++;
+    }
+    R->step = ITEM_SEND;
+    return STEP_NEXT;
+}
+
+/* The next template of the body: TPL_READY with R->cur_tpl set, or a step's outcome. */
+static int pick_template(eng *E, rep *R, const item_ctx *c)
+{
+    const schedule_item *I = c->I;
+    int id;
+    switch (R->seg) {
+    case SEG_PRE:
+        id = I->backward ? (c->last_vs ? OPGRAPH_HEAD_BWD : -1) : (c->first_vs ? OPGRAPH_EMBED_FWD : -1);
+        if (id < 0) {
+            R->seg = SEG_LAYERS;
+            return STEP_NEXT;
+        }
+        R->cur_tpl = &E->g.tpl[id];
+        return TPL_READY;
+    case SEG_LAYERS:
+        return layer_template(E, R, c);
+    case SEG_POST:
+        id = I->backward ? (c->first_vs ? OPGRAPH_EMBED_BWD : -1) : (c->last_vs ? OPGRAPH_HEAD_FWD : -1);
+        R->seg = SEG_END;
+        if (id < 0)
+            return STEP_NEXT;
+        R->cur_tpl = &E->g.tpl[id];
+        return TPL_READY;
+    default:
+        return item_body_end(E, R, c);
+    }
+}
+
+/* The current template has run its last entry. */
+static void template_done(eng *E, rep *R, const item_ctx *c)
+{
+    R->cur_tpl = NULL;
+    if (R->seg == SEG_PRE) {
+        R->seg = SEG_LAYERS;
+    } else if (R->seg == SEG_LAYERS) {
+        if (c->I->backward) {
+            R->lstep = R->lstep == LAYER_START ? LAYER_BACKWARD : LAYER_GRADS;
+        } else {
+            eng_cxl_layer_out(E, R, 0, 0);
+            next_layer(R);
+        }
+    }
+}
+
+static int item_body(eng *E, rep *R, const item_ctx *c)
+{
+    if (!R->cur_tpl) {
+        int s = pick_template(E, R, c);
+        if (s != TPL_READY)
+            return s;
+        R->entry = 0;
+    }
+    if (R->entry >= R->cur_tpl->n) {
+        template_done(E, R, c);
+        return STEP_NEXT;
+    }
+    const opgraph_entry *e = &R->cur_tpl->e[R->entry++];
+    if (e->kind == OPGRAPH_CP_P2P) {
+        /* started beside the compute stream, which goes on to the attention kernel */
+        R->cp_running = 1;
+        eng_start_cp(E, R->r, e->bytes, e->name);
+        return STEP_NEXT;
+    }
+    if (e->kind == OPGRAPH_CP_WAIT) {
+        if (!R->cp_running)
+            return STEP_NEXT;
+        eng_set_state(E, R, ST_WAIT_CP, -1);
+        return STEP_BLOCKED;
+    }
+    if (e->kind == OPGRAPH_KERNEL)
+        eng_run_kernel(E, R, e->op);
+    else if (e->kind == OPGRAPH_TP_COLL)
+        run_tp(E, R, e->coll, e->bytes, e->name);
+    else
+        run_moe_coll(E, R, e);
+    return STEP_BLOCKED;
+}
+
+static int item_send(eng *E, rep *R, const item_ctx *c)
+{
+    const schedule_item *I = c->I;
+    R->step = ITEM_NEXT;
+    int need = I->backward ? !c->first_vs : !c->last_vs;
+    if (!need)
+        return STEP_NEXT;
+    uint32_t dvs = I->backward ? c->vs - 1 : c->vs + 1;
+    uint32_t dst = dvs % E->pp, dchunk = dvs / E->pp;
+    uint32_t k = key_of(E, dchunk, I->microbatch, I->backward);
+    uint32_t xid = eng_new_xfer(E, XK_PP, R->r, I->backward ? "pp.send.grad" : "pp.send.act");
+    if (xid == UINT32_MAX)
+        return STEP_BLOCKED;
+    xfer *X = &E->xf[xid];
+    X->dst = dst;
+    X->key = k;
+    /* the boundary between stage r and r+1 (or r-1 and r) */
+    uint32_t lo = I->backward ? dst : R->r;
+    if (I->backward ? R->r == 0 : R->r == E->pp - 1)
+        lo = E->pp - 1; /* wrap-around between chunks */
+    X->fabric = E->pp_intra[lo] ? FAB_INTRA : FAB_INTER;
+    X->bytes = (double)E->g.pp_bytes;
+    E->reps[dst].sent[k] = E->now;
+    eng_phase_begin(E, xid);
+    if (!E->t->overlap_p2p_comm) {
+        /* Megatron-LM waits for its point-to-point operations (batch_isend_irecv + wait) */
+        R->send_xid = xid;
+        eng_set_state(E, R, ST_WAIT_SEND, -1);
+        return STEP_BLOCKED;
+    }
+    return STEP_NEXT;
+}
+
+static int item_next(eng *E, rep *R)
+{
+    R->it++;
+    R->step = ITEM_HOST;
+    E->items_done++;
+    if (E->o->progress && (E->items_done & 1023) == 0)
+        E->o->progress(E->o->progress_ctx, (double)E->items_done / (double)E->items_total);
+    return STEP_NEXT;
+}
+
+static int item_step(eng *E, rep *R)
+{
+    item_ctx c;
+    c.I = &R->items[R->it];
+    c.vs = c.I->chunk * E->pp + R->r;
+    c.first_vs = c.vs == 0;
+    c.last_vs = c.vs == E->pp * E->v - 1;
+    switch (R->step) {
+    case ITEM_HOST: return item_host(E, R, &c);
+    case ITEM_RECV: return item_recv(E, R, &c);
+    case ITEM_GATHER: return item_gather(E, R, &c);
+    case ITEM_BODY: return item_body(E, R, &c);
+    case ITEM_SEND: return item_send(E, R, &c);
+    default: return item_next(E, R);
+    }
+}
+
+/* ---- the end of the iteration ---- */
+
+/* total bytes cut into grad_bucket pieces, one data-parallel collective each */
+static void enqueue_buckets(eng *E, rep *R, int op, uint64_t total, const char *name)
+{
+    for (uint64_t left = total; left;) {
+        uint64_t b = left < E->t->grad_bucket_bytes ? left : E->t->grad_bucket_bytes;
+        dp_enqueue(E, R, op, b, name);
+        left -= b;
+    }
+}
+
+/* The stream waits (ST_WAIT_DP) while data-parallel collectives are queued or running. */
+static int wait_dp(eng *E, rep *R)
+{
+    if (!R->dp_running && !R->dpq_len)
+        return STEP_NEXT;
+    eng_set_state(E, R, ST_WAIT_DP, -1);
+    return STEP_BLOCKED;
+}
+
+static int end_host(eng *E, rep *R)
+{
+    R->end = END_GRAD_FLUSH;
+    if (!E->t->host_iteration_ps)
+        return STEP_NEXT;
+    run_host(E, R, (int64_t)E->t->host_iteration_ps, "host.iteration");
+    return STEP_BLOCKED;
+}
+
+static int end_grad_flush(eng *E, rep *R)
+{
+    R->end = END_EMBEDDING_SYNC;
+    bucket_add(E, R, 0, 1);
+    if (!E->t->overlap_grad_reduce && traincfg_dpcp(E->t) > 1) {
+        /* all gradients at once, in buckets, after the backward pass */
+        uint64_t total = R->params * E->g.grad_elem_bytes;   /* layers, embedding, head */
+        enqueue_buckets(E, R, grad_op(E), total, "dp.grads");
+    }
+    return wait_dp(E, R);
+}
+
+/* Tied embeddings over pipeline stages: all-reduce of the word-embedding gradients between the first and
+ * the last stage (Megatron's _allreduce_embedding_grads), started when both wait for it. */
+static int end_embedding_sync(eng *E, rep *R)
+{
+    R->end = END_OPTIMIZER;
+    if (!(E->pp > 1 && E->x->model.tied_embeddings && (R->first_stage || R->last_stage)))
+        return STEP_NEXT;
+    rep *P = &E->reps[R->first_stage ? E->pp - 1 : 0];
+    eng_set_state(E, R, ST_WAIT_DP, -1);
+    R->emb_waiting = 1;
+    if (P->emb_waiting && P->end == END_OPTIMIZER) {
+        uint32_t xid = eng_new_xfer(E, XK_EMB, 0, "pp.embedding_grads");
+        if (xid == UINT32_MAX)
+            return STEP_BLOCKED;
+        xfer *X = &E->xf[xid];
+        X->dst = E->pp - 1;
+        X->fabric = E->pp_intra[E->pp - 1] ? FAB_INTRA : FAB_INTER;
+        X->bytes = (double)(modelcfg_vocab(&E->x->model) * E->x->model.hidden / E->t->tp * E->g.grad_elem_bytes);
+        eng_phase_begin(E, xid);
+    }
+    return STEP_BLOCKED;
+}
+
+static int end_optimizer(eng *E, rep *R)
+{
+    if (E->opt->optimizer_step(E, R) == STEP_BLOCKED)
+        return STEP_BLOCKED;
+    R->end = END_PARAM_GATHER;
+    return STEP_NEXT;
+}
+
+/* Distributed optimizer: all-gather the updated 16-bit parameters, bucket by bucket. */
+static int end_param_gather(eng *E, rep *R)
+{
+    R->end = END_DONE;
+    if (E->t->zero < 1 || traincfg_dpcp(E->t) <= 1)
+        return STEP_NEXT;
+    enqueue_buckets(E, R, COLLALGO_ALLGATHER, R->params * E->g.weight_elem_bytes, "dp.params");
+    return wait_dp(E, R);
+}
+
+static int end_step(eng *E, rep *R)
+{
+    switch (R->end) {
+    case END_HOST: return end_host(E, R);
+    case END_GRAD_FLUSH: return end_grad_flush(E, R);
+    case END_EMBEDDING_SYNC: return end_embedding_sync(E, R);
+    case END_OPTIMIZER: return end_optimizer(E, R);
+    case END_PARAM_GATHER: return end_param_gather(E, R);
+    default:
+        R->finish_ps = E->now;
+        eng_set_state(E, R, ST_DONE, -1);
+        return STEP_BLOCKED;
+    }
+}
+
+void eng_advance(eng *E, rep *R)
+{
+    while (E->rc == 0 && R->state == ST_RUN) {
+        int s = R->it < R->nitems ? item_step(E, R) : end_step(E, R);
+        if (s == STEP_BLOCKED)
+            return;
+    }
+}

@@ -1,0 +1,286 @@
+/* test_compute.c - the efficiency-curve compute model: GEMM time grows with k, wave quantization steps,
+ * memory-bound GEMMs fall to the roofline, a large bf16 GEMM on the H200 preset lands where the measured
+ * one does (docs/references.md "GPUs and clusters": 770-800 of 989 TFLOP/s), memory-bound kernels cost
+ * bytes / (bandwidth x efficiency) + overhead exactly, and the GPU fields' defaults and errors. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "train/compute.h"
+#include "config/gpucfg.h"
+
+#include "tmpdir_fixture.h"
+
+static void load_gpu(const char *name, gpucfg *g)
+{
+    cxl_err e;
+    if (gpucfg_load(name, g, &e))
+        fail_msg("%s: %s:%d:%d: %s", name, e.file, e.line, e.col, e.msg);
+}
+
+static op_desc gemm(uint64_t batch, uint64_t m, uint64_t n, uint64_t k, int dtype)
+{
+    double es = dtype == GPUCFG_FP8 ? 1 : dtype >= GPUCFG_TF32 ? 4 : 2;
+    op_desc op = { "test.gemm", OP_GEMM, dtype, batch, m, n, k, 2.0 * batch * m * n * k,
+                   es * batch * ((double)m * k + (double)k * n + (double)m * n) };
+    return op;
+}
+
+static compute_cost cost_of(const gpucfg *g, const op_desc *op)
+{
+    compute_cost c;
+    cxl_err e;
+    int rc = compute_op_cost(g, op, &c, &e);
+    if (rc)
+        fail_msg("compute_op_cost: %d: %s", rc, e.msg);
+    assert_int_equal(compute_op_ps(g, op), c.total_ps);
+    return c;
+}
+
+static void presets_have_compute_fields(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("a100-80gb", &g);
+    assert_int_equal(g.sms, 108);
+    load_gpu("h100-sxm", &g);
+    assert_int_equal(g.sms, 132);
+    load_gpu("h200", &g);
+    assert_int_equal(g.sms, 132);
+    assert_true(g.gemm_efficiency == 0.80 && g.memory_efficiency == 0.90);
+    assert_int_equal(g.kernel_overhead_ps, 3000000);
+    assert_int_equal(g.gemm_tile_m, 128);
+    assert_int_equal(g.gemm_tile_n, 256);
+    /* B200 (HGX B200 / DGX B200 datasheet figures, dense: half the sparse peaks, per GPU) */
+    load_gpu("b200", &g);
+    assert_true(g.tflops[GPUCFG_BF16] == 2250 && g.tflops[GPUCFG_FP8] == 4500);
+    assert_int_equal(g.hbm_bytes, 180000000000ull);
+    assert_int_equal(g.hbm_bw_bps, 8000000000000ull);
+    assert_int_equal(g.sms, 0);
+}
+
+static void older_gpu_file_gets_defaults(void **state)
+{
+    (void)state;
+    const char *p = tmpdir_write("old.yaml", "name: old\nbf16_tflops: 100\nhbm: 16GB\nhbm_bandwidth: 1TB/s\n");
+    gpucfg g;
+    load_gpu(p, &g);
+    assert_int_equal(g.sms, 0);
+    assert_true(g.gemm_efficiency == 0.80 && g.memory_efficiency == 0.90);
+    assert_int_equal(g.kernel_overhead_ps, 3000000);
+    assert_int_equal(g.gemm_tile_m, 128);
+    assert_int_equal(g.gemm_tile_n, 256);
+    /* sms 0: tiles are not grouped into waves; 2 x 128 x 256 x 1000 FLOPs per tile at 80 TFLOP/s */
+    op_desc op = gemm(1, 256, 256, 1000, GPUCFG_BF16);
+    compute_cost c = cost_of(&g, &op);
+    assert_int_equal(c.tiles, 2);
+    assert_int_equal(c.waves, 2);
+    assert_int_equal(c.math_ps, 2 * 819200); /* 65536000 FLOPs / 80e12 FLOP/s = 819.2 ns */
+}
+
+static void gpu_field_errors(void **state)
+{
+    (void)state;
+    const char *p = tmpdir_write("bad.yaml", "name: bad\nbf16_tflops: 100\nhbm: 16GB\nhbm_bandwidth: 1TB/s\n"
+                                             "gemm_efficiency: 1.5\n");
+    gpucfg g;
+    cxl_err e;
+    assert_int_equal(gpucfg_load(p, &g, &e), CXL_ECONFIG);
+    assert_int_equal(e.line, 5);
+    assert_non_null(strstr(e.msg, "gemm_efficiency"));
+    assert_non_null(strstr(e.msg, "out of range"));
+    p = tmpdir_write("bad2.yaml", "name: bad\nbf16_tflops: 100\nhbm: 16GB\nhbm_bandwidth: 1TB/s\n"
+                                  "kernel_overhead: 3\n");
+    assert_int_equal(gpucfg_load(p, &g, &e), CXL_ECONFIG);
+    assert_int_equal(e.line, 5);
+    assert_non_null(strstr(e.msg, "kernel_overhead"));
+}
+
+static void gemm_time_scales_with_k(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("h100-sxm", &g);
+    op_desc a = gemm(1, 4096, 4096, 4096, GPUCFG_BF16), b = gemm(1, 4096, 4096, 8192, GPUCFG_BF16);
+    compute_cost ca = cost_of(&g, &a), cb = cost_of(&g, &b);
+    assert_false(ca.memory_bound);
+    assert_int_equal(ca.tiles, cb.tiles);
+    assert_true(llabs(cb.math_ps - 2 * ca.math_ps) <= 1);
+    assert_true(cb.total_ps > ca.total_ps);
+    assert_int_equal(ca.total_ps, ca.math_ps + ca.overhead_ps);
+}
+
+static void wave_quantization_step(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("h200", &g);
+    /* 132 tiles of 128 x 256: one wave; 133 tiles: two waves, twice the math time. */
+    op_desc a = gemm(1, 128 * 132, 256, 8192, GPUCFG_BF16), b = gemm(1, 128 * 133, 256, 8192, GPUCFG_BF16);
+    compute_cost ca = cost_of(&g, &a), cb = cost_of(&g, &b);
+    assert_int_equal(ca.tiles, 132);
+    assert_int_equal(ca.waves, 1);
+    assert_int_equal(cb.tiles, 133);
+    assert_int_equal(cb.waves, 2);
+    assert_false(ca.memory_bound || cb.memory_bound);
+    assert_true(llabs(cb.math_ps - 2 * ca.math_ps) <= 1);
+    /* one wave: one tile's work at a 132nd of the peak x 0.8: 2 x 128 x 256 x 8192 / (989e12 / 132 x 0.8) */
+    double tile_s = 2.0 * 128 * 256 * 8192 / (989e12 / 132 * 0.8);
+    assert_true(llabs(ca.math_ps - (int64_t)(tile_s * 1e12)) <= 1);
+    /* a partial tile costs a whole one: m one row more is a 133rd tile too */
+    op_desc c = gemm(1, 128 * 132 + 1, 256, 8192, GPUCFG_BF16);
+    assert_int_equal(cost_of(&g, &c).math_ps, cb.math_ps);
+    /* batch multiplies tiles */
+    op_desc d = gemm(133, 128, 256, 8192, GPUCFG_BF16);
+    assert_int_equal(cost_of(&g, &d).math_ps, cb.math_ps);
+}
+
+static void memory_bound_gemm_falls_to_roofline(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("h200", &g);
+    /* attention-like: 1024 products of 128 x 16 by 16 x 256 -- 8 waves of tiny tiles, 80 MB of traffic */
+    op_desc op = gemm(1024, 128, 256, 16, GPUCFG_BF16);
+    compute_cost c = cost_of(&g, &op);
+    assert_true(c.memory_bound);
+    assert_true(c.memory_ps > 5 * c.math_ps);
+    assert_int_equal(c.total_ps, c.memory_ps + c.overhead_ps);
+    double want_ps = op.bytes / (4.8e12 * 0.9) * 1e12;
+    assert_true(fabs((double)c.memory_ps - want_ps) <= 1);
+    assert_true(compute_op_efficiency(&g, &op) < 0.1); /* about 50 of 989 TFLOP/s */
+}
+
+static void large_gemm_efficiency_h200(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("h200", &g);
+    /* docs/references.md (GPUs): 8192^3 bf16 on one H200 measured 770-800 TFLOP/s of 989. The model: 2048 tiles
+     * in ceil(2048 / 132) = 16 waves, 15.5 / 16 x 0.8 = 0.776, minus 3 us of overhead on 1.4 ms. */
+    op_desc op = gemm(1, 8192, 8192, 8192, GPUCFG_BF16);
+    compute_cost c = cost_of(&g, &op);
+    assert_int_equal(c.tiles, 2048);
+    assert_int_equal(c.waves, 16);
+    double eff = compute_op_efficiency(&g, &op);
+    if (eff < 0.75 || eff > 0.85)
+        fail_msg("8192^3 bf16 on h200: efficiency %.4f, expected 0.75-0.85", eff);
+    assert_true(eff <= g.gemm_efficiency);
+    /* fp8 doubles the peak: the same GEMM takes about half the math time */
+    op_desc op8 = gemm(1, 8192, 8192, 8192, GPUCFG_FP8);
+    compute_cost c8 = cost_of(&g, &op8);
+    assert_true(llabs(2 * c8.math_ps - c.math_ps) <= (int64_t)(c.math_ps / 500));
+}
+
+static void mem_op_exact(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("h200", &g);
+    /* 4.32 GB at 4.8 TB/s x 0.9 = 4.32 TB/s: exactly 1 ms, plus 3 us */
+    op_desc op = { "layernorm.fwd", OP_MEM, GPUCFG_BF16, 1, 2160000000ull, 1, 1, 0, 4.32e9 };
+    compute_cost c = cost_of(&g, &op);
+    assert_int_equal(c.memory_ps, 1000000000ll);
+    assert_int_equal(c.math_ps, 0);
+    assert_int_equal(c.tiles, 0);
+    assert_int_equal(compute_op_ps(&g, &op), 1000000000ll + 3000000ll);
+    /* a100: 2.04 TB/s x 0.8 (fitted, docs/calibration.md) = 1.632 TB/s; 1632 bytes -> 1 ns */
+    load_gpu("a100-80gb", &g);
+    op.bytes = 1632;
+    assert_int_equal(compute_op_ps(&g, &op), 1000 + 3000000);
+    /* rounding goes up: one byte more is a partial picosecond */
+    op.bytes = 1633;
+    assert_int_equal(compute_op_ps(&g, &op), 1001 + 3000000);
+    /* no traffic: the overhead alone */
+    op.bytes = 0;
+    assert_int_equal(compute_op_ps(&g, &op), 3000000);
+}
+
+/* Flash attention kernels: their FLOPs at the GPU's attention efficiency (FlashAttention-3's figures on
+ * H100, FlashAttention-2's, the defaults, on A100), the memory roofline below, plus the overhead. */
+static void attention_kernel_time(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("h100-sxm", &g);
+    assert_true(g.attention_fwd_efficiency == 0.75 && g.attention_bwd_efficiency == 0.525);
+    /* 741.75e9 FLOPs at 989 TFLOP/s x 0.75: exactly 1 ms */
+    op_desc f = { "attn.flash.fwd", OP_ATTN_FWD, GPUCFG_BF16, 32, 8192, 8192, 128, 741.75e9, 1e6 };
+    compute_cost c = cost_of(&g, &f);
+    assert_int_equal(c.math_ps, 1000000000ll);
+    assert_int_equal(c.total_ps, 1000000000ll + 3000000ll);
+    assert_false(c.memory_bound);
+    assert_int_equal(c.tiles, 0);
+    assert_true(fabs(compute_op_efficiency(&g, &f) - 0.75 * 1e9 / 1.003e9) < 1e-12);
+    /* the backward at 0.525 of the peak: 519.225e9 FLOPs take 1 ms */
+    op_desc b = f;
+    b.kind = OP_ATTN_BWD, b.name = "attn.flash.bwd", b.flops = 519.225e9;
+    assert_int_equal(cost_of(&g, &b).math_ps, 1000000000ll);
+    /* little work, much traffic: the memory side (3.35 TB/s x 0.9) */
+    f.flops = 1, f.bytes = 3.015e9;
+    c = cost_of(&g, &f);
+    assert_true(c.memory_bound);
+    assert_int_equal(c.memory_ps, 1000000000ll);
+    /* A100 (no attention fields in its file): the FlashAttention-2 defaults */
+    load_gpu("a100-80gb", &g);
+    assert_true(g.attention_fwd_efficiency == 0.73 && g.attention_bwd_efficiency == 0.63);
+    f.flops = 312e12 * 0.73 * 1e-3, f.bytes = 0;
+    assert_int_equal(cost_of(&g, &f).math_ps, 1000000000ll);
+    /* no fp8 peak on the A100: an error, as for a GEMM */
+    f.dtype = GPUCFG_FP8;
+    cxl_err e;
+    assert_int_equal(compute_op_cost(&g, &f, &c, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "attention 'attn.flash.fwd' in fp8"));
+}
+
+static void errors(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("a100-80gb", &g);
+    cxl_err e;
+    compute_cost c;
+    /* A100 has no fp8 peak: the caller should have run parallel_check */
+    op_desc op = gemm(1, 1024, 1024, 1024, GPUCFG_FP8);
+    assert_int_equal(compute_op_ps(&g, &op), CXL_ECONFIG);
+    assert_int_equal(compute_op_cost(&g, &op, &c, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "GPU 'a100-80gb' has no fp8 peak"));
+    assert_true(compute_op_efficiency(&g, &op) == (double)CXL_ECONFIG);
+    /* a memory-bound op in fp8 needs no peak */
+    op_desc mem = { "act.fp8", OP_MEM, GPUCFG_FP8, 1, 1000, 1, 1, 0, 1632 };
+    assert_int_equal(compute_op_ps(&g, &mem), 1000 + 3000000);
+    assert_true(compute_op_efficiency(&g, &mem) == 0);
+    op.dtype = GPUCFG_NDTYPES;
+    assert_int_equal(compute_op_ps(&g, &op), CXL_EINTERNAL);
+    op.dtype = GPUCFG_BF16, op.kind = 7;
+    assert_int_equal(compute_op_cost(&g, &op, &c, &e), CXL_EINTERNAL);
+    assert_non_null(strstr(e.msg, "unknown kind 7"));
+    /* beyond INT64_MAX ps (9.2e6 s): 1e30 bytes */
+    mem.bytes = 1e30;
+    assert_int_equal(compute_op_ps(&g, &mem), CXL_ELIMIT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(presets_have_compute_fields),
+        cmocka_unit_test(older_gpu_file_gets_defaults),
+        cmocka_unit_test(gpu_field_errors),
+        cmocka_unit_test(gemm_time_scales_with_k),
+        cmocka_unit_test(wave_quantization_step),
+        cmocka_unit_test(memory_bound_gemm_falls_to_roofline),
+        cmocka_unit_test(large_gemm_efficiency_h200),
+        cmocka_unit_test(mem_op_exact),
+        cmocka_unit_test(attention_kernel_time),
+        cmocka_unit_test(errors),
+    };
+    return cmocka_run_group_tests_name("compute", tests, tmpdir_setup, tmpdir_teardown);
+}

@@ -1,0 +1,702 @@
+/* test_train.c - the training engine end to end: the breakdown adds up to the iteration time on every
+ * stage, one GPU costs exactly the sum of its kernels, runs are deterministic, the pipeline schedules and
+ * the overlap switches move time where they should, measured kernel times replace the model's, memory
+ * that does not fit is an error, and the Chrome trace is written. */
+#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <unistd.h>
+
+#include "train/compute.h"
+#include "train/opgraph.h"
+#include "train/optimes.h"
+#include "train/nccltune.h"
+#include "train/train.h"
+
+/* A small GPT on A100 nodes; the training section is appended by each test. */
+static const char tiny_head[] =
+    "name: tiny\n"
+    "model: { name: tiny, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512, bias: true, dropout: true,\n"
+    "         tied_embeddings: true }\n"
+    "gpu: a100-80gb\n";
+
+static expcfg *load(const char *cluster_and_training)
+{
+    static char text[4096];
+    snprintf(text, sizeof text, "%s%s", tiny_head, cluster_and_training);
+    expcfg *x = malloc(sizeof *x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    int rc = expcfg_load_text("tiny.yaml", text, x, &e);
+    if (rc)
+        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
+    return x;
+}
+
+static void run(const expcfg *x, const train_opts *o, train_result *r)
+{
+    cxl_err e;
+    cxl_err_clear(&e);
+    int rc = train_run(x, o, r, &e);
+    if (rc)
+        fail_msg("train_run: %s", e.msg);
+}
+
+static void assert_adds_up(const train_result *r)
+{
+    for (uint32_t s = 0; s < r->nstages; s++) {
+        int64_t sum = 0;
+        for (int k = 0; k < TRAIN_BK_N; k++) {
+            assert_true(r->stages[s].bk_ps[k] >= 0);
+            sum += r->stages[s].bk_ps[k];
+        }
+        assert_int_equal(sum, r->iteration_ps);
+        assert_true(r->stages[s].finish_ps <= r->iteration_ps);
+    }
+    double total = 0;
+    for (int k = 0; k < TRAIN_BK_N; k++)
+        total += r->breakdown_s[k];
+    assert_true(fabs(total - (double)r->iteration_ps / 1e12) < 1e-9 * (double)r->iteration_ps / 1e12 + 1e-12);
+}
+
+static int64_t tpl_ps(const opgraph *g, const gpucfg *gpu, int id)
+{
+    int64_t t = 0;
+    for (uint32_t i = 0; i < g->tpl[id].n; i++) {
+        const opgraph_entry *e = &g->tpl[id].e[i];
+        assert_int_equal(e->kind, OPGRAPH_KERNEL); /* one GPU: no collectives */
+        t += compute_op_ps(gpu, &g->ops[e->op]);
+    }
+    return t;
+}
+
+static void one_gpu_is_the_sum_of_its_kernels(void **state)
+{
+    (void)state;
+    const char *recomputes[3] = { "none", "selective", "full" };
+    for (int rc = 0; rc < 3; rc++) {
+        char tr[512];
+        snprintf(tr, sizeof tr,
+                 "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                 "training: { global_batch: 6, micro_batch: 2, recompute: %s }\n", recomputes[rc]);
+        expcfg *x = load(tr);
+        opgraph g;
+        cxl_err e;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        uint64_t L = x->model.layers;
+        int64_t per_mb = tpl_ps(&g, &x->gpu, OPGRAPH_EMBED_FWD) + (int64_t)L * tpl_ps(&g, &x->gpu, OPGRAPH_LAYER_FWD) +
+                         tpl_ps(&g, &x->gpu, OPGRAPH_HEAD_FWD) + tpl_ps(&g, &x->gpu, OPGRAPH_HEAD_BWD) +
+                         (int64_t)L * (tpl_ps(&g, &x->gpu, OPGRAPH_LAYER_RECOMPUTE) + tpl_ps(&g, &x->gpu, OPGRAPH_LAYER_BWD)) +
+                         tpl_ps(&g, &x->gpu, OPGRAPH_EMBED_BWD);
+        int opt = opgraph_optimizer_op(&g, &x->train, L * g.layer_params + g.embed_params + g.head_params, &e);
+        assert_true(opt >= 0);
+        int64_t expect = 3 * per_mb + compute_op_ps(&x->gpu, &g.ops[opt]);
+        train_result r;
+        run(x, NULL, &r);
+        assert_int_equal(r.iteration_ps, expect);
+        assert_int_equal(r.stages[0].bk_ps[TRAIN_BK_COMPUTE], expect);
+        assert_adds_up(&r);
+        /* recomputation only adds work */
+        if (rc == 0)
+            assert_int_equal(g.tpl[OPGRAPH_LAYER_RECOMPUTE].n, 0);
+        train_result_free(&r);
+        free(x);
+    }
+}
+
+static int find_op(const opgraph *g, int tpl, const char *name)
+{
+    for (uint32_t i = 0; i < g->tpl[tpl].n; i++) {
+        const opgraph_entry *en = &g->tpl[tpl].e[i];
+        if (en->kind == OPGRAPH_KERNEL && !strcmp(g->ops[en->op].name, name))
+            return en->op;
+    }
+    return -1;
+}
+
+/* Flash attention (issue 31): one kernel per pass instead of the unfused scores, softmax, dropout and
+ * context kernels; causal FLOPs (half of 4 b a s^2 d), the backward 2.5x; the model FLOPs (MFU) the same
+ * for both variants; selective recomputation reruns the flash forward; fp32 training falls back to the
+ * unfused kernels; at this sequence the flash run is faster. */
+static void flash_attention_kernels(void **state)
+{
+    (void)state;
+    const char *base = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                       "training: { global_batch: 2, micro_batch: 2, recompute: selective%s }\n";
+    char tr[512];
+    opgraph gf, gu;
+    cxl_err e;
+    snprintf(tr, sizeof tr, base, "");
+    expcfg *x = load(tr);
+    assert_int_equal(x->train.attention, TRAINCFG_ATTENTION_FLASH); /* the default */
+    assert_int_equal(opgraph_build(&x->model, &x->train, &gf, &e), 0);
+    int f = find_op(&gf, OPGRAPH_LAYER_FWD, "attn.flash.fwd"), b = find_op(&gf, OPGRAPH_LAYER_BWD, "attn.flash.bwd");
+    assert_true(f >= 0 && b >= 0);
+    assert_int_equal(find_op(&gf, OPGRAPH_LAYER_FWD, "attn.score.fwd"), -1);
+    assert_int_equal(find_op(&gf, OPGRAPH_LAYER_BWD, "attn.softmax.bwd"), -1);
+    assert_int_equal(find_op(&gf, OPGRAPH_LAYER_RECOMPUTE, "attn.flash.fwd"), f);
+    /* micro-batch 2 x 8 heads, s 512, head dimension 128 */
+    const op_desc *F = &gf.ops[f], *B = &gf.ops[b];
+    assert_int_equal(F->kind, OP_ATTN_FWD);
+    assert_int_equal(F->batch, 16);
+    assert_true(F->m == 512 && F->n == 512 && F->k == 128);
+    assert_true(F->flops == 4.0 * 16 * 512 * 512 * 128 / 2);
+    assert_true(B->flops == 2.5 * F->flops);
+    /* Q, K, V, O at 2 B plus the fp32 logsumexp: no s x s term */
+    assert_true(F->bytes == 2.0 * 4 * 16 * 512 * 128 + 4.0 * 16 * 512);
+    train_result rf, ru;
+    run(x, NULL, &rf);
+    free(x);
+
+    snprintf(tr, sizeof tr, base, ", attention: unfused");
+    x = load(tr);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &gu, &e), 0);
+    assert_int_equal(find_op(&gu, OPGRAPH_LAYER_FWD, "attn.flash.fwd"), -1);
+    assert_true(find_op(&gu, OPGRAPH_LAYER_RECOMPUTE, "attn.score.fwd") >= 0);
+    assert_true(gu.model_flops_iteration == gf.model_flops_iteration);
+    run(x, NULL, &ru);
+    assert_true(rf.iteration_ps < ru.iteration_ps);
+    train_result_free(&rf);
+    train_result_free(&ru);
+    free(x);
+
+    snprintf(tr, sizeof tr, base, ", precision: fp32");
+    x = load(tr);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &gf, &e), 0);
+    assert_int_equal(find_op(&gf, OPGRAPH_LAYER_FWD, "attn.flash.fwd"), -1);
+    assert_true(find_op(&gf, OPGRAPH_LAYER_FWD, "attn.score.fwd") >= 0);
+    free(x);
+}
+
+/* FP8 training (issue 31): before each GEMM the activation or output gradient it reads is quantized (amax,
+ * then the cast-transpose: 6 B per 16-bit element), as a memory-bound kernel; none in bf16. The output
+ * layer's GEMMs stay bf16. */
+static void fp8_quantization_kernels(void **state)
+{
+    (void)state;
+    const char *fmt = "name: q\nmodel: { name: q, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512 }\n"
+                      "gpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                      "training: { global_batch: 2, micro_batch: 2, precision: %s }\n";
+    char text[640];
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    opgraph g;
+    snprintf(text, sizeof text, fmt, "fp8");
+    if (expcfg_load_text("q.yaml", text, x, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    /* T = 1024 tokens, h 1024, GELU f 4096: QKV, projection and fc1 inputs T h, fc2's T f; the backward's
+     * output gradients: projection and fc2 T h, QKV T 3h, fc1 T f */
+    const double T = 1024, h = 1024, f = 4096;
+    const struct { int tpl; const char *name; double elems; } q[] = {
+        { OPGRAPH_LAYER_FWD, "fp8.quant.qkv.fwd", T * h }, { OPGRAPH_LAYER_FWD, "fp8.quant.proj.fwd", T * h },
+        { OPGRAPH_LAYER_FWD, "fp8.quant.fc1.fwd", T * h }, { OPGRAPH_LAYER_FWD, "fp8.quant.fc2.fwd", T * f },
+        { OPGRAPH_LAYER_BWD, "fp8.quant.proj.bwd", T * h }, { OPGRAPH_LAYER_BWD, "fp8.quant.qkv.bwd", T * 3 * h },
+        { OPGRAPH_LAYER_BWD, "fp8.quant.fc2.bwd", T * h }, { OPGRAPH_LAYER_BWD, "fp8.quant.fc1.bwd", T * f },
+    };
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+        int op = find_op(&g, q[i].tpl, q[i].name);
+        if (op < 0)
+            fail_msg("%s missing", q[i].name);
+        assert_int_equal(g.ops[op].kind, OP_MEM);
+        assert_true(g.ops[op].bytes == 6 * q[i].elems);
+    }
+    /* the layers' GEMMs in FP8, the output layer's (Megatron-Core's own linear layer) in bf16 */
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD, "fc1.fwd")].dtype, GPUCFG_FP8);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_HEAD_FWD, "logits.fwd")].dtype, GPUCFG_BF16);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_HEAD_BWD, "logits.bwd_weight")].dtype, GPUCFG_BF16);
+    assert_int_equal(g.tpl[OPGRAPH_LAYER_FWD_BF16].n, 0);
+    train_result r8, r8h;
+    run(x, NULL, &r8);
+    /* the first and the last layer in bf16 (Megatron's --first-last-layers-bf16): their templates have the
+     * GEMMs in bf16 and no quantization, and the run takes longer */
+    snprintf(text, sizeof text, fmt, "fp8, num_layers_at_start_in_bf16: 1, num_layers_at_end_in_bf16: 1");
+    if (expcfg_load_text("q.yaml", text, x, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD_BF16, "fc1.fwd")].dtype, GPUCFG_BF16);
+    assert_int_equal(find_op(&g, OPGRAPH_LAYER_BWD_BF16, "fp8.quant.fc1.bwd"), -1);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD, "fc1.fwd")].dtype, GPUCFG_FP8);
+    assert_true(traincfg_layer_bf16(&x->train, 0, 4) && !traincfg_layer_bf16(&x->train, 1, 4) &&
+                !traincfg_layer_bf16(&x->train, 2, 4) && traincfg_layer_bf16(&x->train, 3, 4));
+    run(x, NULL, &r8h);
+    assert_true(r8h.iteration_ps > r8.iteration_ps);
+    train_result_free(&r8);
+    train_result_free(&r8h);
+    snprintf(text, sizeof text, fmt, "bf16");
+    if (expcfg_load_text("q.yaml", text, x, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+        assert_int_equal(find_op(&g, q[i].tpl, q[i].name), -1);
+    free(x);
+}
+
+/* Context parallelism (issue 31): each rank runs s / cp tokens, its flash kernels see the whole sequence's
+ * keys, and the ring exchange of K and V (twice the bytes in the backward) runs beside the kernel: the model
+ * FLOPs are those of the cp 1 layout on the same GPUs; the slower the link, the longer the stream waits for
+ * the exchange after the kernel (exposed, counted with the model-parallel communication). */
+static void context_parallel_ring(void **state)
+{
+    (void)state;
+    const char *base = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 2, nics_per_node: 1%s }\n"
+                       "training: { global_batch: 4, micro_batch: 2, cp: %d }\n";
+    char tr[512];
+    opgraph g1, g2;
+    cxl_err e;
+    snprintf(tr, sizeof tr, base, "", 1);
+    expcfg *x = load(tr);
+    assert_int_equal(x->train.dp, 2);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g1, &e), 0);
+    train_result r1, r2, r3;
+    run(x, NULL, &r1);
+    free(x);
+    snprintf(tr, sizeof tr, base, "", 2);
+    x = load(tr);
+    assert_int_equal(x->train.dp, 1);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g2, &e), 0);
+    assert_true(g2.model_flops_iteration == g1.model_flops_iteration);
+    const opgraph_tpl *F = &g2.tpl[OPGRAPH_LAYER_FWD], *B = &g2.tpl[OPGRAPH_LAYER_BWD];
+    int f = find_op(&g2, OPGRAPH_LAYER_FWD, "attn.flash.fwd");
+    assert_true(f >= 0);
+    assert_true(g2.ops[f].m == 256 && g2.ops[f].n == 512); /* s / cp queries against s keys */
+    uint64_t fwd = 0, bwd = 0;
+    for (uint32_t i = 0; i < F->n; i++)
+        if (F->e[i].kind == OPGRAPH_CP_P2P) {
+            fwd = F->e[i].bytes;
+            assert_int_equal(F->e[i + 1].kind, OPGRAPH_KERNEL);
+            assert_int_equal(F->e[i + 1].op, f);
+            assert_int_equal(F->e[i + 2].kind, OPGRAPH_CP_WAIT);
+        }
+    for (uint32_t i = 0; i < B->n; i++)
+        if (B->e[i].kind == OPGRAPH_CP_P2P)
+            bwd = B->e[i].bytes;
+    /* K and V of 256 tokens x 8 heads x 128 x 2 B x micro-batch 2, one step of the ring */
+    assert_int_equal(fwd, 2ull * 2 * 8 * 256 * 128 * 2);
+    assert_int_equal(bwd, 2 * fwd);
+    run(x, NULL, &r2);
+    assert_adds_up(&r2);
+    free(x);
+    snprintf(tr, sizeof tr, base, ", nvlink_efficiency: 0.01", 2);
+    x = load(tr);
+    run(x, NULL, &r3);
+    assert_adds_up(&r3);
+    assert_true(r3.stages[0].bk_ps[TRAIN_BK_TP] > r2.stages[0].bk_ps[TRAIN_BK_TP]);
+    assert_true(r3.iteration_ps > r2.iteration_ps);
+    train_result_free(&r1);
+    train_result_free(&r2);
+    train_result_free(&r3);
+    free(x);
+}
+
+/* Framework semantics (issue 30): host time per iteration and per micro-batch step adds exactly to a
+ * one-GPU run (counted as compute); fp16 adds the loss-scale unscale pass to the optimizer; the vocabulary is
+ * padded to a multiple of vocab_divisible_by x tp (Megatron's make_vocab_size_divisible_by). */
+static void framework_overheads_and_padding(void **state)
+{
+    (void)state;
+    const char *base = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                       "training: { global_batch: 6, micro_batch: 2%s }\n";
+    char tr[512];
+    snprintf(tr, sizeof tr, base, "");
+    expcfg *x = load(tr);
+    train_result r0, r1;
+    run(x, NULL, &r0);
+    free(x);
+    snprintf(tr, sizeof tr, base, ", host_overhead_iteration: 7ms, host_overhead_microbatch: 250us");
+    x = load(tr);
+    run(x, NULL, &r1);
+    /* 3 micro-batches, a forward and a backward step each */
+    assert_int_equal(r1.iteration_ps, r0.iteration_ps + 7000000000LL + 6 * 250000000LL);
+    assert_int_equal(r1.stages[0].bk_ps[TRAIN_BK_COMPUTE], r1.iteration_ps);
+    assert_adds_up(&r1);
+    train_result_free(&r0);
+    train_result_free(&r1);
+    free(x);
+
+    /* fp16: two more passes over the gradients in the optimizer */
+    opgraph g;
+    cxl_err e;
+    snprintf(tr, sizeof tr, base, ", precision: bf16");
+    x = load(tr);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    int ob = opgraph_optimizer_op(&g, &x->train, 1000, &e);
+    double bf16_bytes = g.ops[ob].bytes;
+    free(x);
+    snprintf(tr, sizeof tr, base, ", precision: fp16");
+    x = load(tr);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    int of = opgraph_optimizer_op(&g, &x->train, 1000, &e);
+    assert_true(g.ops[of].bytes == bf16_bytes + 1000.0 * 2 * g.grad_elem_bytes);
+    free(x);
+
+    /* vocabulary 4096 with tp 8 and the default 128: 4096 is a multiple of 1024, no padding; 4000 pads to 4096;
+     * vocab_divisible_by 1 leaves it */
+    const char *tp8 = "cluster: { extends: dgx-a100, nodes: 1 }\n"
+                      "training: { global_batch: 8, tp: 8%s }\n";
+    snprintf(tr, sizeof tr, tp8, "");
+    x = load(tr);
+    assert_int_equal(modelcfg_vocab(&x->model), 4096);
+    free(x);
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "name: v\nmodel: { name: v, layers: 4, hidden: 1024, heads: 8, vocab: 4000, seq_len: 512 }\n"
+             "gpu: a100-80gb\ncluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, tp: 8%s }\n", "");
+    x = malloc(sizeof *x);
+    assert_int_equal(expcfg_load_text("v.yaml", text, x, &e), 0);
+    assert_int_equal(modelcfg_vocab(&x->model), 4096);
+    assert_int_equal(x->model.vocab, 4000);
+    assert_int_equal(modelcfg_embedding_params_tp(&x->model, 8), 4096 * 1024 / 8 + 512 * 1024);
+    snprintf(text, sizeof text,
+             "name: v\nmodel: { name: v, layers: 4, hidden: 1024, heads: 8, vocab: 4000, seq_len: 512 }\n"
+             "gpu: a100-80gb\ncluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, tp: 8%s }\n",
+             ", vocab_divisible_by: 1");
+    assert_int_equal(expcfg_load_text("v.yaml", text, x, &e), 0);
+    assert_int_equal(modelcfg_vocab(&x->model), 4000);
+    free(x);
+
+    /* per-group collective settings: dp_protocol ll makes the data-parallel collectives LL and leaves the
+     * tensor-parallel ones to NCCL's choice (Simple for the 1 MiB activations) */
+    x = load("cluster: { extends: dgx-a100, nodes: 1 }\n"
+             "training: { global_batch: 8, tp: 2, dp: 4, dp_protocol: ll }\n");
+    run(x, NULL, &r0);
+    int dp_seen = 0, tp_simple = 0;
+    for (uint32_t i = 0; i < r0.ncolls; i++) {
+        if (!r0.colls[i].tp) {
+            dp_seen = 1;
+            assert_int_equal(r0.colls[i].proto, NCCLTUNE_LL);
+        } else if (r0.colls[i].proto == NCCLTUNE_SIMPLE) {
+            tp_simple = 1;
+        }
+    }
+    assert_true(dp_seen && tp_simple);
+    train_result_free(&r0);
+    free(x);
+}
+
+static void default_experiment_adds_up_and_is_deterministic(void **state)
+{
+    (void)state;
+    expcfg *x = malloc(sizeof *x);
+    cxl_err e;
+    assert_int_equal(expcfg_load(EXPCFG_DEFAULT, x, &e), 0);
+    train_result a, b;
+    run(x, NULL, &a);
+    run(x, NULL, &b);
+    assert_adds_up(&a);
+    assert_int_equal(a.iteration_ps, b.iteration_ps);
+    assert_int_equal(a.events, b.events);
+    assert_memory_equal(a.stages, b.stages, sizeof *a.stages * a.nstages);
+    assert_true(a.mfu > 0.05 && a.mfu < 1);
+    assert_true(a.breakdown_s[TRAIN_BK_TP] > 0);  /* tp 2 */
+    assert_true(a.breakdown_s[TRAIN_BK_DP] > 0);  /* dp 8: the parameter all-gather at least */
+    assert_true(a.tokens_per_s > 0);
+    train_result_free(&a);
+    train_result_free(&b);
+    free(x);
+}
+
+static int64_t bubble(const train_result *r)
+{
+    int64_t s = 0;
+    for (uint32_t i = 0; i < r->nstages; i++)
+        s += r->stages[i].bk_ps[TRAIN_BK_BUBBLE];
+    return s;
+}
+
+static void pipeline_bubble_and_interleaving(void **state)
+{
+    (void)state;
+    const char *cl = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 4, nics_per_node: 4 }\n";
+    char tr[512];
+    snprintf(tr, sizeof tr, "%straining: { global_batch: 8, pp: 4 }\n", cl);
+    expcfg *x = load(tr);
+    train_result plain, inter;
+    run(x, NULL, &plain);
+    assert_int_equal(plain.nstages, 4);
+    assert_adds_up(&plain);
+    assert_true(bubble(&plain) > 0);
+    assert_true(plain.breakdown_s[TRAIN_BK_PP] > 0); /* blocking sends (Megatron's default) */
+    free(x);
+    /* 4 layers over 4 stages x 1 chunk; interleaving needs layers divisible by pp x v: use 8 layers */
+    snprintf(tr, sizeof tr,
+             "model: { name: tiny8, layers: 8, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512, bias: true, dropout: true }\n"
+             "gpu: a100-80gb\n%straining: { global_batch: 8, pp: 4, virtual_stages: 2 }\n", cl);
+    expcfg *y = malloc(sizeof *y), *z = malloc(sizeof *z);
+    cxl_err e;
+    char t2[1024];
+    snprintf(t2, sizeof t2, "name: i\n%s", tr);
+    assert_int_equal(expcfg_load_text("i.yaml", t2, y, &e), 0);
+    char *p = strstr(t2, ", virtual_stages: 2");
+    memmove(p, p + strlen(", virtual_stages: 2"), strlen(p + strlen(", virtual_stages: 2")) + 1);
+    assert_int_equal(expcfg_load_text("p.yaml", t2, z, &e), 0);
+    train_result p8;
+    run(y, NULL, &inter);
+    run(z, NULL, &p8);
+    assert_adds_up(&inter);
+    /* interleaving cuts the bubble ((p-1)/(v m) instead of (p-1)/m) */
+    assert_true(bubble(&inter) < bubble(&p8));
+    train_result_free(&plain);
+    train_result_free(&inter);
+    train_result_free(&p8);
+    free(y);
+    free(z);
+}
+
+static void overlap_switches(void **state)
+{
+    (void)state;
+    const char *cl = "cluster: { extends: dgx-a100, nodes: 2 }\n";
+    char tr[512];
+    /* dp 16 over two nodes: gradient buckets cross the NICs */
+    snprintf(tr, sizeof tr, "%straining: { global_batch: 64, dp: 16, overlap_grad_reduce: true }\n", cl);
+    expcfg *x = load(tr);
+    snprintf(tr, sizeof tr, "%straining: { global_batch: 64, dp: 16, overlap_grad_reduce: false }\n", cl);
+    expcfg *y = load(tr);
+    train_result a, b;
+    run(x, NULL, &a);
+    run(y, NULL, &b);
+    assert_adds_up(&a);
+    assert_adds_up(&b);
+    assert_true(a.breakdown_s[TRAIN_BK_DP] < b.breakdown_s[TRAIN_BK_DP]);
+    assert_true(a.iteration_ps < b.iteration_ps);
+    train_result_free(&a);
+    train_result_free(&b);
+    free(x);
+    free(y);
+    /* pipeline sends: asynchronous sends never lose */
+    snprintf(tr, sizeof tr, "%straining: { global_batch: 16, pp: 4, dp: 4, overlap_p2p_comm: true }\n", cl);
+    x = load(tr);
+    snprintf(tr, sizeof tr, "%straining: { global_batch: 16, pp: 4, dp: 4, overlap_p2p_comm: false }\n", cl);
+    y = load(tr);
+    run(x, NULL, &a);
+    run(y, NULL, &b);
+    assert_true(a.iteration_ps <= b.iteration_ps);
+    train_result_free(&a);
+    train_result_free(&b);
+    free(x);
+    free(y);
+}
+
+static void zero_stages_move_communication(void **state)
+{
+    (void)state;
+    const char *cl = "cluster: { extends: dgx-a100, nodes: 2 }\n";
+    char tr[512];
+    train_result r[4];
+    for (int z = 0; z <= 3; z++) {
+        snprintf(tr, sizeof tr, "%straining: { global_batch: 64, micro_batch: 2, dp: 16, zero: %d }\n", cl, z);
+        expcfg *x = load(tr);
+        run(x, NULL, &r[z]);
+        assert_adds_up(&r[z]);
+        free(x);
+    }
+    /* ZeRO-1 adds the parameter all-gather after the step; ZeRO-2 reduces after every micro-batch;
+     * ZeRO-3 also gathers every layer's parameters before each forward and backward */
+    assert_true(r[1].flows > r[0].flows);
+    assert_true(r[2].flows > r[1].flows);
+    assert_true(r[3].flows > r[2].flows);
+    assert_true(r[3].iteration_ps > r[1].iteration_ps);
+    for (int z = 0; z <= 3; z++)
+        train_result_free(&r[z]);
+}
+
+static void measured_times_replace_the_model(void **state)
+{
+    (void)state;
+    expcfg *x = load("cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                     "training: { global_batch: 2 }\n");
+    opgraph g;
+    cxl_err e;
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    int opt = opgraph_optimizer_op(&g, &x->train, x->model.layers * g.layer_params + g.embed_params + g.head_params, &e);
+    assert_true(opt >= 0);
+    /* every kernel measured at exactly twice the model's time: the iteration doubles exactly */
+    int64_t times[OPGRAPH_MAX_OPS];
+    for (uint32_t i = 0; i < g.nops; i++)
+        times[i] = 2 * compute_op_ps(&x->gpu, &g.ops[i]);
+    char path[] = "/tmp/cxlsim-optimes-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_int_equal(optimes_write_list(f, g.ops, g.nops, "test", "test", times), 0);
+    fclose(f);
+    optimes *ot;
+    assert_int_equal(optimes_load(path, &ot, 1, &e), 0);
+    train_result a, b;
+    train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
+    run(x, NULL, &a);
+    run(x, &o, &b);
+    assert_int_equal(b.kernels_measured, b.kernels);
+    assert_int_equal(b.iteration_ps, 2 * a.iteration_ps);
+    train_result_free(&a);
+    train_result_free(&b);
+    optimes_free(ot);
+    remove(path);
+    free(x);
+}
+
+static void out_of_memory_names_the_parts(void **state)
+{
+    (void)state;
+    expcfg *x = malloc(sizeof *x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    /* GPT-3 175B on 8 GPUs cannot hold its model states */
+    assert_int_equal(expcfg_load_text("oom.yaml",
+                                      "name: oom\nmodel: gpt3-175b\ngpu: a100-80gb\n"
+                                      "cluster: { extends: dgx-a100, nodes: 1 }\n"
+                                      "training: { global_batch: 8, tp: 8 }\n",
+                                      x, &e),
+                     0);
+    train_result r;
+    assert_int_equal(train_run(x, NULL, &r, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "out of GPU memory"));
+    assert_non_null(strstr(e.msg, "optimizer states"));
+    assert_string_equal(e.file, "oom.yaml");
+    assert_true(e.line > 0);
+    free(x);
+}
+
+/* A smaller model for the CXL runs: every policy's traffic stays in the milliseconds. */
+static expcfg *load_small(const char *rest)
+{
+    static char text[2048];
+    snprintf(text, sizeof text,
+             "name: small\n"
+             "model: { name: small, layers: 4, hidden: 128, heads: 4, vocab: 4096, seq_len: 64, bias: true,\n"
+             "         dropout: true, tied_embeddings: true }\n"
+             "gpu: a100-80gb\n%s", rest);
+    expcfg *x = malloc(sizeof *x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (expcfg_load_text("small.yaml", text, x, &e))
+        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
+    return x;
+}
+
+static void cxl_offload_policies(void **state)
+{
+    (void)state;
+    /* the tiny model, 8 GPUs data parallel, each offload policy on per-node expanders and on a pool */
+    const char *variants[] = {
+        "cxl: { memory: per-node, device: asic, offload_optimizer: cpu }\n",
+        "cxl: { memory: per-node, device: asic, offload_optimizer: gpu }\n",
+        "cxl: { memory: per-node, device: asic, offload_activations: true }\n",
+        "cxl: { memory: per-node, device: asic, offload_optimizer: cpu, offload_parameters: true }\n",
+        "cxl: { memory: pool, device: pool-2x2, offload_optimizer: cpu }\n",
+    };
+    expcfg *base = load_small("cluster: { extends: dgx-a100, nodes: 2, gpus_per_node: 2, nics_per_node: 2 }\n"
+                        "training: { global_batch: 16, dp: 4, zero: 1, recompute: full }\n");
+    train_result r0;
+    run(base, NULL, &r0);
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        char tr[1024];
+        snprintf(tr, sizeof tr, "cluster: { extends: dgx-a100, nodes: 2, gpus_per_node: 2, nics_per_node: 2 }\n"
+                                "training: { global_batch: 16, dp: 4, zero: 1, recompute: full }\n%s", variants[i]);
+        expcfg *x = load_small(tr);
+        train_result a, b;
+        run(x, NULL, &a);
+        if (i == 0) {
+            run(x, NULL, &b);
+            assert_int_equal(a.iteration_ps, b.iteration_ps); /* deterministic */
+            assert_memory_equal(a.stages, b.stages, sizeof *a.stages * a.nstages);
+            train_result_free(&b);
+        }
+        assert_adds_up(&a);
+        assert_true(a.cxl_transfers > 0);
+        assert_true(a.ndomains >= 1);
+        assert_true(a.domains[0].read_gbps + a.domains[0].write_gbps > 0);
+        assert_true(a.tiers.cxl_bytes_per_gpu > 0);
+        if (i != 2) /* saved activations without recomputation can outweigh what full recomputation keeps */
+            assert_true(a.tiers.hbm_bytes < r0.tiers.hbm_bytes);
+        if (i != 2) /* activations go out asynchronously; the rest is waited for */
+            assert_true(a.breakdown_s[TRAIN_BK_CXL] > 0);
+        if (i == 2) /* no recomputation when the activations come back from CXL */
+            assert_true(a.breakdown_s[TRAIN_BK_COMPUTE] < r0.breakdown_s[TRAIN_BK_COMPUTE]);
+        /* the analytical backend runs the same schedule */
+        train_opts o = { NULL, NULL, NULL, NULL, 0, "analytical", { 0 }, NULL };
+        train_result c;
+        run(x, &o, &c);
+        assert_adds_up(&c);
+        assert_string_equal(c.cxl_backend, "analytical");
+        train_result_free(&a);
+        train_result_free(&c);
+        free(x);
+    }
+    /* the pool: two nodes share one domain (one host port each) */
+    expcfg *p = load_small("cluster: { extends: dgx-a100, nodes: 2, gpus_per_node: 2, nics_per_node: 2 }\n"
+                     "training: { global_batch: 16, dp: 4, zero: 1 }\n"
+                     "cxl: { memory: pool, device: pool-2x2, offload_optimizer: cpu }\n");
+    train_result rp;
+    run(p, NULL, &rp);
+    assert_int_equal(rp.ndomains, 1);
+    assert_int_equal(rp.domains[0].nodes, 2);
+    train_result_free(&rp);
+    free(p);
+    train_result_free(&r0);
+    free(base);
+}
+
+static void trace_is_written(void **state)
+{
+    (void)state;
+    expcfg *x = load("cluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, tp: 2, pp: 2, dp: 2 }\n");
+    char path[] = "/tmp/cxlsim_trace_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    cxl_err e;
+    ctrace *ct;
+    assert_int_equal(ctrace_open(&ct, path, 0, INT64_MAX, &e), 0);
+    train_opts o = { NULL, ct, NULL, NULL, 0, NULL, { 0 }, NULL };
+    train_result r;
+    run(x, &o, &r);
+    assert_int_equal(ctrace_finish(ct, &e), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[1 << 22];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    unlink(path);
+    text[len] = 0;
+    static const char *const want[] = { "\"traceEvents\"",      "\"name\":\"qkv.fwd\"", "\"cat\":\"kernel\"",
+                                        "tp.allreduce.attn",      "\"algorithm\":\"ring\"", "pp.send.act",
+                                        "\"ph\":\"s\"",             "\"ph\":\"C\"",
+                                        "\"name\":\"nvlink utilisation\"" };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(text, want[i]))
+            fail_msg("the trace lacks %s", want[i]);
+    train_result_free(&r);
+    free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
+        cmocka_unit_test(flash_attention_kernels),
+        cmocka_unit_test(fp8_quantization_kernels),
+        cmocka_unit_test(context_parallel_ring),
+        cmocka_unit_test(framework_overheads_and_padding),
+        cmocka_unit_test(default_experiment_adds_up_and_is_deterministic),
+        cmocka_unit_test(pipeline_bubble_and_interleaving),
+        cmocka_unit_test(overlap_switches),
+        cmocka_unit_test(zero_stages_move_communication),
+        cmocka_unit_test(measured_times_replace_the_model),
+        cmocka_unit_test(out_of_memory_names_the_parts),
+        cmocka_unit_test(cxl_offload_policies),
+        cmocka_unit_test(trace_is_written),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,245 @@
+/* test_train_validation.c - iteration times of published Megatron-LM runs on Selene (DGX A100 80 GB), one test per
+ * row, each an experiment file simulated with the one cluster description dgx-a100:
+ *   - Korthikanti et al. (MLSys 2023, arXiv 2205.05198) Table 5: configs/validation/korthikanti/, measured times in
+ *     configs/validation/korthikanti/measured.csv (Korthikanti et al. Table 5);
+ *   - Narayanan et al. (SC'21, arXiv 2104.04473) Table 1: configs/validation/narayanan/, measured throughput and the
+ *     derived iteration times in data/validation/narayanan-sc21-table1.csv.
+ *   - NVIDIA Megatron-Bridge 25.11 performance summary (the DGX-H100 and DGX-B200 rows the engine can express):
+ *     configs/validation/megatron-bridge/, the table in data/validation/megatron-bridge-25.11.csv. A row whose
+ *     experiment the engine refuses as out of GPU memory (pending/: its memory estimate still exceeds the HBM) is printed as refused and left out of the errors; the number of rows that
+ *     run is asserted.
+ * Each row prints its error; each table prints mean absolute, maximum and mean signed error.
+ * Goal (issue 30): on each table mean |error| <= 3 %, max <= 6 %, mean signed within +-1.5 %. A table asserts the goal
+ * once it meets it and until then the documented bound of docs/validation.md ("Training iteration time"), so
+ * the test catches regressions without claiming the goal. The tables printed here are those in docs/validation.md. */
+#include <ctype.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "train/train.h"
+
+#ifndef CXLSIM_SOURCE_DIR
+#define CXLSIM_SOURCE_DIR "."
+#endif
+
+#define MAX_ROWS 16
+
+typedef struct row {
+    char name[64];      /* experiment file stem (under the table's folder) */
+    double measured_s;
+    double simulated_s; /* 0 until its test ran; -1: refused as out of GPU memory */
+} row;
+
+/* A table's rows and the bounds it is held to: the goal, or a documented bound until the goal is met. */
+typedef struct table {
+    const char *title, *dir;
+    int n;
+    row rows[MAX_ROWS];
+    double bound_mean_abs, bound_max, bound_signed; /* fractions */
+    double goal_mean_abs, goal_max, goal_signed;    /* the goal (signed: 1 = none) */
+    int oom_ok;                                     /* rows may be refused as out of GPU memory */
+} table;
+
+typedef struct tables { table k, n, b; } tables;
+
+static void lower(char *s)
+{
+    for (; *s; s++)
+        *s = (char)tolower((unsigned char)*s);
+}
+
+/* Splits a CSV line in place; returns the number of fields (<= max). */
+static int split(char *line, char **fld, int max)
+{
+    int k = 0;
+    for (char *p = strtok(line, ",\n"); p && k < max; p = strtok(NULL, ",\n"))
+        fld[k++] = p;
+    return k;
+}
+
+/* Rows of a measured CSV: the experiment name is column name_col, lower-cased, with "-full" or "-sel" from
+ * column recompute_col when that is >= 0 (Korthikanti's two rows per model); the time is column time_col.
+ *   korthikanti measured.csv: model,params_b,hidden,heads,layers,gpus,tp,pp,dp,global_batch,micro_batch,
+ *     pipeline_interleave,recompute,iteration_time_s
+ *   narayanan-sc21-table1.csv: model,params_b,heads,hidden,layers,tp,pp,gpus,global_batch,tflops_per_gpu,pct_peak,
+ *     aggregate_pflops,micro_batch,ddp,layers_per_virtual_stage,iteration_time_s */
+static void read_rows(table *t, const char *path, int name_col, int recompute_col, int time_col)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || !strncmp(line, "model,", 6) || !strncmp(line, "experiment,", 11) ||
+            !strncmp(line, "-,", 2))
+            continue;
+        char *fld[20];
+        if (split(line, fld, 20) <= time_col || t->n >= MAX_ROWS)
+            continue;
+        row *r = &t->rows[t->n++];
+        if (recompute_col >= 0)
+            snprintf(r->name, sizeof r->name, "%s-%s", fld[name_col], strcmp(fld[recompute_col], "full") ? "sel" : "full");
+        else
+            snprintf(r->name, sizeof r->name, "%s", fld[name_col]);
+        lower(r->name);
+        r->measured_s = atof(fld[time_col]);
+    }
+    fclose(f);
+}
+
+/* bg: bound mean |error|, bound max, bound |mean signed|, then the goal's three (fractions) */
+static void table_init(table *t, const char *title, const char *dir, const double bg[6])
+{
+    t->title = title;
+    t->dir = dir;
+    t->bound_mean_abs = bg[0];
+    t->bound_max = bg[1];
+    t->bound_signed = bg[2];
+    t->goal_mean_abs = bg[3];
+    t->goal_max = bg[4];
+    t->goal_signed = bg[5];
+}
+
+static int setup(void **state)
+{
+    tables *T = calloc(1, sizeof *T);
+    if (!T)
+        return -1;
+    /* the goal, met since issue 30 (memory_efficiency and the host overhead fitted on this table, docs/calibration.md) */
+    table_init(&T->k, "Korthikanti et al. Table 5", "korthikanti", (const double[6]){ 0.03, 0.06, 0.015, 0.03, 0.06, 0.015 });
+    read_rows(&T->k, CXLSIM_SOURCE_DIR "/configs/validation/korthikanti/measured.csv", 0, 12, 13);
+    /* documented bound until the goal is met (docs/validation.md): the 2026-12-06 figures (8.61 %, 12.40 %, -8.61 %)
+     * and a margin. Not met: Table 1's runs (Megatron-LM 2021) are 8.7-10.3 % slower than Table 5's (2022) on the
+     * same per-replica work, a difference of software versions the model has no input for. */
+    table_init(&T->n, "Narayanan et al. Table 1", "narayanan", (const double[6]){ 0.095, 0.135, 0.095, 0.03, 0.06, 0.015 });
+    read_rows(&T->n, CXLSIM_SOURCE_DIR "/data/validation/narayanan-sc21-table1.csv", 0, -1, 15);
+    /* documented bound (docs/validation.md): the 2026-12-06 figures of the five rows that run (Llama 3 8B on H100
+     * -15.3 %, Llama 3 70B +2.5 %, Llama 3.1 405B -8.5 %, Qwen3-30B-A3B -64.6 %, Llama 3 8B on B200 -24.8 %:
+     * mean |error| 23.1 %, mean signed -22.1 %; Megatron-FSDP's parameter gathers as ZeRO-3's, no Blackwell
+     * efficiency figures, fine-grained experts' kernels at their nominal efficiency) and a margin; the goal is
+     * issue 31's (5 % dense, 10 % MoE, 15 % any row; no signed goal) */
+    table_init(&T->b, "Megatron-Bridge 25.11", "megatron-bridge", (const double[6]){ 0.28, 0.68, 0.28, 0.05, 0.15, 1 });
+    read_rows(&T->b, CXLSIM_SOURCE_DIR "/data/validation/megatron-bridge-25.11.csv", 0, -1, 17);
+    T->b.oom_ok = 1;
+    *state = T;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    free(*state);
+    return 0;
+}
+
+static void run_row(table *t, int i)
+{
+    assert_true(i < t->n);
+    row *r = &t->rows[i];
+    char path[512];
+    snprintf(path, sizeof path, CXLSIM_SOURCE_DIR "/configs/validation/%s/%s.yaml", t->dir, r->name);
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (expcfg_load(path, x, &e))
+        fail_msg("%s: %s", path, e.msg);
+    train_result res;
+    if (train_run(x, NULL, &res, &e)) {
+        if (!t->oom_ok || !strstr(e.msg, "out of GPU memory"))
+            fail_msg("%s: %s", path, e.msg);
+        r->simulated_s = -1;
+        printf("VALIDATION %s | %s | measured %.3f s | refused: %.160s\n", t->title, r->name, r->measured_s, e.msg);
+        free(x);
+        return;
+    }
+    r->simulated_s = (double)res.iteration_ps / 1e12;
+    printf("VALIDATION %s | %s | measured %.3f s | simulated %.3f s | error %+.2f %%\n", t->title, r->name, r->measured_s,
+           r->simulated_s, 100 * (r->simulated_s - r->measured_s) / r->measured_s);
+    train_result_free(&res);
+    free(x);
+}
+
+static int summary(const table *t)
+{
+    double sum_abs = 0, sum = 0, worst = 0;
+    int ran = 0;
+    printf("%s\n| experiment | measured (s) | simulated (s) | error |\n| --- | --- | --- | --- |\n", t->title);
+    for (int i = 0; i < t->n; i++) {
+        const row *r = &t->rows[i];
+        assert_true(r->simulated_s != 0); /* its test ran */
+        if (r->simulated_s < 0) {
+            printf("| %s | %.2f | refused (out of GPU memory) | - |\n", r->name, r->measured_s);
+            continue;
+        }
+        ran++;
+        double err = (r->simulated_s - r->measured_s) / r->measured_s;
+        printf("| %s | %.2f | %.2f | %+.1f %% |\n", r->name, r->measured_s, r->simulated_s, 100 * err);
+        sum_abs += fabs(err);
+        sum += err;
+        if (fabs(err) > worst)
+            worst = fabs(err);
+    }
+    double mean_abs = ran ? sum_abs / ran : 0, mean = ran ? sum / ran : 0;
+    int goal = mean_abs <= t->goal_mean_abs && worst <= t->goal_max && fabs(mean) <= t->goal_signed;
+    printf("%s: %d of %d rows run; mean absolute error %.2f %%, maximum %.2f %%, mean signed error %+.2f %% (goal <= %g, "
+           "<= %g, +-%g: %s)\n", t->title, ran, t->n, 100 * mean_abs, 100 * worst, 100 * mean, 100 * t->goal_mean_abs,
+           100 * t->goal_max, 100 * t->goal_signed, goal ? "met" : "not met");
+    assert_true(mean_abs <= t->bound_mean_abs);
+    assert_true(worst <= t->bound_max);
+    assert_true(fabs(mean) <= t->bound_signed);
+    return ran;
+}
+
+#define ROW(tab, i)                                                                                                    \
+    static void tab##_row_##i(void **state) { run_row(&((tables *)*state)->tab, i); }
+ROW(k, 0) ROW(k, 1) ROW(k, 2) ROW(k, 3) ROW(k, 4) ROW(k, 5) ROW(k, 6) ROW(k, 7)
+ROW(b, 0) ROW(b, 1) ROW(b, 2) ROW(b, 3) ROW(b, 4) ROW(b, 5)
+ROW(n, 0) ROW(n, 1) ROW(n, 2) ROW(n, 3) ROW(n, 4) ROW(n, 5) ROW(n, 6) ROW(n, 7) ROW(n, 8) ROW(n, 9)
+
+static void korthikanti_table5(void **state)
+{
+    const table *t = &((tables *)*state)->k;
+    assert_int_equal(t->n, 8);
+    summary(t);
+}
+
+static void megatron_bridge_25_11(void **state)
+{
+    const table *t = &((tables *)*state)->b;
+    assert_int_equal(t->n, 6);
+    /* the rows that run today (2026-12-06, activations as Megatron-Core and Transformer Engine keep them, the
+     * uneven pipeline split): Llama 3 8B on H100 and on B200, Llama 3 70B, Llama 3.1 405B, Qwen3-30B-A3B;
+     * GPT-OSS-120B (MBS 4, PP4) is still refused as out of memory (docs/validation.md) */
+    assert_int_equal(summary(t), 5);
+}
+
+static void narayanan_table1(void **state)
+{
+    const table *t = &((tables *)*state)->n;
+    assert_int_equal(t->n, 10);
+    summary(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(k_row_0), cmocka_unit_test(k_row_1), cmocka_unit_test(k_row_2), cmocka_unit_test(k_row_3),
+        cmocka_unit_test(k_row_4), cmocka_unit_test(k_row_5), cmocka_unit_test(k_row_6), cmocka_unit_test(k_row_7),
+        cmocka_unit_test(korthikanti_table5),
+        cmocka_unit_test(n_row_0), cmocka_unit_test(n_row_1), cmocka_unit_test(n_row_2), cmocka_unit_test(n_row_3),
+        cmocka_unit_test(n_row_4), cmocka_unit_test(n_row_5), cmocka_unit_test(n_row_6), cmocka_unit_test(n_row_7),
+        cmocka_unit_test(n_row_8), cmocka_unit_test(n_row_9),
+        cmocka_unit_test(narayanan_table1),
+        cmocka_unit_test(b_row_0), cmocka_unit_test(b_row_1), cmocka_unit_test(b_row_2), cmocka_unit_test(b_row_3),
+        cmocka_unit_test(b_row_4), cmocka_unit_test(b_row_5),
+        cmocka_unit_test(megatron_bridge_25_11),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
