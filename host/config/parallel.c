@@ -59,17 +59,111 @@ static int check_tp(const modelcfg *m, const clustercfg *c, const traincfg *t, c
     return 0;
 }
 
+int parallel_uneven_split(const traincfg *t)
+{
+    return t->first_stage_layers || t->last_stage_layers || t->embedding_in_split || t->loss_in_split;
+}
+
+/* With first/last stage layers: the layers of each of the other stages (the even share of the rest). */
+static uint64_t middle_stage_layers(const modelcfg *m, const traincfg *t)
+{
+    uint64_t set = (t->first_stage_layers ? 1 : 0) + (t->last_stage_layers ? 1 : 0), mid = t->pp - set;
+    return mid ? (m->layers - t->first_stage_layers - t->last_stage_layers) / mid : 0;
+}
+
+uint64_t parallel_chunk_layers(const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk, uint64_t *first)
+{
+    uint64_t p = t->pp, v = t->virtual_stages ? t->virtual_stages : 1, L = m->layers, vs = chunk * p + rank, n, f;
+    if (t->first_stage_layers || t->last_stage_layers) {
+        uint64_t M = middle_stage_layers(m, t), F = t->first_stage_layers ? t->first_stage_layers : M;
+        uint64_t La = t->last_stage_layers ? t->last_stage_layers : M;
+        n = (rank == 0 ? F : rank == p - 1 ? La : M) / v;
+        /* chunks 0..chunk-1 of every rank hold L / v layers; then ranks 0..rank-1 of this chunk */
+        f = chunk * (L / v) + (rank ? (F + (rank - 1) * M) / v : 0);
+    } else {
+        uint64_t e = t->embedding_in_split ? 1 : 0, l = t->loss_in_split ? 1 : 0, per = (L + e + l) / (p * v);
+        n = per - (vs == 0 ? e : 0) - (vs == p * v - 1 ? l : 0);
+        f = vs * per - (vs ? e : 0);
+    }
+    if (first)
+        *first = f;
+    return n;
+}
+
+/* The uneven split's rules (Megatron-Core's TransformerConfig checks), each naming the valid values. */
+static int check_uneven(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    uint64_t p = t->pp, v = t->virtual_stages, L = m->layers, F = t->first_stage_layers, La = t->last_stage_layers;
+    if (F || La) {
+        int at = F ? TRAINCFG_F_FIRST_LAYERS : TRAINCFG_F_LAST_LAYERS;
+        if (t->embedding_in_split || t->loss_in_split)
+            return cfgloc_errf(err, tloc(t, at), "training.%s: the first/last stage's layers and "
+                               "account_for_embedding/loss_in_pipeline_split exclude each other (Megatron-Core); "
+                               "give one or the other", F ? "decoder_first_pipeline_num_layers" :
+                               "decoder_last_pipeline_num_layers");
+        if (p < 2 || (F && La && p == 2 && F + La != L) || F + La > L)
+            return cfgloc_errf(err, tloc(t, at), "training.%s: pp %llu stages and the first/last stages' %llu + %llu "
+                               "layers do not fit the %llu layers of model '%s'; with pp 2 the two must add up to "
+                               "%llu, and pp must be at least 2", F ? "decoder_first_pipeline_num_layers" :
+                               "decoder_last_pipeline_num_layers", (ull)p, (ull)F, (ull)La, (ull)L, m->name, (ull)L);
+        uint64_t set = (F ? 1 : 0) + (La ? 1 : 0), mid = p - set, rest = L - F - La;
+        if (mid && rest % mid)
+            return cfgloc_errf(err, tloc(t, at), "training.%s: the other %llu stages cannot share the remaining %llu "
+                               "layers evenly; the first and last stages must leave a multiple of %llu",
+                               F ? "decoder_first_pipeline_num_layers" : "decoder_last_pipeline_num_layers",
+                               (ull)mid, (ull)rest, (ull)mid);
+        uint64_t M = mid ? rest / mid : 0;
+        if ((F && F % v) || (La && La % v) || M % v)
+            return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES), "training.virtual_stages: %llu does not "
+                               "divide every stage's layers (first %llu, middle %llu, last %llu); each stage's "
+                               "layers are split evenly over its model chunks", (ull)v, (ull)(F ? F : M), (ull)M,
+                               (ull)(La ? La : M));
+        return 0;
+    }
+    uint64_t e = t->embedding_in_split ? 1 : 0, l = t->loss_in_split ? 1 : 0;
+    if ((L + e + l) % (p * v))
+        return cfgloc_errf(err, tloc(t, e ? TRAINCFG_F_EMBED_SPLIT : TRAINCFG_F_LOSS_SPLIT),
+                           "training.%s: %llu layers + %llu (embedding, loss) = %llu do not divide into pp %llu x "
+                           "virtual_stages %llu = %llu model chunks", e ? "account_for_embedding_in_pipeline_split" :
+                           "account_for_loss_in_pipeline_split", (ull)L, (ull)(e + l), (ull)(L + e + l), (ull)p,
+                           (ull)v, (ull)(p * v));
+    return 0;
+}
+
+/* bf16 first/last layers: an FP8 run's option (Megatron's --first-last-layers-bf16), within the model */
+static int check_bf16_layers(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    uint64_t a = t->bf16_layers_start, z = t->bf16_layers_end;
+    int at = a ? TRAINCFG_F_BF16_START : TRAINCFG_F_BF16_END;
+    if ((a || z) && t->precision != GPUCFG_FP8)
+        return cfgloc_errf(err, tloc(t, at), "training.%s: bf16 layers are an option of FP8 training, but "
+                           "precision is not fp8; remove the key or set precision: fp8",
+                           a ? "num_layers_at_start_in_bf16" : "num_layers_at_end_in_bf16");
+    if (a + z > m->layers)
+        return cfgloc_errf(err, tloc(t, at), "training.%s: %llu + %llu bf16 layers exceed the %llu layers of "
+                           "model '%s'; valid: a sum of at most %llu", a ? "num_layers_at_start_in_bf16" :
+                           "num_layers_at_end_in_bf16", (ull)a, (ull)z, (ull)m->layers, m->name, (ull)m->layers);
+    return 0;
+}
+
 static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
 {
+    int rc = check_bf16_layers(m, t, err);
+    if (rc)
+        return rc;
     uint64_t v = t->virtual_stages;
-    if (m->layers % t->pp)
-        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PP),
-                           "training.pp: %llu pipeline stages do not divide the %llu layers of model '%s'",
-                           (ull)t->pp, (ull)m->layers, m->name);
     if (v > 1 && t->pp == 1)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
                            "training.virtual_stages: %llu, but interleaving needs a pipeline (pp is 1); use 1",
                            (ull)v);
+    if (parallel_uneven_split(t))
+        return check_uneven(m, t, err);
+    if (m->layers % t->pp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PP),
+                           "training.pp: %llu pipeline stages do not divide the %llu layers of model '%s' (an "
+                           "uneven split: decoder_first/last_pipeline_num_layers or "
+                           "account_for_embedding/loss_in_pipeline_split)",
+                           (ull)t->pp, (ull)m->layers, m->name);
     if (m->layers % (t->pp * v))
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
                            "training.virtual_stages: pp %llu x virtual_stages %llu = %llu model chunks do not "

@@ -4,7 +4,10 @@
  * parallel_check() returns 0 or CXL_ECONFIG with a message that names the numbers involved, located at
  * the training key that would have to change (or the training section when the key was not written):
  * sequence parallelism without tensor parallelism; tp not dividing heads, kv_heads, ffn or (with sp)
- * seq_len; pp not dividing layers, or pp x virtual_stages not dividing them; interleaving without a
+ * seq_len; pp not dividing layers, or pp x virtual_stages not dividing them (with an uneven split: the
+ * first/last stage's layers not leaving an even share for the others, a stage's layers not divisible by
+ * virtual_stages, first/last layers given together with the embedding/loss accounting, or (layers +
+ * embedding + loss) not divisible by pp x virtual_stages); interleaving without a
  * pipeline or with micro-batches not a multiple of pp (Megatron's rule); global_batch not a multiple of
  * micro_batch x dp; tp x pp x dp not equal to the cluster's GPUs; ZeRO 2/3 with pipeline parallelism;
  * a precision the GPU has no peak for; gradients stored in other than bf16 or fp32; with a mixture of
@@ -38,5 +41,16 @@ uint64_t parallel_microbatches(const traincfg *t);
 uint64_t parallel_etp(const traincfg *t);
 /* layers / pp */
 uint64_t parallel_layers_per_stage(const modelcfg *m, const traincfg *t);
+/* The transformer layers of model chunk `chunk` (< virtual_stages) on pipeline rank `rank`, and in *first
+ * (when not NULL) the index of its first layer; chunks in Megatron's order, chunk c of rank r being model
+ * chunk c x pp + r. Megatron-Core's split (megatron/core/transformer/transformer_block.py
+ * get_num_layers_to_build, get_transformer_layer_offset): L / (pp x v) each; with
+ * decoder_first/last_pipeline_num_layers the first / last stage hold that many (1/v in each chunk) and the
+ * other stages share the rest evenly; with account_for_embedding/loss_in_pipeline_split the embedding and
+ * the loss count as one layer each: (L + e + l) / (pp x v) per chunk, one fewer in the first (last) model
+ * chunk. O(1). The layout must have passed parallel_check(). */
+uint64_t parallel_chunk_layers(const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk, uint64_t *first);
+/* 1 when one of the uneven-split keys is given */
+int parallel_uneven_split(const traincfg *t);
 
 #endif

@@ -65,6 +65,21 @@ static const cfg_field fields[] = {
       "attention core: flash (fused kernel, no s x s scores kept; the default) or unfused (Megatron-LM 2021-2022)" },
     { "cp", CFG_T_U64, T(cp), 0, 1, 1 << 16, NULL, NULL, 0, NULL,
       "context-parallel size: each sequence split over cp GPUs (ring attention); dp = GPUs / (tp x pp x cp)" },
+    { "decoder_first_pipeline_num_layers", CFG_T_U64, T(first_stage_layers), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "transformer layers of the first pipeline stage (Megatron's --decoder-first-pipeline-num-layers); the "
+      "other stages share the rest evenly" },
+    { "decoder_last_pipeline_num_layers", CFG_T_U64, T(last_stage_layers), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "transformer layers of the last pipeline stage (Megatron's --decoder-last-pipeline-num-layers)" },
+    { "account_for_embedding_in_pipeline_split", CFG_T_BOOL, T(embedding_in_split), 0, 1, 0, NULL, NULL, 0, NULL,
+      "the embedding counts as one layer of the first model chunk (Megatron's option of that name)" },
+    { "account_for_loss_in_pipeline_split", CFG_T_BOOL, T(loss_in_split), 0, 1, 0, NULL, NULL, 0, NULL,
+      "the output layer and loss count as one layer of the last model chunk (Megatron's option of that name)" },
+    { "fp8_param_gather", CFG_T_BOOL, T(fp8_param_gather), 0, 1, 0, NULL, NULL, 0, NULL,
+      "with precision fp8: weights kept only as FP8 tensors (Megatron's --fp8-param-gather), not bf16 + FP8 copies" },
+    { "num_layers_at_start_in_bf16", CFG_T_U64, T(bf16_layers_start), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
+      "with precision fp8: the first transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
+    { "num_layers_at_end_in_bf16", CFG_T_U64, T(bf16_layers_end), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
+      "with precision fp8: the last transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

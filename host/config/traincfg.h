@@ -21,7 +21,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
        TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_F_TP_COLL, TRAINCFG_F_DP_COLL, TRAINCFG_F_TP_PROTO,
        TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_F_ATTENTION, TRAINCFG_F_CP,
-       TRAINCFG_NFIELDS };
+       TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
+       TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -52,6 +53,18 @@ typedef struct traincfg {
      * and V); rank order tp-cp-dp-pp, so tp x pp x cp x dp = GPUs and the gradients are reduced (and ZeRO
      * shards them) over the dp x cp ranks that hold the same parameters */
     uint64_t cp;
+    /* uneven pipeline split (Megatron-Core; parallel_chunk_layers): the first / last pipeline stage's
+     * transformer layers (--decoder-first/last-pipeline-num-layers; 0 = not given: the even share), or the
+     * embedding / the loss counted as one layer of the first / last model chunk
+     * (account_for_embedding/loss_in_pipeline_split) */
+    uint64_t first_stage_layers, last_stage_layers;
+    int embedding_in_split, loss_in_split;
+    /* FP8 training: the layers' weights are kept only as FP8 tensors (Megatron's --fp8-param-gather; the
+     * distributed optimizer's fp32 main weights are the master copy), not as bf16 plus FP8 copies */
+    int fp8_param_gather;
+    /* FP8 training: the first / last transformer layers that run in bf16 (Megatron's --first-last-layers-bf16
+     * with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16; 0: none) */
+    uint64_t bf16_layers_start, bf16_layers_end;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
@@ -69,6 +82,11 @@ static inline int traincfg_flash(const traincfg *t)
 extern const char *const traincfg_recompute_names[];
 extern const char *const traincfg_attention_names[]; /* in traincfg_attention order */
 
+/* 1 when transformer layer `layer` (0-based, of `layers`) runs its GEMMs in bf16 in an FP8 run */
+static inline int traincfg_layer_bf16(const traincfg *t, uint64_t layer, uint64_t layers)
+{
+    return t->precision == GPUCFG_FP8 && (layer < t->bf16_layers_start || layer + t->bf16_layers_end >= layers);
+}
 /* The ranks that hold the same parameters: dp x cp (Megatron's data-parallel group with context
  * parallelism); gradient reductions and ZeRO sharding run over them. */
 static inline uint64_t traincfg_dpcp(const traincfg *t) { return t->dp * (t->cp ? t->cp : 1); }

@@ -28,15 +28,29 @@
 #define SEARCH_OPT_GPU_BYTES 24u
 #define SEARCH_OPT_CPU_BYTES 30u
 
+/* The fewest layers of any model chunk (L / (pp x v) for an even split), so that bounds built on it stay
+ * below an uneven split's time. */
+static double min_chunk_layers(const expcfg *x)
+{
+    const traincfg *t = &x->train;
+    double lc = (double)(x->model.layers / (t->pp * t->virtual_stages));
+    for (uint64_t vs = 0; parallel_uneven_split(t) && vs < t->pp * t->virtual_stages; vs++) {
+        double n = (double)parallel_chunk_layers(&x->model, t, vs % t->pp, vs / t->pp, NULL);
+        lc = vs == 0 || n < lc ? n : lc;
+    }
+    return lc;
+}
+
 /* Parameters of pipeline stage r, as the engine's setup_stages counts them (train_setup.c). */
 static uint64_t stage_params(const expcfg *x, const opgraph *g, uint64_t r)
 {
     const traincfg *t = &x->train;
-    uint64_t lpc = x->model.layers / (t->pp * t->virtual_stages);
     uint64_t p = (r == 0 ? g->embed_params : 0) + (r == t->pp - 1 ? g->head_params : 0);
-    for (uint64_t c = 0; c < t->virtual_stages; c++)
-        for (uint64_t l = 0; l < lpc; l++)
-            p += modelcfg_layer_is_moe(&x->model, (c * t->pp + r) * lpc + l) ? g->moe_layer_params : g->layer_params;
+    for (uint64_t c = 0; c < t->virtual_stages; c++) {
+        uint64_t first, n = parallel_chunk_layers(&x->model, t, r, c, &first);
+        for (uint64_t l = 0; l < n; l++)
+            p += modelcfg_layer_is_moe(&x->model, first + l) ? g->moe_layer_params : g->layer_params;
+    }
     return p;
 }
 
@@ -87,8 +101,7 @@ static int bound_cxl(const expcfg *x, const opgraph *g, double fc, double bc, do
         none.recompute = TRAINCFG_RECOMPUTE_NONE;
         bwd += (double)(uint64_t)gpumem_layer_activation_bytes(&x->model, &none);
     }
-    double passes = (double)parallel_microbatches(t) * (double)t->virtual_stages *
-                    (double)(x->model.layers / (t->pp * t->virtual_stages));
+    double passes = (double)parallel_microbatches(t) * (double)t->virtual_stages * min_chunk_layers(x);
     /* the optimizer's bytes per parameter: each transfer, then all of them */
     double step[3] = { 0, 0, 0 }, per_param = 0;
     if (cx->offload_optimizer == CXLCFG_OPT_CPU) {
@@ -179,15 +192,17 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
     if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_activations)
         sum[OPGRAPH_LAYER_RECOMPUTE] = 0;   /* the engine fetches them back instead */
     double pp = (double)t->pp, v = (double)t->virtual_stages, m = (double)parallel_microbatches(t);
-    double lc = (double)(x->model.layers / (t->pp * t->virtual_stages));
+    double lc = min_chunk_layers(x);
     double fc = lc * sum[OPGRAPH_LAYER_FWD], bc = lc * (sum[OPGRAPH_LAYER_BWD] + sum[OPGRAPH_LAYER_RECOMPUTE]);
     double ends = sum[OPGRAPH_EMBED_FWD] + sum[OPGRAPH_EMBED_BWD];
     /* the last stage's own kernels, then the chain before its first and after its last chunk */
     double w = m * v * (fc + bc) + m * (sum[OPGRAPH_HEAD_FWD] + sum[OPGRAPH_HEAD_BWD]) + (t->pp == 1 ? m * ends : 0);
     double chain = t->pp > 1 ? ends + (pp - 1) * (fc + bc) : 0;
     if (!rc) {
-        uint64_t lpc = x->model.layers / (t->pp * t->virtual_stages);
-        uint64_t p = lpc * t->virtual_stages * g->layer_params + g->embed_params + (t->pp == 1 ? g->head_params : 0);
+        uint64_t l0 = 0; /* the first stage's layers */
+        for (uint64_t c = 0; c < t->virtual_stages; c++)
+            l0 += parallel_chunk_layers(&x->model, t, 0, c, NULL);
+        uint64_t p = l0 * g->layer_params + g->embed_params + (t->pp == 1 ? g->head_params : 0);
         uint64_t shard = t->zero >= 1 ? (p + traincfg_dpcp(t) - 1) / traincfg_dpcp(t) : p;
         if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_optimizer == CXLCFG_OPT_CPU)
             opt = (double)shard * (double)x->cluster.gpus_per_node / x->cxl.cpu_adam_rate * 1e12;

@@ -1,20 +1,29 @@
-/* gpumem.c - per-GPU memory: model states with ZeRO, activations after Korthikanti et al. 2022.
+/* gpumem.c - per-GPU memory: model states with ZeRO, activations after Korthikanti et al. 2022 as
+ * Megatron-Core and Transformer Engine (TE) keep them.
  *
  * Activation bytes of one layer, one micro-batch (s sequence, b micro-batch, h hidden, a heads, f FFN,
- * r = kv_heads / heads, d = 1 with dropout, 0 without; 16-bit values take 2 B, dropout masks 1 B):
+ * q = a x head_dim the query width, k = kv_heads x head_dim the key/value width, d = 1 with dropout, 0
+ * without; 16-bit values take 2 B, dropout masks 1 B; g = the bytes of a saved GEMM input: 2, or 1 with
+ * FP8 training, where TE's Linear, LayerNormLinear and GroupedLinear save the FP8 (columnwise) copy of
+ * their input for the weight gradient instead of the 16-bit tensor: transformer_engine/pytorch/module/
+ * linear.py `saved_inputmat`, layernorm_linear.py `ln_out`, grouped_linear.py `inputmats`):
  *   kept whole on every tensor-parallel rank (split by t only with sequence parallelism):
- *     inputs of the two norms 4sbh, input of QKV 2sbh, input of the MLP 2sbh, two dropout masks 2d sbh
- *                                                                            R = (8 + 2d) sbh
- *   split by t:  Q 2sbh, K and V 4r sbh, input of the output projection 2sbh,
- *                MLP: GELU in and out 4sbf (SwiGLU: gate and up outputs, SiLU output, product 8sbf)
- *                                                                            S = (4 + 4r) sbh + 4sbf | 8sbf
+ *     inputs of the two norms 4sbh (16-bit: the norm backward reads them), input of QKV g sbh, input of
+ *     the MLP g sbh (an MoE layer: the router's 16-bit input 2sbh, its GEMM is not TE's), two dropout
+ *     masks 2d sbh                                                           R = (4 + 2d + 2g) sbh
+ *   split by t:  Q 2sbq, K and V 4sbk, the attention output 2sbq (the core's output is the output
+ *                projection's input; with FP8 the projection also keeps its FP8 copy, g = 1: + sbq);
+ *                MLP: GELU: its input 2sbf and the fc2 input g sbf; SwiGLU: Megatron-Core's fused
+ *                SwiGLU keeps only its input, the fc1 output 4sbf (megatron/core/fusions/
+ *                fused_bias_swiglu.py: save_for_backward(input)), and the fc2 input g sbf
+ *                                                  S = 4sbq + 4sbk (+ sbq FP8) + (2 + g) sbf | (4 + g) sbf
  *   attention core, split by t: softmax output 2as^2b, its dropout mask d as^2b, dropout output 2d as^2b
  *                                                                            A = (2 + 3d) as^2b
  *   with flash attention (training.attention: flash) the core keeps no s x s tensor: the backward
  *   recomputes the scores from Q, K, V (already in S) and the fp32 logsumexp of each query row, and
  *   regenerates the dropout mask from the RNG state (Dao et al., arXiv 2205.14135, Sec. 3.1; Dao, arXiv
  *   2307.08691, Sec. 3.1.1):                                                 A = 4asb
- * For GPT (f = 4h, r = 1, d = 1): R = 10sbh, S = 24sbh, A = 5as^2b: Korthikanti's Eq. 1-4, e.g.
+ * For GPT (f = 4h, q = k = h, d = 1, 16-bit): R = 10sbh, S = 24sbh, A = 5as^2b: Korthikanti's Eq. 1-4, e.g.
  * sbh(10 + 24/t + 5as/(ht)) with tensor parallelism and (34sbh + 5as^2b)/t with sequence parallelism.
  * Selective recomputation drops A (Sec. 4.2); full recomputation keeps only the layer input, 2sbh (/t
  * with sp), plus one layer's activations while that layer's backward runs (not in the paper's totals).
@@ -23,24 +32,46 @@
 
 #include <stdio.h>
 
+#include "config/parallel.h"
+
 typedef unsigned long long ull;
 
-double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t)
+/* Bytes of a GEMM input kept for the backward: the FP8 copy with FP8 training (TE), else 16-bit. */
+static double saved_gemm_input_bytes(const traincfg *t) { return t->precision == GPUCFG_FP8 ? 1 : 2; }
+
+/* Bytes per token (before the split by tp) of an MLP's activation and fc2 input of inner width f. */
+static double mlp_act_bytes(const modelcfg *m, const traincfg *t, double f)
 {
-    /* context parallelism: each rank holds s / cp of every sequence (its queries, keys and values) */
+    double g = saved_gemm_input_bytes(t);
+    return (m->activation == MODELCFG_SWIGLU ? 4 + g : 2 + g) * f;
+}
+
+/* The layer's three parts per token (A also per query row): R whole, S split by t, A the core. */
+static void layer_parts(const modelcfg *m, const traincfg *t, int moe, double *R, double *S, double *A)
+{
+    double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), h = (double)m->hidden;
+    double a = (double)m->heads, d = m->dropout ? 1 : 0, g = saved_gemm_input_bytes(t);
+    double hd = (double)(m->head_dim ? m->head_dim : m->hidden / m->heads);
+    double q = a * hd, k = (double)(m->kv_heads ? m->kv_heads : m->heads) * hd;
+    *R = (4 + 2 * d + g) * h + (moe ? 2 : g) * h;
+    *S = 4 * q + 4 * k + (g < 2 ? q : 0) + (moe ? 0 : mlp_act_bytes(m, t, (double)m->ffn));
+    *A = traincfg_flash(t) ? 4 * a : (2 + 3 * d) * a * s;
+}
+
+static double layer_bytes(const modelcfg *m, const traincfg *t, int moe)
+{
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
-    double a = (double)m->heads, f = (double)m->ffn, r = (double)m->kv_heads / (double)m->heads, d = m->dropout ? 1 : 0;
-    double tp = (double)t->tp, sbh = s * b * h;
-    double R = (8 + 2 * d) * sbh;
-    double S = (4 + 4 * r) * sbh + (m->activation == MODELCFG_SWIGLU ? 8 : 4) * s * b * f;
-    double A = traincfg_flash(t) ? 4 * a * s * b : (2 + 3 * d) * a * s * s * b;
-    double whole = t->sp ? R / tp : R;
+    double tp = (double)t->tp, sb = s * b, R, S, A;
+    layer_parts(m, t, moe, &R, &S, &A);
+    double whole = (t->sp ? R / tp : R) * sb;
     switch (t->recompute) {
-    case TRAINCFG_RECOMPUTE_SELECTIVE: return whole + S / tp;
-    case TRAINCFG_RECOMPUTE_FULL: return t->sp ? 2 * sbh / tp : 2 * sbh;
-    default: return whole + S / tp + A / tp;
+    case TRAINCFG_RECOMPUTE_SELECTIVE: return whole + S * sb / tp;
+    case TRAINCFG_RECOMPUTE_FULL: return t->sp ? 2 * sb * h / tp : 2 * sb * h;
+    default: return whole + S * sb / tp + A * sb / tp;
     }
 }
+
+double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t) { return layer_bytes(m, t, 0); }
 
 /* Micro-batches (plain 1F1B) or model chunks (interleaved) in flight at stage r's peak, times layers
  * per micro-batch (or chunk). Plain 1F1B: stage r runs p - r forward passes before its first backward
@@ -60,36 +91,53 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
     }
     if (units > total)
         units = total;
-    return (double)units * (double)m->layers / (double)(p * (v ? v : 1));
+    if (!parallel_uneven_split(t))
+        return (double)units * (double)m->layers / (double)(p * (v ? v : 1));
+    /* an uneven split: the k-th forward pass of the rank runs its chunk (k / p) mod v (Megatron's
+     * interleaved order, p micro-batches per chunk in turn), so sum those chunks' layers */
+    uint64_t vv = v ? v : 1, per_round = 0, layers;
+    for (uint64_t c = 0; c < vv; c++)
+        per_round += parallel_chunk_layers(m, t, stage, c, NULL);
+    uint64_t rounds = units / (p * vv), rest = units % (p * vv);
+    layers = rounds * p * per_round;
+    for (uint64_t k = 0; k < rest; k++)
+        layers += parallel_chunk_layers(m, t, stage, (k / p) % vv, NULL);
+    return (double)layers;
 }
 
-/* Activation bytes of one MoE layer for one micro-batch on one GPU: the dense layer's with its MLP term
- * (c s b f / t, c = 8 for SwiGLU, 4 for GELU) replaced by the experts': the busiest GPU's load x top_k
- * routed copies of each of its s b / t tokens through an expert MLP (c x expert_ffn each, whichever etp),
- * their permuted inputs (2 h each), the router's fp32 probabilities (4 x experts per token), and the
- * shared experts as a dense MLP. Megatron-LM requires sp with MoE and tp > 1, so all of it is / t. */
+/* Activation bytes of one MoE layer for one micro-batch on one GPU: the dense layer's without its MLP
+ * (layer_parts with moe: the MLP input is the router's 16-bit input) plus the experts': the busiest
+ * GPU's load x top_k routed copies of each of its s b / t tokens through an expert MLP: the permuted
+ * input of the grouped fc1 (g h each: TE's GroupedLinear saves it, FP8 with FP8 training), the
+ * activation's input and the fc2 input (mlp_act_bytes of expert_ffn, whichever etp); the router's fp32
+ * probabilities (4 x experts per token); the shared experts as a dense MLP (with FP8 their fc1 keeps its
+ * own FP8 copy of the input, g h). The token dispatcher's permute and all-to-all keep only index maps
+ * (megatron/core/transformer/moe/moe_utils.py `permute`: the row map, not the tokens). Megatron-LM
+ * requires sp with MoE and tp > 1, so all of it is / t. */
 static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
 {
+    if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
+        return gpumem_layer_activation_bytes(m, t);
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
-    double tp = (double)t->tp, c = m->activation == MODELCFG_SWIGLU ? 8 : 4, fe = (double)m->expert_ffn;
-    double dense_mlp = c * s * b * (double)m->ffn / tp;
+    double tp = (double)t->tp, fe = (double)m->expert_ffn, g = saved_gemm_input_bytes(t);
     double routed = modelcfg_moe_load(m) * (double)m->top_k * s * b / tp;
-    double moe = routed * (c * fe + 2 * h) + 4 * (double)m->experts * s * b / tp +
-                 c * s * b * (double)m->shared_experts * fe / tp;
-    switch (t->recompute) {
-    case TRAINCFG_RECOMPUTE_FULL: return gpumem_layer_activation_bytes(m, t);
-    default: return gpumem_layer_activation_bytes(m, t) - dense_mlp + moe;
-    }
+    double moe = routed * (g * h + mlp_act_bytes(m, t, fe)) + 4 * (double)m->experts * s * b / tp;
+    if (m->shared_experts)
+        moe += s * b * ((g < 2 ? g * h : 0) + mlp_act_bytes(m, t, (double)m->shared_experts * fe)) / tp;
+    return layer_bytes(m, t, 1) + moe;
 }
 
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out)
 {
     /* ZeRO shards over the dp x cp ranks that hold the same parameters */
     uint64_t p = t->pp, dp = traincfg_dpcp(t), tp = t->tp, v = t->virtual_stages ? t->virtual_stages : 1;
-    uint64_t per_chunk = m->layers / (p * v), moe = 0, expert = 0;
-    for (uint64_t c = 0; c < v; c++)
-        moe += modelcfg_moe_layers_in(m, (c * p + stage) * per_chunk, per_chunk);
-    uint64_t params = (m->layers / p - moe) * modelcfg_layer_params_tp(m, tp);
+    uint64_t layers = 0, moe = 0, expert = 0;
+    for (uint64_t c = 0; c < v; c++) {
+        uint64_t first, n = parallel_chunk_layers(m, t, stage, c, &first);
+        layers += n;
+        moe += modelcfg_moe_layers_in(m, first, n);
+    }
+    uint64_t params = (layers - moe) * modelcfg_layer_params_tp(m, tp);
     if (moe) {
         uint64_t etp = t->etp ? t->etp : tp;
         params += moe * modelcfg_moe_layer_params_tp(m, tp, t->ep, etp, &expert);
@@ -116,11 +164,24 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + X * ob / (t->zero >= 1 ? edp : 1);
     }
 
+    if (t->precision == GPUCFG_FP8 && t->zero < 3 && !t->fp8_param_gather) {
+        /* FP8 weight copies: Megatron-Core's TE modules pass is_first_microbatch, so TE quantizes each
+         * weight once per iteration and keeps the FP8 copy for the later micro-batches (megatron/core/
+         * extensions/transformer_engine.py, TELinear.forward; TE module/base.py, the weight workspace):
+         * the rowwise copy for the forward GEMM and the columnwise (transposed) one for the data-gradient
+         * GEMM on Hopper, 2 x 1 B per weight of the stage's layers held by this GPU (the output layer is
+         * Megatron's own bf16 GEMM; under ZeRO-3 / FSDP the gathered weights are transient, none kept).
+         * With fp8_param_gather the layers' weights are those FP8 tensors (rowwise and columnwise, 2 B),
+         * in place of the bf16 weights: as many bytes as counted above. */
+        double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
+                              (double)(stage == p - 1 ? modelcfg_head_params_tp(m, tp, p) : 0);
+        out->weights_bytes += 2 * layer_params;
+    }
+
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
     if (moe) /* the stage's mean layer */
-        layer = ((double)(m->layers / p - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) /
-                (double)(m->layers / p);
+        layer = ((double)(layers - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) / (double)layers;
     double act = gpumem_layers_in_flight(m, t, stage) * layer;
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL) {
         traincfg none = *t;
@@ -147,6 +208,13 @@ void gpumem_estimate(const modelcfg *m, const traincfg *t, gpumem *out)
     gpumem_stage(m, t, 0, &first);
     gpumem_stage(m, t, t->pp - 1, &last);
     *out = last.total_bytes > first.total_bytes ? last : first;
+    /* an uneven split can make a middle stage the largest (more layers than the first or last) */
+    for (uint64_t s = 1; parallel_uneven_split(t) && s + 1 < t->pp; s++) {
+        gpumem mid;
+        gpumem_stage(m, t, s, &mid);
+        if (mid.total_bytes > out->total_bytes)
+            *out = mid;
+    }
 }
 
 int gpumem_check(const gpumem *mem, const gpucfg *g, const cfgloc *at, cxl_err *err)

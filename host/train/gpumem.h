@@ -10,9 +10,12 @@
  * last.
  *
  * Activations follow Korthikanti et al., arXiv 2205.05198, Sec. 4, generalised to GQA, SwiGLU and no
- * dropout (derivation in gpumem.c): per layer and micro-batch 34sbh + 5as^2b bytes for a GPT layer with
- * no parallelism and the unfused attention, 34sbh + 4asb with flash attention (no s x s scores kept); the stage holds as many micro-batches as its 1F1B (or interleaved) warm-up keeps in
- * flight. Everything is 16-bit activations, as in the paper.
+ * dropout, with what Megatron-Core's and Transformer Engine's fused kernels save (derivation in gpumem.c):
+ * per layer and micro-batch 34sbh + 5as^2b bytes for a 16-bit GPT layer with no parallelism and the
+ * unfused attention, 34sbh + 4asb with flash attention (no s x s scores kept); the fused SwiGLU keeps only
+ * its input; FP8 training keeps GEMM inputs as 1 B copies and, below ZeRO-3, 2 B of FP8 weight copies per
+ * layer weight (counted in weights_bytes). The stage holds as many micro-batches as its 1F1B (or
+ * interleaved) warm-up keeps in flight.
  *
  * Pure functions of the configuration; no allocation. */
 #ifndef CXLSIM_GPUMEM_H
@@ -38,7 +41,8 @@ double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t);
 double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t stage);
 /* One pipeline stage. The layout must have passed parallel_check(). */
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out);
-/* The stage with the largest total (first and last stages are the candidates; ties: the first). */
+/* The stage with the largest total (first and last stages are the candidates, every stage with an uneven
+ * pipeline split; ties: the first). */
 void gpumem_estimate(const modelcfg *m, const traincfg *t, gpumem *out);
 /* CXL_ECONFIG at `at` when out->total_bytes exceeds the GPU's HBM, naming every part; else 0. */
 int gpumem_check(const gpumem *mem, const gpucfg *g, const cfgloc *at, cxl_err *err);

@@ -90,6 +90,20 @@ static void mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_
     push(B, tpl, e);
 }
 
+/* FP8 training (Transformer Engine, per-tensor current scaling, Megatron-Bridge's FP8-CS): every GEMM
+ * operand that is an activation or an output gradient is quantized before its GEMM: a pass computing its
+ * amax (reading the 16-bit tensor, 2 B per element), then the cast-transpose writing the rowwise and the
+ * columnwise FP8 copies (read 2 B, write 1 + 1 B): 6 B per element, priced as one memory-bound kernel
+ * (TE transformer_engine/pytorch/tensor/float8_tensor.py Float8CurrentScalingQuantizer; common/
+ * recipe/current_scaling.cu nvte_compute_amax, nvte_compute_scale_from_amax; common/transpose/
+ * cast_transpose.cu). The second kernel's launch is not counted separately. Weights are quantized once
+ * per iteration (the first micro-batch, or the optimizer with fp8_param_gather): not counted. */
+static void fp8_quant(bld *B, int tpl, const char *name, uint64_t elems)
+{
+    if (B->dtype == GPUCFG_FP8)
+        mem(B, tpl, name, elems, 6);
+}
+
 static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
 {
     if (tp <= 1 || bytes == 0)
@@ -190,12 +204,14 @@ static void attn_core(bld *B, int tpl, const lshape *x, int bwd)
 static void attn_fwd(bld *B, int L, const lshape *x)
 {
     mem(B, L, "ln1.fwd", x->Eh, 4);
+    fp8_quant(B, L, "fp8.quant.qkv.fwd", x->Eh);
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn", x->tp);
     gemm(B, L, "qkv.fwd", 1, x->T, x->qkv_n, x->h);
     if (x->rope)
         mem(B, L, "rope.fwd", x->T * (x->at + 2 * x->kv / x->tp) * x->dh, 4);
     attn_core(B, L, x, 0);
+    fp8_quant(B, L, "fp8.quant.proj.fwd", x->T * x->at * x->dh);
     gemm(B, L, "proj.fwd", 1, x->T, x->h, x->at * x->dh);
     tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", x->tp);
     mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
@@ -207,11 +223,13 @@ static void attn_bwd(bld *B, int L, const lshape *x)
     mem(B, L, "resid1.bwd", x->Eh, x->drop ? 5 : 4);
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.grad", x->tp);
+    fp8_quant(B, L, "fp8.quant.proj.bwd", x->T * x->h);
     gemm(B, L, "proj.bwd_data", 1, x->T, x->at * dh, x->h);
     gemm(B, L, "proj.bwd_weight", 1, x->at * dh, x->h, x->T);
     attn_core(B, L, x, 1);
     if (x->rope)
         mem(B, L, "rope.bwd", x->T * (x->at + 2 * x->kv / x->tp) * dh, 4);
+    fp8_quant(B, L, "fp8.quant.qkv.bwd", x->T * x->qkv_n);
     gemm(B, L, "qkv.bwd_data", 1, x->T, x->h, x->qkv_n);
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.wgrad", x->tp);
@@ -224,23 +242,28 @@ static void attn_bwd(bld *B, int L, const lshape *x)
 typedef struct mlp_names {
     const char *fc1, *act, *fc2, *ag, *rs_ar_sp, *rs_ar;
     const char *fc2_bd, *fc2_bw, *act_b, *fc1_bd, *fc1_bw, *ag_g, *ag_wg, *rs_ar_g_sp, *rs_ar_g;
+    const char *q_fc1, *q_fc2, *q_fc2_b, *q_fc1_b; /* FP8 quantization of the GEMMs' inputs / output gradients */
 } mlp_names;
 static const mlp_names dense_mlp = {
     "fc1.fwd", NULL, "fc2.fwd", "tp.allgather.mlp", "tp.reducescatter.mlp", "tp.allreduce.mlp",
     "fc2.bwd_data", "fc2.bwd_weight", NULL, "fc1.bwd_data", "fc1.bwd_weight", "tp.allgather.mlp.grad",
     "tp.allgather.mlp.wgrad", "tp.reducescatter.mlp.grad", "tp.allreduce.mlp.grad",
+    "fp8.quant.fc1.fwd", "fp8.quant.fc2.fwd", "fp8.quant.fc2.bwd", "fp8.quant.fc1.bwd",
 };
 static const mlp_names shared_mlp = {
     "moe.shared.fc1.fwd", "moe.shared.act.fwd", "moe.shared.fc2.fwd", "tp.allgather.shared",
     "tp.reducescatter.shared", "tp.allreduce.shared", "moe.shared.fc2.bwd_data", "moe.shared.fc2.bwd_weight",
     "moe.shared.act.bwd", "moe.shared.fc1.bwd_data", "moe.shared.fc1.bwd_weight", "tp.allgather.shared.grad",
     "tp.allgather.shared.wgrad", "tp.reducescatter.shared.grad", "tp.allreduce.shared.grad",
+    "fp8.quant.moe.shared.fc1.fwd", "fp8.quant.moe.shared.fc2.fwd", "fp8.quant.moe.shared.fc2.bwd",
+    "fp8.quant.moe.shared.fc1.bwd",
 };
 
 /* A tensor-parallel MLP of fin inputs / fo outputs per rank: [all-gather], fc1, activation, fc2,
  * reduce-scatter (sp) or all-reduce. */
 static void mlp_fwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, const mlp_names *nm)
 {
+    fp8_quant(B, L, nm->q_fc1, x->Eh);
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, x->tp);
     gemm(B, L, nm->fc1, 1, x->T, fin, x->h);
@@ -248,6 +271,7 @@ static void mlp_fwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, c
         mem(B, L, nm->act ? nm->act : "swiglu.fwd", x->T * fo, 6);
     else
         mem(B, L, nm->act ? nm->act : "gelu.fwd", x->T * fo, 4);
+    fp8_quant(B, L, nm->q_fc2, x->T * fo);
     gemm(B, L, nm->fc2, 1, x->T, x->h, fo);
     tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_ar_sp : nm->rs_ar, x->tp);
 }
@@ -256,12 +280,14 @@ static void mlp_bwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, c
 {
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag_g, x->tp);
+    fp8_quant(B, L, nm->q_fc2_b, x->T * x->h);
     gemm(B, L, nm->fc2_bd, 1, x->T, fo, x->h);
     gemm(B, L, nm->fc2_bw, 1, fo, x->h, x->T);
     if (x->swiglu)
         mem(B, L, nm->act_b ? nm->act_b : "swiglu.bwd", x->T * fo, 10);
     else
         mem(B, L, nm->act_b ? nm->act_b : "gelu.bwd", x->T * fo, 6);
+    fp8_quant(B, L, nm->q_fc1_b, x->T * fin);
     gemm(B, L, nm->fc1_bd, 1, x->T, x->h, fin);
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag_wg, x->tp);
@@ -294,8 +320,10 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     mem(B, L, "moe.permute.fwd", e->routed * x->h, 4);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
+    fp8_quant(B, L, "fp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h);
     gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
     mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);
+    fp8_quant(B, L, "fp8.quant.moe.expert.fc2.fwd", e->le * e->me * e->fo_e);
     gemm(B, L, "moe.expert.fc2.fwd", e->le, e->me, x->h, e->fo_e);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
@@ -314,10 +342,12 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     mem(B, L, "moe.unpermute.bwd", e->routed * x->h, 6);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
+    fp8_quant(B, L, "fp8.quant.moe.expert.fc2.bwd", e->le * e->me * x->h);
     gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
     gemm(B, L, "moe.expert.fc2.bwd_weight", e->le, e->fo_e, x->h, e->me);
     mem(B, L, x->swiglu ? "moe.expert.swiglu.bwd" : "moe.expert.gelu.bwd", e->le * e->me * e->fo_e,
         x->swiglu ? 10 : 6);
+    fp8_quant(B, L, "fp8.quant.moe.expert.fc1.bwd", e->le * e->me * e->fin_e);
     gemm(B, L, "moe.expert.fc1.bwd_data", e->le, e->me, x->h, e->fin_e);
     gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
@@ -351,6 +381,39 @@ static double tpl_gemm_flops(const opgraph *g, int tpl)
     return f;
 }
 
+/* The six layer templates (dense and MoE forward, backward, recomputation), or with bf16 their variants
+ * (OPGRAPH_BF16_OF) built by B (whose dtype the GEMMs and quantizations follow). */
+static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recompute, int bf16)
+{
+    opgraph *g = B->g;
+#define ID(id) (bf16 ? OPGRAPH_BF16_OF(id) : (id))
+    int drop = x->drop;
+    attn_fwd(B, ID(OPGRAPH_LAYER_FWD), x);
+    mem(B, ID(OPGRAPH_LAYER_FWD), "ln2.fwd", x->Eh, 4);
+    mlp_fwd(B, ID(OPGRAPH_LAYER_FWD), x, x->fin, x->fo, &dense_mlp);
+    mem(B, ID(OPGRAPH_LAYER_FWD), "resid2.fwd", x->Eh, drop ? 7 : 6);
+    mem(B, ID(OPGRAPH_LAYER_BWD), "resid2.bwd", x->Eh, drop ? 5 : 4);
+    mlp_bwd(B, ID(OPGRAPH_LAYER_BWD), x, x->fin, x->fo, &dense_mlp);
+    mem(B, ID(OPGRAPH_LAYER_BWD), "ln2.bwd", x->Eh, 8);
+    attn_bwd(B, ID(OPGRAPH_LAYER_BWD), x);
+    if (e) {
+        attn_fwd(B, ID(OPGRAPH_MOE_FWD), x);
+        moe_fwd(B, ID(OPGRAPH_MOE_FWD), x, e);
+        moe_bwd(B, ID(OPGRAPH_MOE_BWD), x, e);
+        attn_bwd(B, ID(OPGRAPH_MOE_BWD), x);
+        if (recompute == TRAINCFG_RECOMPUTE_FULL)
+            g->tpl[ID(OPGRAPH_MOE_RECOMPUTE)] = g->tpl[ID(OPGRAPH_MOE_FWD)];
+        else if (recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
+            attn_core(B, ID(OPGRAPH_MOE_RECOMPUTE), x, 0);
+    }
+    /* recomputation before a layer's backward */
+    if (recompute == TRAINCFG_RECOMPUTE_FULL)
+        g->tpl[ID(OPGRAPH_LAYER_RECOMPUTE)] = g->tpl[ID(OPGRAPH_LAYER_FWD)];
+    else if (recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
+        attn_core(B, ID(OPGRAPH_LAYER_RECOMPUTE), x, 0);
+#undef ID
+}
+
 int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err)
 {
     memset(g, 0, sizeof *g);
@@ -369,17 +432,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
                        traincfg_flash(t), cp, m->seq_len };
     int L;
 
-    /* ---- layer forward, backward (reverse order) ---- */
-    attn_fwd(&B, OPGRAPH_LAYER_FWD, &x);
-    mem(&B, OPGRAPH_LAYER_FWD, "ln2.fwd", Eh, 4);
-    mlp_fwd(&B, OPGRAPH_LAYER_FWD, &x, fin, fo, &dense_mlp);
-    mem(&B, OPGRAPH_LAYER_FWD, "resid2.fwd", Eh, drop ? 7 : 6);
-    mem(&B, OPGRAPH_LAYER_BWD, "resid2.bwd", Eh, drop ? 5 : 4);
-    mlp_bwd(&B, OPGRAPH_LAYER_BWD, &x, fin, fo, &dense_mlp);
-    mem(&B, OPGRAPH_LAYER_BWD, "ln2.bwd", Eh, 8);
-    attn_bwd(&B, OPGRAPH_LAYER_BWD, &x);
-
-    /* ---- MoE layer ---- */
+    /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
     moe_shape e = { 0 };
     if (modelcfg_is_moe(m)) {
         uint64_t mats_in = x.swiglu ? 2 : 1;
@@ -398,21 +451,14 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
         e.etp_bytes = e.etp > 1 ? e.a2a_bytes * e.etp : 0;
         e.sh_fo = m->shared_experts * m->expert_ffn / tp;
         e.sh_fin = mats_in * e.sh_fo;
-        attn_fwd(&B, OPGRAPH_MOE_FWD, &x);
-        moe_fwd(&B, OPGRAPH_MOE_FWD, &x, &e);
-        moe_bwd(&B, OPGRAPH_MOE_BWD, &x, &e);
-        attn_bwd(&B, OPGRAPH_MOE_BWD, &x);
-        if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
-            g->tpl[OPGRAPH_MOE_RECOMPUTE] = g->tpl[OPGRAPH_MOE_FWD];
-        else if (t->recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
-            attn_core(&B, OPGRAPH_MOE_RECOMPUTE, &x, 0);
     }
-
-    /* ---- recomputation before a layer's backward ---- */
-    if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
-        g->tpl[OPGRAPH_LAYER_RECOMPUTE] = g->tpl[OPGRAPH_LAYER_FWD];
-    else if (t->recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
-        attn_core(&B, OPGRAPH_LAYER_RECOMPUTE, &x, 0);
+    layer_tpls(&B, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 0);
+    if (B.dtype == GPUCFG_FP8 && (t->bf16_layers_start || t->bf16_layers_end)) {
+        bld Bh = B;
+        Bh.dtype = GPUCFG_BF16;
+        layer_tpls(&Bh, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 1);
+        B.failed = Bh.failed;
+    }
 
     /* ---- embedding (first stage): vocabulary-parallel lookup, all-reduce (sp: reduce-scatter) ---- */
     L = OPGRAPH_EMBED_FWD;
@@ -428,7 +474,11 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     mem(&B, L, "embed.bwd", E, 10);
 
     /* ---- head (last stage): final norm, column-parallel logits, vocabulary-parallel cross entropy
-     * (three all-reduces of T fp32 values: max, sum of exponentials, target logit) ---- */
+     * (three all-reduces of T fp32 values: max, sum of exponentials, target logit). The output layer is
+     * Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so under FP8 training its
+     * GEMMs stay bf16 (megatron/core/models/gpt/gpt_model.py, output_layer) ---- */
+    if (B.dtype == GPUCFG_FP8)
+        B.dtype = GPUCFG_BF16;
     L = OPGRAPH_HEAD_FWD;
     mem(&B, L, "lnf.fwd", Eh, 4);
     if (sp)

@@ -68,8 +68,15 @@ enum opgraph_tpl_id {
     OPGRAPH_LAYER_FWD, OPGRAPH_LAYER_BWD, OPGRAPH_LAYER_RECOMPUTE, /* recompute: empty without recomputation */
     OPGRAPH_EMBED_FWD, OPGRAPH_EMBED_BWD, OPGRAPH_HEAD_FWD, OPGRAPH_HEAD_BWD,
     OPGRAPH_MOE_FWD, OPGRAPH_MOE_BWD, OPGRAPH_MOE_RECOMPUTE, /* MoE layers; empty for a dense model */
+    /* FP8 runs with num_layers_at_start/end_in_bf16: the same six layer templates with bf16 GEMMs and no
+     * quantization (OPGRAPH_BF16_OF(id) for id among the six above); empty otherwise */
+    OPGRAPH_LAYER_FWD_BF16, OPGRAPH_LAYER_BWD_BF16, OPGRAPH_LAYER_RECOMPUTE_BF16,
+    OPGRAPH_MOE_FWD_BF16, OPGRAPH_MOE_BWD_BF16, OPGRAPH_MOE_RECOMPUTE_BF16,
     OPGRAPH_NTPL
 };
+
+/* The bf16 variant of a layer template id (LAYER_* or MOE_*) */
+#define OPGRAPH_BF16_OF(id) ((id) < OPGRAPH_EMBED_FWD ? (id) + OPGRAPH_LAYER_FWD_BF16 : (id) - OPGRAPH_MOE_FWD + OPGRAPH_MOE_FWD_BF16)
 
 typedef struct opgraph {
     op_desc ops[OPGRAPH_MAX_OPS];  /* every distinct kernel of the iteration (optimizer ones included) */

@@ -122,9 +122,9 @@ static uint64_t layer_in_bytes(const eng *E, int backward)
     return b;
 }
 
-int eng_cxl_layer_in(eng *E, rep *R, int backward)
+int eng_cxl_layer_in(eng *E, rep *R, uint32_t vs, int backward)
 {
-    int more = R->layer + 1 < E->layers_per_chunk;
+    int more = R->layer + 1 < E->chunk_layers[vs];
     uint64_t b = layer_in_bytes(E, backward);
     return layer_fetch(E, R, b, more ? b : 0, backward ? "cxl.layer.bwd_in" : "cxl.layer.fwd_in");
 }

@@ -186,7 +186,8 @@ typedef struct eng {
     evq q;
     net *n;
     rep *reps;
-    uint32_t pp, v, m, layers_per_chunk;
+    uint32_t pp, v, m;
+    uint32_t *chunk_layers, *chunk_first; /* per model chunk vs = chunk x pp + rank: its layers, its first layer's index */
     xfer *xf;
     uint32_t nxf, capxf, *xfree, nxfree, capxfree;
     collalgo_fabric fab;
@@ -240,6 +241,8 @@ int eng_relocate(cxl_err *err, const cfgloc *l, const char *key);
  * bounds it; returns the code. */
 int eng_kernel_blame(eng *E, uint32_t op, cxl_err *err);
 
+/* 1 when layer `layer` of model chunk vs runs in bf16 in an FP8 run (traincfg_layer_bf16) */
+int eng_layer_bf16(const eng *E, uint32_t vs, uint32_t layer);
 /* Whether layer `layer` of the model chunk at virtual stage vs is an MoE layer; the parameters and the
  * gradient bytes of such a layer on one GPU (train_setup.c). */
 int eng_layer_moe(const eng *E, uint32_t vs, uint32_t layer);
@@ -292,7 +295,7 @@ void eng_cxl_sub_done(eng *E, uint32_t xid);
 void eng_cxl_xfer_done(eng *E, uint32_t xid);
 /* LAYER_START: the layer-by-layer policies' fetch of the current layer (the next one's as a prefetch);
  * 1 when the stream must wait. */
-int eng_cxl_layer_in(eng *E, rep *R, int backward);
+int eng_cxl_layer_in(eng *E, rep *R, uint32_t vs, int backward);
 /* A layer's forward (backward 0) or backward (1) has ended: the policies' writes. */
 void eng_cxl_layer_out(eng *E, rep *R, int backward, int last_microbatch);
 /* 1 when a policy keeps the activations, so that the backward pass needs no recomputation. */

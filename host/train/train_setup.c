@@ -148,7 +148,12 @@ static void setup_groups(eng *E)
 
 int eng_layer_moe(const eng *E, uint32_t vs, uint32_t layer)
 {
-    return modelcfg_layer_is_moe(&E->x->model, (uint64_t)vs * E->layers_per_chunk + layer);
+    return modelcfg_layer_is_moe(&E->x->model, (uint64_t)E->chunk_first[vs] + layer);
+}
+
+int eng_layer_bf16(const eng *E, uint32_t vs, uint32_t layer)
+{
+    return traincfg_layer_bf16(E->t, (uint64_t)E->chunk_first[vs] + layer, E->x->model.layers);
 }
 
 uint64_t eng_layer_params(const eng *E, uint32_t vs, uint32_t layer)
@@ -181,7 +186,7 @@ static int setup_stages(eng *E, cxl_err *err)
         R->last_stage = r == pp - 1;
         R->params = (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);
         for (uint32_t c = 0; c < E->v; c++)
-            for (uint32_t l = 0; l < E->layers_per_chunk; l++)
+            for (uint32_t l = 0; l < E->chunk_layers[c * pp + r]; l++)
                 R->params += eng_layer_params(E, c * pp + r, l);
         uint64_t shard = t->zero >= 1 ? (R->params + dp - 1) / dp : R->params;
         R->shard_params = shard;
@@ -414,7 +419,16 @@ int eng_setup(eng *E, const expcfg *x, const train_opts *o, train_result *res, c
     E->pp = (uint32_t)t->pp;
     E->v = (uint32_t)t->virtual_stages;
     E->m = (uint32_t)parallel_microbatches(t);
-    E->layers_per_chunk = (uint32_t)(x->model.layers / (t->pp * t->virtual_stages));
+    E->chunk_layers = calloc((size_t)E->pp * E->v, sizeof *E->chunk_layers);
+    E->chunk_first = calloc((size_t)E->pp * E->v, sizeof *E->chunk_first);
+    if (!E->chunk_layers || !E->chunk_first)
+        return eng_oom(E);
+    for (uint32_t c = 0; c < E->v; c++)
+        for (uint32_t r = 0; r < E->pp; r++) {
+            uint64_t first, n = parallel_chunk_layers(&x->model, t, r, c, &first);
+            E->chunk_layers[c * E->pp + r] = (uint32_t)n;
+            E->chunk_first[c * E->pp + r] = (uint32_t)first;
+        }
     double intra = 0, inter = 0;
     int rc = opgraph_build(&x->model, t, &E->g, err);
     if (!rc)
@@ -458,6 +472,8 @@ void eng_teardown(eng *E)
     free(E->port_since);
     free(E->reps);
     free(E->pp_intra);
+    free(E->chunk_layers);
+    free(E->chunk_first);
     free(E->dur);
     free(E->measured);
     free(E->xf);

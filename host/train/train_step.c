@@ -265,7 +265,7 @@ static int zero3_gather(eng *E, rep *R, const item_ctx *c)
         mine = R->dp_enq;
     }
     R->gather_next = 0;
-    if (R->layer + 1 < E->layers_per_chunk) {
+    if (R->layer + 1 < E->chunk_layers[c->vs]) {
         dp_enqueue(E, R, COLLALGO_ALLGATHER, eng_layer_params(E, c->vs, R->layer + 1) * E->g.weight_elem_bytes,
                    "dp.zero3.params");
         R->gather_next = R->dp_enq;
@@ -301,17 +301,18 @@ static void layer_grads(eng *E, rep *R, const item_ctx *c)
 /* The template of the current layer step, after its parameters are in place (ZeRO-3 gather, CXL fetch). */
 static int layer_template(eng *E, rep *R, const item_ctx *c)
 {
-    if (R->layer >= E->layers_per_chunk) {
+    if (R->layer >= E->chunk_layers[c->vs]) {
         R->seg = SEG_POST;
         return STEP_NEXT;
     }
     if (E->t->zero >= 3 && traincfg_dpcp(E->t) > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered)
         return zero3_gather(E, R, c);
-    if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->I->backward))
+    if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->vs, c->I->backward))
         return STEP_BLOCKED;
-    int moe = eng_layer_moe(E, c->vs, R->layer);
+    int moe = eng_layer_moe(E, c->vs, R->layer), hp = eng_layer_bf16(E, c->vs, R->layer);
+#define TPL(id) (&E->g.tpl[hp ? OPGRAPH_BF16_OF(id) : (id)])
     if (!c->I->backward) {
-        R->cur_tpl = &E->g.tpl[moe ? OPGRAPH_MOE_FWD : OPGRAPH_LAYER_FWD];
+        R->cur_tpl = TPL(moe ? OPGRAPH_MOE_FWD : OPGRAPH_LAYER_FWD);
         return TPL_READY;
     }
     switch (R->lstep) {
@@ -321,15 +322,16 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
             R->lstep = LAYER_BACKWARD;
             return STEP_NEXT;
         }
-        R->cur_tpl = &E->g.tpl[moe ? OPGRAPH_MOE_RECOMPUTE : OPGRAPH_LAYER_RECOMPUTE];
+        R->cur_tpl = TPL(moe ? OPGRAPH_MOE_RECOMPUTE : OPGRAPH_LAYER_RECOMPUTE);
         return TPL_READY;
     case LAYER_BACKWARD:
-        R->cur_tpl = &E->g.tpl[moe ? OPGRAPH_MOE_BWD : OPGRAPH_LAYER_BWD];
+        R->cur_tpl = TPL(moe ? OPGRAPH_MOE_BWD : OPGRAPH_LAYER_BWD);
         return TPL_READY;
     default:
         layer_grads(E, R, c);
         return STEP_NEXT;
     }
+#undef TPL
 }
 
 /* SEG_END: a backward pass hands the head's and embedding's gradients on. */

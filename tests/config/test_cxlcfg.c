@@ -304,23 +304,23 @@ static void parameter_and_activation_offload(void **state)
     assert_int_equal(modelcfg_layer_params_tp(&x->model, 2), 101195776ull);
     assert_true(t.hbm_part[TIERS_WEIGHTS] == 2 * layer_w);
     /* activations as without recomputation: per layer with sp, (R + S + A)/t =
-     * (8sbh + 8sbh + 8sbf + 2as^2b) / 2 = (16 x 16777216 + 8 x 45088768 + 2 x 32 x 4096^2) / 2 = 851443712;
+     * (8sbh + 8sbh + 6sbf + 2as^2b) / 2 = (16 x 16777216 + 6 x 45088768 + 2 x 32 x 4096^2) / 2 = 806354944;
      * two stay, plus the last stage's 4sbh/t + 4sbV/t; 30 go to CXL */
     traincfg none = x->train;
     none.recompute = TRAINCFG_RECOMPUTE_NONE;
-    assert_true(gpumem_layer_activation_bytes(&x->model, &none) == 851443712.0);
-    assert_true(t.hbm_part[TIERS_ACTIVATIONS] == 2 * 851443712.0 + 33554432.0 + 262144000.0);
+    assert_true(gpumem_layer_activation_bytes(&x->model, &none) == 806354944.0);
+    assert_true(t.hbm_part[TIERS_ACTIVATIONS] == 2 * 806354944.0 + 33554432.0 + 262144000.0);
     assert_true(t.cxl_bytes_per_gpu ==
-                mem.optimizer_bytes + (mem.weights_bytes - 2 * layer_w) + 30 * 851443712.0);
+                mem.optimizer_bytes + (mem.weights_bytes - 2 * layer_w) + 30 * 806354944.0);
     assert_true(t.hbm_bytes == t.hbm_part[0] + t.hbm_part[1] + t.hbm_part[2] + t.hbm_part[3]);
     free(x);
 }
 
 /* LLaMA-2 70B on one DGX H100 (8 GPUs), tp 8, no ZeRO, no recomputation: per GPU 80 layers x
  * 106,971,136 + embedding 32,768,000 + head 32,776,192 = 8,623,235,072 parameters.
- *   HBM without offload: 16 B x P = 128.5 GiB of model states + 50.3 GiB of activations = 178.8 GiB;
- *   optimizer offloaded: 2 + 2 B x P = 32.1 GiB + 50.3 = 82.5 GiB, still over 74.5 GiB (80 GB);
- *   and parameters: 2 layers x 106,971,136 x 2 B = 0.4 GiB + gradients 16.1 + 50.3 = 66.8 GiB: fits.
+ *   HBM without offload: 16 B x P = 128.5 GiB of model states + 48.2 GiB of activations = 176.7 GiB;
+ *   optimizer offloaded: 2 + 2 B x P = 32.1 GiB + 48.2 = 80.3 GiB, still over 74.5 GiB (80 GB);
+ *   and parameters: 2 layers x 106,971,136 x 2 B = 0.4 GiB + gradients 16.1 + 48.2 = 64.7 GiB: fits.
  * CXL per node: 8 x (12 B x P + 2 B x (P - 2 layers)) = 896.3 GiB: over one 16 GiB asic, within 1 TiB. */
 static const char *exp_70b(const char *name, const char *cxl)
 {
@@ -347,15 +347,15 @@ static void llama70b_fits_with_offload(void **state)
     assert_int_equal(tiers_check(x, &t, &e), CXL_ECONFIG);
     assert_int_equal(gpumem_check(&mem, &x->gpu, &x->train.ref, &e2), CXL_ECONFIG);
     assert_string_equal(e.msg, e2.msg);
-    assert_non_null(strstr(e.msg, "out of GPU memory: pipeline stage 0 needs 178.9 GiB per GPU"));
+    assert_non_null(strstr(e.msg, "out of GPU memory: pipeline stage 0 needs 176.7 GiB per GPU"));
     assert_int_equal(e.line, 1); /* the experiment itself */
     free(x);
 
     x = load(exp_70b("o.yaml", "cxl: { memory: per-node, device: asic, capacity: 1TiB, offload_optimizer: gpu }\n"));
     tiers_compute(x, &t);
     assert_int_equal(tiers_check(x, &t, &e), CXL_ECONFIG);
-    assert_non_null(strstr(e.msg, "out of GPU memory after offloading to CXL: pipeline stage 0 needs 82.5 GiB"));
-    assert_non_null(strstr(e.msg, "optimizer states 0.0, activations 50.3 GiB; 96.4 GiB per GPU offloaded"));
+    assert_non_null(strstr(e.msg, "out of GPU memory after offloading to CXL: pipeline stage 0 needs 80.3 GiB"));
+    assert_non_null(strstr(e.msg, "optimizer states 0.0, activations 48.2 GiB; 96.4 GiB per GPU offloaded"));
     assert_non_null(strstr(e.msg, "the largest part left is the activations (try cxl.offload_activations"));
     assert_int_equal(e.line, 1);
     assert_int_equal(e.col, 1);

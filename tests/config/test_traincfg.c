@@ -127,15 +127,21 @@ static void params_llama2_7b(void **state)
 
 /* ---- activations and memory ---- */
 
+/* A preset model and a training setup of one GPU, one micro-batch of one sequence, bf16, flash attention. */
+static void one_gpu(const char *model, modelcfg *m, traincfg *t)
+{
+    cxl_err e;
+    ok_or_fail(modelcfg_load(model, m, &e), &e, model);
+    memset(t, 0, sizeof *t);
+    t->micro_batch = 1, t->tp = 1, t->pp = 1, t->dp = 1, t->virtual_stages = 1, t->global_batch = 1;
+}
+
 static void korthikanti_activations(void **state)
 {
     (void)state;
-    cxl_err e;
     modelcfg m;
-    ok_or_fail(modelcfg_load("gpt3-175b", &m, &e), &e, "gpt3");
     traincfg t;
-    memset(&t, 0, sizeof t);
-    t.micro_batch = 1, t.tp = 1, t.pp = 1, t.dp = 1, t.virtual_stages = 1, t.global_batch = 1;
+    one_gpu("gpt3-175b", &m, &t);
     double s = 2048, h = 12288, a = 96, sbh = s * h;
     /* flash attention (the default): no s x s term, the fp32 logsumexp per head and row, 4as bytes */
     assert_true(gpumem_layer_activation_bytes(&m, &t) == 34 * sbh + 4 * a * s);
@@ -175,6 +181,51 @@ static void korthikanti_activations(void **state)
     assert_true(gpumem_layers_in_flight(&m, &t, 7) == 12.0);
 }
 
+/* Activations as Megatron-Core and Transformer Engine keep them (gpumem.c): the fused SwiGLU keeps its input
+ * only, FP8 training keeps GEMM inputs as FP8 copies (1 B), the query width is heads x head_dim; FP8 weight
+ * copies (rowwise and transposed) add 2 B per layer weight; an MoE layer's experts keep per routed copy
+ * the permuted fc1 input, the activation input and the fc2 input. */
+static void te_activations(void **state)
+{
+    (void)state;
+    modelcfg m;
+    traincfg t;
+    one_gpu("llama3-70b", &m, &t);
+    double s = (double)m.seq_len, h = 8192, f = 28672, a = 64, q = 64 * 128, k = 8 * 128;
+    /* bf16: norms' inputs 4h, QKV and fc1 inputs 2h each; Q, K, V and the attention output 4q + 4k; fused
+     * SwiGLU input 4f and fc2 input 2f; the logsumexp 4a */
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == s * (8 * h + 4 * q + 4 * k + 6 * f + 4 * a));
+    /* FP8: the QKV, fc1, output projection and fc2 inputs as FP8 copies (the projection's beside the 16-bit
+     * attention output the core keeps) */
+    t.precision = GPUCFG_FP8;
+    assert_true(gpumem_layer_activation_bytes(&m, &t) == s * (6 * h + 4 * q + 4 * k + q + 5 * f + 4 * a));
+    /* FP8 weight copies: 2 B per weight of the layers (none of the embedding's or output layer's) */
+    gpumem bf, f8;
+    t.global_batch = 1;
+    gpumem_stage(&m, &t, 0, &f8);
+    t.precision = GPUCFG_BF16;
+    gpumem_stage(&m, &t, 0, &bf);
+    assert_true(f8.weights_bytes - bf.weights_bytes == 2.0 * 80 * (double)modelcfg_layer_params_tp(&m, 1));
+    /* under ZeRO-3 the gathered weights are transient: no copies kept */
+    t.zero = 3, t.dp = 2, t.global_batch = 2;
+    gpumem_stage(&m, &t, 0, &bf);
+    t.precision = GPUCFG_FP8;
+    gpumem_stage(&m, &t, 0, &f8);
+    assert_true(f8.weights_bytes == bf.weights_bytes);
+
+    /* MoE (Qwen3-30B-A3B: h 2048, 32 heads x 128, 4 KV heads, 128 experts, top 8, expert_ffn 768), bf16,
+     * tp 1, one stage of all-MoE layers: per token the dense part without its MLP (the router's 16-bit input
+     * 2h in place of the fc1 input), 8 routed copies of (2h + 6 x 768), fp32 router probabilities 4 x 128 */
+    one_gpu("qwen3-30b-a3b", &m, &t);
+    t.dp = 8, t.ep = 8, t.etp = 1, t.global_batch = 8;
+    s = (double)m.seq_len, h = 2048, a = 32, q = 32 * 128, k = 4 * 128;
+    double dense = s * (8 * h + 4 * q + 4 * k + 4 * a), moe = s * (8 * (2 * h + 6 * 768.0) + 4 * 128);
+    gpumem g;
+    gpumem_stage(&m, &t, 0, &g);
+    double head = 4 * s * h + 4 * s * (double)modelcfg_vocab(&m);
+    assert_true(fabs(g.activations_bytes - (48 * (dense + moe) + head)) < 1e-6 * g.activations_bytes);
+}
+
 static void default_experiment(void **state)
 {
     (void)state;
@@ -196,9 +247,10 @@ static void default_experiment(void **state)
     assert_true(mem.gradients_bytes == 4.0 * 3369340928.0);
     assert_true(mem.optimizer_bytes == 12.0 * 3369340928.0 / 8);
     /* activations per layer, selective + sp, no dropout, s = 4096, b = 1, h = 4096, f = 11008, r = 1:
-     * (R + S)/t = (8sbh + 8sbh + 8sbf) / 2 = (16 * 16777216 + 8 * 45088768) / 2 = 314572800;
+     * (R + S)/t = (8sbh + 8sbh + 6sbf) / 2 = (16 * 16777216 + 6 * 45088768) / 2 = 269484032 (the fused
+     * SwiGLU keeps its input 4sbf, fc2 its input 2sbf);
      * 32 layers; plus the last stage's 4sbh/t + 4sbV/t = 33554432 + 262144000 */
-    assert_true(mem.activations_bytes == 32 * 314572800.0 + 33554432.0 + 262144000.0);
+    assert_true(mem.activations_bytes == 32 * 269484032.0 + 33554432.0 + 262144000.0);
     ok_or_fail(gpumem_check(&mem, &x.gpu, &x.root, &e), &e, "fits");
 }
 
@@ -541,6 +593,93 @@ static void moe_engine(void **state)
     assert_true(wide > narrow);
 }
 
+/* Uneven pipeline splits (parallel_chunk_layers, Megatron-Core's rules): the layers of each model chunk, the
+ * engine's equivalence with the even split, and the checks. */
+static void uneven_split(void **state)
+{
+    (void)state;
+    cxl_err e;
+    modelcfg m;
+    traincfg t;
+    uint64_t first, total = 0;
+    /* Llama 3.1 405B, pp 8 x v 8 with the embedding and the loss as layers: (126 + 2) / 64 = 2 per chunk,
+     * 1 in the first and the last model chunk */
+    ok_or_fail(modelcfg_load("llama3-405b", &m, &e), &e, "llama3-405b");
+    memset(&t, 0, sizeof t);
+    t.pp = 8, t.virtual_stages = 8, t.embedding_in_split = 1, t.loss_in_split = 1;
+    assert_int_equal(parallel_chunk_layers(&m, &t, 0, 0, &first), 1);
+    assert_int_equal(first, 0);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 1, 0, &first), 2);
+    assert_int_equal(first, 1);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 0, 1, &first), 2);
+    assert_int_equal(first, 15);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 7, 7, &first), 1);
+    assert_int_equal(first, 125);
+    for (uint64_t c = 0; c < 8; c++)
+        for (uint64_t r = 0; r < 8; r++) {
+            uint64_t n = parallel_chunk_layers(&m, &t, r, c, &first);
+            assert_int_equal(first, total); /* chunk-major order, no gap */
+            total += n;
+        }
+    assert_int_equal(total, 126);
+    /* DeepSeek-V3's 61 layers on pp 16: the first stage 4, the last 1, the 14 others 56 / 14 = 4 */
+    ok_or_fail(modelcfg_load("deepseek-v3", &m, &e), &e, "deepseek-v3");
+    memset(&t, 0, sizeof t);
+    t.pp = 16, t.virtual_stages = 1, t.first_stage_layers = 4, t.last_stage_layers = 1;
+    assert_int_equal(parallel_chunk_layers(&m, &t, 0, 0, &first), 4);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 14, 0, &first), 4);
+    assert_int_equal(first, 56);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 15, 0, &first), 1);
+    assert_int_equal(first, 60);
+    /* with v 2 (the first stage's 4 layers in two chunks of 2): chunk 1 of rank 0 starts after all chunk 0s */
+    t.pp = 2, t.virtual_stages = 2, t.first_stage_layers = 4, t.last_stage_layers = 0;
+    m.layers = 8;
+    assert_int_equal(parallel_chunk_layers(&m, &t, 1, 0, &first), 2);
+    assert_int_equal(first, 2);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 0, 1, &first), 2);
+    assert_int_equal(first, 4);
+
+    /* the engine: a first stage of the even share runs exactly as the even split; a lighter first stage (its
+     * layers moved to the last) makes the last stage the bottleneck; 6 layers + embedding + loss over 4
+     * chunks (1, 2, 2, 1 layers) run */
+    tmpdir_write("l8.yaml", "name: l8\nlayers: 8\nhidden: 1024\nheads: 8\nvocab: 32000\nseq_len: 1024\n");
+    double even = run_iter("u1.yaml", "l8.yaml", "  global_batch: 32\n  pp: 2\n");
+    double same = run_iter("u2.yaml", "l8.yaml", "  global_batch: 32\n  pp: 2\n  decoder_first_pipeline_num_layers: 4\n");
+    double skew = run_iter("u3.yaml", "l8.yaml", "  global_batch: 32\n  pp: 2\n  decoder_first_pipeline_num_layers: 2\n");
+    tmpdir_write("l6.yaml", "name: l6\nlayers: 6\nhidden: 1024\nheads: 8\nvocab: 32000\nseq_len: 1024\n");
+    double emb = run_iter("u4.yaml", "l6.yaml", "  global_batch: 32\n  pp: 2\n  virtual_stages: 2\n"
+                          "  account_for_embedding_in_pipeline_split: true\n  account_for_loss_in_pipeline_split: true\n");
+    printf("UNEVEN even %.4f s, first 4 %.4f s, first 2 %.4f s, embedding + loss as layers (v 2) %.4f s\n", even, same,
+           skew, emb);
+    assert_true(same == even);
+    assert_true(skew > even);
+    assert_true(emb > 0);
+
+    /* the checks of the layer keys: the training text (l8.yaml on 16 GPUs), where the error points, what it says */
+    static const struct { const char *training; int line, col; const char *n1, *n2; } bad[] = {
+        { "  pp: 2\n  decoder_first_pipeline_num_layers: 2\n  account_for_loss_in_pipeline_split: true\n", 8, 38,
+          "exclude each other", NULL },
+        { "  pp: 4\n  dp: 4\n  decoder_first_pipeline_num_layers: 3\n", 9, 38,
+          "the other 3 stages cannot share the remaining 5 layers evenly", "multiple of 3" },
+        { "  pp: 2\n  virtual_stages: 2\n  decoder_first_pipeline_num_layers: 3\n  decoder_last_pipeline_num_layers: 5\n",
+          8, 19, "training.virtual_stages: 2 does not divide every stage's layers (first 3", NULL },
+        { "  pp: 2\n  account_for_embedding_in_pipeline_split: true\n", 8, 44,
+          "8 layers + 1 (embedding, loss) = 9 do not divide into pp 2 x virtual_stages 1", NULL },
+        { "  decoder_first_pipeline_num_layers: 3\n", 7, 38, "pp must be at least 2", NULL },
+        /* FP8's bf16 layers */
+        { "  pp: 2\n  num_layers_at_start_in_bf16: 1\n", 8, 32, "bf16 layers are an option of FP8 training", NULL },
+        { "  pp: 2\n  precision: fp8\n  num_layers_at_start_in_bf16: 5\n  num_layers_at_end_in_bf16: 4\n", 9, 32,
+          "5 + 4 bf16 layers exceed the 8 layers of model 'l8'", "at most 8" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char name[32], training[512];
+        snprintf(name, sizeof name, "ue%zu.yaml", i);
+        snprintf(training, sizeof training, "  global_batch: 32\n%s", bad[i].training);
+        expect_err(exp_file(name, "l8.yaml", "{ extends: dgx-h100, nodes: 2 }", training), bad[i].line, bad[i].col,
+                   bad[i].n1, bad[i].n2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -548,10 +687,12 @@ int main(void)
         cmocka_unit_test(moe_params),
         cmocka_unit_test(err_moe_layouts),
         cmocka_unit_test(moe_engine),
+        cmocka_unit_test(uneven_split),
         cmocka_unit_test(preset_values),
         cmocka_unit_test(params_gpt3_175b),
         cmocka_unit_test(params_llama2_7b),
         cmocka_unit_test(korthikanti_activations),
+        cmocka_unit_test(te_activations),
         cmocka_unit_test(default_experiment),
         cmocka_unit_test(korthikanti_rows_load_and_fit),
         cmocka_unit_test(err_tp_heads),

@@ -177,6 +177,71 @@ static void flash_attention_kernels(void **state)
     free(x);
 }
 
+/* FP8 training (issue 31): before each GEMM the activation or output gradient it reads is quantized (amax,
+ * then the cast-transpose: 6 B per 16-bit element), as a memory-bound kernel; none in bf16. The output
+ * layer's GEMMs stay bf16. */
+static void fp8_quantization_kernels(void **state)
+{
+    (void)state;
+    const char *fmt = "name: q\nmodel: { name: q, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512 }\n"
+                      "gpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                      "training: { global_batch: 2, micro_batch: 2, precision: %s }\n";
+    char text[640];
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    opgraph g;
+    snprintf(text, sizeof text, fmt, "fp8");
+    if (expcfg_load_text("q.yaml", text, x, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    /* T = 1024 tokens, h 1024, GELU f 4096: QKV, projection and fc1 inputs T h, fc2's T f; the backward's
+     * output gradients: projection and fc2 T h, QKV T 3h, fc1 T f */
+    const double T = 1024, h = 1024, f = 4096;
+    const struct { int tpl; const char *name; double elems; } q[] = {
+        { OPGRAPH_LAYER_FWD, "fp8.quant.qkv.fwd", T * h }, { OPGRAPH_LAYER_FWD, "fp8.quant.proj.fwd", T * h },
+        { OPGRAPH_LAYER_FWD, "fp8.quant.fc1.fwd", T * h }, { OPGRAPH_LAYER_FWD, "fp8.quant.fc2.fwd", T * f },
+        { OPGRAPH_LAYER_BWD, "fp8.quant.proj.bwd", T * h }, { OPGRAPH_LAYER_BWD, "fp8.quant.qkv.bwd", T * 3 * h },
+        { OPGRAPH_LAYER_BWD, "fp8.quant.fc2.bwd", T * h }, { OPGRAPH_LAYER_BWD, "fp8.quant.fc1.bwd", T * f },
+    };
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+        int op = find_op(&g, q[i].tpl, q[i].name);
+        if (op < 0)
+            fail_msg("%s missing", q[i].name);
+        assert_int_equal(g.ops[op].kind, OP_MEM);
+        assert_true(g.ops[op].bytes == 6 * q[i].elems);
+    }
+    /* the layers' GEMMs in FP8, the output layer's (Megatron-Core's own linear layer) in bf16 */
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD, "fc1.fwd")].dtype, GPUCFG_FP8);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_HEAD_FWD, "logits.fwd")].dtype, GPUCFG_BF16);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_HEAD_BWD, "logits.bwd_weight")].dtype, GPUCFG_BF16);
+    assert_int_equal(g.tpl[OPGRAPH_LAYER_FWD_BF16].n, 0);
+    train_result r8, r8h;
+    run(x, NULL, &r8);
+    /* the first and the last layer in bf16 (Megatron's --first-last-layers-bf16): their templates have the
+     * GEMMs in bf16 and no quantization, and the run takes longer */
+    snprintf(text, sizeof text, fmt, "fp8, num_layers_at_start_in_bf16: 1, num_layers_at_end_in_bf16: 1");
+    if (expcfg_load_text("q.yaml", text, x, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD_BF16, "fc1.fwd")].dtype, GPUCFG_BF16);
+    assert_int_equal(find_op(&g, OPGRAPH_LAYER_BWD_BF16, "fp8.quant.fc1.bwd"), -1);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD, "fc1.fwd")].dtype, GPUCFG_FP8);
+    assert_true(traincfg_layer_bf16(&x->train, 0, 4) && !traincfg_layer_bf16(&x->train, 1, 4) &&
+                !traincfg_layer_bf16(&x->train, 2, 4) && traincfg_layer_bf16(&x->train, 3, 4));
+    run(x, NULL, &r8h);
+    assert_true(r8h.iteration_ps > r8.iteration_ps);
+    train_result_free(&r8);
+    train_result_free(&r8h);
+    snprintf(text, sizeof text, fmt, "bf16");
+    if (expcfg_load_text("q.yaml", text, x, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+        assert_int_equal(find_op(&g, q[i].tpl, q[i].name), -1);
+    free(x);
+}
+
 /* Context parallelism (issue 31): each rank runs s / cp tokens, its flash kernels see the whole sequence's
  * keys, and the ring exchange of K and V (twice the bytes in the backward) runs beside the kernel: the model
  * FLOPs are those of the cp 1 layout on the same GPUs; the slower the link, the longer the stream waits for
@@ -621,6 +686,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
         cmocka_unit_test(flash_attention_kernels),
+        cmocka_unit_test(fp8_quantization_kernels),
         cmocka_unit_test(context_parallel_ring),
         cmocka_unit_test(framework_overheads_and_padding),
         cmocka_unit_test(default_experiment_adds_up_and_is_deterministic),
