@@ -591,11 +591,11 @@ int cxlsim_collective_time(const cxlsim_cluster *c, const cxlsim_collective *req
 {
     if (!c || !req || !out)
         return usage(err, "cxlsim_collective_time: c, req and out are required");
-    if (req->op > CXLSIM_BROADCAST || req->algo > CXLSIM_ALGO_AUTO || req->proto > CXLSIM_PROTO_AUTO)
-        return usage(err, "cxlsim_collective_time: op (0-3), algo (0-3) or proto (0-3) out of range");
+    if (req->op > CXLSIM_ALLTOALL || req->algo > CXLSIM_ALGO_AUTO || req->proto > CXLSIM_PROTO_AUTO)
+        return usage(err, "cxlsim_collective_time: op (0-4), algo (0-3) or proto (0-3) out of range");
     cxl_err e;
     cxl_err_clear(&e);
-    collmodel_req q = { (collalgo_op)req->op, req->bytes, req->ranks, req->ranks_per_node,
+    collmodel_req q = { (int)req->op, req->bytes, req->ranks, req->ranks_per_node,
                         (collalgo_algo)req->algo, (nccltune_proto)req->proto, req->channels };
     collmodel_res r;
     if (collmodel_time(&c->model, &q, &r, &e))
@@ -608,7 +608,8 @@ int cxlsim_collective_time(const cxlsim_cluster *c, const cxlsim_collective *req
     out->loops = r.loops;
     if (r.time_ps > 0) {
         out->algbw_gbps = (double)req->bytes / ((double)r.time_ps * 1e-12) / 1e9;
-        /* nccl-tests' bus bandwidth factors: 2(n-1)/n all-reduce, (n-1)/n gather and scatter, 1 broadcast */
+        /* nccl-tests' bus bandwidth factors: 2(n-1)/n all-reduce, (n-1)/n gather, scatter and all-to-all,
+         * 1 broadcast */
         double n = req->ranks;
         double f = req->op == CXLSIM_ALLREDUCE ? 2 * (n - 1) / n : req->op == CXLSIM_BROADCAST ? 1 : (n - 1) / n;
         out->busbw_gbps = out->algbw_gbps * f;

@@ -233,7 +233,10 @@ CXLSIM_API const char *cxlsim_breakdown_name(int bk);
 
 typedef struct cxlsim_cluster cxlsim_cluster;
 
-enum cxlsim_coll_op { CXLSIM_ALLREDUCE = 0, CXLSIM_REDUCE_SCATTER = 1, CXLSIM_ALLGATHER = 2, CXLSIM_BROADCAST = 3 };
+/* all-to-all: NCCL's group of sends and receives (one phase, ring/Simple reported), as the engine's
+ * expert-parallel exchange; the other operations follow NCCL's choice of algorithm and protocol */
+enum cxlsim_coll_op { CXLSIM_ALLREDUCE = 0, CXLSIM_REDUCE_SCATTER = 1, CXLSIM_ALLGATHER = 2, CXLSIM_BROADCAST = 3,
+                      CXLSIM_ALLTOALL = 4 };
 enum cxlsim_coll_algo { CXLSIM_ALGO_RING = 0, CXLSIM_ALGO_TREE = 1, CXLSIM_ALGO_HIERARCHICAL = 2, CXLSIM_ALGO_AUTO = 3 };
 enum cxlsim_coll_proto { CXLSIM_PROTO_LL = 0, CXLSIM_PROTO_LL128 = 1, CXLSIM_PROTO_SIMPLE = 2, CXLSIM_PROTO_AUTO = 3 };
 
@@ -262,6 +265,8 @@ CXLSIM_API int cxlsim_cluster_from_experiment(const cxlsim_experiment *x, cxlsim
 CXLSIM_API void cxlsim_cluster_free(cxlsim_cluster *c);
 /* GPUs per node and nodes of the cluster. */
 CXLSIM_API int cxlsim_cluster_shape(const cxlsim_cluster *c, uint32_t *gpus_per_node, uint32_t *nodes);
+/* The time the training engine charges the collective when nothing else runs (the same plan and flow
+ * times: host/train/collmodel.h). */
 CXLSIM_API int cxlsim_collective_time(const cxlsim_cluster *c, const cxlsim_collective *req,
                                       cxlsim_collective_result *out, cxlsim_error *err);
 
