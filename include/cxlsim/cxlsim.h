@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define CXLSIM_API_VERSION_MAJOR 1
-#define CXLSIM_API_VERSION_MINOR 0
+#define CXLSIM_API_VERSION_MINOR 1
 #define CXLSIM_API_VERSION_PATCH 0
 #define CXLSIM_API_VERSION \
     (CXLSIM_API_VERSION_MAJOR * 10000 + CXLSIM_API_VERSION_MINOR * 100 + CXLSIM_API_VERSION_PATCH)
@@ -110,6 +110,10 @@ typedef struct cxlsim_probe_options {
     int quick;               /* 1: the command's --quick (fewer samples, shorter windows) */
     uint32_t seed;
     const char *mixes;       /* "R:W[,R:W...]" bandwidth mixes and curves; NULL: the defaults */
+    /* API 1.1: the backend's options "KEY=VALUE" as cxlsim_backend_open_opts (xrt: "xclbin=FILE",
+     * "card=N|BDF", "timeout_ms=N"; the command's --xclbin, --card, --xrt-timeout); NULL when 0 */
+    const char *const *backend_options;
+    size_t nbackend_options;
 } cxlsim_probe_options;
 
 typedef struct cxlsim_probe_point {
@@ -220,8 +224,10 @@ typedef struct cxlsim_train_result {
 /* An experiment from a file or preset ("llama2-7b-2x8-h100"), with overrides as cxlsim_device_load. */
 CXLSIM_API int cxlsim_experiment_load(const char *path_or_preset, const char *const *sets, size_t nsets,
                                       cxlsim_experiment **out, cxlsim_error *err);
-CXLSIM_API int cxlsim_experiment_load_string(const char *yaml, const char *display_name, cxlsim_experiment **out,
-                                             cxlsim_error *err);
+/* The same from YAML text; display_name (may be NULL) names it in errors; the overrides as above (API 1.1:
+ * 1.0 had no sets, nsets). */
+CXLSIM_API int cxlsim_experiment_load_string(const char *yaml, const char *display_name, const char *const *sets,
+                                             size_t nsets, cxlsim_experiment **out, cxlsim_error *err);
 CXLSIM_API void cxlsim_experiment_free(cxlsim_experiment *x);
 /* Simulate one iteration; backend NULL: the experiment's cxl.backend. */
 CXLSIM_API int cxlsim_train(const cxlsim_experiment *x, const char *backend, cxlsim_train_result *out,
