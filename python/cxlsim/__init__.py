@@ -146,6 +146,7 @@ _sig = {
     "cxlsim_cluster_load": (C.c_int, [C.c_char_p, C.c_char_p, C.POINTER(_P), _E]),
     "cxlsim_cluster_from_experiment": (C.c_int, [_P, C.POINTER(_P), _E]),
     "cxlsim_cluster_free": (None, [_P]),
+    "cxlsim_cluster_shape": (C.c_int, [_P, C.POINTER(C.c_uint32), C.POINTER(C.c_uint32)]),
     "cxlsim_collective_time": (C.c_int, [_P, C.POINTER(_Collective), C.POINTER(_CollectiveResult), _E]),
     "cxlsim_memory_open": (C.c_int, [_P, C.c_char_p, C.c_uint32, C.c_int, C.POINTER(_P), _E]),
     "cxlsim_memory_close": (None, [_P]),
@@ -374,7 +375,7 @@ class Experiment(_Handle):
         return Cluster(experiment=self)
 
 
-OPS = {"allreduce": 0, "reducescatter": 1, "allgather": 2, "broadcast": 3}
+OPS = {"allreduce": 0, "reducescatter": 1, "allgather": 2, "broadcast": 3, "alltoall": 4}
 ALGOS = {"ring": 0, "tree": 1, "hierarchical": 2, "auto": 3}
 PROTOS = {"LL": 0, "LL128": 1, "Simple": 2, "auto": 3}
 
@@ -390,6 +391,12 @@ class Cluster(_Handle):
         else:
             _call(_lib.cxlsim_cluster_load, _b(cluster), _b(gpu), C.byref(h))
         self._h = h
+
+    def shape(self):
+        """(GPUs per node, nodes)."""
+        g, n = C.c_uint32(), C.c_uint32()
+        _lib.cxlsim_cluster_shape(self._h, C.byref(g), C.byref(n))
+        return g.value, n.value
 
     def collective(self, op="allreduce", bytes=0, ranks=1, ranks_per_node=0, algo="auto", proto="auto", channels=0):
         q = _Collective(OPS[op], bytes, ranks, ranks_per_node, ALGOS[algo], PROTOS[proto], channels)
