@@ -70,19 +70,26 @@ static int nccl_func(int op)
     }
 }
 
+/* The engine's collective model of dgx-h100 / h100-sxm: setup_fabric's fabric, then collmodel_set. */
+static void engine_model(collmodel *m)
+{
+    struct { clustercfg c; gpucfg g; } *cg = malloc(sizeof *cg);
+    cxl_err ce;
+    assert_non_null(cg);
+    assert_int_equal(clustercfg_load("dgx-h100", &cg->c, &ce) || gpucfg_load("h100-sxm", &cg->g, &ce), 0);
+    collalgo_fabric fab;
+    double intra, inter;
+    collmodel_fabric(&cg->c, &cg->g, &fab, &intra, &inter);
+    collmodel_set(m, &cg->c, &cg->g, &fab, intra, inter);
+    free(cg);
+}
+
 static void api_and_plugin_equal_the_engine(void **state)
 {
     (void)state;
-    clustercfg c;
-    gpucfg g;
     collmodel m;
     cxl_err ce;
-    assert_int_equal(clustercfg_load("dgx-h100", &c, &ce), 0);
-    assert_int_equal(gpucfg_load("h100-sxm", &g, &ce), 0);
-    collalgo_fabric fab;
-    double intra, inter;
-    collmodel_fabric(&c, &g, &fab, &intra, &inter); /* the engine's setup_fabric */
-    collmodel_set(&m, &c, &g, &fab, intra, inter);
+    engine_model(&m);
     cxlsim_cluster *cl;
     cxlsim_nccl *plug;
     cxlsim_error e;
