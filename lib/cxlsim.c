@@ -419,7 +419,11 @@ int cxlsim_probe(const cxlsim_device *dev, const cxlsim_probe_options *o, cxlsim
     if (o->mixes && probe_parse_mixes(&po, o->mixes))
         return usage(err, "cxlsim_probe: mixes is not a list of R:W (e.g. 100:0,2:1; each 0-255, not both 0; at most "
                           "16)");
-    if (backend_check(po.backend, &e))
+    int rc = backend_options(o->backend_options, o->nbackend_options, &po.bo, &e);
+    if (!rc && o->nbackend_options && strcmp(po.backend, "xrt")) /* as the command: --xclbin needs --backend xrt */
+        rc = cxl_errf(&e, CXL_EUSAGE, "cxlsim_probe: backend option '%s' needs backend xrt (backend is '%s')",
+                      o->backend_options[0], po.backend);
+    if (rc || backend_check(po.backend, &e))
         return give(err, &e);
     devcfg ref;
     const char *refname = o->reference ? o->reference : "local-ddr5";
@@ -430,7 +434,7 @@ int cxlsim_probe(const cxlsim_device *dev, const cxlsim_probe_options *o, cxlsim
     probe_result *r = malloc(sizeof *r);
     if (!r)
         return give(err, &(cxl_err){ .code = CXL_ENOMEM, .msg = "out of memory" });
-    int rc = probe_run(&dev->cfg, &ref, &po, r, &e);
+    rc = probe_run(&dev->cfg, &ref, &po, r, &e);
     if (!rc) {
         memset(out, 0, sizeof *out);
         out->idle_read_latency_ns = r->idle_read_latency_ns;
@@ -468,7 +472,7 @@ static int experiment_fill(void *h, const char *src, const char *yaml, const cha
                            cxl_err *e)
 {
     cxlsim_experiment *x = h;
-    return yaml ? expcfg_load_text(name, yaml, &x->cfg, e) : expcfg_load_with(src, ov, 0, &x->cfg, e);
+    return yaml ? expcfg_load_text(name, yaml, ov, &x->cfg, e) : expcfg_load_with(src, ov, 0, &x->cfg, e);
 }
 
 int cxlsim_experiment_load(const char *path_or_preset, const char *const *sets, size_t nsets,
@@ -481,13 +485,13 @@ int cxlsim_experiment_load(const char *path_or_preset, const char *const *sets, 
     return rc;
 }
 
-int cxlsim_experiment_load_string(const char *yaml, const char *display_name, cxlsim_experiment **out,
-                                  cxlsim_error *err)
+int cxlsim_experiment_load_string(const char *yaml, const char *display_name, const char *const *sets,
+                                  size_t nsets, cxlsim_experiment **out, cxlsim_error *err)
 {
     if (!yaml || !out)
         return usage(err, "cxlsim_experiment_load_string: yaml and out are required");
     int rc;
-    *out = load_handle(sizeof **out, experiment_fill, NULL, yaml, display_name, NULL, 0, &rc, err);
+    *out = load_handle(sizeof **out, experiment_fill, NULL, yaml, display_name, sets, nsets, &rc, err);
     return rc;
 }
 
@@ -591,11 +595,11 @@ int cxlsim_collective_time(const cxlsim_cluster *c, const cxlsim_collective *req
 {
     if (!c || !req || !out)
         return usage(err, "cxlsim_collective_time: c, req and out are required");
-    if (req->op > CXLSIM_BROADCAST || req->algo > CXLSIM_ALGO_AUTO || req->proto > CXLSIM_PROTO_AUTO)
-        return usage(err, "cxlsim_collective_time: op (0-3), algo (0-3) or proto (0-3) out of range");
+    if (req->op > CXLSIM_ALLTOALL || req->algo > CXLSIM_ALGO_AUTO || req->proto > CXLSIM_PROTO_AUTO)
+        return usage(err, "cxlsim_collective_time: op (0-4), algo (0-3) or proto (0-3) out of range");
     cxl_err e;
     cxl_err_clear(&e);
-    collmodel_req q = { (collalgo_op)req->op, req->bytes, req->ranks, req->ranks_per_node,
+    collmodel_req q = { (int)req->op, req->bytes, req->ranks, req->ranks_per_node,
                         (collalgo_algo)req->algo, (nccltune_proto)req->proto, req->channels };
     collmodel_res r;
     if (collmodel_time(&c->model, &q, &r, &e))
@@ -608,7 +612,8 @@ int cxlsim_collective_time(const cxlsim_cluster *c, const cxlsim_collective *req
     out->loops = r.loops;
     if (r.time_ps > 0) {
         out->algbw_gbps = (double)req->bytes / ((double)r.time_ps * 1e-12) / 1e9;
-        /* nccl-tests' bus bandwidth factors: 2(n-1)/n all-reduce, (n-1)/n gather and scatter, 1 broadcast */
+        /* nccl-tests' bus bandwidth factors: 2(n-1)/n all-reduce, (n-1)/n gather, scatter and all-to-all,
+         * 1 broadcast */
         double n = req->ranks;
         double f = req->op == CXLSIM_ALLREDUCE ? 2 * (n - 1) / n : req->op == CXLSIM_BROADCAST ? 1 : (n - 1) / n;
         out->busbw_gbps = out->algbw_gbps * f;

@@ -164,13 +164,14 @@ int expcfg_load(const char *path_or_preset, expcfg *out, cxl_err *err)
     return expcfg_load_with(path_or_preset, NULL, 0, out, err);
 }
 
-int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cxl_err *err)
+int expcfg_load_text(const char *display_name, const char *text, const override_list *ov, expcfg *out,
+                     cxl_err *err)
 {
     cfg_doc *doc = NULL;
     memset(out, 0, sizeof *out);
     snprintf(out->source, sizeof out->source, "%s", display_name ? display_name : "<text>");
     int rc = cfg_load_text(display_name, text, resolve, NULL, &doc, err);
-    return finish(doc, rc, NULL, 0, out, err);
+    return finish(doc, rc, ov, 0, out, err);
 }
 
 int expcfg_each_file(const expcfg *x, int (*fn)(void *ctx, const char *path), void *ctx)

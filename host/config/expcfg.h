@@ -55,8 +55,10 @@ int expcfg_load_with(const char *path_or_preset, const override_list *ov, int fl
  * from the layout (the vocabulary padded to vocab_divisible_by x tp) and parallel_check(), with its
  * messages. training.dp is not derived here: set it. 0 or CXL_ECONFIG. */
 int expcfg_check_layout(expcfg *x, cxl_err *err);
-/* Load from YAML text (display_name for locations; relative references resolve from the current folder). */
-int expcfg_load_text(const char *display_name, const char *text, expcfg *out, cxl_err *err);
+/* Load from YAML text (display_name for locations; relative references resolve from the current folder),
+ * then the overrides ov (may be NULL) as expcfg_load_with. */
+int expcfg_load_text(const char *display_name, const char *text, const override_list *ov, expcfg *out,
+                     cxl_err *err);
 /* Call fn for each configuration file the experiment was read from (compose_each_file): the
  * experiment's file and its `extends` chain, then the files of its model, GPU, cluster, training and
  * CXL sections and of the CXL device, each with its own chain. Presets and inline sections read no file.

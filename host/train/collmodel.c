@@ -1,10 +1,44 @@
-/* collmodel.c - one collective on a cluster, no contention (collmodel.h). */
+/* collmodel.c - one collective as the engine plans and charges it (collmodel.h). */
 #include "train/collmodel.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "train/coll.h"
+
+void collmodel_fabric(const clustercfg *c, const gpucfg *g, collalgo_fabric *fab, double *intra_Bps,
+                      double *inter_Bps)
+{
+    double intra = (double)g->nvlink_bw_bps / 2.0 * c->nvlink_efficiency;
+    double inter = (double)c->nic_bw_bps * (double)c->nics_per_node / (double)c->gpus_per_node * c->nic_efficiency;
+    if (c->topology == CLUSTERCFG_FAT_TREE)
+        inter /= c->oversubscription;
+    if (intra < 1)
+        intra = 1;
+    memset(fab, 0, sizeof *fab);
+    fab->intra_Bps = (uint64_t)intra;
+    fab->inter_Bps = inter > 0 ? (uint64_t)inter : 0;
+    fab->intra_latency_ps = c->nvlink_latency_ps;
+    /* NIC, then one leaf hop (rail-optimized: peers on the same rail) or leaf-spine-leaf (fat tree) */
+    fab->inter_latency_ps =
+        c->nic_latency_ps + (c->topology == CLUSTERCFG_RAIL_OPTIMIZED ? 1 : 3) * c->switch_latency_ps;
+    *intra_Bps = intra;
+    *inter_Bps = inter;
+}
+
+void collmodel_set(collmodel *m, const clustercfg *c, const gpucfg *g, const collalgo_fabric *fab, double intra_Bps,
+                   double inter_Bps)
+{
+    memset(m, 0, sizeof *m);
+    m->fab = *fab;
+    m->intra_Bps = intra_Bps;
+    m->inter_Bps = inter_Bps;
+    m->gpus_per_node = (uint32_t)c->gpus_per_node;
+    m->nodes = (uint32_t)c->nodes;
+    m->channels = (uint32_t)c->nccl_channels;
+    m->hopper = g->tflops[GPUCFG_FP8] > 0;
+    m->amd_cpu = c->cpu_vendor == CLUSTERCFG_CPU_AMD;
+}
 
 int collmodel_init(collmodel *m, const clustercfg *c, const gpucfg *g, cxl_err *err)
 {
@@ -13,43 +47,159 @@ int collmodel_init(collmodel *m, const clustercfg *c, const gpucfg *g, cxl_err *
     if (gpn > 1 && g->nvlink_bw_bps == 0)
         return cxl_errf(err, CXL_ECONFIG, "gpu '%s' has no NVLink bandwidth ('nvlink'); a node of %llu GPUs needs one",
                         g->name, (unsigned long long)gpn);
-    double share = c->topology == CLUSTERCFG_FAT_TREE ? c->oversubscription : 1.0;
-    double nvlink_Bps = c->nvlink_efficiency * (double)g->nvlink_bw_bps / 2.0;
-    double nic_Bps = c->nic_efficiency * (double)(c->nic_bw_bps * c->nics_per_node) / (double)gpn / share;
-    if (c->nodes > 1 && nic_Bps < 1)
+    if (gpn == 0)
+        return cxl_errf(err, CXL_ECONFIG, "cluster '%s': gpus_per_node 0; a node needs at least 1 GPU", c->name);
+    collalgo_fabric fab;
+    double intra, inter;
+    collmodel_fabric(c, g, &fab, &intra, &inter);
+    if (c->nodes > 1 && inter < 1)
         return cxl_errf(err, CXL_ECONFIG, "cluster '%s': each GPU's share of the NICs is %.3g B/s, below the model's "
-                        "1 B/s (nic_bandwidth, nics_per_node)", c->name, nic_Bps);
-    m->fab.intra_Bps = nvlink_Bps < 1 ? 1 : (uint64_t)nvlink_Bps;
-    m->fab.inter_Bps = (uint64_t)nic_Bps;
-    m->fab.intra_latency_ps = c->nvlink_latency_ps;
-    uint64_t hops = c->topology == CLUSTERCFG_RAIL_OPTIMIZED ? 1 : 3;
-    m->fab.inter_latency_ps = c->nic_latency_ps + hops * c->switch_latency_ps;
-    m->gpus_per_node = (uint32_t)gpn;
-    m->nodes = (uint32_t)c->nodes;
-    m->channels = (uint32_t)c->nccl_channels;
-    m->hopper = g->tflops[GPUCFG_FP8] > 0;
-    m->amd_cpu = c->cpu_vendor == CLUSTERCFG_CPU_AMD;
+                        "1 B/s (nic_bandwidth, nics_per_node)", c->name, inter);
+    collmodel_set(m, c, g, &fab, intra, inter);
     return 0;
 }
 
-/* NCCL's ring/Simple chunking on a one-phase ring (coll_ring_totals): bytes grow by the chunk rounding,
- * and each loop repeats the phase's message latencies. */
-static int ring_chunks(const collmodel_req *q, uint32_t channels, collalgo_phase *ph, uint64_t *loops, cxl_err *err)
+void collmodel_comm(const collmodel *m, const collalgo_group *g, uint32_t channels, nccltune_comm *c)
+{
+    memset(c, 0, sizeof *c);
+    c->ranks = g->ranks;
+    c->nodes = g->ranks / g->ranks_per_node;
+    c->channels = channels;
+    uint64_t bw = c->nodes == 1 ? m->fab.intra_Bps : m->fab.inter_Bps;
+    if (c->nodes > 1 && m->fab.intra_Bps && m->fab.intra_Bps < bw)
+        bw = m->fab.intra_Bps;
+    c->bus_gbps = (double)(bw ? bw : 1) / 1e9;
+    c->hopper = m->hopper;
+    c->amd_cpu = m->amd_cpu;
+}
+
+void collmodel_a2a_phase(const collalgo_group *g, uint64_t bytes, collalgo_phase *ph)
+{
+    uint64_t ep = g->ranks, rpn = g->ranks_per_node;
+    memset(ph, 0, sizeof *ph);
+    ph->intra_bytes = (uint64_t)ceil((double)bytes * (double)(rpn - 1) / (double)ep);
+    ph->inter_bytes = (uint64_t)ceil((double)bytes * (double)(ep - rpn) / (double)ep);
+    ph->intra_hops = rpn > 1;
+    ph->inter_hops = ep > rpn;
+}
+
+/* NCCL's ring moves whole chunks (coll.h: loops of channels x ranks x 2 MiB, messages rounded up to the
+ * threads' unit) and pays a latency per message: scale the phase's bytes to NCCL's and its hops by the
+ * number of loops. */
+static int ring_chunks(int op, const collalgo_group *g, uint64_t bytes, uint32_t channels, collalgo_phase *ph,
+                       uint64_t *loops, cxl_err *err)
 {
     coll_ring_params p;
-    coll_ring_params_default(&p, q->ranks, channels);
-    uint32_t passes = q->op == COLLALGO_ALLREDUCE ? 2 : 1;
+    coll_ring_params_default(&p, g->ranks, channels);
+    uint32_t passes = op == COLLALGO_ALLREDUCE ? 2 : 1;
     uint64_t total, steps;
-    int rc = coll_ring_totals(&p, passes, q->bytes, &total, &steps, err);
+    int rc = coll_ring_totals(&p, passes, bytes, &total, &steps, err);
     if (rc || total == 0)
         return rc;
-    double ratio = (double)total / ((double)passes * (double)(q->ranks - 1) / (double)q->ranks * (double)q->bytes);
-    *loops = steps / ((uint64_t)passes * (q->ranks - 1));
+    double ideal = (double)passes * (double)(g->ranks - 1) / (double)g->ranks * (double)bytes;
+    double ratio = (double)total / ideal;
+    *loops = steps / ((uint64_t)passes * (g->ranks - 1));
     ph->intra_bytes = (uint64_t)ceil((double)ph->intra_bytes * ratio);
     ph->inter_bytes = (uint64_t)ceil((double)ph->inter_bytes * ratio);
     ph->intra_hops = (uint32_t)(ph->intra_hops * *loops);
     ph->inter_hops = (uint32_t)(ph->inter_hops * *loops);
     return 0;
+}
+
+/* The protocol's bytes on the wire and message latencies (nccltune_factors), or NCCL's ring chunking. */
+static int shape(const collmodel *m, int op, const collalgo_group *g, uint64_t bytes, collmodel_plan *p, cxl_err *err)
+{
+    if (p->proto == NCCLTUNE_SIMPLE) {
+        if (p->algo == COLLALGO_RING && op != COLLALGO_BROADCAST && p->nph == 1)
+            return ring_chunks(op, g, bytes, p->comm.channels, &p->ph[0], &p->loops, err);
+        return 0;
+    }
+    double fb, fi, fo;
+    int rc = nccltune_factors(&p->comm, (collalgo_op)op, p->algo == COLLALGO_TREE ? COLLALGO_TREE : COLLALGO_RING,
+                              p->proto, &fb, &fi, &fo, err);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < p->nph; i++) {
+        p->ph[i].intra_bytes = (uint64_t)ceil((double)p->ph[i].intra_bytes * fb);
+        p->ph[i].inter_bytes = (uint64_t)ceil((double)p->ph[i].inter_bytes * fb);
+    }
+    p->hop_intra_ps = (int64_t)llround((double)m->fab.intra_latency_ps * fi);
+    p->hop_inter_ps = (int64_t)llround((double)m->fab.inter_latency_ps * fo);
+    return 0;
+}
+
+int collmodel_plan_coll(const collmodel *m, int op, const collalgo_group *g, uint64_t bytes, collalgo_algo want,
+                        nccltune_proto proto, uint32_t channels, collmodel_plan *p, cxl_err *err)
+{
+    memset(p, 0, sizeof *p);
+    collmodel_comm(m, g, channels, &p->comm);
+    p->algo = COLLALGO_RING;
+    p->proto = NCCLTUNE_SIMPLE;
+    p->hop_intra_ps = (int64_t)m->fab.intra_latency_ps;
+    p->hop_inter_ps = (int64_t)m->fab.inter_latency_ps;
+    if (op == COLLMODEL_ALLTOALL) {
+        collmodel_a2a_phase(g, bytes, &p->ph[0]);
+        p->nph = g->ranks > 1 && bytes;
+        return 0;
+    }
+    nccltune_choice ch = { COLLALGO_RING, NCCLTUNE_SIMPLE, 0, 0, 0 };
+    collalgo_algo ask = want == COLLALGO_HIERARCHICAL || (want == COLLALGO_TREE && op != COLLALGO_ALLREDUCE)
+                            ? COLLALGO_RING : want;
+    int rc = 0;
+    if (g->ranks > 1 && bytes)
+        rc = nccltune_pick(&p->comm, (collalgo_op)op, bytes, ask, proto, &ch, err);
+    if (rc) {
+        p->failed = COLLMODEL_AT_PICK;
+        return rc;
+    }
+    collalgo_algo plan = want == COLLALGO_AUTO ? ch.algo : want;
+    rc = collalgo_plan((collalgo_op)op, plan, g, bytes, &m->fab, p->ph, &p->nph, &p->algo, err);
+    if (rc == 0 && p->nph && collalgo_time_ps(p->ph, p->nph, &m->fab, err) < 0)
+        rc = err && err->code ? err->code : CXL_ELIMIT; /* a time beyond int64 (gpu.nvlink: 1B/s) */
+    if (rc) {
+        p->failed = COLLMODEL_AT_PHASES;
+        return rc;
+    }
+    p->proto = ch.proto;
+    rc = p->nph ? shape(m, op, g, bytes, p, err) : 0;
+    if (rc)
+        p->failed = COLLMODEL_AT_SHAPE;
+    return rc;
+}
+
+/* ceil(bytes / (Bps / 1e12)): net.h's completion time of a lone flow; -1 for a link of rate 0 or a
+ * time beyond int64. */
+static double flow_ps(uint64_t bytes, double Bps)
+{
+    if (!bytes)
+        return 0;
+    double rate = Bps / 1e12;
+    if (!(rate > 0))
+        return -1;
+    double dt = ceil((double)bytes / rate);
+    return dt > 9.0e18 ? -1 : dt;
+}
+
+int64_t collmodel_plan_time_ps(const collmodel *m, const collmodel_plan *p, cxl_err *err)
+{
+    int64_t t = 0;
+    for (uint32_t i = 0; i < p->nph; i++) {
+        const collalgo_phase *ph = &p->ph[i];
+        double a = flow_ps(ph->intra_bytes, m->intra_Bps), b = flow_ps(ph->inter_bytes, m->inter_Bps);
+        if (a < 0 || b < 0)
+            return cxl_errf(err, a < 0 && ph->intra_bytes && !(m->intra_Bps > 0) ? CXL_ECONFIG : CXL_ELIMIT,
+                            "phase %u of the collective: %llu bytes over NVLink, %llu over the NICs do not end "
+                            "within int64 picoseconds at %.4g and %.4g B/s", i,
+                            (unsigned long long)ph->intra_bytes, (unsigned long long)ph->inter_bytes, m->intra_Bps,
+                            m->inter_Bps);
+        double lat = (double)ph->intra_hops * (double)p->hop_intra_ps + (double)ph->inter_hops * (double)p->hop_inter_ps;
+        double sum = (double)t + lat + (a > b ? a : b);
+        if (sum > 9.0e18)
+            return cxl_errf(err, CXL_ELIMIT, "the collective's time exceeds int64 picoseconds (%.3g ps)", sum);
+        t += (int64_t)ph->intra_hops * p->hop_intra_ps + (int64_t)ph->inter_hops * p->hop_inter_ps +
+             (int64_t)(a > b ? a : b);
+    }
+    return t;
 }
 
 int collmodel_time(const collmodel *m, const collmodel_req *q, collmodel_res *r, cxl_err *err)
@@ -65,47 +215,20 @@ int collmodel_time(const collmodel *m, const collmodel_req *q, collmodel_res *r,
     if (g.ranks_per_node > m->gpus_per_node)
         return cxl_errf(err, CXL_ECONFIG, "ranks_per_node: %u is more than the cluster's %u GPUs per node",
                         g.ranks_per_node, m->gpus_per_node);
-    nccltune_comm c = { .ranks = q->ranks, .nodes = q->ranks / g.ranks_per_node,
-                        .channels = q->channels ? q->channels : m->channels, .hopper = m->hopper,
-                        .amd_cpu = m->amd_cpu };
-    if (c.channels == 0 || c.channels > COLL_MAX_CHANNELS)
-        return cxl_errf(err, CXL_ECONFIG, "channels: %u; valid: 1 to %u", c.channels, COLL_MAX_CHANNELS);
-    uint64_t bus = c.nodes == 1 ? m->fab.intra_Bps : m->fab.inter_Bps;
-    if (c.nodes > 1 && m->fab.intra_Bps && m->fab.intra_Bps < bus)
-        bus = m->fab.intra_Bps;
-    c.bus_gbps = (double)(bus ? bus : 1) / 1e9;
-    /* NCCL picks among ring and tree; hierarchical (not an NCCL algorithm) takes the ring's protocol */
-    collalgo_algo ask = q->algo == COLLALGO_HIERARCHICAL || (q->algo == COLLALGO_TREE && q->op != COLLALGO_ALLREDUCE)
-                            ? COLLALGO_RING : q->algo;
-    nccltune_choice ch = { COLLALGO_RING, NCCLTUNE_SIMPLE, 0, 0, 0 };
-    int rc = 0;
-    if (q->ranks > 1 && q->bytes)
-        rc = nccltune_pick(&c, q->op, q->bytes, ask, q->proto, &ch, err);
+    uint32_t channels = q->channels ? q->channels : m->channels;
+    if (channels == 0 || channels > COLL_MAX_CHANNELS)
+        return cxl_errf(err, CXL_ECONFIG, "channels: %u; valid: 1 to %u", channels, COLL_MAX_CHANNELS);
+    collmodel_plan p;
+    int rc = collmodel_plan_coll(m, q->op, &g, q->bytes, q->algo, q->proto, channels, &p, err);
     if (rc)
         return rc;
-    collalgo_phase ph[COLLALGO_MAX_PHASES];
-    collalgo_algo plan = q->algo == COLLALGO_AUTO ? ch.algo : q->algo;
-    rc = collalgo_plan(q->op, plan, &g, q->bytes, &m->fab, ph, &r->phases, &r->algo, err);
-    if (rc)
-        return rc;
-    r->proto = ch.proto;
-    collalgo_fabric f = m->fab;
-    if (r->phases && ch.proto == NCCLTUNE_SIMPLE) {
-        if (r->algo == COLLALGO_RING && q->op != COLLALGO_BROADCAST && r->phases == 1)
-            rc = ring_chunks(q, c.channels, &ph[0], &r->loops, err);
-    } else if (r->phases) {
-        double fb, fi, fo;
-        rc = nccltune_factors(&c, q->op, r->algo == COLLALGO_TREE ? COLLALGO_TREE : COLLALGO_RING, ch.proto, &fb, &fi,
-                              &fo, err);
-        for (uint32_t i = 0; !rc && i < r->phases; i++) {
-            ph[i].intra_bytes = (uint64_t)ceil((double)ph[i].intra_bytes * fb);
-            ph[i].inter_bytes = (uint64_t)ceil((double)ph[i].inter_bytes * fb);
-        }
-        f.intra_latency_ps = (uint64_t)llround((double)f.intra_latency_ps * fi);
-        f.inter_latency_ps = (uint64_t)llround((double)f.inter_latency_ps * fo);
-    }
-    if (rc)
-        return rc;
-    r->time_ps = r->phases ? collalgo_time_ps(ph, r->phases, &f, err) : 0;
-    return r->time_ps < 0 ? (int)r->time_ps : 0;
+    int64_t t = collmodel_plan_time_ps(m, &p, err);
+    if (t < 0)
+        return (int)t;
+    r->time_ps = t;
+    r->algo = p.algo;
+    r->proto = p.proto;
+    r->phases = p.nph;
+    r->loops = p.loops;
+    return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "train/collalgo.h"
+#include "train/collmodel.h"
 #include "out/ctrace.h"
 #include "config/cxlcfg.h"
 #include "cxl/cxlmem.h"
@@ -191,6 +192,7 @@ typedef struct eng {
     xfer *xf;
     uint32_t nxf, capxf, *xfree, nxfree, capxfree;
     collalgo_fabric fab;
+    collmodel coll;                 /* the collective model over fab (collmodel.h) */
     collalgo_group tp_group, dp_group;
     collalgo_group ep_group, etp_group; /* mixture of experts: expert- and expert-tensor-parallel groups */
     collalgo_group cp_group;            /* context parallelism (ranks_per_node: of the ring, in one node) */

@@ -152,28 +152,6 @@ void eng_flow_done(eng *E, uint32_t xid)
     eng_xfer_done(E, xid);
 }
 
-/* NCCL's ring moves whole chunks (coll.h: loops of channels x ranks x 2 MiB, messages rounded up to the
- * threads' unit) and pays a latency per message: scale the phase's bytes to NCCL's and its hops by the
- * number of loops. */
-static int nccl_ring(eng *E, const collalgo_group *grp, int op, uint64_t bytes, collalgo_phase *ph)
-{
-    coll_ring_params p;
-    coll_ring_params_default(&p, grp->ranks, (uint32_t)E->x->cluster.nccl_channels);
-    uint32_t passes = op == COLLALGO_ALLREDUCE ? 2 : 1;
-    uint64_t total, steps;
-    int rc = coll_ring_totals(&p, passes, bytes, &total, &steps, E->err);
-    if (rc || total == 0)
-        return rc;
-    double ideal = (double)passes * (double)(grp->ranks - 1) / (double)grp->ranks * (double)bytes;
-    double ratio = (double)total / ideal;
-    uint64_t loops = steps / ((uint64_t)passes * (grp->ranks - 1));
-    ph->intra_bytes = (uint64_t)ceil((double)ph->intra_bytes * ratio);
-    ph->inter_bytes = (uint64_t)ceil((double)ph->inter_bytes * ratio);
-    ph->intra_hops = (uint32_t)(ph->intra_hops * loops);
-    ph->inter_hops = (uint32_t)(ph->inter_hops * loops);
-    return 0;
-}
-
 /* The training key behind field f (training.collectives, tp_/dp_collectives, protocol, tp_/dp_protocol). */
 static const char *train_key(int f)
 {
@@ -202,23 +180,6 @@ static int coll_blame(eng *E, const collalgo_group *grp, int rc, int algo_field)
     return rc;
 }
 
-/* NCCL's view of group grp (nccltune.h): its ranks and nodes, the channels, and the bus bandwidth per
- * direction of one rank (NVLink on one node, else its share of the NICs, which bounds NCCL's multi-node
- * graphs). Hopper-class GPUs are those with fp8 tensor cores. */
-static void nccl_comm(const eng *E, const collalgo_group *grp, nccltune_comm *c)
-{
-    memset(c, 0, sizeof *c);
-    c->ranks = grp->ranks;
-    c->nodes = grp->ranks / grp->ranks_per_node;
-    c->channels = (uint32_t)E->x->cluster.nccl_channels;
-    uint64_t bw = c->nodes == 1 ? E->fab.intra_Bps : E->fab.inter_Bps;
-    if (c->nodes > 1 && E->fab.intra_Bps && E->fab.intra_Bps < bw)
-        bw = E->fab.intra_Bps;
-    c->bus_gbps = (double)(bw ? bw : 1) / 1e9;
-    c->hopper = E->x->gpu.tflops[GPUCFG_FP8] > 0;
-    c->amd_cpu = E->x->cluster.cpu_vendor == CLUSTERCFG_CPU_AMD;
-}
-
 /* Count one collective in the run's list of distinct choices (train_result.colls). */
 static void note_coll(eng *E, int kind, const xfer *X, const nccltune_comm *c)
 {
@@ -244,66 +205,37 @@ static void note_coll(eng *E, int kind, const xfer *X, const nccltune_comm *c)
     n->count = 1;
 }
 
-/* The plan of a collective of the tensor- or data-parallel group grp into M (all but its key): the algorithm
- * and protocol are NCCL's choice (nccltune.h) within what training.collectives and training.protocol allow
- * (hierarchical, not an NCCL algorithm, takes the ring's protocol); the phases are collalgo's for that
- * algorithm, with the protocol's bytes on the wire and message latency (nccltune_factors; Simple changes
- * nothing). Non-zero (E->rc set) on error. */
-static int plan_coll(eng *E, int kind, const collalgo_group *grp, int op, uint64_t bytes, const nccltune_comm *c,
-                     eng_coll_memo *M)
+/* The plan of a collective of the tensor- or data-parallel group grp into M (all but its key): collmodel's
+ * (shared with libcxlsim, so its figure for a lone collective is this one) within what
+ * training.collectives and training.protocol allow; an error points at the key behind the step that
+ * failed. Non-zero (E->rc set) on error. */
+static int plan_coll(eng *E, int kind, const collalgo_group *grp, int op, uint64_t bytes, eng_coll_memo *M)
 {
     const traincfg *t = &E->x->train;
     int ga = kind == XK_TP ? t->tp_collective_algo : t->dp_collective_algo;
     int gp = kind == XK_TP ? t->tp_protocol : t->dp_protocol;
     int fa = ga == TRAINCFG_INHERIT ? TRAINCFG_F_COLLECTIVES : kind == XK_TP ? TRAINCFG_F_TP_COLL : TRAINCFG_F_DP_COLL;
     int fp = gp == TRAINCFG_INHERIT ? TRAINCFG_F_PROTOCOL : kind == XK_TP ? TRAINCFG_F_TP_PROTO : TRAINCFG_F_DP_PROTO;
-    collalgo_algo want = (collalgo_algo)(ga == TRAINCFG_INHERIT ? t->collective_algo : ga), chosen;
+    collalgo_algo want = (collalgo_algo)(ga == TRAINCFG_INHERIT ? t->collective_algo : ga);
     nccltune_proto proto = (nccltune_proto)(gp == TRAINCFG_INHERIT ? t->protocol : gp);
-    nccltune_choice ch = { COLLALGO_RING, NCCLTUNE_SIMPLE, 0, 0, 0 };
-    collalgo_algo ask = want == COLLALGO_HIERARCHICAL || (want == COLLALGO_TREE && op != COLLALGO_ALLREDUCE)
-                            ? COLLALGO_RING : want;
     M->grp = NULL; /* empty until complete */
-    int rc = 0;
-    if (grp->ranks > 1 && bytes)
-        rc = nccltune_pick(c, (collalgo_op)op, bytes, ask, proto, &ch, E->err);
+    collmodel_plan p;
+    int rc = collmodel_plan_coll(&E->coll, op, grp, bytes, want, proto, E->coll.channels, &p, E->err);
     if (rc) {
-        E->rc = eng_relocate(E->err, &t->loc[fp], train_key(fp));
+        if (p.failed == COLLMODEL_AT_PICK)
+            E->rc = eng_relocate(E->err, &t->loc[fp], train_key(fp));
+        else if (p.failed == COLLMODEL_AT_PHASES)
+            E->rc = coll_blame(E, grp, rc, fa);
+        else
+            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
         return E->rc;
     }
-    collalgo_algo plan = want == COLLALGO_AUTO ? ch.algo : want;
-    rc = collalgo_plan((collalgo_op)op, plan, grp, bytes, &E->fab, M->ph, &M->nph, &chosen, E->err);
-    if (rc == 0 && M->nph && collalgo_time_ps(M->ph, M->nph, &E->fab, E->err) < 0)
-        rc = E->err->code ? E->err->code : CXL_ELIMIT; /* a time beyond int64 (gpu.nvlink: 1B/s) */
-    if (rc) {
-        E->rc = coll_blame(E, grp, rc, fa);
-        return E->rc;
-    }
-    M->chosen = chosen;
-    M->proto = ch.proto;
-    M->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
-    M->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
-    if (M->nph == 0)
-        return 0;
-    if (ch.proto == NCCLTUNE_SIMPLE) {
-        if (chosen == COLLALGO_RING && op != COLLALGO_BROADCAST && M->nph == 1 &&
-            nccl_ring(E, grp, op, bytes, &M->ph[0])) {
-            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
-            return E->rc;
-        }
-    } else {
-        double fb, fi, fo;
-        if (nccltune_factors(c, (collalgo_op)op, chosen == COLLALGO_TREE ? COLLALGO_TREE : COLLALGO_RING, ch.proto,
-                             &fb, &fi, &fo, E->err)) {
-            E->rc = E->err->code ? E->err->code : CXL_EINTERNAL;
-            return E->rc;
-        }
-        for (uint32_t i = 0; i < M->nph; i++) {
-            M->ph[i].intra_bytes = (uint64_t)ceil((double)M->ph[i].intra_bytes * fb);
-            M->ph[i].inter_bytes = (uint64_t)ceil((double)M->ph[i].inter_bytes * fb);
-        }
-        M->hop_intra_ps = (int64_t)llround((double)M->hop_intra_ps * fi);
-        M->hop_inter_ps = (int64_t)llround((double)M->hop_inter_ps * fo);
-    }
+    M->chosen = p.algo;
+    M->proto = p.proto;
+    M->hop_intra_ps = p.hop_intra_ps;
+    M->hop_inter_ps = p.hop_inter_ps;
+    M->nph = p.nph;
+    memcpy(M->ph, p.ph, sizeof M->ph);
     return 0;
 }
 
@@ -316,13 +248,13 @@ static uint32_t start_coll(eng *E, int kind, const collalgo_group *grp, uint32_t
         return xid;
     xfer *X = &E->xf[xid];
     nccltune_comm c;
-    nccl_comm(E, grp, &c);
+    collmodel_comm(&E->coll, grp, E->coll.channels, &c);
     /* the plan depends on the kind, group, op and bytes only: a memo hit is what plan_coll would compute */
     uint64_t key = (bytes + (uint64_t)op * 0x100000001b3ull + (uint64_t)kind * 0x10001ull +
                     (uint64_t)(uintptr_t)grp) * 0x9e3779b97f4a7c15ull;
     eng_coll_memo *M = &E->coll_memo[key >> 59 & (ENG_COLL_MEMO - 1)];
     if (!(M->grp == grp && M->kind == kind && M->op == op && M->bytes == bytes)) {
-        if (plan_coll(E, kind, grp, op, bytes, &c, M))
+        if (plan_coll(E, kind, grp, op, bytes, M))
             return UINT32_MAX;
         M->grp = grp;
         M->kind = kind;
@@ -403,12 +335,7 @@ uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name)
  * transfer of the representative (net.h), as the collectives' do. */
 uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name)
 {
-    const collalgo_group *grp = &E->ep_group;
-    uint64_t ep = grp->ranks, rpn = grp->ranks_per_node;
-    collalgo_phase ph = { 0 };
-    ph.intra_bytes = (uint64_t)ceil((double)bytes * (double)(rpn - 1) / (double)ep);
-    ph.inter_bytes = (uint64_t)ceil((double)bytes * (double)(ep - rpn) / (double)ep);
-    ph.intra_hops = rpn > 1;
-    ph.inter_hops = ep > rpn;
+    collalgo_phase ph;
+    collmodel_a2a_phase(&E->ep_group, bytes, &ph);
     return start_one_phase(E, XK_EP, r, bytes, name, &ph, "expert-parallel all-to-all");
 }

@@ -73,8 +73,9 @@ static void above_peak(eng *E, const op_desc *op, int64_t ps, train_result *res)
 }
 
 
-/* The fabric (collalgo.h): per GPU and direction, NVLink and its share of the node's NICs (returned in
- * B/s as doubles too: the links of the network take them untruncated), and their latencies. */
+/* The fabric (collmodel.h, shared with libcxlsim's collective model): per GPU and direction, NVLink and its
+ * share of the node's NICs (returned in B/s as doubles too: the links of the network take them
+ * untruncated), and their latencies. */
 static int setup_fabric(eng *E, double *intra_Bps, double *inter_Bps, cxl_err *err)
 {
     const expcfg *x = E->x;
@@ -83,12 +84,8 @@ static int setup_fabric(eng *E, double *intra_Bps, double *inter_Bps, cxl_err *e
     if (x->gpu.nvlink_bw_bps == 0 && gpn > 1)
         return cfgloc_errf(err, &x->gpu.ref, "gpu '%s' has no NVLink bandwidth ('nvlink'); the intra-node fabric "
                            "needs one", x->gpu.name);
-    double intra = (double)x->gpu.nvlink_bw_bps / 2.0 * c->nvlink_efficiency;
-    double inter = (double)c->nic_bw_bps * (double)c->nics_per_node / (double)gpn * c->nic_efficiency;
-    if (c->topology == CLUSTERCFG_FAT_TREE)
-        inter /= c->oversubscription;
-    if (intra < 1)
-        intra = 1;
+    double intra, inter;
+    collmodel_fabric(c, &x->gpu, &E->fab, &intra, &inter);
     if (c->nodes > 1 && inter < 1) {
         double need = (double)gpn / ((double)c->nics_per_node * c->nic_efficiency) *
                       (c->topology == CLUSTERCFG_FAT_TREE ? c->oversubscription : 1.0);
@@ -97,12 +94,7 @@ static int setup_fabric(eng *E, double *intra_Bps, double *inter_Bps, cxl_err *e
                            "1 B/s; need at least %.0f B/s", (unsigned long long)c->nic_bw_bps,
                            (unsigned long long)c->nics_per_node, (unsigned long long)gpn, inter, ceil(need));
     }
-    E->fab.intra_Bps = (uint64_t)intra;
-    E->fab.inter_Bps = (uint64_t)inter;
-    E->fab.intra_latency_ps = c->nvlink_latency_ps;
-    /* NIC, then one leaf hop (rail-optimized: peers on the same rail) or leaf-spine-leaf (fat tree) */
-    E->fab.inter_latency_ps =
-        c->nic_latency_ps + (c->topology == CLUSTERCFG_RAIL_OPTIMIZED ? 1 : 3) * c->switch_latency_ps;
+    collmodel_set(&E->coll, c, &x->gpu, &E->fab, intra, inter);
     *intra_Bps = intra;
     *inter_Bps = inter;
     return 0;

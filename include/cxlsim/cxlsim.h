@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define CXLSIM_API_VERSION_MAJOR 1
-#define CXLSIM_API_VERSION_MINOR 0
+#define CXLSIM_API_VERSION_MINOR 1
 #define CXLSIM_API_VERSION_PATCH 0
 #define CXLSIM_API_VERSION \
     (CXLSIM_API_VERSION_MAJOR * 10000 + CXLSIM_API_VERSION_MINOR * 100 + CXLSIM_API_VERSION_PATCH)
@@ -110,6 +110,10 @@ typedef struct cxlsim_probe_options {
     int quick;               /* 1: the command's --quick (fewer samples, shorter windows) */
     uint32_t seed;
     const char *mixes;       /* "R:W[,R:W...]" bandwidth mixes and curves; NULL: the defaults */
+    /* API 1.1: the backend's options "KEY=VALUE" as cxlsim_backend_open_opts (xrt: "xclbin=FILE",
+     * "card=N|BDF", "timeout_ms=N"; the command's --xclbin, --card, --xrt-timeout); NULL when 0 */
+    const char *const *backend_options;
+    size_t nbackend_options;
 } cxlsim_probe_options;
 
 typedef struct cxlsim_probe_point {
@@ -220,8 +224,10 @@ typedef struct cxlsim_train_result {
 /* An experiment from a file or preset ("llama2-7b-2x8-h100"), with overrides as cxlsim_device_load. */
 CXLSIM_API int cxlsim_experiment_load(const char *path_or_preset, const char *const *sets, size_t nsets,
                                       cxlsim_experiment **out, cxlsim_error *err);
-CXLSIM_API int cxlsim_experiment_load_string(const char *yaml, const char *display_name, cxlsim_experiment **out,
-                                             cxlsim_error *err);
+/* The same from YAML text; display_name (may be NULL) names it in errors; the overrides as above (API 1.1:
+ * 1.0 had no sets, nsets). */
+CXLSIM_API int cxlsim_experiment_load_string(const char *yaml, const char *display_name, const char *const *sets,
+                                             size_t nsets, cxlsim_experiment **out, cxlsim_error *err);
 CXLSIM_API void cxlsim_experiment_free(cxlsim_experiment *x);
 /* Simulate one iteration; backend NULL: the experiment's cxl.backend. */
 CXLSIM_API int cxlsim_train(const cxlsim_experiment *x, const char *backend, cxlsim_train_result *out,
@@ -233,7 +239,10 @@ CXLSIM_API const char *cxlsim_breakdown_name(int bk);
 
 typedef struct cxlsim_cluster cxlsim_cluster;
 
-enum cxlsim_coll_op { CXLSIM_ALLREDUCE = 0, CXLSIM_REDUCE_SCATTER = 1, CXLSIM_ALLGATHER = 2, CXLSIM_BROADCAST = 3 };
+/* all-to-all: NCCL's group of sends and receives (one phase, ring/Simple reported), as the engine's
+ * expert-parallel exchange; the other operations follow NCCL's choice of algorithm and protocol */
+enum cxlsim_coll_op { CXLSIM_ALLREDUCE = 0, CXLSIM_REDUCE_SCATTER = 1, CXLSIM_ALLGATHER = 2, CXLSIM_BROADCAST = 3,
+                      CXLSIM_ALLTOALL = 4 };
 enum cxlsim_coll_algo { CXLSIM_ALGO_RING = 0, CXLSIM_ALGO_TREE = 1, CXLSIM_ALGO_HIERARCHICAL = 2, CXLSIM_ALGO_AUTO = 3 };
 enum cxlsim_coll_proto { CXLSIM_PROTO_LL = 0, CXLSIM_PROTO_LL128 = 1, CXLSIM_PROTO_SIMPLE = 2, CXLSIM_PROTO_AUTO = 3 };
 
@@ -262,6 +271,8 @@ CXLSIM_API int cxlsim_cluster_from_experiment(const cxlsim_experiment *x, cxlsim
 CXLSIM_API void cxlsim_cluster_free(cxlsim_cluster *c);
 /* GPUs per node and nodes of the cluster. */
 CXLSIM_API int cxlsim_cluster_shape(const cxlsim_cluster *c, uint32_t *gpus_per_node, uint32_t *nodes);
+/* The time the training engine charges the collective when nothing else runs (the same plan and flow
+ * times: host/train/collmodel.h). */
 CXLSIM_API int cxlsim_collective_time(const cxlsim_cluster *c, const cxlsim_collective *req,
                                       cxlsim_collective_result *out, cxlsim_error *err);
 

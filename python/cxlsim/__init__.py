@@ -20,6 +20,7 @@ __all__ = ["CxlsimError", "Device", "Backend", "Experiment", "Cluster", "Memory"
            "device_presets"]
 
 API_MAJOR = 1
+API_MINOR = 1  # cxlsim_experiment_load_string with sets, cxlsim_probe_options.backend_options
 
 
 def _find_library():
@@ -53,7 +54,7 @@ class _DeviceInfo(C.Structure):
 
 class _ProbeOptions(C.Structure):
     _fields_ = [("backend", C.c_char_p), ("reference", C.c_char_p), ("quick", C.c_int), ("seed", C.c_uint32),
-                ("mixes", C.c_char_p)]
+                ("mixes", C.c_char_p), ("backend_options", C.POINTER(C.c_char_p)), ("nbackend_options", C.c_size_t)]
 
 
 class _ProbePoint(C.Structure):
@@ -138,13 +139,14 @@ _sig = {
     "cxlsim_backend_idle": (C.c_int, [_P]),
     "cxlsim_backend_stats": (C.c_int, [_P, C.POINTER(_Stats), _E]),
     "cxlsim_experiment_load": (C.c_int, [C.c_char_p, _STRS, C.c_size_t, C.POINTER(_P), _E]),
-    "cxlsim_experiment_load_string": (C.c_int, [C.c_char_p, C.c_char_p, C.POINTER(_P), _E]),
+    "cxlsim_experiment_load_string": (C.c_int, [C.c_char_p, C.c_char_p, _STRS, C.c_size_t, C.POINTER(_P), _E]),
     "cxlsim_experiment_free": (None, [_P]),
     "cxlsim_train": (C.c_int, [_P, C.c_char_p, C.POINTER(_TrainResult), _E]),
     "cxlsim_breakdown_name": (C.c_char_p, [C.c_int]),
     "cxlsim_cluster_load": (C.c_int, [C.c_char_p, C.c_char_p, C.POINTER(_P), _E]),
     "cxlsim_cluster_from_experiment": (C.c_int, [_P, C.POINTER(_P), _E]),
     "cxlsim_cluster_free": (None, [_P]),
+    "cxlsim_cluster_shape": (C.c_int, [_P, C.POINTER(C.c_uint32), C.POINTER(C.c_uint32)]),
     "cxlsim_collective_time": (C.c_int, [_P, C.POINTER(_Collective), C.POINTER(_CollectiveResult), _E]),
     "cxlsim_memory_open": (C.c_int, [_P, C.c_char_p, C.c_uint32, C.c_int, C.POINTER(_P), _E]),
     "cxlsim_memory_close": (None, [_P]),
@@ -158,8 +160,9 @@ for _name, (_res, _args) in _sig.items():
     _f = getattr(_lib, _name)
     _f.restype, _f.argtypes = _res, _args
 
-if _lib.cxlsim_api_version() // 10000 != API_MAJOR:
-    raise ImportError("libcxlsim API %d; these bindings need major %d" % (_lib.cxlsim_api_version(), API_MAJOR))
+if _lib.cxlsim_api_version() // 10000 != API_MAJOR or _lib.cxlsim_api_version() % 10000 // 100 < API_MINOR:
+    raise ImportError("libcxlsim API %d; these bindings need major %d, minor at least %d"
+                      % (_lib.cxlsim_api_version(), API_MAJOR, API_MINOR))
 
 
 class CxlsimError(Exception):
@@ -269,8 +272,10 @@ class Device(_Handle):
         d["local"] = bool(d["local"])
         return d
 
-    def probe(self, backend=None, reference=None, quick=False, seed=1, mixes=None):
-        o = _ProbeOptions(_b(backend), _b(reference), int(quick), seed, _b(mixes))
+    def probe(self, backend=None, reference=None, quick=False, seed=1, mixes=None, options=None):
+        """options: the backend's, as Backend's ({"xclbin": FILE, "card": "0"} for xrt)."""
+        arr, n = _sets(options)
+        o = _ProbeOptions(_b(backend), _b(reference), int(quick), seed, _b(mixes), arr, n)
         r = _ProbeResult()
         _call(_lib.cxlsim_probe, self._h, C.byref(o), C.byref(r))
         d = {k: _value(getattr(r, k)) for k in ("idle_read_latency_ns", "local_idle_read_latency_ns",
@@ -347,15 +352,15 @@ BREAKDOWN = [_lib.cxlsim_breakdown_name(i).decode() for i in range(_BK)]
 
 
 class Experiment(_Handle):
-    """An experiment: Experiment("llama2-7b-2x8-h100", sets={"training.tp": 4}) or Experiment(yaml=...)."""
+    """An experiment: Experiment("llama2-7b-2x8-h100", sets={"training.tp": 4}) or Experiment(yaml=..., sets=...)."""
     _free = _lib.cxlsim_experiment_free
 
     def __init__(self, path_or_preset=None, sets=None, yaml=None, name=None):
         h = _P()
+        arr, n = _sets(sets)
         if yaml is not None:
-            _call(_lib.cxlsim_experiment_load_string, _b(yaml), _b(name), C.byref(h))
+            _call(_lib.cxlsim_experiment_load_string, _b(yaml), _b(name), arr, n, C.byref(h))
         else:
-            arr, n = _sets(sets)
             _call(_lib.cxlsim_experiment_load, _b(path_or_preset or "llama2-7b-2x8-h100"), arr, n, C.byref(h))
         self._h = h
 
@@ -370,7 +375,7 @@ class Experiment(_Handle):
         return Cluster(experiment=self)
 
 
-OPS = {"allreduce": 0, "reducescatter": 1, "allgather": 2, "broadcast": 3}
+OPS = {"allreduce": 0, "reducescatter": 1, "allgather": 2, "broadcast": 3, "alltoall": 4}
 ALGOS = {"ring": 0, "tree": 1, "hierarchical": 2, "auto": 3}
 PROTOS = {"LL": 0, "LL128": 1, "Simple": 2, "auto": 3}
 
@@ -386,6 +391,12 @@ class Cluster(_Handle):
         else:
             _call(_lib.cxlsim_cluster_load, _b(cluster), _b(gpu), C.byref(h))
         self._h = h
+
+    def shape(self):
+        """(GPUs per node, nodes)."""
+        g, n = C.c_uint32(), C.c_uint32()
+        _lib.cxlsim_cluster_shape(self._h, C.byref(g), C.byref(n))
+        return g.value, n.value
 
     def collective(self, op="allreduce", bytes=0, ranks=1, ranks_per_node=0, algo="auto", proto="auto", channels=0):
         q = _Collective(OPS[op], bytes, ranks, ranks_per_node, ALGOS[algo], PROTOS[proto], channels)

@@ -16,7 +16,7 @@ static void version(void **state)
 {
     (void)state;
     assert_int_equal(cxlsim_api_version(), CXLSIM_API_VERSION);
-    assert_int_equal(CXLSIM_API_VERSION, 10000);
+    assert_int_equal(CXLSIM_API_VERSION, 10100);
     assert_true(strlen(cxlsim_version()) > 0);
     assert_string_equal(cxlsim_strerror(CXLSIM_ECONFIG), "configuration error");
     assert_string_equal(cxlsim_strerror(42), "unknown error");
@@ -127,6 +127,20 @@ static void probe(void **state)
     assert_int_equal(r.curve_points, 6);
     o.backend = "verilator";
     assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_EBACKEND);
+    /* the xrt options (the command's --xclbin, --card): checked, and refused with another backend */
+    const char *bad[] = { "xclbim=k.xclbin" }, *xrt[] = { "xclbin=k.xclbin", "card=0" };
+    o.backend = NULL;
+    o.backend_options = bad;
+    o.nbackend_options = 1;
+    assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_EUSAGE);
+    assert_non_null(strstr(e.message, "backend option 'xclbim=k.xclbin': valid: xclbin=FILE"));
+    o.backend_options = xrt;
+    o.nbackend_options = 2;
+    assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_EUSAGE);
+    assert_non_null(strstr(e.message, "'xclbin=k.xclbin' needs backend xrt (backend is 'csim')"));
+    o.backend_options = NULL;
+    assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_EUSAGE);
+    assert_non_null(strstr(e.message, "options is NULL"));
     cxlsim_device_free(d);
 }
 
@@ -175,8 +189,40 @@ static void training_and_collectives(void **state)
     cxlsim_experiment_free(x);
     assert_int_equal(cxlsim_cluster_load("dgx-a100", "a100-80gb", &c, &e), 0);
     cxlsim_cluster_free(c);
-    assert_int_equal(cxlsim_experiment_load_string("model: llama2-7b\n", "x.yaml", &x, &e), CXLSIM_ECONFIG);
+    assert_int_equal(cxlsim_experiment_load_string("model: llama2-7b\n", "x.yaml", NULL, 0, &x, &e), CXLSIM_ECONFIG);
     assert_int_equal(cxlsim_experiment_load("no-such", NULL, 0, &x, &e), CXLSIM_ECONFIG);
+}
+
+/* An experiment from YAML text takes overrides as the command's --set: applied before the checks, and
+ * their errors name the key. */
+static void experiment_string_overrides(void **state)
+{
+    (void)state;
+    static const char yaml[] = "name: s\nmodel: llama2-7b\ngpu: h100-sxm\n"
+                               "cluster: { extends: dgx-h100, nodes: 2 }\ntraining: { global_batch: 64, tp: 2 }\n";
+    cxlsim_error e;
+    cxlsim_experiment *x;
+    cxlsim_cluster *c;
+    uint32_t nodes = 0;
+    const char *four[] = { "cluster.nodes=4", "training.tp=4" };
+    assert_int_equal(cxlsim_experiment_load_string(yaml, "s.yaml", four, 2, &x, &e), 0);
+    assert_int_equal(cxlsim_cluster_from_experiment(x, &c, &e), 0);
+    assert_int_equal(cxlsim_cluster_shape(c, NULL, &nodes), 0);
+    assert_int_equal(nodes, 4);
+    cxlsim_cluster_free(c);
+    cxlsim_experiment_free(x);
+    const char *unknown[] = { "training.tpp=4" };
+    assert_int_equal(cxlsim_experiment_load_string(yaml, "s.yaml", unknown, 1, &x, &e), CXLSIM_ECONFIG);
+    assert_null(x);
+    assert_non_null(strstr(e.message, "tpp"));
+    assert_non_null(strstr(e.file, "--set training.tpp"));
+    const char *range[] = { "training.tp=0" };
+    assert_int_equal(cxlsim_experiment_load_string(yaml, "s.yaml", range, 1, &x, &e), CXLSIM_ECONFIG);
+    assert_non_null(strstr(e.file, "--set training.tp"));
+    const char *malformed[] = { "training.tp" };
+    assert_int_equal(cxlsim_experiment_load_string(yaml, "s.yaml", malformed, 1, &x, &e), CXLSIM_EUSAGE);
+    assert_non_null(strstr(e.message, "training.tp"));
+    assert_int_equal(cxlsim_experiment_load_string(yaml, "s.yaml", NULL, 1, &x, &e), CXLSIM_EUSAGE);
 }
 
 static void transfers(void **state)
@@ -212,7 +258,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version),  cmocka_unit_test(devices),
         cmocka_unit_test(backends), cmocka_unit_test(probe),
-        cmocka_unit_test(training_and_collectives), cmocka_unit_test(transfers),
+        cmocka_unit_test(training_and_collectives), cmocka_unit_test(experiment_string_overrides),
+        cmocka_unit_test(transfers),
     };
     return cmocka_run_group_tests_name("libapi", tests, NULL, NULL);
 }

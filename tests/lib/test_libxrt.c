@@ -1,7 +1,7 @@
 /* test_libxrt.c - the xrt backend as a module of libcxlsim (lib/backend_module.h): the library loads
  * <build>/lib/cxlsim/backend_xrt.so when asked for "xrt", opens it with its options on XRT's no-op shim
  * (as test_xrt: XILINX_XRT=<build>/xrt-noop, XCL_EMULATION_MODE=noop), refuses bad options, and reports
- * "not built into this library" when the module is not where it looks. Exit 77 (skipped) without XRT or
+ * "not built into this library" when the module is not where it looks; probe takes the same options. Exit 77 (skipped) without XRT or
  * the shim. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -45,6 +45,33 @@ static void module_opens(void **state)
     const char *unknown[] = { "xclbim=x" };
     assert_int_equal(cxlsim_backend_open_opts(d, "csim", unknown, 1, &b, &e), CXLSIM_EUSAGE);
     assert_non_null(strstr(e.message, "valid: xclbin=FILE"));
+    cxlsim_device_free(d);
+}
+
+/* probe on xrt with the command's --xclbin and --card as backend options: on the shim, which runs no
+ * kernel, it opens the card and stops where the command's probe stops (tests/cli/xrt.sh) */
+static void probe_on_xrt(void **state)
+{
+    (void)state;
+    cxlsim_error e;
+    cxlsim_device *d;
+    cxlsim_probe_result r;
+    assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
+    char opt[300];
+    snprintf(opt, sizeof opt, "xclbin=%s", xclbin);
+    const char *opts[] = { opt, "card=0" };
+    cxlsim_probe_options o = { .backend = "xrt", .quick = 1, .seed = 1, .mixes = "1:0", .backend_options = opts,
+                               .nbackend_options = 2 };
+    assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_ELIMIT);
+    assert_non_null(strstr(e.message, "room for 0"));
+    o.nbackend_options = 0; /* no xclbin: the backend's own message */
+    assert_true(cxlsim_probe(d, &o, &r, &e) < 0);
+    assert_non_null(strstr(e.message, "xclbin"));
+    const char *card[] = { opt, "card=first" };
+    o.backend_options = card;
+    o.nbackend_options = 2;
+    assert_true(cxlsim_probe(d, &o, &r, &e) < 0);
+    assert_non_null(strstr(e.message, "first"));
     cxlsim_device_free(d);
 }
 
@@ -92,7 +119,8 @@ int main(void)
         fprintf(stderr, "cxl_xclbin_write: %s\n", msg);
         return 1;
     }
-    const struct CMUnitTest tests[] = { cmocka_unit_test(module_opens), cmocka_unit_test(module_missing) };
+    const struct CMUnitTest tests[] = { cmocka_unit_test(module_opens), cmocka_unit_test(probe_on_xrt),
+                                        cmocka_unit_test(module_missing) };
     int rc = cmocka_run_group_tests_name("libxrt", tests, NULL, NULL);
     unlink(xclbin);
     rmdir(dir);

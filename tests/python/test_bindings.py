@@ -57,6 +57,22 @@ class Bindings(unittest.TestCase):
                                                               proto="Simple")
         self.assertEqual(c, c2)
 
+    def test_experiment_yaml_with_sets(self):
+        yaml = ("name: s\nmodel: llama2-7b\ngpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 2 }\n"
+                "training: { global_batch: 64, tp: 2 }\n")
+        x = cxlsim.Experiment(yaml=yaml, name="s.yaml", sets={"cluster.nodes": 4, "training.tp": 4})
+        self.assertEqual(x.cluster().shape(), (8, 4))
+        with self.assertRaises(cxlsim.CxlsimError) as cm:
+            cxlsim.Experiment(yaml=yaml, name="s.yaml", sets=["training.tpp=4"])
+        self.assertIn("--set training.tpp", cm.exception.file)
+        a2a = x.cluster().collective("alltoall", bytes=1 << 24, ranks=16, ranks_per_node=8)
+        self.assertEqual(a2a["phases"], 1)
+
+    def test_probe_backend_options(self):
+        with self.assertRaises(cxlsim.CxlsimError) as cm:
+            cxlsim.Device("asic").probe(quick=True, mixes="1:0", options={"xclbin": "k.xclbin"})
+        self.assertIn("needs backend xrt", cm.exception.message)
+
     def test_memory(self):
         d = cxlsim.Device("asic")
         alone = d.memory().transfer(1 << 20)

@@ -36,7 +36,7 @@ static expcfg *load(const char *cluster_and_training)
     expcfg *x = malloc(sizeof *x);
     cxl_err e;
     cxl_err_clear(&e);
-    int rc = expcfg_load_text("tiny.yaml", text, x, &e);
+    int rc = expcfg_load_text("tiny.yaml", text, NULL, x, &e);
     if (rc)
         fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
     return x;
@@ -353,7 +353,7 @@ static void framework_overheads_and_padding(void **state)
              "name: v\nmodel: { name: v, layers: 4, hidden: 1024, heads: 8, vocab: 4000, seq_len: 512 }\n"
              "gpu: a100-80gb\ncluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, tp: 8%s }\n", "");
     x = malloc(sizeof *x);
-    assert_int_equal(expcfg_load_text("v.yaml", text, x, &e), 0);
+    assert_int_equal(expcfg_load_text("v.yaml", text, NULL, x, &e), 0);
     assert_int_equal(modelcfg_vocab(&x->model), 4096);
     assert_int_equal(x->model.vocab, 4000);
     assert_int_equal(modelcfg_embedding_params_tp(&x->model, 8), 4096 * 1024 / 8 + 512 * 1024);
@@ -361,7 +361,7 @@ static void framework_overheads_and_padding(void **state)
              "name: v\nmodel: { name: v, layers: 4, hidden: 1024, heads: 8, vocab: 4000, seq_len: 512 }\n"
              "gpu: a100-80gb\ncluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, tp: 8%s }\n",
              ", vocab_divisible_by: 1");
-    assert_int_equal(expcfg_load_text("v.yaml", text, x, &e), 0);
+    assert_int_equal(expcfg_load_text("v.yaml", text, NULL, x, &e), 0);
     assert_int_equal(modelcfg_vocab(&x->model), 4000);
     free(x);
 
@@ -436,10 +436,10 @@ static void pipeline_bubble_and_interleaving(void **state)
     cxl_err e;
     char t2[1024];
     snprintf(t2, sizeof t2, "name: i\n%s", tr);
-    assert_int_equal(expcfg_load_text("i.yaml", t2, y, &e), 0);
+    assert_int_equal(expcfg_load_text("i.yaml", t2, NULL, y, &e), 0);
     char *p = strstr(t2, ", virtual_stages: 2");
     memmove(p, p + strlen(", virtual_stages: 2"), strlen(p + strlen(", virtual_stages: 2")) + 1);
-    assert_int_equal(expcfg_load_text("p.yaml", t2, z, &e), 0);
+    assert_int_equal(expcfg_load_text("p.yaml", t2, NULL, z, &e), 0);
     train_result p8;
     run(y, NULL, &inter);
     run(z, NULL, &p8);
@@ -553,11 +553,10 @@ static void out_of_memory_names_the_parts(void **state)
     cxl_err e;
     cxl_err_clear(&e);
     /* GPT-3 175B on 8 GPUs cannot hold its model states */
-    assert_int_equal(expcfg_load_text("oom.yaml",
-                                      "name: oom\nmodel: gpt3-175b\ngpu: a100-80gb\n"
+    assert_int_equal(expcfg_load_text("oom.yaml", "name: oom\nmodel: gpt3-175b\ngpu: a100-80gb\n"
                                       "cluster: { extends: dgx-a100, nodes: 1 }\n"
                                       "training: { global_batch: 8, tp: 8 }\n",
-                                      x, &e),
+                                      NULL, x, &e),
                      0);
     train_result r;
     assert_int_equal(train_run(x, NULL, &r, &e), CXL_ECONFIG);
@@ -580,7 +579,7 @@ static expcfg *load_small(const char *rest)
     expcfg *x = malloc(sizeof *x);
     cxl_err e;
     cxl_err_clear(&e);
-    if (expcfg_load_text("small.yaml", text, x, &e))
+    if (expcfg_load_text("small.yaml", text, NULL, x, &e))
         fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
     return x;
 }
