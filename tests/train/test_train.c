@@ -192,7 +192,7 @@ static void fp8_quantization_kernels(void **state)
     cxl_err e;
     opgraph g;
     snprintf(text, sizeof text, fmt, "fp8");
-    if (expcfg_load_text("q.yaml", text, x, &e))
+    if (expcfg_load_text("q.yaml", text, NULL, x, &e))
         fail_msg("%s", e.msg);
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
     /* T = 1024 tokens, h 1024, GELU f 4096: QKV, projection and fc1 inputs T h, fc2's T f; the backward's
@@ -221,7 +221,7 @@ static void fp8_quantization_kernels(void **state)
     /* the first and the last layer in bf16 (Megatron's --first-last-layers-bf16): their templates have the
      * GEMMs in bf16 and no quantization, and the run takes longer */
     snprintf(text, sizeof text, fmt, "fp8, num_layers_at_start_in_bf16: 1, num_layers_at_end_in_bf16: 1");
-    if (expcfg_load_text("q.yaml", text, x, &e))
+    if (expcfg_load_text("q.yaml", text, NULL, x, &e))
         fail_msg("%s", e.msg);
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
     assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD_BF16, "fc1.fwd")].dtype, GPUCFG_BF16);
@@ -234,7 +234,7 @@ static void fp8_quantization_kernels(void **state)
     train_result_free(&r8);
     train_result_free(&r8h);
     snprintf(text, sizeof text, fmt, "bf16");
-    if (expcfg_load_text("q.yaml", text, x, &e))
+    if (expcfg_load_text("q.yaml", text, NULL, x, &e))
         fail_msg("%s", e.msg);
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
