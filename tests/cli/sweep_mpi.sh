@@ -2,10 +2,11 @@
 # `mpirun -np 4 cxlsim sweep` and `search` (issue 32, item 4): the rows, the JSON lines and the summary are
 # those of the local run byte for byte, as are a search's report, CSV and JSON (but their wall times); a
 # crashed worker costs its own point; a sweep whose rank 0 is killed resumes (--resume) under mpirun to the
-# same outputs; a search without a valid layout ends the job with its message; a job whose ranks MPI does
-# not see is refused before it writes anything. Without MPI built in: the message says how to build it,
-# and the 4-rank runs are skipped (exit 77). CMake sets CXLSIM_MPI_BUILT (ON/OFF) and CXLSIM_MPIEXEC. 4.4 s
-# of CPU, 15 s of wall time at load average 12 on the 2-core VM (2026-12-06), before the search's runs.
+# same outputs; a search without a valid layout ends the job with its message, one whose ranks loaded
+# another experiment is refused; a job whose ranks MPI does not see is refused before it writes anything.
+# Without MPI built in: the message says how to build it, and the 4-rank runs are skipped (exit 77). CMake
+# sets CXLSIM_MPI_BUILT (ON/OFF) and CXLSIM_MPIEXEC. 3.0 s of CPU, 8 s of wall time at load average 6 on
+# the 2-core VM (2026-12-06; before the search's runs: 4.4 s of CPU, 15 s at load average 12).
 # usage: sweep_mpi.sh CXLSIM SOURCE_DIR
 . "$(dirname "$0")/harness.bash" "$@"
 has() { grep -qF -- "$1" "$tmp/out" "$tmp/err" || bad "$2: no '$1' in: $(head -c 400 "$tmp/err" "$tmp/out")"; }
@@ -69,6 +70,11 @@ cmp -s ls.csv ms.csv && ok || bad "search on 4 ranks: the CSV differs: $(diff ls
 expect_rc 3 "search on 4 ranks, no valid layout" "${mpi[@]}" "$bin" search cxl-offload-small --vary tp,pp \
   --set model=gpt3-175b --set 'cxl={memory: none}' -j 1
 has "search: no valid layout of model 'gpt3-175b'" "search on 4 ranks: no-layout message"
+# ranks that resolved another experiment (another --set here; on a cluster, other files): refused, nothing written
+expect_rc 3 "search, ranks with another experiment" "${mpi[@]:0:5}" -np 1 "$bin" search "${off[@]}" -j 1 --csv fp.csv : \
+  -np 3 "$bin" search "${off[@]}" -j 1 --set training.global_batch=128
+has "resolves to another configuration here than on rank 0" "search: fingerprint message"
+[ ! -e fp.csv ] && ok || bad "search, another experiment: an output was written"
 
 # a job whose ranks MPI does not see (srun without a PMI plugin): refused before any output
 expect_rc 4 "launcher and MPI disagree" env ASAN_OPTIONS=detect_leaks=0 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_RANK=0 "$bin" sweep "$spec" --csv s.csv
