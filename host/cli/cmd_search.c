@@ -181,6 +181,8 @@ const cli_command cmd_search = {
     "Varies tp, pp, sp, virtual stages, micro-batch, recomputation, ZeRO and (with CXL memory) the offload\n"
     "policy; dp = GPUs / (tp x pp x cp). Layouts the engine refuses are counted by reason; the rest run in the\n"
     "order of a lower bound of their time, skipped once it cannot reach the ranking; the best that offload\n"
-    "to CXL run again on the cycle-level backend. Default experiment: " EXPCFG_DEFAULT ".\n",
+    "to CXL run again on the cycle-level backend. Default experiment: " EXPCFG_DEFAULT ".\n"
+    "Under mpirun or srun (a build with MPI) each round's layouts run on the other ranks, the outputs the\n"
+    "same (docs/scale-out.md).\n",
     search_run_cmd,
 };
