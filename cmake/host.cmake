@@ -42,11 +42,12 @@ endif()
 # so that libcxlsim (cmake/library.cmake) shares its objects: they are position-independent, and their
 # symbols hidden (only libcxlsim's API is exported from the shared library; static links see them all).
 set(CXLCORE_SOURCES ${CXLHOST_SOURCES})
-# (The sweep's worker pool and its MPI ranks, sweeprun.c and sweepmpi.c, are the command's, not the
-# library's: libcxlsim does not link MPI.)
+# (The sweep's worker pool and its MPI ranks, sweeprun.c and sweepmpi.c, and the search's ranks, searchmpi.c,
+# are the command's, not the library's: libcxlsim does not link MPI.)
 list(REMOVE_ITEM CXLCORE_SOURCES ${CMAKE_SOURCE_DIR}/host/cxl/backend.c ${CMAKE_SOURCE_DIR}/host/cxl/backend_verilator.c
-     ${CMAKE_SOURCE_DIR}/host/cxl/backend_xrt.c ${CMAKE_SOURCE_DIR}/host/explore/sweeprun.c ${CMAKE_SOURCE_DIR}/host/explore/sweepmpi.c)
-list(FILTER CXLHOST_SOURCES INCLUDE REGEX "/host/(cxl/backend(_verilator|_xrt)?|explore/sweeprun|explore/sweepmpi)\\.c$")
+     ${CMAKE_SOURCE_DIR}/host/cxl/backend_xrt.c ${CMAKE_SOURCE_DIR}/host/explore/sweeprun.c ${CMAKE_SOURCE_DIR}/host/explore/sweepmpi.c
+     ${CMAKE_SOURCE_DIR}/host/explore/searchmpi.c)
+list(FILTER CXLHOST_SOURCES INCLUDE REGEX "/host/(cxl/backend(_verilator|_xrt)?|explore/sweeprun|explore/sweepmpi|explore/searchmpi)\\.c$")
 set_target_properties(cxlhw PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
 add_library(cxlcore_obj OBJECT ${CXLCORE_SOURCES} ${PRESET_INCS})
 set_target_properties(cxlcore_obj PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)

@@ -1,6 +1,8 @@
-# mpi.cmake - CXLSIM_MPI: `cxlsim sweep` under mpirun/srun (docs/scale-out.md). Included after host.cmake.
-# MPI (docs/scale-out.md): host/explore/sweepmpi.c alone includes mpi.h and alone is compiled with CXLSIM_HAVE_MPI,
-# so switching it recompiles that file only; without MPI the sweep's local pool still works.
+# mpi.cmake - CXLSIM_MPI: `cxlsim sweep` and `cxlsim search` under mpirun/srun (docs/scale-out.md). Included after
+# host.cmake.
+# MPI (docs/scale-out.md): host/explore/sweepmpi.c alone includes mpi.h and alone is compiled with CXLSIM_HAVE_MPI
+# (the search's ranks, searchmpi.c, call its functions), so switching it recompiles that file only; without MPI the
+# local worker pools still work.
 if(NOT CXLSIM_MPI MATCHES "^(AUTO|ON|OFF)$")
   message(FATAL_ERROR "CXLSIM_MPI is '${CXLSIM_MPI}'; valid: AUTO, ON, OFF")
 endif()
@@ -13,12 +15,12 @@ if(NOT CXLSIM_MPI STREQUAL "OFF")
   endif()
   if(MPI_C_FOUND)
     set(CXLSIM_MPI_FOUND ON)
-    message(STATUS "cxlsim: MPI ${MPI_C_VERSION} found: sweeps spread over MPI ranks under mpirun or srun")
+    message(STATUS "cxlsim: MPI ${MPI_C_VERSION} found: sweeps and searches spread over MPI ranks under mpirun or srun")
   else()
-    message(STATUS "cxlsim: MPI not found: sweeps run on one machine (apt-get install libopenmpi-dev openmpi-bin)")
+    message(STATUS "cxlsim: MPI not found: sweeps and searches run on one machine (apt-get install libopenmpi-dev openmpi-bin)")
   endif()
 else()
-  message(STATUS "cxlsim: CXLSIM_MPI is OFF: sweeps run on one machine")
+  message(STATUS "cxlsim: CXLSIM_MPI is OFF: sweeps and searches run on one machine")
 endif()
 
 # the sweep's MPI ranks (host/explore/sweepmpi.c) in the command's part of the host library

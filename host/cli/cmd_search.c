@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/report_search.h"
 #include "explore/search.h"
+#include "explore/searchmpi.h"
 
 enum { O_TOP = 1, O_RERUN, O_VARY, O_JOBS, O_EXHAUSTIVE, O_RERUN_BACKEND, O_JSON, O_CSV, O_QUIET };
 
@@ -130,8 +131,10 @@ static int search_run_cmd(const cli_command *self, int argc, char **argv, cli_ct
     cxl_err e;
     cxl_err_clear(&e);
     expcfg *x = NULL;
+    searchmpi mpi;
+    /* the other ranks of an MPI run serve rounds of layouts and leave in searchmpi_setup: only rank 0 writes */
     if (cli_check_outputs(outs, 2, &a.exp, 1, &e) || cli_load_experiment(a.exp, cl->ov, &x, &e) ||
-        cli_check_experiment_outputs(outs, 2, x, &e)) {
+        cli_check_experiment_outputs(outs, 2, x, &e) || searchmpi_setup(&mpi, x, &a.o, &e)) {
         free(x);
         return cli_fail(&e);
     }
@@ -141,10 +144,17 @@ static int search_run_cmd(const cli_command *self, int argc, char **argv, cli_ct
         a.o.progress = progress;
     search_report *r = malloc(sizeof *r);
     rc = r ? search_run(x, &a.o, r, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
+    if (!rc)
+        rc = searchmpi_finish(&mpi, &e);
+    else {
+        cxl_err e2;                     /* a refused search (no valid layout) ends the MPI job in order too */
+        cxl_err_clear(&e2);
+        searchmpi_finish(&mpi, &e2);
+    }
     if (tty)
         fprintf(stderr, "\r%70s\r", "");
     if (r && (!rc || (rc == CXL_ECONFIG && r->nreasons)))
-        report_search_text(so, x, &a.o, r, a.o.jobs);
+        report_search_text(so, x, &a.o, r, a.o.jobs, mpi.ranks);
     if (!rc) {
         json_w w;
         json_init(&w);
@@ -171,6 +181,8 @@ const cli_command cmd_search = {
     "Varies tp, pp, sp, virtual stages, micro-batch, recomputation, ZeRO and (with CXL memory) the offload\n"
     "policy; dp = GPUs / (tp x pp x cp). Layouts the engine refuses are counted by reason; the rest run in the\n"
     "order of a lower bound of their time, skipped once it cannot reach the ranking; the best that offload\n"
-    "to CXL run again on the cycle-level backend. Default experiment: " EXPCFG_DEFAULT ".\n",
+    "to CXL run again on the cycle-level backend. Default experiment: " EXPCFG_DEFAULT ".\n"
+    "Under mpirun or srun (a build with MPI) each round's layouts run on the other ranks, the outputs the\n"
+    "same (docs/scale-out.md).\n",
     search_run_cmd,
 };

@@ -6,7 +6,8 @@
 
 typedef unsigned long long ull;
 
-void report_search_text(FILE *so, const expcfg *x, const search_opts *o, const search_report *r, int jobs)
+void report_search_text(FILE *so, const expcfg *x, const search_opts *o, const search_report *r, int jobs,
+                        int ranks)
 {
     fprintf(so, "search %s: model %s on %llu x %llu %s (%llu GPUs), global batch %llu\n", x->name, x->model.name,
             (ull)x->cluster.nodes, (ull)x->cluster.gpus_per_node, x->gpu.name,
@@ -91,9 +92,12 @@ void report_search_text(FILE *so, const expcfg *x, const search_opts *o, const s
         fprintf(so, "\nno rerun: the experiment has no CXL memory, so the cycle-level backend plays no part\n");
     else if (o->rerun)
         fprintf(so, "\nno rerun: no feasible layout offloads to CXL\n");
-    fprintf(so, "\ntiming: check %.3f s (%.0f layouts/s); screen %.3f s (%.1f layouts/s, %d worker%s); rerun %.3f s "
+    char where[64] = "";
+    if (ranks > 0)
+        snprintf(where, sizeof where, "%d MPI rank%s x ", ranks, ranks == 1 ? "" : "s");
+    fprintf(so, "\ntiming: check %.3f s (%.0f layouts/s); screen %.3f s (%.1f layouts/s, %s%d worker%s); rerun %.3f s "
             "(%.2f layouts/s)\n", r->wall_s[0], r->wall_s[0] > 0 ? (double)r->enumerated / r->wall_s[0] : 0,
-            r->wall_s[1], r->wall_s[1] > 0 ? (double)r->screened / r->wall_s[1] : 0, jobs, jobs == 1 ? "" : "s",
+            r->wall_s[1], r->wall_s[1] > 0 ? (double)r->screened / r->wall_s[1] : 0, where, jobs, jobs == 1 ? "" : "s",
             r->wall_s[2], r->wall_s[2] > 0 ? (double)r->rerun / r->wall_s[2] : 0);
 }
 

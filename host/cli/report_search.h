@@ -11,7 +11,10 @@
 #include "cli/cli_run.h"
 #include "explore/search.h"
 
-void report_search_text(FILE *so, const expcfg *x, const search_opts *o, const search_report *r, int jobs);
+/* jobs: worker processes (on each rank); ranks: the MPI ranks that ran layouts, 0 in a local run (both on
+ * the timing line only). */
+void report_search_text(FILE *so, const expcfg *x, const search_opts *o, const search_report *r, int jobs,
+                        int ranks);
 /* 0, or -1 when out of memory; cfg is the resolved experiment the provenance hashes. */
 int report_search_json(json_w *w, const cli_ctx *cl, const char *cfg, size_t cfg_len, const expcfg *x,
                        const search_opts *o, const search_report *r);

@@ -408,6 +408,26 @@ static int run_batch(const expcfg *base, expcfg *x, search_entry **en, size_t n,
     return rc;
 }
 
+int search_eval_batch(const expcfg *base, search_entry **en, size_t n, int jobs, int stage, const char *backend,
+                      cxl_err *err)
+{
+    expcfg *x = malloc(sizeof *x);
+    if (!x)
+        return cxl_errf(err, CXL_ENOMEM, "out of memory (search)");
+    int rc = run_batch(base, x, en, n, jobs, stage, backend, err);
+    free(x);
+    return rc;
+}
+
+/* A round where the options say: the local pool, or the caller's (MPI ranks). */
+static int round_run(const expcfg *base, expcfg *x, search_entry **en, size_t n, const search_opts *o, int stage,
+                     const char *backend, cxl_err *err)
+{
+    if (o->batch)
+        return o->batch(o->batch_ctx, base, en, n, stage, backend, err);
+    return run_batch(base, x, en, n, o->jobs, stage, backend, err);
+}
+
 /* ---- ranking ---- */
 
 static int by_screen(const void *a, const void *b)
@@ -541,7 +561,7 @@ static int screen(const expcfg *base, expcfg *x, const search_layout *ls, cand *
             e->cxl_bytes_per_gpu = c[pos].cxl_bytes_per_gpu;
             round[k++] = e;
         }
-        if ((rc = run_batch(base, x, round, k, o->jobs, 2, r->screen_backend, err)) != 0)
+        if ((rc = round_run(base, x, round, k, o, 2, r->screen_backend, err)) != 0)
             break;
         if (grow_entries(&okv, &okcap, nok + k)) {
             rc = cxl_errf(err, CXL_ENOMEM, "out of memory (search)");
@@ -650,7 +670,7 @@ int search_run(const expcfg *base, const search_opts *o, search_report *r, cxl_e
                 todo[j++] = &r->best[i];
         for (size_t i = 0; !rc && i < k; i += SEARCH_ROUND) {
             size_t m = k - i < SEARCH_ROUND ? k - i : SEARCH_ROUND;
-            rc = run_batch(base, x, todo + i, m, o->jobs, 3, r->rerun_backend, err);
+            rc = round_run(base, x, todo + i, m, o, 3, r->rerun_backend, err);
             if (o->progress)
                 o->progress(o->progress_ctx, 3, i + m, k);
         }

@@ -33,8 +33,8 @@
  *      layouts that offload. So the ranking, with the ranks of the re-run layouts, is the one running
  *      every feasible layout would give (`exhaustive` runs them all; a run faster than its bound is an
  *      internal error). Layouts run
- *      in rounds of SEARCH_ROUND, split over `jobs` forked processes: which ones run does not depend on
- *      jobs;
+ *      in rounds of SEARCH_ROUND, split over `jobs` forked processes (or, under `mpirun`, over the ranks of
+ *      an MPI job: searchmpi.h): which ones run does not depend on jobs or ranks;
  *   3. rerun: the `rerun` best of the screen that offload something to CXL, again with the cycle-level
  *      backend (csim), when the experiment has CXL memory (a layout that offloads nothing moves no CXL
  *      traffic, so its time is the same on every backend); they are ranked again among themselves and
@@ -111,6 +111,12 @@ typedef struct search_opts {
     /* called after each round: stage 2 or 3, layouts run so far, the most that may be run */
     void (*progress)(void *ctx, int stage, uint64_t done, uint64_t most);
     void *progress_ctx;
+    /* Where each round runs: NULL on `jobs` local worker processes (search_eval_batch); searchmpi.h spreads
+     * it over the ranks of an MPI job. Fills en[i]->screen (stage 2) or ->rerun (3) as search_eval_batch
+     * would; a non-zero return stops the search with that code. */
+    int (*batch)(void *ctx, const expcfg *base, search_entry **en, size_t n, int stage, const char *backend,
+                 cxl_err *err);
+    void *batch_ctx;
 } search_opts;
 
 typedef struct search_report {
@@ -149,6 +155,13 @@ void search_layout_format(const search_layout *l, int cxl, char *buf, size_t sz)
 int64_t search_bound_ps(const expcfg *x, cxl_err *err);
 
 int search_run(const expcfg *base, const search_opts *o, search_report *r, cxl_err *err);
+
+/* One round on this machine: the layouts en[i]->l through the engine with backend, the results into
+ * en[i]->screen (stage 2) or en[i]->rerun (stage 3), on up to `jobs` forked worker processes (worker k of w
+ * runs entries k, k + w, ...). A layout's result depends on base, its layout and backend alone. 0, or
+ * CXL_EINTERNAL when a worker cannot be started or ends without its results, CXL_ENOMEM. */
+int search_eval_batch(const expcfg *base, search_entry **en, size_t n, int jobs, int stage, const char *backend,
+                      cxl_err *err);
 void search_report_free(search_report *r);
 
 #endif

@@ -64,10 +64,10 @@ int sweepmpi_require(const sweepmpi_launch *l, const char *what, cxl_err *err)
     if (l->size < 2 || sweepmpi_built())
         return 0;
     return cxl_errf(err, CXL_EBACKEND, "%s: started by an MPI launcher as rank %d of %d (%s), but this cxlsim was "
-                    "built without MPI, so every rank would run every point and write the same outputs. Build "
+                    "built without MPI, so every rank would run the whole %s and write the same outputs. Build "
                     "it with Open MPI: apt-get install libopenmpi-dev openmpi-bin, then cmake -S . -B build "
                     "-DCXLSIM_MPI=ON && cmake --build build (docs/scale-out.md); or run without the launcher "
-                    "(-j N runs the points on this machine's cores)", what, l->rank, l->size, l->from);
+                    "(-j N runs them on this machine's cores)", what, l->rank, l->size, l->from, what);
 }
 
 #ifndef CXLSIM_HAVE_MPI

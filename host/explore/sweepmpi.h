@@ -43,7 +43,7 @@ void sweepmpi_launch_get(sweepmpi_launch *l);
 /* 1 when cxlsim was built with MPI. */
 int sweepmpi_built(void);
 /* 0 when this process can take part: a plain run, one rank, or MPI built in. Otherwise CXL_EBACKEND,
- * saying that every rank would run every item of `what` ("sweep"), and how to build with MPI. */
+ * saying that every rank would run the whole `what` ("sweep", "search"), and how to build with MPI. */
 int sweepmpi_require(const sweepmpi_launch *l, const char *what, cxl_err *err);
 
 /* Initialise MPI (once; later calls only check) and check that the job has the ranks the launcher

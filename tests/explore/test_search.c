@@ -1,7 +1,8 @@
 /* test_search.c - `cxlsim search` (search.h): on a small case, the ranking equals the one got by loading
  * every layout with --set overrides and running it through the engine one by one (the path of `cxlsim
  * train`), the rerun's times equal single csim runs, the bound-pruned search equals the exhaustive one (also
- * with the offloads varied, where the bound's CXL term prunes) and does not depend on the worker count, and a
+ * with the offloads varied, where the bound's CXL term prunes) and does not depend on the worker count, a
+ * search whose rounds' results travel as the text lines of MPI ranks (searchmpi.h) is the local one, and a
  * search with no valid layout names what excluded them. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 
 #include "config/expcfg.h"
 #include "explore/search.h"
+#include "explore/searchmpi.h"
 #include "train/tiers.h"
 #include "train/train.h"
 
@@ -169,6 +171,88 @@ static void ranking_equals_one_by_one(void **state)
     free(base);
 }
 
+/* A layout's result as an MPI rank sends it (searchmpi.h) reads back to the same bytes: doubles exact
+ * (subnormal, negative zero, infinity), the reason's '\' and newlines; lines that are not results refused. */
+static void mpi_result_lines(void **state)
+{
+    (void)state;
+    search_eval a, b;
+    memset(&a, 0, sizeof a);
+    a.rc = CXL_ECONFIG;
+    a.iteration_ps = INT64_MAX;
+    for (int k = 0; k < TRAIN_BK_N; k++)
+        a.breakdown_s[k] = 1.0 / (3.0 + k);
+    a.breakdown_s[0] = 4.9e-324;
+    a.breakdown_s[1] = -0.0;
+    a.tokens_per_s = 1.0 / 0.0;
+    a.mfu = 0.1 + 0.2;
+    a.events = UINT64_MAX;
+    a.cxl_cycles = 12345;
+    snprintf(a.reason, sizeof a.reason, "out of memory: a\\b\nc \\n");
+    char *line = searchmpi_eval_line(&a);
+    assert_non_null(line);
+    assert_null(strchr(line, '\n'));
+    assert_int_equal(searchmpi_line_eval(line, &b), 0);
+    assert_memory_equal(&a, &b, sizeof a);
+    free(line);
+    memset(a.reason, 'x', sizeof a.reason - 1);      /* the longest reason */
+    a.reason[sizeof a.reason - 1] = '\0';
+    assert_non_null(line = searchmpi_eval_line(&a));
+    assert_int_equal(searchmpi_line_eval(line, &b), 0);
+    assert_memory_equal(&a, &b, sizeof a);
+    free(line);
+    /* 2 + TRAIN_BK_N + 4 numbers, then the reason */
+    static const char *const bad[] = { "", "0", "0 1 2", "x 1", "-99 1 0 0 0 0 0 0 0 0 0 0 ", "0 1 0 0 0 0 0 0 0 0 0 0",
+                                       "0 1 0 0 0 0 0 0 0 0 0 0 a\\", "0 1 0 0 0 0 0 0 0 0 0 0 a\\t",
+                                       "0 1 0 0 0z 0 0 0 0 0 0 0 a" };
+    assert_int_equal(TRAIN_BK_N, 6);
+    assert_int_equal(searchmpi_line_eval("0 1 0 0 0 0 0 0 0 0 0 0 a\\\\", &b), 0);
+    assert_string_equal(b.reason, "a\\");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(searchmpi_line_eval(bad[i], &b), -1);
+}
+
+/* The rounds of an MPI run without MPI: each result through its line, as rank 0 reads it back. */
+static int lines_batch(void *ctx, const expcfg *base, search_entry **en, size_t n, int stage, const char *backend,
+                       cxl_err *err)
+{
+    int *rounds = ctx, rc = search_eval_batch(base, en, n, 1, stage, backend, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        search_eval *ev = stage == 2 ? &en[i]->screen : &en[i]->rerun;
+        char *line = searchmpi_eval_line(ev);
+        assert_non_null(line);
+        assert_int_equal(searchmpi_line_eval(line, ev), 0);
+        free(line);
+    }
+    ++*rounds;
+    return rc;
+}
+
+/* The search of offload_pruned_equals_exhaustive, its rounds' results through their lines: the local one. */
+static void mpi_rounds_equal_local(const expcfg *base, search_opts o, const search_report *r)
+{
+    cxl_err e;
+    search_report m;
+    int rounds = 0;
+    o.exhaustive = 0;
+    o.batch = lines_batch;
+    o.batch_ctx = &rounds;
+    assert_int_equal(search_run(base, &o, &m, &e), 0);
+    assert_true(rounds >= 2);                      /* the screen's and the rerun's */
+    assert_true(m.rerun > 0);
+    assert_int_equal(m.screened, r->screened);
+    assert_int_equal(m.pruned, r->pruned);
+    assert_memory_equal(m.reasons, r->reasons, sizeof r->reasons);
+    assert_int_equal(m.nbest, r->nbest);
+    for (size_t i = 0; i < r->nbest; i++) {
+        assert_int_equal(m.best[i].index, r->best[i].index);
+        assert_memory_equal(&m.best[i].screen, &r->best[i].screen, sizeof r->best[i].screen);
+        assert_memory_equal(&m.best[i].rerun, &r->best[i].rerun, sizeof r->best[i].rerun);
+        assert_int_equal(m.best[i].rerun_rank, r->best[i].rerun_rank);
+    }
+    search_report_free(&m);
+}
+
 /* Offloads varied (optimizer, activations, parameters) and micro-batches: the bound's CXL term (the bytes
  * a layout waits for over the device's peak, search.c) prunes layouts that offload, and the pruned search
  * gives the exhaustive one's ranking, ranks of the re-run layouts and rerun included; no layout of the
@@ -221,6 +305,8 @@ static void offload_pruned_equals_exhaustive(void **state)
     assert_true(beyond > 0);
     free(c);
     free(ls);
+    o.exhaustive = 0;
+    mpi_rounds_equal_local(base, o, &r);
     search_report_free(&x);
     search_report_free(&r);
     free(base);
@@ -307,6 +393,7 @@ int main(void)
         cmocka_unit_test(no_valid_layout),
         cmocka_unit_test(context_parallel_dimension),
         cmocka_unit_test(bad_options),
+        cmocka_unit_test(mpi_result_lines),
     };
     return cmocka_run_group_tests_name("search", tests, NULL, NULL);
 }
