@@ -414,94 +414,77 @@ static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recomput
 #undef ID
 }
 
-int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err)
+/* The expert half's shapes (moe_shape) of an MoE model's layers on one GPU. */
+static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, double act, moe_shape *e)
 {
-    memset(g, 0, sizeof *g);
-    int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
-    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0 };
-    /* with context parallelism every kernel but the attention's keys sees this rank's s / cp tokens */
-    uint64_t cp = t->cp ? t->cp : 1, tp = t->tp, s = m->seq_len / cp, b = t->micro_batch, h = m->hidden;
-    uint64_t a = m->heads, kv = m->kv_heads;
-    uint64_t dh = m->head_dim, f = m->ffn, V = modelcfg_vocab(m), T = s * b, E = T * h, Eh = t->sp ? E / tp : E;
-    uint64_t at = a / tp, qkv_n = (a + 2 * kv) * dh / tp, fin = (m->activation == MODELCFG_SWIGLU ? 2 : 1) * f / tp;
-    uint64_t fo = f / tp, bah = b * at, act_bytes = (uint64_t)B.act * E;
-    int sp = t->sp, drop = m->dropout;
-    int ar = sp ? OPGRAPH_REDUCE_SCATTER : OPGRAPH_ALLREDUCE;
-    const lshape x = { tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes,
-                       sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
-                       traincfg_flash(t), cp, m->seq_len };
-    int L;
+    uint64_t tp = t->tp, T = x->T, h = x->h;
+    uint64_t mats_in = x->swiglu ? 2 : 1;
+    memset(e, 0, sizeof *e);
+    e->tl = t->sp ? T / tp : T;
+    e->ep = t->ep;
+    e->etp = t->etp ? t->etp : tp;
+    e->nexp = m->experts;
+    e->le = m->experts / e->ep;
+    e->fo_e = m->expert_ffn / e->etp;
+    e->fin_e = mats_in * e->fo_e;
+    double load = modelcfg_moe_load(m);
+    double per_expert = (double)e->tl * (double)m->top_k * (double)(e->ep * e->etp) / (double)m->experts;
+    e->me = (uint64_t)ceil(per_expert * load);
+    e->routed = e->tl * m->top_k;
+    e->a2a_bytes = (uint64_t)ceil((double)e->routed * (double)h * act * load);
+    e->etp_bytes = e->etp > 1 ? e->a2a_bytes * e->etp : 0;
+    e->sh_fo = m->shared_experts * m->expert_ffn / tp;
+    e->sh_fin = mats_in * e->sh_fo;
+}
 
-    /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
-    moe_shape e = { 0 };
-    if (modelcfg_is_moe(m)) {
-        uint64_t mats_in = x.swiglu ? 2 : 1;
-        e.tl = t->sp ? T / tp : T;
-        e.ep = t->ep;
-        e.etp = t->etp ? t->etp : tp;
-        e.nexp = m->experts;
-        e.le = m->experts / e.ep;
-        e.fo_e = m->expert_ffn / e.etp;
-        e.fin_e = mats_in * e.fo_e;
-        double load = modelcfg_moe_load(m);
-        double per_expert = (double)e.tl * (double)m->top_k * (double)(e.ep * e.etp) / (double)m->experts;
-        e.me = (uint64_t)ceil(per_expert * load);
-        e.routed = e.tl * m->top_k;
-        e.a2a_bytes = (uint64_t)ceil((double)e.routed * (double)h * B.act * load);
-        e.etp_bytes = e.etp > 1 ? e.a2a_bytes * e.etp : 0;
-        e.sh_fo = m->shared_experts * m->expert_ffn / tp;
-        e.sh_fin = mats_in * e.sh_fo;
-    }
-    layer_tpls(&B, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 0);
-    if (B.dtype == GPUCFG_FP8 && (t->bf16_layers_start || t->bf16_layers_end)) {
-        bld Bh = B;
-        Bh.dtype = GPUCFG_BF16;
-        layer_tpls(&Bh, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 1);
-        B.failed = Bh.failed;
-    }
+/* The embedding's (first stage) and the head's (last stage) templates. */
+static void embed_head_tpls(bld *B, const modelcfg *m, const lshape *x)
+{
+    uint64_t tp = x->tp, T = x->T, h = x->h, E = T * h, Eh = x->Eh, act_bytes = x->act_bytes;
+    uint64_t V = modelcfg_vocab(m);
+    int sp = x->sp, drop = x->drop, ar = x->ar, L;
 
     /* ---- embedding (first stage): vocabulary-parallel lookup, all-reduce (sp: reduce-scatter) ---- */
     L = OPGRAPH_EMBED_FWD;
-    mem(&B, L, "embed.fwd", E, m->position == MODELCFG_POS_LEARNED ? 6 : 4);
-    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.embed" : "tp.allreduce.embed", tp);
+    mem(B, L, "embed.fwd", E, m->position == MODELCFG_POS_LEARNED ? 6 : 4);
+    tpc(B, L, ar, act_bytes, sp ? "tp.reducescatter.embed" : "tp.allreduce.embed", tp);
     if (drop)
-        mem(&B, L, "embed.dropout.fwd", Eh, 5);
+        mem(B, L, "embed.dropout.fwd", Eh, 5);
     L = OPGRAPH_EMBED_BWD;
     if (drop)
-        mem(&B, L, "embed.dropout.bwd", Eh, 5);
+        mem(B, L, "embed.dropout.bwd", Eh, 5);
     if (sp)
-        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.embed.grad", tp);
-    mem(&B, L, "embed.bwd", E, 10);
+        tpc(B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.embed.grad", tp);
+    mem(B, L, "embed.bwd", E, 10);
 
     /* ---- head (last stage): final norm, column-parallel logits, vocabulary-parallel cross entropy
      * (three all-reduces of T fp32 values: max, sum of exponentials, target logit). The output layer is
      * Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so under FP8 training its
      * GEMMs stay bf16 (megatron/core/models/gpt/gpt_model.py, output_layer) ---- */
-    if (B.dtype == GPUCFG_FP8)
-        B.dtype = GPUCFG_BF16;
+    if (B->dtype == GPUCFG_FP8)
+        B->dtype = GPUCFG_BF16;
     L = OPGRAPH_HEAD_FWD;
-    mem(&B, L, "lnf.fwd", Eh, 4);
+    mem(B, L, "lnf.fwd", Eh, 4);
     if (sp)
-        tpc(&B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.head", tp);
-    gemm(&B, L, "logits.fwd", 1, T, V / tp, h);
-    mem(&B, L, "xent.fwd", T * V / tp, 14);
+        tpc(B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.head", tp);
+    gemm(B, L, "logits.fwd", 1, T, V / tp, h);
+    mem(B, L, "xent.fwd", T * V / tp, 14);
     for (int i = 0; i < 3; i++)
-        tpc(&B, L, OPGRAPH_ALLREDUCE, 4 * T, "tp.allreduce.xent", tp);
+        tpc(B, L, OPGRAPH_ALLREDUCE, 4 * T, "tp.allreduce.xent", tp);
     L = OPGRAPH_HEAD_BWD;
-    mem(&B, L, "xent.bwd", T * V / tp, 6);
-    gemm(&B, L, "logits.bwd_data", 1, T, h, V / tp);
-    gemm(&B, L, "logits.bwd_weight", 1, h, V / tp, T);
-    tpc(&B, L, ar, act_bytes, sp ? "tp.reducescatter.head.grad" : "tp.allreduce.head.grad", tp);
-    mem(&B, L, "lnf.bwd", Eh, 8);
+    mem(B, L, "xent.bwd", T * V / tp, 6);
+    gemm(B, L, "logits.bwd_data", 1, T, h, V / tp);
+    gemm(B, L, "logits.bwd_weight", 1, h, V / tp, T);
+    tpc(B, L, ar, act_bytes, sp ? "tp.reducescatter.head.grad" : "tp.allreduce.head.grad", tp);
+    mem(B, L, "lnf.bwd", Eh, 8);
 
-    if (B.failed)
-        return B.failed;
+}
 
-    /* ---- pipeline messages: the layer output, split over the tensor-parallel ranks (sp: it already is;
-     * without sp Megatron's scatter-gather sends 1/t and all-gathers on the receiver) ---- */
-    g->pp_bytes = act_bytes / tp;
-    g->pp_gather_bytes = (!sp && tp > 1) ? act_bytes : 0;
-
+/* Parameters and gradients per GPU, and the FLOPs the MFU counts. */
+static void params_and_flops(const modelcfg *m, const traincfg *t, const lshape *x, const moe_shape *e, opgraph *g)
+{
+    uint64_t tp = t->tp, h = x->h, cp = x->cp;
+    int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
     /* ---- parameters and gradients ---- */
     g->weight_elem_bytes = fp32 ? 4 : 2;
     g->grad_elem_bytes = (fp32 || t->main_grads == GPUCFG_FP32) ? 4 : 2;
@@ -518,8 +501,8 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     uint64_t moe_layers = modelcfg_moe_layers_in(m, 0, m->layers);
     if (moe_layers) {
         /* the expert GEMMs at the balanced load: per GPU, tl x top_k tokens through one expert MLP */
-        uint64_t mats = x.swiglu ? 3 : 2;
-        double expert = 2.0 * (double)e.routed * (double)h * (double)m->expert_ffn * (double)mats / (double)tp;
+        uint64_t mats = x->swiglu ? 3 : 2;
+        double expert = 2.0 * (double)e->routed * (double)h * (double)m->expert_ffn * (double)mats / (double)tp;
         double other = 0;
         for (uint32_t i = 0; i < g->tpl[OPGRAPH_MOE_FWD].n; i++) {
             const opgraph_entry *en = &g->tpl[OPGRAPH_MOE_FWD].e[i];
@@ -528,7 +511,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
                 other += model_flops(o);
         }
         g->moe_fwd_flops = other + expert;
-        uint64_t etp = e.etp;
+        uint64_t etp = e->etp;
         g->moe_layer_params = modelcfg_moe_layer_params_tp(m, tp, t->ep, etp, &g->moe_expert_params);
         g->moe_layer_grad_bytes = g->moe_layer_params * g->grad_elem_bytes;
     }
@@ -537,6 +520,47 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     g->model_flops_iteration =
         3.0 * mbs * (double)(tp * cp) * ((double)(m->layers - moe_layers) * g->layer_fwd_flops +
                                   (double)moe_layers * g->moe_fwd_flops + g->head_fwd_flops);
+}
+
+int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err)
+{
+    memset(g, 0, sizeof *g);
+    int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
+    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0 };
+    /* with context parallelism every kernel but the attention's keys sees this rank's s / cp tokens */
+    uint64_t cp = t->cp ? t->cp : 1, tp = t->tp, s = m->seq_len / cp, b = t->micro_batch, h = m->hidden;
+    uint64_t a = m->heads, kv = m->kv_heads;
+    uint64_t dh = m->head_dim, f = m->ffn, T = s * b, E = T * h, Eh = t->sp ? E / tp : E;
+    uint64_t at = a / tp, qkv_n = (a + 2 * kv) * dh / tp, fin = (m->activation == MODELCFG_SWIGLU ? 2 : 1) * f / tp;
+    uint64_t fo = f / tp, bah = b * at, act_bytes = (uint64_t)B.act * E;
+    int sp = t->sp, drop = m->dropout;
+    int ar = sp ? OPGRAPH_REDUCE_SCATTER : OPGRAPH_ALLREDUCE;
+    const lshape x = { tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes,
+                       sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
+                       traincfg_flash(t), cp, m->seq_len };
+
+    /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
+    moe_shape e = { 0 };
+    if (modelcfg_is_moe(m))
+        moe_shape_of(m, t, &x, B.act, &e);
+    layer_tpls(&B, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 0);
+    if (B.dtype == GPUCFG_FP8 && (t->bf16_layers_start || t->bf16_layers_end)) {
+        bld Bh = B;
+        Bh.dtype = GPUCFG_BF16;
+        layer_tpls(&Bh, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 1);
+        B.failed = Bh.failed;
+    }
+
+    embed_head_tpls(&B, m, &x);
+    if (B.failed)
+        return B.failed;
+
+    /* ---- pipeline messages: the layer output, split over the tensor-parallel ranks (sp: it already is;
+     * without sp Megatron's scatter-gather sends 1/t and all-gathers on the receiver) ---- */
+    g->pp_bytes = act_bytes / tp;
+    g->pp_gather_bytes = (!sp && tp > 1) ? act_bytes : 0;
+
+    params_and_flops(m, t, &x, &e, g);
     return 0;
 }
 
