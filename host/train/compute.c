@@ -38,7 +38,8 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
     if (to_ps(bytes / ((double)g->hbm_bw_bps * g->memory_efficiency), &out->memory_ps))
         return cxl_errf(err, CXL_ELIMIT, "compute: op '%s' moves %.3g bytes: beyond %lld ps",
                         op->name ? op->name : "?", bytes, (long long)INT64_MAX);
-    out->overhead_ps = (int64_t)g->kernel_overhead_ps;
+    /* one launch gap per kernel the op launches (op.h: launches; compute.h) */
+    out->overhead_ps = (int64_t)g->kernel_overhead_ps * (int64_t)(op->launches > 1 ? op->launches : 1);
     out->culprit = GPUCFG_F_TFLOPS0 + op->dtype;
 
     if (op->kind == OP_GEMM) {

@@ -10,7 +10,10 @@
  *     t_tile = 2 x tile_m x tile_n x k / (peak / sms x gemm_efficiency)
  *     t_math = waves x t_tile
  *     t_mem  = bytes / (hbm_bw x memory_efficiency)
- *     t      = max(t_math, t_mem) + kernel_overhead
+ *     t      = max(t_math, t_mem) + launches x kernel_overhead
+ * (launches: op.h; 1 but for a grouped GEMM run as one GEMM per expert, whose per-expert products are
+ * priced here as one grid: their tiles quantize per expert, their waves over all of them, as the
+ * per-expert GEMMs overlap on Transformer Engine's several GEMM streams.)
  * A partial tile costs a whole tile and a partial wave a whole wave; t_mem is the memory side of the
  * roofline, so a GEMM with little reuse (skinny, small, or batched small products) falls to it.
  * peak = tflops[dtype] x 10^12 FLOP/s. With sms 0 (unknown) the waves are not quantized:
@@ -53,7 +56,7 @@ typedef struct compute_cost {
     int64_t total_ps;     /* max(math_ps, memory_ps) + overhead_ps (OP_MEM: memory_ps + overhead_ps) */
     int64_t math_ps;      /* OP_GEMM: waves x t_tile; OP_ATTN_*: flops at the attention efficiency; OP_MEM: 0 */
     int64_t memory_ps;    /* bytes / (hbm_bw x memory_efficiency) */
-    int64_t overhead_ps;  /* kernel_overhead */
+    int64_t overhead_ps;  /* kernel_overhead x the op's launches (at least 1) */
     uint64_t tiles;       /* OP_GEMM: output tiles; OP_MEM: 0 */
     uint64_t waves;       /* OP_GEMM: ceil(tiles / sms), or tiles when sms is 0; OP_MEM: 0 */
     int memory_bound;     /* 1 when memory_ps > math_ps */

@@ -27,6 +27,9 @@ typedef struct op_desc {
     double flops;           /* OP_GEMM: 2 batch m n k; OP_MEM: vector FLOPs (informational); OP_ATTN_*: the
                                kernel's matrix FLOPs (compute.h prices them) */
     double bytes;           /* HBM bytes read + written (OP_GEMM: operands and result once each) */
+    uint32_t launches;      /* kernels the op launches, each paying the launch gap (compute.h); 0 means 1.
+                               A grouped GEMM launched as one GEMM per local expert (Transformer Engine's
+                               GroupedLinear on Hopper) sets the number of experts */
 } op_desc;
 
 #endif

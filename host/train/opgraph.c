@@ -47,7 +47,8 @@ static int add_op(bld *B, const op_desc *d)
         const op_desc *o = &g->ops[i];
         if (o->name == d->name || !strcmp(o->name, d->name)) {
             if (o->kind == d->kind && o->batch == d->batch && o->m == d->m && o->n == d->n && o->k == d->k &&
-                o->bytes == d->bytes && o->dtype == d->dtype)
+                o->bytes == d->bytes && o->dtype == d->dtype &&
+                o->launches == d->launches)
                 return (int)i;
         }
     }
@@ -69,21 +70,38 @@ static void push(bld *B, int tpl, opgraph_entry e)
     T->e[T->n++] = e;
 }
 
-/* A GEMM of `batch` products (m x k).(k x n), 16-bit operands (or the training precision's). */
-static void gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
+/* A GEMM of `batch` products (m x k).(k x n), 16-bit operands (or the training precision's), launched as
+ * `launches` kernels (op.h; 0: one). */
+static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                   uint32_t launches)
 {
-    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0 };
+    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
     push(B, tpl, e);
 }
 
+static void gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
+{
+    gemm_n(B, tpl, name, batch, m, n, k, 0);
+}
+
+/* The routed experts' GEMM on one GPU: `le` local experts, each an (m x k).(k x n) product. Transformer
+ * Engine's GroupedLinear runs it as one cuBLAS GEMM per expert spread over its 4 compute streams
+ * (transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm; num_streams = 4 in
+ * common/include/transformer_engine/gemm.h): le launches, each paying the launch gap; the tiles quantize per
+ * expert (ceil(m / tile_m) for a small per-expert m) and the waves over all of them (compute.h). */
+static void grouped_gemm(bld *B, int tpl, const char *name, uint64_t le, uint64_t m, uint64_t n, uint64_t k)
+{
+    gemm_n(B, tpl, name, le, m, n, k, (uint32_t)(le > UINT32_MAX ? UINT32_MAX : le));
+}
+
 /* A memory-bound kernel over `elems` elements moving bytes_per_elem each (at 16-bit activations; scaled
  * for fp32 training where the factor applies to activation traffic). */
 static void mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem)
 {
-    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0 };
+    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
@@ -134,7 +152,7 @@ static void flash(bld *B, int tpl, const lshape *x, int bwd)
     double kv = (double)(x->bah / x->at) * (double)(x->kv / x->tp) * (double)x->skv * (double)x->dh;
     double rows = (double)x->bah * (double)x->s;
     op_desc d = { bwd ? "attn.flash.bwd" : "attn.flash.fwd", bwd ? OP_ATTN_BWD : OP_ATTN_FWD, dt,
-                  x->bah, x->s, x->skv, x->dh, 0, 0 };
+                  x->bah, x->s, x->skv, x->dh, 0, 0, 0 };
     double fwd_flops = 4.0 * q * (double)x->skv / 2; /* causal: the blocks above the diagonal are skipped */
     d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
     d.bytes = bwd ? 2.0 * (4 * q + 4 * kv) + 4.0 * 3 * rows : 2.0 * (2 * q + 2 * kv) + 4.0 * rows;
@@ -311,20 +329,38 @@ typedef struct moe_shape {
     uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo;
 } moe_shape;
 
+/* The router's GEMM: Megatron-Core's TopKRouter.gating computes the logits with router_gating_linear in
+ * the input's dtype or fp32 (moe_router_dtype), a plain matrix product outside Transformer Engine's FP8
+ * autocast (megatron/core/transformer/moe/router.py, moe_utils.py): 16-bit under FP8 training, as the
+ * flash attention kernel. */
+static void router_gemm(bld *B, int L, const char *name, uint64_t m, uint64_t n, uint64_t k)
+{
+    int dt = B->dtype;
+    if (dt == GPUCFG_FP8)
+        B->dtype = GPUCFG_BF16;
+    gemm(B, L, name, 1, m, n, k);
+    B->dtype = dt;
+}
+
 static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
 {
     mem(B, L, "ln2.fwd", x->Eh, 4);
-    gemm(B, L, "moe.router.fwd", 1, e->tl, e->nexp, x->h);
+    router_gemm(B, L, "moe.router.fwd", e->tl, e->nexp, x->h);
     /* read the logits, write fp32 probabilities, top-k selection reads them again (10 B per logit) */
     mem(B, L, "moe.router.topk.fwd", e->tl * e->nexp, 10);
+    /* the permutation's index map, built once and kept for the unpermutation and both backward passes:
+     * Transformer Engine's fused moe_permute (transformer_engine/pytorch/permutation.py, the mask-map path;
+     * common/permutation/permutation.cu) reads the tl x experts routing map (1 B per entry, bool) and writes
+     * an int32 row-id map of the same shape: 1 + 4 = 5 B per entry */
+    mem(B, L, "moe.permute.rowmap.fwd", e->tl * e->nexp, 5);
     mem(B, L, "moe.permute.fwd", e->routed * x->h, 4);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
     fp8_quant(B, L, "fp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h);
-    gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
+    grouped_gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
     mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);
     fp8_quant(B, L, "fp8.quant.moe.expert.fc2.fwd", e->le * e->me * e->fo_e);
-    gemm(B, L, "moe.expert.fc2.fwd", e->le, e->me, x->h, e->fo_e);
+    grouped_gemm(B, L, "moe.expert.fc2.fwd", e->le, e->me, x->h, e->fo_e);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
     /* gather the expert outputs back into token order and sum them with the router's weights */
@@ -343,18 +379,18 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
     fp8_quant(B, L, "fp8.quant.moe.expert.fc2.bwd", e->le * e->me * x->h);
-    gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
-    gemm(B, L, "moe.expert.fc2.bwd_weight", e->le, e->fo_e, x->h, e->me);
+    grouped_gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
+    grouped_gemm(B, L, "moe.expert.fc2.bwd_weight", e->le, e->fo_e, x->h, e->me);
     mem(B, L, x->swiglu ? "moe.expert.swiglu.bwd" : "moe.expert.gelu.bwd", e->le * e->me * e->fo_e,
         x->swiglu ? 10 : 6);
     fp8_quant(B, L, "fp8.quant.moe.expert.fc1.bwd", e->le * e->me * e->fin_e);
-    gemm(B, L, "moe.expert.fc1.bwd_data", e->le, e->me, x->h, e->fin_e);
-    gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
+    grouped_gemm(B, L, "moe.expert.fc1.bwd_data", e->le, e->me, x->h, e->fin_e);
+    grouped_gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
     mem(B, L, "moe.permute.bwd", e->routed * x->h, 4);
-    gemm(B, L, "moe.router.bwd_data", 1, e->tl, x->h, e->nexp);
-    gemm(B, L, "moe.router.bwd_weight", 1, x->h, e->nexp, e->tl);
+    router_gemm(B, L, "moe.router.bwd_data", e->tl, x->h, e->nexp);
+    router_gemm(B, L, "moe.router.bwd_weight", x->h, e->nexp, e->tl);
     mem(B, L, "ln2.bwd", x->Eh, 8);
 }
 
@@ -578,7 +614,7 @@ int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err
      * torch._amp_foreach_non_finite_check_and_unscale_); bf16 needs no loss scale */
     if (t->precision == GPUCFG_FP16)
         per_param += gb + gb;
-    op_desc d = { "optimizer.adam", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0 };
+    op_desc d = { "optimizer.adam", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0 };
     d.bytes = (double)params * per_param;
     d.flops = (double)params * 12.0;
     int idx = add_op(&B, &d);

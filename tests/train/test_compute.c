@@ -30,7 +30,7 @@ static op_desc gemm(uint64_t batch, uint64_t m, uint64_t n, uint64_t k, int dtyp
 {
     double es = dtype == GPUCFG_FP8 ? 1 : dtype >= GPUCFG_TF32 ? 4 : 2;
     op_desc op = { "test.gemm", OP_GEMM, dtype, batch, m, n, k, 2.0 * batch * m * n * k,
-                   es * batch * ((double)m * k + (double)k * n + (double)m * n) };
+                   es * batch * ((double)m * k + (double)k * n + (double)m * n), 0 };
     return op;
 }
 
@@ -143,6 +143,25 @@ static void wave_quantization_step(void **state)
     assert_int_equal(cost_of(&g, &d).math_ps, cb.math_ps);
 }
 
+/* A grouped GEMM launched per expert (op.h: launches): one launch gap per launch; tiles quantize per expert
+ * (16 experts of 33 tokens: 16 x ceil(33 / 128) tiles, the time of 16 x 128 rows), the waves over all. */
+static void grouped_gemm_launches_and_small_m(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("h100-sxm", &g);
+    op_desc one = gemm(16, 33, 2048, 2048, GPUCFG_BF16), many = one;
+    many.launches = 16;
+    compute_cost c1 = cost_of(&g, &one), c16 = cost_of(&g, &many);
+    assert_int_equal(c1.overhead_ps, (int64_t)g.kernel_overhead_ps);
+    assert_int_equal(c16.overhead_ps, 16 * (int64_t)g.kernel_overhead_ps);
+    assert_int_equal(c16.math_ps, c1.math_ps);
+    assert_int_equal(c16.total_ps - c1.total_ps, 15 * (int64_t)g.kernel_overhead_ps);
+    assert_int_equal(c16.tiles, 16 * 8);
+    op_desc full = gemm(16, 128, 2048, 2048, GPUCFG_BF16);
+    assert_int_equal(cost_of(&g, &full).math_ps, c1.math_ps);
+}
+
 static void memory_bound_gemm_falls_to_roofline(void **state)
 {
     (void)state;
@@ -186,7 +205,7 @@ static void mem_op_exact(void **state)
     gpucfg g;
     load_gpu("h200", &g);
     /* 4.32 GB at 4.8 TB/s x 0.9 = 4.32 TB/s: exactly 1 ms, plus 3 us */
-    op_desc op = { "layernorm.fwd", OP_MEM, GPUCFG_BF16, 1, 2160000000ull, 1, 1, 0, 4.32e9 };
+    op_desc op = { "layernorm.fwd", OP_MEM, GPUCFG_BF16, 1, 2160000000ull, 1, 1, 0, 4.32e9, 0 };
     compute_cost c = cost_of(&g, &op);
     assert_int_equal(c.memory_ps, 1000000000ll);
     assert_int_equal(c.math_ps, 0);
@@ -213,7 +232,7 @@ static void attention_kernel_time(void **state)
     load_gpu("h100-sxm", &g);
     assert_true(g.attention_fwd_efficiency == 0.75 && g.attention_bwd_efficiency == 0.525);
     /* 741.75e9 FLOPs at 989 TFLOP/s x 0.75: exactly 1 ms */
-    op_desc f = { "attn.flash.fwd", OP_ATTN_FWD, GPUCFG_BF16, 32, 8192, 8192, 128, 741.75e9, 1e6 };
+    op_desc f = { "attn.flash.fwd", OP_ATTN_FWD, GPUCFG_BF16, 32, 8192, 8192, 128, 741.75e9, 1e6, 0 };
     compute_cost c = cost_of(&g, &f);
     assert_int_equal(c.math_ps, 1000000000ll);
     assert_int_equal(c.total_ps, 1000000000ll + 3000000ll);
@@ -255,7 +274,7 @@ static void errors(void **state)
     assert_non_null(strstr(e.msg, "GPU 'a100-80gb' has no fp8 peak"));
     assert_true(compute_op_efficiency(&g, &op) == (double)CXL_ECONFIG);
     /* a memory-bound op in fp8 needs no peak */
-    op_desc mem = { "act.fp8", OP_MEM, GPUCFG_FP8, 1, 1000, 1, 1, 0, 1632 };
+    op_desc mem = { "act.fp8", OP_MEM, GPUCFG_FP8, 1, 1000, 1, 1, 0, 1632, 0 };
     assert_int_equal(compute_op_ps(&g, &mem), 1000 + 3000000);
     assert_true(compute_op_efficiency(&g, &mem) == 0);
     op.dtype = GPUCFG_NDTYPES;
@@ -276,6 +295,7 @@ int main(void)
         cmocka_unit_test(gpu_field_errors),
         cmocka_unit_test(gemm_time_scales_with_k),
         cmocka_unit_test(wave_quantization_step),
+        cmocka_unit_test(grouped_gemm_launches_and_small_m),
         cmocka_unit_test(memory_bound_gemm_falls_to_roofline),
         cmocka_unit_test(large_gemm_efficiency_h200),
         cmocka_unit_test(mem_op_exact),

@@ -680,6 +680,55 @@ static void trace_is_written(void **state)
     free(x);
 }
 
+/* Fine-grained MoE kernels (issue 31) on the Qwen3-30B-A3B row (128 experts, top-8, EP 8, FP8): the
+ * routed experts' GEMMs launch one GEMM per local expert (128 / 8 = 16 launch gaps, tiles per expert);
+ * the router's GEMMs stay 16-bit under FP8; the permutation builds its row-id map (tokens x experts,
+ * 5 B an entry) once in the forward pass. */
+static void moe_fine_grained_kernels(void **state)
+{
+    (void)state;
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (expcfg_load(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml", x, &e))
+        fail_msg("%s", e.msg);
+    opgraph g;
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    uint64_t le = x->model.experts / x->train.ep, tl = x->train.micro_batch * x->model.seq_len;
+    assert_int_equal(le, 16);
+    static const char *const fwd[] = { "moe.expert.fc1.fwd", "moe.expert.fc2.fwd" };
+    static const char *const bwd[] = { "moe.expert.fc1.bwd_data", "moe.expert.fc1.bwd_weight",
+                                       "moe.expert.fc2.bwd_data", "moe.expert.fc2.bwd_weight" };
+    for (int i = 0; i < 6; i++) {
+        int op = i < 2 ? find_op(&g, OPGRAPH_MOE_FWD, fwd[i]) : find_op(&g, OPGRAPH_MOE_BWD, bwd[i - 2]);
+        assert_true(op >= 0);
+        const op_desc *o = &g.ops[op];
+        assert_int_equal(o->batch, le);
+        assert_int_equal(o->launches, le);
+        compute_cost c;
+        assert_int_equal(compute_op_cost(&x->gpu, o, &c, &e), 0);
+        assert_int_equal(c.overhead_ps, (int64_t)le * (int64_t)x->gpu.kernel_overhead_ps);
+    }
+    int r = find_op(&g, OPGRAPH_MOE_FWD, "moe.router.fwd");
+    assert_true(r >= 0);
+    assert_int_equal(g.ops[r].dtype, GPUCFG_BF16);
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc1.fwd")].dtype, GPUCFG_FP8);
+    r = find_op(&g, OPGRAPH_MOE_BWD, "moe.router.bwd_weight");
+    assert_true(r >= 0);
+    assert_int_equal(g.ops[r].dtype, GPUCFG_BF16);
+    r = find_op(&g, OPGRAPH_MOE_FWD, "moe.permute.rowmap.fwd");
+    assert_true(r >= 0);
+    assert_int_equal(g.ops[r].m, tl * x->model.experts);
+    assert_true(g.ops[r].bytes == 5.0 * (double)(tl * x->model.experts));
+    assert_int_equal(find_op(&g, OPGRAPH_MOE_BWD, "moe.permute.rowmap.fwd"), -1);
+    /* a dense layer's GEMMs launch once */
+    r = find_op(&g, OPGRAPH_MOE_FWD, "qkv.fwd");
+    assert_true(r >= 0);
+    assert_true(g.ops[r].launches <= 1);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -696,6 +745,7 @@ int main(void)
         cmocka_unit_test(out_of_memory_names_the_parts),
         cmocka_unit_test(cxl_offload_policies),
         cmocka_unit_test(trace_is_written),
+        cmocka_unit_test(moe_fine_grained_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
