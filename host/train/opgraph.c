@@ -326,7 +326,7 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
  * each sent to top_k experts; the busiest GPU receives load x tl x top_k of them (x etp after the ETP
  * all-gather) over its experts / ep local experts. */
 typedef struct moe_shape {
-    uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo;
+    uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo, h;
 } moe_shape;
 
 /* The router's GEMM: Megatron-Core's TopKRouter.gating computes the logits with router_gating_linear in
@@ -340,6 +340,18 @@ static void router_gemm(bld *B, int L, const char *name, uint64_t m, uint64_t n,
         B->dtype = GPUCFG_BF16;
     gemm(B, L, name, 1, m, n, k);
     B->dtype = dt;
+}
+
+/* The all-to-all dispatcher's second permutation: the received tokens arrive grouped by source rank, then
+ * by local expert; with more than one local expert they are re-sorted by expert before the grouped GEMM,
+ * and back by rank before the combine (Megatron-Core token_dispatcher.py, MoEAlltoAllTokenDispatcher
+ * "Permutation 2", moe_utils.py sort_chunks_by_idxs; Transformer Engine's moe_sort_chunks_by_index with
+ * moe_permute_fusion). A copy of every received token's hidden vector: read 2 + write 2 B per element of
+ * le x me x h (the routing probabilities, 4 B a token, left out); the backward pass runs the inverse. */
+static void sort_chunks(bld *B, int L, const moe_shape *e, const char *name)
+{
+    if (e->le > 1)
+        mem(B, L, name, e->le * e->me * e->h, 4);
 }
 
 static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
@@ -356,11 +368,13 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     mem(B, L, "moe.permute.fwd", e->routed * x->h, 4);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
+    sort_chunks(B, L, e, "moe.sort_chunks.fwd");
     fp8_quant(B, L, "fp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h);
     grouped_gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
     mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);
     fp8_quant(B, L, "fp8.quant.moe.expert.fc2.fwd", e->le * e->me * e->fo_e);
     grouped_gemm(B, L, "moe.expert.fc2.fwd", e->le, e->me, x->h, e->fo_e);
+    sort_chunks(B, L, e, "moe.unsort_chunks.fwd");
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
     /* gather the expert outputs back into token order and sum them with the router's weights */
@@ -378,6 +392,7 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     mem(B, L, "moe.unpermute.bwd", e->routed * x->h, 6);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
+    sort_chunks(B, L, e, "moe.unsort_chunks.bwd");
     fp8_quant(B, L, "fp8.quant.moe.expert.fc2.bwd", e->le * e->me * x->h);
     grouped_gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
     grouped_gemm(B, L, "moe.expert.fc2.bwd_weight", e->le, e->fo_e, x->h, e->me);
@@ -386,6 +401,7 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     fp8_quant(B, L, "fp8.quant.moe.expert.fc1.bwd", e->le * e->me * e->fin_e);
     grouped_gemm(B, L, "moe.expert.fc1.bwd_data", e->le, e->me, x->h, e->fin_e);
     grouped_gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
+    sort_chunks(B, L, e, "moe.sort_chunks.bwd");
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
     mem(B, L, "moe.permute.bwd", e->routed * x->h, 4);
@@ -460,6 +476,7 @@ static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, 
     e->ep = t->ep;
     e->etp = t->etp ? t->etp : tp;
     e->nexp = m->experts;
+    e->h = h;
     e->le = m->experts / e->ep;
     e->fo_e = m->expert_ffn / e->etp;
     e->fin_e = mats_in * e->fo_e;

@@ -683,7 +683,7 @@ static void trace_is_written(void **state)
 /* Fine-grained MoE kernels (issue 31) on the Qwen3-30B-A3B row (128 experts, top-8, EP 8, FP8): the
  * routed experts' GEMMs launch one GEMM per local expert (128 / 8 = 16 launch gaps, tiles per expert);
  * the router's GEMMs stay 16-bit under FP8; the permutation builds its row-id map (tokens x experts,
- * 5 B an entry) once in the forward pass. */
+ * 5 B an entry) once in the forward pass; the all-to-all dispatcher re-sorts the received tokens by expert. */
 static void moe_fine_grained_kernels(void **state)
 {
     (void)state;
@@ -722,6 +722,17 @@ static void moe_fine_grained_kernels(void **state)
     assert_int_equal(g.ops[r].m, tl * x->model.experts);
     assert_true(g.ops[r].bytes == 5.0 * (double)(tl * x->model.experts));
     assert_int_equal(find_op(&g, OPGRAPH_MOE_BWD, "moe.permute.rowmap.fwd"), -1);
+    /* the dispatcher's second permutation: every received token (16 experts x their tokens) copied, 4 B an
+     * element, before and after the experts and in reverse in the backward pass */
+    static const char *const sorts[] = { "moe.sort_chunks.fwd", "moe.unsort_chunks.fwd", "moe.unsort_chunks.bwd",
+                                         "moe.sort_chunks.bwd" };
+    int fc1 = find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc1.fwd");
+    for (int i = 0; i < 4; i++) {
+        r = find_op(&g, i < 2 ? OPGRAPH_MOE_FWD : OPGRAPH_MOE_BWD, sorts[i]);
+        assert_true(r >= 0);
+        assert_int_equal(g.ops[r].m, le * g.ops[fc1].m * x->model.hidden);
+        assert_true(g.ops[r].bytes == 4.0 * (double)g.ops[r].m);
+    }
     /* a dense layer's GEMMs launch once */
     r = find_op(&g, OPGRAPH_MOE_FWD, "qkv.fwd");
     assert_true(r >= 0);
