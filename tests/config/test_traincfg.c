@@ -49,7 +49,7 @@ static void every_component_preset_loads(void **state)
         ok_or_fail(gpucfg_load(*p, &g, &e), &e, *p);
         assert_true(g.tflops[GPUCFG_BF16] > 0);
     }
-    assert_int_equal(n, 4);
+    assert_int_equal(n, 5);
     n = 0;
     for (const char *const *p = presets_names("clusters"); *p; p++, n++) {
         clustercfg c;
@@ -433,7 +433,7 @@ static void err_unknown_names(void **state)
     char text[256];
     snprintf(text, sizeof text, "name: t\nmodel: llama2-7b\ngpu: h100\ncluster: dgx-h100\ntraining: { global_batch: 16 }\n");
     p = tmpdir_write("ug.yaml", text);
-    expect_err(p, 3, 6, "unknown gpu 'h100'", "presets: a100-80gb, b200, h100-sxm, h200");
+    expect_err(p, 3, 6, "unknown gpu 'h100'", "presets: a100-80gb, b200, gb200, h100-sxm, h200");
     /* the same from outside any file */
     cxl_err e;
     modelcfg m;

@@ -65,6 +65,11 @@ static void presets_have_compute_fields(void **state)
     assert_int_equal(g.hbm_bytes, 180000000000ull);
     assert_int_equal(g.hbm_bw_bps, 8000000000000ull);
     assert_int_equal(g.sms, 0);
+    /* GB200's GPU (GB200 NVL72 datasheet, the rack's figures / 72, dense) */
+    load_gpu("gb200", &g);
+    assert_true(g.tflops[GPUCFG_BF16] == 2500 && g.tflops[GPUCFG_FP8] == 5000 && g.tflops[GPUCFG_TF32] == 1250);
+    assert_int_equal(g.hbm_bytes, 186000000000ull);
+    assert_int_equal(g.hbm_bw_bps, 8000000000000ull);
 }
 
 static void older_gpu_file_gets_defaults(void **state)
