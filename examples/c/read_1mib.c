@@ -27,7 +27,12 @@ int main(void)
     cxlsim_device_info info;
     cxlsim_device_info_init(&info);
     cxlsim_device_info_get(dev, &info, &e);
-    cxlsim_desc d = { .size = sizeof(cxlsim_desc), .id = 1, .base = 0, .bytes = 1 << 20, .read_weight = 1, .pattern = CXLSIM_SEQ };
+    cxlsim_desc d;
+    cxlsim_desc_init(&d); /* every struct: its size first (the caller's sizeof), the rest 0, the defaults */
+    d.id = 1;
+    d.bytes = 1 << 20;
+    d.read_weight = 1;
+    d.pattern = CXLSIM_SEQ;
     if (cxlsim_backend_submit(b, &d, 1, &e))
         return fail(&e);
     cxlsim_completion c;
@@ -51,8 +56,8 @@ int main(void)
     cxlsim_cluster *cl;
     if (cxlsim_cluster_load("dgx-h100", "h100-sxm", &cl, &e))
         return fail(&e);
-    cxlsim_collective q = { .size = sizeof(cxlsim_collective), .op = CXLSIM_ALLREDUCE, .bytes = 1ull << 30, .ranks = 8, .algo = CXLSIM_ALGO_RING,
-                            .proto = CXLSIM_PROTO_SIMPLE };
+    cxlsim_collective q = { .size = sizeof q, .op = CXLSIM_ALLREDUCE, .bytes = 1ull << 30, .ranks = 8,
+                            .algo = CXLSIM_ALGO_RING, .proto = CXLSIM_PROTO_SIMPLE };
     cxlsim_collective_result r;
     cxlsim_collective_result_init(&r);
     if (cxlsim_collective_time(cl, &q, &r, &e))

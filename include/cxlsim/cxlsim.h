@@ -132,6 +132,8 @@ typedef struct cxlsim_probe_options {
     int quick;               /* 1: the command's --quick (fewer samples, shorter windows) */
     uint32_t seed;
     const char *mixes;       /* "R:W[,R:W...]" bandwidth mixes and curves; NULL: the defaults */
+    /* the fields above are the first released layout (API 1.0's): a smaller size is refused, and those
+     * below default (none) for a size that ends here */
     /* API 1.1: the backend's options "KEY=VALUE" as cxlsim_backend_open_opts (xrt: "xclbin=FILE",
      * "card=N|BDF", "timeout_ms=N"; the command's --xclbin, --card, --xrt-timeout); NULL when 0 */
     const char *const *backend_options;

@@ -112,7 +112,7 @@ static void api_and_plugin_equal_the_engine(void **state)
                                                          (nccltune_proto)proto, m.channels, &p, &ce), 0);
                     int64_t want = engine_time(&m, &p);
                     assert_true(want > 0);
-                    cxlsim_collective q = { sizeof(cxlsim_collective), (uint32_t)ops[o], sizes[s], ranks[r], 8, CXLSIM_ALGO_AUTO,
+                    cxlsim_collective q = { sizeof q, (uint32_t)ops[o], sizes[s], ranks[r], 8, CXLSIM_ALGO_AUTO,
                                             (uint32_t)proto, 0 };
                     cxlsim_collective_result res;
                     cxlsim_collective_result_init(&res);
@@ -148,7 +148,7 @@ static void alltoall_spans_both_fabrics(void **state)
     cxlsim_error e;
     cxlsim_error_init(&e);
     assert_int_equal(cxlsim_cluster_load("dgx-h100", "h100-sxm", &cl, &e), 0);
-    cxlsim_collective q = { sizeof(cxlsim_collective), CXLSIM_ALLTOALL, 16u << 20, 16, 8, CXLSIM_ALGO_AUTO, CXLSIM_PROTO_AUTO, 0 };
+    cxlsim_collective q = { sizeof q, CXLSIM_ALLTOALL, 16u << 20, 16, 8, CXLSIM_ALGO_AUTO, CXLSIM_PROTO_AUTO, 0 };
     cxlsim_collective_result one, two;
     cxlsim_collective_result_init(&one);
     cxlsim_collective_result_init(&two);

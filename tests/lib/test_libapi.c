@@ -70,7 +70,7 @@ static uint64_t one_read(const char *backend, cxlsim_stats *s)
     assert_int_equal(cxlsim_backend_open(d, backend, &b, &e), 0);
     assert_true(cxlsim_backend_idle(b));
     assert_true(cxlsim_backend_space(b, 0) > 0);
-    cxlsim_desc desc = { .size = sizeof(cxlsim_desc), .id = 7, .bytes = 65536, .read_weight = 1, .pattern = CXLSIM_SEQ };
+    cxlsim_desc desc = { .size = sizeof desc, .id = 7, .bytes = 65536, .read_weight = 1, .pattern = CXLSIM_SEQ };
     assert_int_equal(cxlsim_backend_submit(b, &desc, 1, &e), 0);
     cxlsim_completion c;
     cxlsim_completion_init(&c);
@@ -126,7 +126,7 @@ static void probe(void **state)
     cxlsim_error_init(&e);
     cxlsim_device *d;
     assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
-    cxlsim_probe_options o = { .size = sizeof(cxlsim_probe_options), .quick = 1, .seed = 1, .mixes = "1:0" };
+    cxlsim_probe_options o = { .size = sizeof o, .quick = 1, .seed = 1, .mixes = "1:0" };
     cxlsim_probe_result r;
     cxlsim_probe_result_init(&r);
     assert_int_equal(cxlsim_probe(d, &o, &r, &e), 0);
@@ -179,8 +179,8 @@ static void training_and_collectives(void **state)
     assert_int_equal(cxlsim_cluster_shape(c, &gpn, &nodes), 0);
     assert_int_equal(gpn, 8);
     assert_int_equal(nodes, 2);
-    cxlsim_collective q = { .size = sizeof(cxlsim_collective), .op = CXLSIM_ALLREDUCE, .bytes = 1ull << 30, .ranks = 8, .algo = CXLSIM_ALGO_RING,
-                            .proto = CXLSIM_PROTO_SIMPLE };
+    cxlsim_collective q = { .size = sizeof q, .op = CXLSIM_ALLREDUCE, .bytes = 1ull << 30, .ranks = 8,
+                            .algo = CXLSIM_ALGO_RING, .proto = CXLSIM_PROTO_SIMPLE };
     cxlsim_collective_result cr;
     cxlsim_collective_result_init(&cr);
     assert_int_equal(cxlsim_collective_time(c, &q, &cr, &e), 0);

@@ -63,8 +63,8 @@ static void probe_on_xrt(void **state)
     char opt[300];
     snprintf(opt, sizeof opt, "xclbin=%s", xclbin);
     const char *opts[] = { opt, "card=0" };
-    cxlsim_probe_options o = { .size = sizeof(cxlsim_probe_options), .backend = "xrt", .quick = 1, .seed = 1, .mixes = "1:0", .backend_options = opts,
-                               .nbackend_options = 2 };
+    cxlsim_probe_options o = { .size = sizeof o, .backend = "xrt", .quick = 1, .seed = 1, .mixes = "1:0",
+                               .backend_options = opts, .nbackend_options = 2 };
     assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_ELIMIT);
     assert_non_null(strstr(e.message, "room for 0"));
     o.nbackend_options = 0; /* no xclbin: the backend's own message */
