@@ -24,7 +24,7 @@ foreach(t IN ITEMS cxlsim_shared cxlsim_static)
   target_include_directories(${t} INTERFACE $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>
                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endforeach()
-set_target_properties(cxlsim_shared PROPERTIES VERSION 1.0.0 SOVERSION 1 EXPORT_NAME cxlsim)
+set_target_properties(cxlsim_shared PROPERTIES VERSION 2.0.0 SOVERSION 2 EXPORT_NAME cxlsim)
 # -z defs: every symbol the library uses is resolved at its own link (no undefined references left to
 # the program that loads it); not under the sanitizers, whose runtime the program brings
 if(NOT CXLSIM_SANITIZE)
@@ -55,7 +55,7 @@ endif()
 # The NCCL delay plugin (include/cxlsim/cxlsim_nccl.h): a small shared object over the public API, and
 # the replay harness for recorded collectives.
 add_library(cxlsim_nccl SHARED ${CMAKE_SOURCE_DIR}/lib/cxlsim_nccl.c)
-set_target_properties(cxlsim_nccl PROPERTIES C_VISIBILITY_PRESET hidden VERSION 1.0.0 SOVERSION 1
+set_target_properties(cxlsim_nccl PROPERTIES C_VISIBILITY_PRESET hidden VERSION 2.0.0 SOVERSION 2
                       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib EXPORT_NAME nccl)
 target_compile_definitions(cxlsim_nccl PRIVATE CXLSIM_BUILDING_LIBRARY)
 if(NOT CXLSIM_SANITIZE)

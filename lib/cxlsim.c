@@ -48,18 +48,73 @@ struct cxlsim_memory {
     int64_t now_ps;
 };
 
+/* ---- sized structs (cxlsim.h, "Sized structs") ---- */
+
+/* The end of each struct's first released fields (API 1.0's; probe options without the backend options of
+ * 1.1): the smallest size the library takes. */
+#define ERROR_MIN CXLSIM_SIZE_MIN(cxlsim_error, message)
+#define DEVICE_INFO_MIN CXLSIM_SIZE_MIN(cxlsim_device_info, channels)
+#define PROBE_OPTIONS_MIN CXLSIM_SIZE_MIN(cxlsim_probe_options, mixes)
+#define PROBE_RESULT_MIN CXLSIM_SIZE_MIN(cxlsim_probe_result, simulated_cycles)
+#define DESC_MIN CXLSIM_SIZE_MIN(cxlsim_desc, write_weight)
+#define COMPLETION_MIN CXLSIM_SIZE_MIN(cxlsim_completion, lines)
+#define STATS_MIN CXLSIM_SIZE_MIN(cxlsim_stats, devload)
+#define TRAIN_RESULT_MIN CXLSIM_SIZE_MIN(cxlsim_train_result, cxl_backend)
+#define COLLECTIVE_MIN CXLSIM_SIZE_MIN(cxlsim_collective, channels)
+#define COLLECTIVE_RESULT_MIN CXLSIM_SIZE_MIN(cxlsim_collective_result, loops)
+
+/* The size member of a caller's struct (its first member). */
+static size_t size_of(const void *s)
+{
+    size_t n;
+    memcpy(&n, s, sizeof n);
+    return n;
+}
+
+/* 0 when the caller's struct `s` (type name `what`) holds at least its first released fields (min bytes). */
+static int size_check(const void *s, size_t min, const char *what, cxl_err *e)
+{
+    size_t n = size_of(s);
+    if (n >= min)
+        return 0;
+    return cxl_errf(e, CXL_EUSAGE, "%s.size is %zu, below its first released layout (%zu bytes): set it with "
+                    "%s_init()", what, n, min, what);
+}
+
+/* The caller's struct src into the library's dst (full bytes): the fields that fit in src's size, the rest 0
+ * (their defaults); dst's size becomes full. */
+static void struct_in(void *dst, size_t full, const void *src)
+{
+    size_t n = size_of(src);
+    memset(dst, 0, full);
+    memcpy(dst, src, n < full ? n : full);
+    memcpy(dst, &full, sizeof full);
+}
+
+/* The library's src (full bytes) out to the caller's dst: the fields that fit in dst's size, which stays. */
+static void struct_out(void *dst, const void *src, size_t full)
+{
+    size_t n = size_of(dst);
+    memcpy(dst, src, n < full ? n : full);
+    memcpy(dst, &n, sizeof n);
+}
+
 /* ---- errors ---- */
 
-/* Copy an internal error record into the caller's (may be NULL); returns the code. */
+/* Copy an internal error record into the caller's (may be NULL; not written when its size is below the first
+ * layout's); returns the code. */
 static int give(cxlsim_error *out, const cxl_err *e)
 {
     int code = e->code ? e->code : CXL_EINTERNAL;
-    if (out) {
-        out->code = code;
-        out->line = e->line;
-        out->column = e->col;
-        snprintf(out->file, sizeof out->file, "%s", e->file);
-        snprintf(out->message, sizeof out->message, "%s", e->msg);
+    if (out && size_of(out) >= ERROR_MIN) {
+        cxlsim_error r;
+        cxlsim_error_init(&r);
+        r.code = code;
+        r.line = e->line;
+        r.column = e->col;
+        snprintf(r.file, sizeof r.file, "%s", e->file);
+        snprintf(r.message, sizeof r.message, "%s", e->msg);
+        struct_out(out, &r, sizeof r);
     }
     return code;
 }
@@ -71,10 +126,21 @@ static int usage(cxlsim_error *out, const char *what)
     return give(out, &e);
 }
 
+/* A bad struct size: CXLSIM_EUSAGE naming the call. */
+static int bad_size(cxlsim_error *out, const char *call, const cxl_err *e)
+{
+    cxl_err w;
+    cxl_errf(&w, CXL_EUSAGE, "%s: %s", call, e->msg);
+    return give(out, &w);
+}
+
 static void ok(cxlsim_error *out)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
+    if (out && size_of(out) >= ERROR_MIN) {
+        cxlsim_error r;
+        cxlsim_error_init(&r);
+        struct_out(out, &r, sizeof r);
+    }
 }
 
 /* The end of every constructor: on rc, free the half-made handle h and report e; else clear err. */
@@ -116,9 +182,16 @@ char *cxlsim_error_format(const cxlsim_error *err, char *buf, size_t size)
         buf[0] = '\0';
         return buf;
     }
-    cxl_err e = { .code = err->code, .line = err->line, .col = err->column };
-    snprintf(e.file, sizeof e.file, "%s", err->file);
-    snprintf(e.msg, sizeof e.msg, "%s", err->message);
+    cxl_err e;
+    if (size_check(err, ERROR_MIN, "cxlsim_error", &e)) {
+        snprintf(buf, size, "%s", e.msg);
+        return buf;
+    }
+    cxlsim_error r;
+    struct_in(&r, sizeof r, err);
+    e = (cxl_err){ .code = r.code, .line = r.line, .col = r.column };
+    snprintf(e.file, sizeof e.file, "%s", r.file);
+    snprintf(e.msg, sizeof e.msg, "%s", r.message);
     cxl_err_format(&e, buf, size);
     return buf;
 }
@@ -189,11 +262,15 @@ int cxlsim_device_load_string(const char *yaml, const char *display_name, const 
 
 void cxlsim_device_free(cxlsim_device *dev) { free(dev); }
 
-int cxlsim_device_info_get(const cxlsim_device *dev, cxlsim_device_info *out, cxlsim_error *err)
+int cxlsim_device_info_get(const cxlsim_device *dev, cxlsim_device_info *dst, cxlsim_error *err)
 {
-    if (!dev || !out)
+    if (!dev || !dst)
         return usage(err, "cxlsim_device_info_get: dev and out are required");
-    memset(out, 0, sizeof *out);
+    cxl_err e;
+    if (size_check(dst, DEVICE_INFO_MIN, "cxlsim_device_info", &e))
+        return bad_size(err, "cxlsim_device_info_get", &e);
+    cxlsim_device_info info, *out = &info;
+    cxlsim_device_info_init(out);
     snprintf(out->name, sizeof out->name, "%s", dev->cfg.name);
     snprintf(out->description, sizeof out->description, "%s", dev->cfg.description);
     snprintf(out->source, sizeof out->source, "%s", dev->cfg.source);
@@ -204,6 +281,7 @@ int cxlsim_device_info_get(const cxlsim_device *dev, cxlsim_device_info *out, cx
     out->requesters = dev->params.requesters;
     out->tags = dev->params.tags;
     out->channels = (uint32_t)dev->cfg.dram.channels;
+    struct_out(dst, out, sizeof *out);
     ok(err);
     return 0;
 }
@@ -293,12 +371,22 @@ int cxlsim_backend_submit(cxlsim_backend *b, const cxlsim_desc *d, size_t n, cxl
         return usage(err, "cxlsim_backend_submit: b and d are required");
     cxl_err e;
     cxl_err_clear(&e);
+    if (n && size_check(d, DESC_MIN, "cxlsim_desc", &e))
+        return bad_size(err, "cxlsim_backend_submit", &e);
+    size_t stride = n ? size_of(d) : 0; /* element 0's size: the caller's sizeof */
     cxl_desc *v = calloc(n ? n : 1, sizeof *v);
     if (!v)
         return give(err, &(cxl_err){ .code = CXL_ENOMEM, .msg = "out of memory" });
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        const cxlsim_desc *s = &d[i];
+        const void *caller = (const char *)d + i * stride;
+        cxlsim_desc one, *s = &one;
+        if (size_of(caller) != stride) {
+            rc = cxl_errf(&e, CXL_EUSAGE, "cxlsim_backend_submit: descriptor %zu has size %zu, descriptor 0 %zu: "
+                          "set every one with cxlsim_desc_init()", i, size_of(caller), stride);
+            break;
+        }
+        struct_in(&one, sizeof one, caller);
         if (s->requester > UINT16_MAX || s->max_outstanding > UINT16_MAX || s->pattern > 255 ||
             s->read_weight > 255 || s->write_weight > 255)
             rc = cxl_errf(&e, CXL_EUSAGE, "descriptor %zu: requester, max_outstanding (<= 65535), pattern, "
@@ -340,16 +428,21 @@ uint64_t cxlsim_backend_now(cxlsim_backend *b) { return b ? cxl_backend_now(b->b
 
 size_t cxlsim_backend_poll(cxlsim_backend *b, cxlsim_completion *out, size_t max)
 {
-    if (!b || !out || !max)
+    if (!b || !out || !max || size_of(out) < COMPLETION_MIN)
         return 0;
+    size_t stride = size_of(out); /* element 0's size: the caller's sizeof */
     cxl_completion c[64];
     size_t got = 0;
     while (got < max) {
         size_t want = max - got < 64 ? max - got : 64;
         size_t k = cxl_backend_poll(b->b, c, want);
-        for (size_t i = 0; i < k; i++)
-            out[got + i] = (cxlsim_completion){ c[i].id, c[i].start_cycle, c[i].end_cycle, c[i].requester,
-                                                c[i].lines };
+        for (size_t i = 0; i < k; i++) {
+            cxlsim_completion one = { sizeof one, c[i].id, c[i].start_cycle, c[i].end_cycle, c[i].requester,
+                                      c[i].lines };
+            void *dst = (char *)out + (got + i) * stride;
+            memcpy(dst, &stride, sizeof stride);
+            struct_out(dst, &one, sizeof one);
+        }
         got += k;
         if (k < want)
             break;
@@ -359,12 +452,15 @@ size_t cxlsim_backend_poll(cxlsim_backend *b, cxlsim_completion *out, size_t max
 
 int cxlsim_backend_idle(cxlsim_backend *b) { return b ? cxl_backend_idle(b->b) : 1; }
 
-int cxlsim_backend_stats(cxlsim_backend *b, cxlsim_stats *out, cxlsim_error *err)
+int cxlsim_backend_stats(cxlsim_backend *b, cxlsim_stats *dst, cxlsim_error *err)
 {
-    if (!b || !out)
+    if (!b || !dst)
         return usage(err, "cxlsim_backend_stats: b and out are required");
     cxl_err e;
     cxl_err_clear(&e);
+    if (size_check(dst, STATS_MIN, "cxlsim_stats", &e))
+        return bad_size(err, "cxlsim_backend_stats", &e);
+    cxlsim_stats st, *out = &st;
     /* from an all-zero snapshot (the backend's start) to now; the histograms are large: heap */
     cxl_stats *s = calloc(2, sizeof *s);
     cxl_hist *scratch = calloc(1, sizeof *scratch);
@@ -372,7 +468,7 @@ int cxlsim_backend_stats(cxlsim_backend *b, cxlsim_stats *out, cxlsim_error *err
     if (!rc) {
         window_stats w;
         window_stats_compute(&w, &s[0], &s[1], &b->params, scratch);
-        memset(out, 0, sizeof *out);
+        cxlsim_stats_init(out);
         out->cycles = s[0].cycles;
         out->seconds = w.seconds;
         out->read_gbps = w.read_gbps;
@@ -386,6 +482,7 @@ int cxlsim_backend_stats(cxlsim_backend *b, cxlsim_stats *out, cxlsim_error *err
         out->row_conflicts = w.row_conflicts;
         out->refreshes = w.refreshes;
         memcpy(out->devload, w.devload, sizeof out->devload);
+        struct_out(dst, out, sizeof *out);
     }
     free(s);
     free(scratch);
@@ -397,13 +494,20 @@ int cxlsim_backend_stats(cxlsim_backend *b, cxlsim_stats *out, cxlsim_error *err
 
 /* ---- probe ---- */
 
-int cxlsim_probe(const cxlsim_device *dev, const cxlsim_probe_options *o, cxlsim_probe_result *out, cxlsim_error *err)
+int cxlsim_probe(const cxlsim_device *dev, const cxlsim_probe_options *opts, cxlsim_probe_result *dst,
+                 cxlsim_error *err)
 {
-    if (!dev || !out)
+    if (!dev || !dst)
         return usage(err, "cxlsim_probe: dev and out are required");
-    cxlsim_probe_options none = { 0 };
-    if (!o)
-        o = &none;
+    cxl_err e;
+    cxl_err_clear(&e);
+    if ((opts && size_check(opts, PROBE_OPTIONS_MIN, "cxlsim_probe_options", &e)) ||
+        size_check(dst, PROBE_RESULT_MIN, "cxlsim_probe_result", &e))
+        return bad_size(err, "cxlsim_probe", &e);
+    cxlsim_probe_options in, *o = &in; /* the caller's fields; those beyond its size: defaults */
+    cxlsim_probe_options_init(o);
+    if (opts)
+        struct_in(o, sizeof *o, opts);
     probe_opts po;
     probe_default_opts(&po);
     if (o->quick) { /* the command's --quick */
@@ -414,8 +518,6 @@ int cxlsim_probe(const cxlsim_device *dev, const cxlsim_probe_options *o, cxlsim
     }
     po.seed = o->seed;
     po.backend = o->backend ? o->backend : "csim";
-    cxl_err e;
-    cxl_err_clear(&e);
     if (o->mixes && probe_parse_mixes(&po, o->mixes))
         return usage(err, "cxlsim_probe: mixes is not a list of R:W (e.g. 100:0,2:1; each 0-255, not both 0; at most "
                           "16)");
@@ -432,11 +534,10 @@ int cxlsim_probe(const cxlsim_device *dev, const cxlsim_probe_options *o, cxlsim
     if (ref.path != DEVCFG_PATH_LOCAL)
         return usage(err, "cxlsim_probe: reference is not a local-DDR path (needs 'path: local')");
     probe_result *r = malloc(sizeof *r);
-    if (!r)
-        return give(err, &(cxl_err){ .code = CXL_ENOMEM, .msg = "out of memory" });
-    rc = probe_run(&dev->cfg, &ref, &po, r, &e);
+    cxlsim_probe_result *out = malloc(sizeof *out);
+    rc = r && out ? probe_run(&dev->cfg, &ref, &po, r, &e) : cxl_errf(&e, CXL_ENOMEM, "out of memory");
     if (!rc) {
-        memset(out, 0, sizeof *out);
+        cxlsim_probe_result_init(out);
         out->idle_read_latency_ns = r->idle_read_latency_ns;
         out->local_idle_read_latency_ns = r->local_idle_read_latency_ns;
         out->single_stream_gbps = r->single_stream_gbps;
@@ -458,8 +559,10 @@ int cxlsim_probe(const cxlsim_device *dev, const cxlsim_probe_options *o, cxlsim
                                                          c->pt[k].mean_latency_ns, c->pt[k].p99_latency_ns };
         }
         out->simulated_cycles = r->simulated_cycles;
+        struct_out(dst, out, sizeof *out);
     }
     free(r);
+    free(out);
     if (rc)
         return give(err, &e);
     ok(err);
@@ -499,12 +602,15 @@ void cxlsim_experiment_free(cxlsim_experiment *x) { free(x); }
 
 const char *cxlsim_breakdown_name(int bk) { return bk >= 0 && bk < TRAIN_BK_N ? train_bk_names[bk] : "?"; }
 
-int cxlsim_train(const cxlsim_experiment *x, const char *backend, cxlsim_train_result *out, cxlsim_error *err)
+int cxlsim_train(const cxlsim_experiment *x, const char *backend, cxlsim_train_result *dst, cxlsim_error *err)
 {
-    if (!x || !out)
+    if (!x || !dst)
         return usage(err, "cxlsim_train: x and out are required");
     cxl_err e;
     cxl_err_clear(&e);
+    if (size_check(dst, TRAIN_RESULT_MIN, "cxlsim_train_result", &e))
+        return bad_size(err, "cxlsim_train", &e);
+    cxlsim_train_result res, *out = &res;
     if (x->cfg.cxl.memory != CXLCFG_NONE && backend_check(backend ? backend : x->cfg.cxl.backend, &e))
         return give(err, &e);
     train_opts o = { 0 };
@@ -515,7 +621,7 @@ int cxlsim_train(const cxlsim_experiment *x, const char *backend, cxlsim_train_r
         train_result_free(&r);
         return give(err, &e);
     }
-    memset(out, 0, sizeof *out);
+    cxlsim_train_result_init(out);
     out->iteration_s = (double)r.iteration_ps * 1e-12;
     for (int i = 0; i < TRAIN_BK_N && i < CXLSIM_BK_N; i++)
         out->breakdown_s[i] = r.breakdown_s[i];
@@ -532,6 +638,7 @@ int cxlsim_train(const cxlsim_experiment *x, const char *backend, cxlsim_train_r
     out->cxl_extrapolated_cycles = r.extrapolated_cycles;
     snprintf(out->cxl_backend, sizeof out->cxl_backend, "%s", r.cxl_backend);
     train_result_free(&r);
+    struct_out(dst, out, sizeof *out);
     ok(err);
     return 0;
 }
@@ -590,21 +697,27 @@ int cxlsim_cluster_shape(const cxlsim_cluster *c, uint32_t *gpus_per_node, uint3
     return 0;
 }
 
-int cxlsim_collective_time(const cxlsim_cluster *c, const cxlsim_collective *req, cxlsim_collective_result *out,
-                           cxlsim_error *err)
+int cxlsim_collective_time(const cxlsim_cluster *c, const cxlsim_collective *request,
+                           cxlsim_collective_result *dst, cxlsim_error *err)
 {
-    if (!c || !req || !out)
+    if (!c || !request || !dst)
         return usage(err, "cxlsim_collective_time: c, req and out are required");
-    if (req->op > CXLSIM_ALLTOALL || req->algo > CXLSIM_ALGO_AUTO || req->proto > CXLSIM_PROTO_AUTO)
-        return usage(err, "cxlsim_collective_time: op (0-4), algo (0-3) or proto (0-3) out of range");
     cxl_err e;
     cxl_err_clear(&e);
+    if (size_check(request, COLLECTIVE_MIN, "cxlsim_collective", &e) ||
+        size_check(dst, COLLECTIVE_RESULT_MIN, "cxlsim_collective_result", &e))
+        return bad_size(err, "cxlsim_collective_time", &e);
+    cxlsim_collective in, *req = &in;
+    struct_in(req, sizeof *req, request);
+    cxlsim_collective_result res, *out = &res;
+    if (req->op > CXLSIM_ALLTOALL || req->algo > CXLSIM_ALGO_AUTO || req->proto > CXLSIM_PROTO_AUTO)
+        return usage(err, "cxlsim_collective_time: op (0-4), algo (0-3) or proto (0-3) out of range");
     collmodel_req q = { (int)req->op, req->bytes, req->ranks, req->ranks_per_node,
                         (collalgo_algo)req->algo, (nccltune_proto)req->proto, req->channels };
     collmodel_res r;
     if (collmodel_time(&c->model, &q, &r, &e))
         return give(err, &e);
-    memset(out, 0, sizeof *out);
+    cxlsim_collective_result_init(out);
     out->time_ps = r.time_ps;
     out->algo = r.algo;
     out->proto = r.proto;
@@ -618,6 +731,7 @@ int cxlsim_collective_time(const cxlsim_cluster *c, const cxlsim_collective *req
         double f = req->op == CXLSIM_ALLREDUCE ? 2 * (n - 1) / n : req->op == CXLSIM_BROADCAST ? 1 : (n - 1) / n;
         out->busbw_gbps = out->algbw_gbps * f;
     }
+    struct_out(dst, out, sizeof *out);
     ok(err);
     return 0;
 }

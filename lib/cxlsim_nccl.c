@@ -17,17 +17,41 @@ enum { NCCL_BROADCAST = 0, NCCL_REDUCE = 1, NCCL_ALLGATHER = 2, NCCL_REDUCESCATT
 enum { NCCL_ALGO_TREE = 0, NCCL_ALGO_RING = 1 };
 static const unsigned type_bytes[] = { 1, 1, 4, 4, 8, 8, 2, 4, 8, 2 }; /* int8 uint8 int32 uint32 int64 uint64 f16 f32 f64 bf16 */
 
+#define ERROR_MIN CXLSIM_SIZE_MIN(cxlsim_error, message)
+
+/* src (full bytes) out to the caller's sized struct dst: the fields that fit in dst's size, which stays
+ * (cxlsim.h, "Sized structs"); nothing when dst is NULL or its size is below min. */
+static void copy_out(void *dst, const void *src, size_t full, size_t min)
+{
+    size_t n;
+    if (!dst || (memcpy(&n, dst, sizeof n), n < min))
+        return;
+    memcpy(dst, src, n < full ? n : full);
+    memcpy(dst, &n, sizeof n);
+}
+
+/* Where an error is: the CSV's name, line and column, into err (where it holds them). */
+static int at(cxlsim_error *err, int code, const char *file, int line, int column)
+{
+    if (err && err->size >= ERROR_MIN) {
+        snprintf(err->file, sizeof err->file, "%s", file);
+        err->line = line;
+        err->column = column;
+    }
+    return code;
+}
+
 static int fail(cxlsim_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(cxlsim_error *err, int code, const char *fmt, ...)
 {
-    if (err) {
-        memset(err, 0, sizeof *err);
-        err->code = code;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
+    cxlsim_error r;
+    cxlsim_error_init(&r);
+    r.code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r.message, sizeof r.message, fmt, ap);
+    va_end(ap);
+    copy_out(err, &r, sizeof r, ERROR_MIN);
     return code;
 }
 
@@ -60,11 +84,17 @@ int cxlsim_nccl_delay(cxlsim_nccl *p, int coll, uint64_t count, int datatype, in
 {
     if (!p || !delay_ps)
         return fail(err, CXLSIM_EUSAGE, "cxlsim_nccl_delay: p and delay_ps are required");
-    static const int ops[] = { [NCCL_BROADCAST] = CXLSIM_BROADCAST, [NCCL_ALLGATHER] = CXLSIM_ALLGATHER,
-                               [NCCL_REDUCESCATTER] = CXLSIM_REDUCE_SCATTER, [NCCL_ALLREDUCE] = CXLSIM_ALLREDUCE };
-    if (coll < 0 || coll > NCCL_ALLREDUCE || coll == NCCL_REDUCE)
-        return fail(err, CXLSIM_EUSAGE, "coll %d: valid: 0 broadcast, 2 all-gather, 3 reduce-scatter, 4 all-reduce "
-                    "(reduce is not modelled)", coll);
+    /* Reduce: NCCL runs it on the ring as ncclPatternPipelineTo, the mirror of Broadcast's
+     * ncclPatternPipelineFrom (enqueue.cc getPatternInfo; getLoopInfo gives both one step and one chunk per
+     * loop), each chunk passing the n-1 links of the chain towards the root, with nBytes = count x size like
+     * Broadcast (ncclInfoSetDerived); tuning.cc times both with the same ring model and no tree. So its time
+     * is Broadcast's plan: the chain's reduction arithmetic is not timed (NCCL's model leaves it out too). */
+    static const int ops[] = { [NCCL_BROADCAST] = CXLSIM_BROADCAST, [NCCL_REDUCE] = CXLSIM_BROADCAST,
+                               [NCCL_ALLGATHER] = CXLSIM_ALLGATHER, [NCCL_REDUCESCATTER] = CXLSIM_REDUCE_SCATTER,
+                               [NCCL_ALLREDUCE] = CXLSIM_ALLREDUCE };
+    if (coll < 0 || coll > NCCL_ALLREDUCE)
+        return fail(err, CXLSIM_EUSAGE, "coll %d: valid: 0 broadcast, 1 reduce, 2 all-gather, 3 reduce-scatter, "
+                    "4 all-reduce", coll);
     if (datatype < 0 || datatype >= (int)(sizeof type_bytes / sizeof type_bytes[0]))
         return fail(err, CXLSIM_EUSAGE, "datatype %d: valid: 0 (int8) to 9 (bfloat16)", datatype);
     if (nranks < 1 || nnodes < 1 || nranks % nnodes)
@@ -80,19 +110,19 @@ int cxlsim_nccl_delay(cxlsim_nccl *p, int coll, uint64_t count, int datatype, in
     uint64_t bytes = count * type_bytes[datatype];
     if (coll == NCCL_ALLGATHER || coll == NCCL_REDUCESCATTER)
         bytes *= (uint64_t)nranks;
-    cxlsim_collective q = { .op = (uint32_t)ops[coll], .bytes = bytes, .ranks = (uint32_t)nranks,
+    cxlsim_collective q = { .size = sizeof q, .op = (uint32_t)ops[coll], .bytes = bytes, .ranks = (uint32_t)nranks,
                             .ranks_per_node = (uint32_t)(nranks / nnodes),
                             .algo = algo < 0 ? CXLSIM_ALGO_AUTO : algo == NCCL_ALGO_TREE ? CXLSIM_ALGO_TREE
                                                                                           : CXLSIM_ALGO_RING,
                             .proto = proto < 0 ? CXLSIM_PROTO_AUTO : (uint32_t)proto,
                             .channels = (uint32_t)nchannels };
     cxlsim_collective_result r;
+    cxlsim_collective_result_init(&r);
     int rc = cxlsim_collective_time(p->cluster, &q, &r, err);
     if (rc)
         return rc;
     *delay_ps = r.time_ps;
-    if (res)
-        *res = r;
+    copy_out(res, &r, sizeof r, CXLSIM_SIZE_MIN(cxlsim_collective_result, loops));
     return 0;
 }
 
@@ -170,38 +200,23 @@ int cxlsim_nccl_replay(cxlsim_nccl *p, FILE *in, const char *in_name, FILE *out,
             char *f = trim(tok);
             int auto_v = n == 5 || n == 6 ? -1 : INT32_MIN;
             if (field(f, tables[n], NULL, auto_v, &v[n]) || (n != 5 && n != 6 && v[n] < 0)) {
-                if (err) {
-                    fail(err, CXLSIM_ECONFIG, "%s: '%s' is not a valid value%s%s", keys[n], f,
-                         tables[n] ? "; names: " : " (a whole number >= 0)", tables[n] ? "see cxlsim_nccl.h" : "");
-                    snprintf(err->file, sizeof err->file, "%s", in_name);
-                    err->line = lineno;
-                    err->column = col;
-                }
-                return CXLSIM_ECONFIG;
+                fail(err, CXLSIM_ECONFIG, "%s: '%s' is not a valid value%s%s", keys[n], f,
+                     tables[n] ? "; names: " : " (a whole number >= 0)", tables[n] ? "see cxlsim_nccl.h" : "");
+                return at(err, CXLSIM_ECONFIG, in_name, lineno, col);
             }
             col += (int)strlen(tok) + 1;
         }
         if (n != 8 || tok) {
-            if (err) {
-                fail(err, CXLSIM_ECONFIG, "expected 8 fields (coll,count,datatype,nranks,nnodes,algo,proto,nchannels)");
-                snprintf(err->file, sizeof err->file, "%s", in_name);
-                err->line = lineno;
-                err->column = 1;
-            }
-            return CXLSIM_ECONFIG;
+            fail(err, CXLSIM_ECONFIG, "expected 8 fields (coll,count,datatype,nranks,nnodes,algo,proto,nchannels)");
+            return at(err, CXLSIM_ECONFIG, in_name, lineno, 1);
         }
         int64_t ps;
         cxlsim_collective_result r;
+        cxlsim_collective_result_init(&r);
         int rc = cxlsim_nccl_delay(p, (int)v[0], (uint64_t)v[1], (int)v[2], (int)v[3], (int)v[4], (int)v[5],
                                    (int)v[6], (int)v[7], &ps, &r, err);
-        if (rc) {
-            if (err) {
-                snprintf(err->file, sizeof err->file, "%s", in_name);
-                err->line = lineno;
-                err->column = 1;
-            }
-            return rc;
-        }
+        if (rc)
+            return at(err, rc, in_name, lineno, 1);
         *total_ps += ps;
         if (out)
             fprintf(out, "%s,%llu,%s,%lld,%lld,%s,%s,%lld,%lld,%s,%s\n", colls[v[0]], (unsigned long long)v[1],

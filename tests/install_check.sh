@@ -20,7 +20,7 @@ for f in bin/cxlsim bin/cxlsim-nccl-replay include/cxlsim/cxlsim.h include/cxlsi
          share/bash-completion/completions/cxlsim share/cxlsim/python/cxlsim/__init__.py; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
-for f in libcxlsim.so libcxlsim.so.1 libcxlsim.a libcxlsim_nccl.so cmake/cxlsim/cxlsimConfig.cmake \
+for f in libcxlsim.so libcxlsim.so.2 libcxlsim.a libcxlsim_nccl.so cmake/cxlsim/cxlsimConfig.cmake \
          cmake/cxlsim/cxlsimConfigVersion.cmake cmake/cxlsim/cxlsimTargets.cmake; do
   [ -e "$libdir/$f" ] || fail "$libdir/$f not installed"
 done

@@ -19,16 +19,24 @@ int main(void)
         return 1;
     }
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_device *dev;
     cxlsim_backend *b;
     if (cxlsim_device_load("asic", NULL, 0, &dev, &e) || cxlsim_backend_open(dev, "csim", &b, &e))
         return fail(&e);
     cxlsim_device_info info;
+    cxlsim_device_info_init(&info);
     cxlsim_device_info_get(dev, &info, &e);
-    cxlsim_desc d = { .id = 1, .base = 0, .bytes = 1 << 20, .read_weight = 1, .pattern = CXLSIM_SEQ };
+    cxlsim_desc d;
+    cxlsim_desc_init(&d); /* every struct: its size first (the caller's sizeof), the rest 0, the defaults */
+    d.id = 1;
+    d.bytes = 1 << 20;
+    d.read_weight = 1;
+    d.pattern = CXLSIM_SEQ;
     if (cxlsim_backend_submit(b, &d, 1, &e))
         return fail(&e);
     cxlsim_completion c;
+    cxlsim_completion_init(&c);
     size_t got = 0;
     while (!got) {
         if (cxlsim_backend_advance(b, cxlsim_backend_now(b) + 100000, 1, &e))
@@ -36,6 +44,7 @@ int main(void)
         got = cxlsim_backend_poll(b, &c, 1);
     }
     cxlsim_stats s;
+    cxlsim_stats_init(&s);
     if (cxlsim_backend_stats(b, &s, &e))
         return fail(&e);
     double ns = (double)(c.end_cycle - c.start_cycle) * 1e6 / info.clk_khz;
@@ -47,9 +56,10 @@ int main(void)
     cxlsim_cluster *cl;
     if (cxlsim_cluster_load("dgx-h100", "h100-sxm", &cl, &e))
         return fail(&e);
-    cxlsim_collective q = { .op = CXLSIM_ALLREDUCE, .bytes = 1ull << 30, .ranks = 8, .algo = CXLSIM_ALGO_RING,
-                            .proto = CXLSIM_PROTO_SIMPLE };
+    cxlsim_collective q = { .size = sizeof q, .op = CXLSIM_ALLREDUCE, .bytes = 1ull << 30, .ranks = 8,
+                            .algo = CXLSIM_ALGO_RING, .proto = CXLSIM_PROTO_SIMPLE };
     cxlsim_collective_result r;
+    cxlsim_collective_result_init(&r);
     if (cxlsim_collective_time(cl, &q, &r, &e))
         return fail(&e);
     printf("all-reduce 1 GiB on 8 GPUs: %.3f ms, bus bandwidth %.1f GB/s\n", (double)r.time_ps * 1e-9, r.busbw_gbps);

@@ -7,6 +7,7 @@
 int main(void)
 {
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_nccl *p;
     char msg[2048];
     if (cxlsim_nccl_open("dgx-h100", "h100-sxm", &p, &e)) {
@@ -15,6 +16,7 @@ int main(void)
     }
     int64_t ps;
     cxlsim_collective_result r;
+    cxlsim_collective_result_init(&r);
     /* ncclFuncAllReduce = 4, ncclFloat32 = 7, 16 ranks on 2 nodes, algorithm and protocol -1 (NCCL's pick) */
     if (cxlsim_nccl_delay(p, 4, 256u << 20, 7, 16, 2, -1, -1, 0, &ps, &r, &e)) {
         fprintf(stderr, "nccl_delay: %s\n", cxlsim_error_format(&e, msg, sizeof msg));

@@ -4,7 +4,16 @@
  * Contract.
  *  - Versioned: CXLSIM_API_VERSION (major x 10000 + minor x 100 + patch) is the version of this header;
  *    cxlsim_api_version() that of the library loaded. A program built against major M runs with any
- *    library of major M and a minor at least its own. Public structs only grow at their end within a major.
+ *    library of major M and a minor at least its own.
+ *  - Sized structs: every public struct passed in or out begins with `size_t size`, the caller's
+ *    sizeof, set with its init function (cxlsim_probe_options_init(&o), ...: size, and every other field
+ *    0, the defaults) or CXLSIM_INIT(&s). Structs only grow at their end within a major; the library reads
+ *    and writes only the fields that fit in `size` (fields beyond it take their defaults), so a program
+ *    built against an older 2.x header runs on a newer library, and one built against a newer header on an
+ *    older library where it uses nothing newer. A size below the struct's first released layout
+ *    (CXLSIM_SIZE_MIN below) is refused with CXLSIM_EUSAGE; an err whose size is too small is not written.
+ *    Arrays (cxlsim_desc, cxlsim_completion) are read and written with element 0's size as their stride.
+ *    API 2.0 added the size members (a new layout, so a new major: soname libcxlsim.so.2).
  *  - Opaque handles (cxlsim_device, cxlsim_experiment, cxlsim_backend, cxlsim_cluster, cxlsim_memory):
  *    created by a *_load / *_open call, released by the matching *_free / *_close (NULL is ignored). A
  *    handle may be used by one thread at a time; different handles are independent (no global state).
@@ -26,6 +35,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,11 +47,18 @@ extern "C" {
 #define CXLSIM_API
 #endif
 
-#define CXLSIM_API_VERSION_MAJOR 1
-#define CXLSIM_API_VERSION_MINOR 1
+#define CXLSIM_API_VERSION_MAJOR 2
+#define CXLSIM_API_VERSION_MINOR 0
 #define CXLSIM_API_VERSION_PATCH 0
 #define CXLSIM_API_VERSION \
     (CXLSIM_API_VERSION_MAJOR * 10000 + CXLSIM_API_VERSION_MINOR * 100 + CXLSIM_API_VERSION_PATCH)
+
+/* Set *p's size to this header's sizeof *p and every other field to 0 (the defaults). */
+#define CXLSIM_INIT(p) ((void)memset((p), 0, sizeof *(p)), (void)((p)->size = sizeof *(p)))
+/* The smallest size the library takes for struct type T: the end of its first released fields. */
+#define CXLSIM_SIZE_MIN(T, last_field) (offsetof(T, last_field) + sizeof(((T *)0)->last_field))
+/* T_init(T *p): CXLSIM_INIT(p), compiled into the caller so that size is the caller's sizeof. */
+#define CXLSIM_DEFINE_INIT(T) static inline void T##_init(T *p) { CXLSIM_INIT(p); }
 
 /* ---- version and errors ---- */
 
@@ -58,11 +75,13 @@ enum cxlsim_status {
 };
 
 typedef struct cxlsim_error {
+    size_t size;             /* sizeof, set by cxlsim_error_init() */
     int code;           /* one of CXLSIM_E*, 0 when no error */
     int line, column;   /* 1-based location in `file`; 0 when not applicable */
     char file[512];     /* configuration file, "" when not applicable */
     char message[1024]; /* what went wrong and what would be valid */
 } cxlsim_error;
+CXLSIM_DEFINE_INIT(cxlsim_error)
 
 /* CXLSIM_API_VERSION of the library. */
 CXLSIM_API int cxlsim_api_version(void);
@@ -78,6 +97,7 @@ CXLSIM_API char *cxlsim_error_format(const cxlsim_error *err, char *buf, size_t 
 typedef struct cxlsim_device cxlsim_device;
 
 typedef struct cxlsim_device_info {
+    size_t size;             /* sizeof, set by cxlsim_device_info_init() */
     char name[64];
     char description[256];
     char source[512];        /* a path or "<preset NAME>" */
@@ -86,6 +106,7 @@ typedef struct cxlsim_device_info {
     uint32_t hosts, devices, requesters, tags;
     uint32_t channels;       /* DRAM channels per device */
 } cxlsim_device_info;
+CXLSIM_DEFINE_INIT(cxlsim_device_info)
 
 /* Load a device from a file or a built-in preset name ("asic", "fpga", "local-ddr5", ...). `sets` holds
  * nsets overrides "KEY=VALUE" as the command's --set ("link.width=8"); sets may be NULL when nsets is 0. */
@@ -105,22 +126,27 @@ CXLSIM_API const char *const *cxlsim_device_presets(void);
 #define CXLSIM_PROBE_MAX_POINTS 32
 
 typedef struct cxlsim_probe_options {
+    size_t size;             /* sizeof, set by cxlsim_probe_options_init() */
     const char *backend;     /* NULL: "csim" */
     const char *reference;   /* the local-DDR reference device; NULL: "local-ddr5" */
     int quick;               /* 1: the command's --quick (fewer samples, shorter windows) */
     uint32_t seed;
     const char *mixes;       /* "R:W[,R:W...]" bandwidth mixes and curves; NULL: the defaults */
+    /* the fields above are the first released layout (API 1.0's): a smaller size is refused, and those
+     * below default (none) for a size that ends here */
     /* API 1.1: the backend's options "KEY=VALUE" as cxlsim_backend_open_opts (xrt: "xclbin=FILE",
      * "card=N|BDF", "timeout_ms=N"; the command's --xclbin, --card, --xrt-timeout); NULL when 0 */
     const char *const *backend_options;
     size_t nbackend_options;
 } cxlsim_probe_options;
+CXLSIM_DEFINE_INIT(cxlsim_probe_options)
 
 typedef struct cxlsim_probe_point {
     double offered_gbps, achieved_gbps, mean_latency_ns, p99_latency_ns; /* NaN when not measured */
 } cxlsim_probe_point;
 
 typedef struct cxlsim_probe_result {
+    size_t size;             /* sizeof, set by cxlsim_probe_result_init() */
     double idle_read_latency_ns, local_idle_read_latency_ns, single_stream_gbps;
     uint32_t nmixes;                                   /* bandwidth mixes measured */
     uint32_t mix_read[CXLSIM_PROBE_MAX_MIXES], mix_write[CXLSIM_PROBE_MAX_MIXES];
@@ -132,6 +158,7 @@ typedef struct cxlsim_probe_result {
     cxlsim_probe_point curve[CXLSIM_PROBE_MAX_MIXES][CXLSIM_PROBE_MAX_POINTS];
     uint64_t simulated_cycles;
 } cxlsim_probe_result;
+CXLSIM_DEFINE_INIT(cxlsim_probe_result)
 
 /* o may be NULL (defaults). */
 CXLSIM_API int cxlsim_probe(const cxlsim_device *dev, const cxlsim_probe_options *o, cxlsim_probe_result *out,
@@ -145,6 +172,7 @@ enum cxlsim_pattern { CXLSIM_SEQ = 0, CXLSIM_RANDOM = 1, CXLSIM_STRIDE = 2 };
 
 /* One descriptor: `bytes` from `base` by one requester, lines of 64 B. */
 typedef struct cxlsim_desc {
+    size_t size;             /* sizeof, set by cxlsim_desc_init() */
     uint64_t id;              /* returned in the completion */
     uint64_t base;            /* byte address, 64 B aligned */
     uint64_t bytes;           /* a positive multiple of 64 */
@@ -158,14 +186,18 @@ typedef struct cxlsim_desc {
     uint32_t pattern;         /* enum cxlsim_pattern */
     uint32_t read_weight, write_weight; /* read:write mix, each 0-255, not both 0 (1:0 reads) */
 } cxlsim_desc;
+CXLSIM_DEFINE_INIT(cxlsim_desc)
 
 typedef struct cxlsim_completion {
+    size_t size;             /* sizeof, set by cxlsim_completion_init() */
     uint64_t id, start_cycle, end_cycle;
     uint32_t requester, lines;
 } cxlsim_completion;
+CXLSIM_DEFINE_INIT(cxlsim_completion)
 
 /* What the model did since the backend opened. NaN where nothing was measured. */
 typedef struct cxlsim_stats {
+    size_t size;             /* sizeof, set by cxlsim_stats_init() */
     uint64_t cycles;
     double seconds;
     double read_gbps, write_gbps;
@@ -176,6 +208,7 @@ typedef struct cxlsim_stats {
     uint64_t row_conflicts, refreshes;
     double devload[4];                              /* fraction of S2M messages light..severe */
 } cxlsim_stats;
+CXLSIM_DEFINE_INIT(cxlsim_stats)
 
 /* name NULL: "csim". */
 CXLSIM_API int cxlsim_backend_open(const cxlsim_device *dev, const char *name, cxlsim_backend **out,
@@ -211,6 +244,7 @@ enum cxlsim_breakdown {
 };
 
 typedef struct cxlsim_train_result {
+    size_t size;             /* sizeof, set by cxlsim_train_result_init() */
     double iteration_s;
     double breakdown_s[CXLSIM_BK_N];   /* mean over pipeline stages; sums to iteration_s */
     double tokens_per_s, mfu, model_flops;
@@ -220,6 +254,7 @@ typedef struct cxlsim_train_result {
     uint64_t cxl_detailed_cycles, cxl_extrapolated_cycles;
     char cxl_backend[16];
 } cxlsim_train_result;
+CXLSIM_DEFINE_INIT(cxlsim_train_result)
 
 /* An experiment from a file or preset ("llama2-7b-2x8-h100"), with overrides as cxlsim_device_load. */
 CXLSIM_API int cxlsim_experiment_load(const char *path_or_preset, const char *const *sets, size_t nsets,
@@ -247,6 +282,7 @@ enum cxlsim_coll_algo { CXLSIM_ALGO_RING = 0, CXLSIM_ALGO_TREE = 1, CXLSIM_ALGO_
 enum cxlsim_coll_proto { CXLSIM_PROTO_LL = 0, CXLSIM_PROTO_LL128 = 1, CXLSIM_PROTO_SIMPLE = 2, CXLSIM_PROTO_AUTO = 3 };
 
 typedef struct cxlsim_collective {
+    size_t size;             /* sizeof, set by cxlsim_collective_init() */
     uint32_t op;             /* enum cxlsim_coll_op */
     uint64_t bytes;          /* buffer per rank (all-gather: the gathered output), as NCCL's nBytes */
     uint32_t ranks;          /* >= 1 */
@@ -255,14 +291,17 @@ typedef struct cxlsim_collective {
     uint32_t proto;          /* enum cxlsim_coll_proto */
     uint32_t channels;       /* NCCL channels; 0: the cluster's nccl_channels */
 } cxlsim_collective;
+CXLSIM_DEFINE_INIT(cxlsim_collective)
 
 typedef struct cxlsim_collective_result {
+    size_t size;             /* sizeof, set by cxlsim_collective_result_init() */
     int64_t time_ps;
     uint32_t algo, proto;    /* what was planned (NCCL's pick for AUTO) */
     double algbw_gbps, busbw_gbps; /* nccl-tests' figures (0 for a time of 0) */
     uint32_t phases;
     uint64_t loops;          /* NCCL ring loops (ring, Simple), else 0 */
 } cxlsim_collective_result;
+CXLSIM_DEFINE_INIT(cxlsim_collective_result)
 
 /* A cluster (configs/clusters, a file or preset) with the GPU whose NVLink joins a node (configs/gpus). */
 CXLSIM_API int cxlsim_cluster_load(const char *cluster, const char *gpu, cxlsim_cluster **out, cxlsim_error *err);

@@ -9,6 +9,9 @@
  * -1 for NCCL's own choice, proto NCCL_PROTO_* (0 LL, 1 LL128, 2 Simple) or -1. count is the ncclInfo
  * count (per rank for all-gather and reduce-scatter), as passed to the collective call; the bytes follow
  * ncclInfoSetDerived (nBytes = count x size, times nranks for all-gather and reduce-scatter).
+ * Reduce is timed as Broadcast: NCCL runs both on the ring as a pipelined chain (ncclPatternPipelineTo /
+ * PipelineFrom, enqueue.cc getPatternInfo) of the same nBytes, one chunk per loop step, and times both with
+ * the same ring model (tuning.cc); the reduction arithmetic on the chain is not timed.
  * nranks / nnodes ranks share a node; nchannels 0 takes the cluster's nccl_channels. With ring/Simple
  * the delay follows NCCL's chunking (loops of nChannels x nRanks x 2 MiB; every step a message).
  *
@@ -44,7 +47,7 @@ CXLSIM_API double cxlsim_nccl_delay_ms(cxlsim_nccl *p, int coll, uint64_t count,
 
 /* Replay a CSV of recorded collectives: a header line, then per line
  *     coll,count,datatype,nranks,nnodes,algo,proto,nchannels
- * each a name (allreduce, allgather, reducescatter, broadcast; int8 ... bfloat16; ring, tree, auto; LL, LL128,
+ * each a name (allreduce, allgather, reducescatter, broadcast, reduce; int8 ... bfloat16; ring, tree, auto; LL, LL128,
  * Simple, auto) or NCCL's number. Writes the same columns and delay_ps,algo_used,proto_used to out (may be
  * NULL), and the sum of the delays to *total_ps. Errors name the line and column. */
 CXLSIM_API int cxlsim_nccl_replay(cxlsim_nccl *p, FILE *in, const char *in_name, FILE *out, int64_t *total_ps,

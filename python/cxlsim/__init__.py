@@ -19,8 +19,8 @@ import os
 __all__ = ["CxlsimError", "Device", "Backend", "Experiment", "Cluster", "Memory", "api_version", "version",
            "device_presets"]
 
-API_MAJOR = 1
-API_MINOR = 1  # cxlsim_experiment_load_string with sets, cxlsim_probe_options.backend_options
+API_MAJOR = 2  # every struct begins with its size (cxlsim.h, "Sized structs")
+API_MINOR = 0
 
 
 def _find_library():
@@ -28,7 +28,7 @@ def _find_library():
     if env:
         return env
     prefix = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-    for pattern in ("lib*/libcxlsim.so.1", "lib*/*/libcxlsim.so.1"):
+    for pattern in ("lib*/libcxlsim.so.%d" % API_MAJOR, "lib*/*/libcxlsim.so.%d" % API_MAJOR):
         found = sorted(glob.glob(os.path.join(prefix, pattern)))
         if found:
             return found[0]
@@ -41,19 +41,38 @@ def _find_library():
 _lib = C.CDLL(_find_library())
 
 
-class _Error(C.Structure):
-    _fields_ = [("code", C.c_int), ("line", C.c_int), ("column", C.c_int), ("file", C.c_char * 512),
+class _Sized(C.Structure):
+    """A public struct of cxlsim.h: its first field, size, is set to this layout's sizeof on construction (as
+    the C init functions do); positional arguments fill the fields after it."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(C.sizeof(type(self)), *args, **kw)
+
+
+def _sized_array(cls, n):
+    """n structs of cls, each with its size set (ctypes arrays do not call __init__)."""
+    arr = (cls * n)()
+    for x in arr:
+        x.size = C.sizeof(cls)
+    return arr
+
+
+class _Error(_Sized):
+    _fields_ = [("size", C.c_size_t),
+                ("code", C.c_int), ("line", C.c_int), ("column", C.c_int), ("file", C.c_char * 512),
                 ("message", C.c_char * 1024)]
 
 
-class _DeviceInfo(C.Structure):
-    _fields_ = [("name", C.c_char * 64), ("description", C.c_char * 256), ("source", C.c_char * 512),
+class _DeviceInfo(_Sized):
+    _fields_ = [("size", C.c_size_t),
+                ("name", C.c_char * 64), ("description", C.c_char * 256), ("source", C.c_char * 512),
                 ("local", C.c_int), ("clk_khz", C.c_uint32), ("hosts", C.c_uint32), ("devices", C.c_uint32),
                 ("requesters", C.c_uint32), ("tags", C.c_uint32), ("channels", C.c_uint32)]
 
 
-class _ProbeOptions(C.Structure):
-    _fields_ = [("backend", C.c_char_p), ("reference", C.c_char_p), ("quick", C.c_int), ("seed", C.c_uint32),
+class _ProbeOptions(_Sized):
+    _fields_ = [("size", C.c_size_t),
+                ("backend", C.c_char_p), ("reference", C.c_char_p), ("quick", C.c_int), ("seed", C.c_uint32),
                 ("mixes", C.c_char_p), ("backend_options", C.POINTER(C.c_char_p)), ("nbackend_options", C.c_size_t)]
 
 
@@ -65,8 +84,9 @@ class _ProbePoint(C.Structure):
 _MIXES, _POINTS = 16, 32
 
 
-class _ProbeResult(C.Structure):
-    _fields_ = [("idle_read_latency_ns", C.c_double), ("local_idle_read_latency_ns", C.c_double),
+class _ProbeResult(_Sized):
+    _fields_ = [("size", C.c_size_t),
+                ("idle_read_latency_ns", C.c_double), ("local_idle_read_latency_ns", C.c_double),
                 ("single_stream_gbps", C.c_double), ("nmixes", C.c_uint32),
                 ("mix_read", C.c_uint32 * _MIXES), ("mix_write", C.c_uint32 * _MIXES),
                 ("bandwidth_gbps", C.c_double * _MIXES), ("ncurves", C.c_uint32),
@@ -75,20 +95,23 @@ class _ProbeResult(C.Structure):
                 ("curve", (_ProbePoint * _POINTS) * _MIXES), ("simulated_cycles", C.c_uint64)]
 
 
-class _Desc(C.Structure):
-    _fields_ = [("id", C.c_uint64), ("base", C.c_uint64), ("bytes", C.c_uint64), ("footprint", C.c_uint64),
+class _Desc(_Sized):
+    _fields_ = [("size", C.c_size_t),
+                ("id", C.c_uint64), ("base", C.c_uint64), ("bytes", C.c_uint64), ("footprint", C.c_uint64),
                 ("not_before", C.c_uint64), ("stride", C.c_uint32), ("seed", C.c_uint32),
                 ("gap_cycles", C.c_uint32), ("requester", C.c_uint32), ("max_outstanding", C.c_uint32),
                 ("pattern", C.c_uint32), ("read_weight", C.c_uint32), ("write_weight", C.c_uint32)]
 
 
-class _Completion(C.Structure):
-    _fields_ = [("id", C.c_uint64), ("start_cycle", C.c_uint64), ("end_cycle", C.c_uint64),
+class _Completion(_Sized):
+    _fields_ = [("size", C.c_size_t),
+                ("id", C.c_uint64), ("start_cycle", C.c_uint64), ("end_cycle", C.c_uint64),
                 ("requester", C.c_uint32), ("lines", C.c_uint32)]
 
 
-class _Stats(C.Structure):
-    _fields_ = [("cycles", C.c_uint64), ("seconds", C.c_double), ("read_gbps", C.c_double),
+class _Stats(_Sized):
+    _fields_ = [("size", C.c_size_t),
+                ("cycles", C.c_uint64), ("seconds", C.c_double), ("read_gbps", C.c_double),
                 ("write_gbps", C.c_double), ("read_latency_ns", C.c_double * 4), ("write_latency_ns", C.c_double * 4),
                 ("reads", C.c_uint64), ("writes", C.c_uint64), ("link_utilisation", C.c_double * 2),
                 ("row_hit_rate", C.c_double), ("row_conflicts", C.c_uint64), ("refreshes", C.c_uint64),
@@ -98,21 +121,24 @@ class _Stats(C.Structure):
 _BK = 6
 
 
-class _TrainResult(C.Structure):
-    _fields_ = [("iteration_s", C.c_double), ("breakdown_s", C.c_double * _BK), ("tokens_per_s", C.c_double),
+class _TrainResult(_Sized):
+    _fields_ = [("size", C.c_size_t),
+                ("iteration_s", C.c_double), ("breakdown_s", C.c_double * _BK), ("tokens_per_s", C.c_double),
                 ("mfu", C.c_double), ("model_flops", C.c_double), ("events", C.c_uint64), ("flows", C.c_uint64),
                 ("kernels", C.c_uint64), ("stages", C.c_uint32), ("collective_kinds", C.c_uint32),
                 ("cxl_transfers", C.c_uint64), ("cxl_detailed_cycles", C.c_uint64),
                 ("cxl_extrapolated_cycles", C.c_uint64), ("cxl_backend", C.c_char * 16)]
 
 
-class _Collective(C.Structure):
-    _fields_ = [("op", C.c_uint32), ("bytes", C.c_uint64), ("ranks", C.c_uint32), ("ranks_per_node", C.c_uint32),
+class _Collective(_Sized):
+    _fields_ = [("size", C.c_size_t),
+                ("op", C.c_uint32), ("bytes", C.c_uint64), ("ranks", C.c_uint32), ("ranks_per_node", C.c_uint32),
                 ("algo", C.c_uint32), ("proto", C.c_uint32), ("channels", C.c_uint32)]
 
 
-class _CollectiveResult(C.Structure):
-    _fields_ = [("time_ps", C.c_int64), ("algo", C.c_uint32), ("proto", C.c_uint32), ("algbw_gbps", C.c_double),
+class _CollectiveResult(_Sized):
+    _fields_ = [("size", C.c_size_t),
+                ("time_ps", C.c_int64), ("algo", C.c_uint32), ("proto", C.c_uint32), ("algbw_gbps", C.c_double),
                 ("busbw_gbps", C.c_double), ("phases", C.c_uint32), ("loops", C.c_uint64)]
 
 
@@ -203,7 +229,8 @@ def _dict(st):
     """A ctypes struct as a dict: arrays become lists, char arrays strings."""
     out = {}
     for name, _ in st._fields_:
-        out[name] = _value(getattr(st, name))
+        if name != "size":
+            out[name] = _value(getattr(st, name))
     return out
 
 
@@ -311,7 +338,7 @@ class Backend(_Handle):
     def submit(self, descs):
         """descs: dicts with the fields of cxlsim_desc (id, base, bytes, requester, read_weight, ...;
         pattern "seq", "random" or "stride")."""
-        arr = (_Desc * len(descs))()
+        arr = _sized_array(_Desc, len(descs))
         for i, d in enumerate(descs):
             for k, v in d.items():
                 setattr(arr[i], k, PATTERNS[v] if k == "pattern" and isinstance(v, str) else v)
@@ -330,7 +357,7 @@ class Backend(_Handle):
         return bool(_lib.cxlsim_backend_idle(self._h))
 
     def poll(self, max_completions=256):
-        arr = (_Completion * max_completions)()
+        arr = _sized_array(_Completion, max_completions)
         n = _lib.cxlsim_backend_poll(self._h, arr, max_completions)
         return [_dict(arr[i]) for i in range(n)]
 

@@ -93,6 +93,7 @@ static void api_and_plugin_equal_the_engine(void **state)
     cxlsim_cluster *cl;
     cxlsim_nccl *plug;
     cxlsim_error e;
+    cxlsim_error_init(&e);
     assert_int_equal(cxlsim_cluster_load("dgx-h100", "h100-sxm", &cl, &e), 0);
     assert_int_equal(cxlsim_nccl_open("dgx-h100", "h100-sxm", &plug, &e), 0);
     const int ops[] = { COLLALGO_ALLREDUCE, COLLALGO_ALLGATHER, COLLALGO_REDUCE_SCATTER, COLLMODEL_ALLTOALL };
@@ -111,9 +112,10 @@ static void api_and_plugin_equal_the_engine(void **state)
                                                          (nccltune_proto)proto, m.channels, &p, &ce), 0);
                     int64_t want = engine_time(&m, &p);
                     assert_true(want > 0);
-                    cxlsim_collective q = { (uint32_t)ops[o], sizes[s], ranks[r], 8, CXLSIM_ALGO_AUTO,
+                    cxlsim_collective q = { sizeof q, (uint32_t)ops[o], sizes[s], ranks[r], 8, CXLSIM_ALGO_AUTO,
                                             (uint32_t)proto, 0 };
                     cxlsim_collective_result res;
+                    cxlsim_collective_result_init(&res);
                     assert_int_equal(cxlsim_collective_time(cl, &q, &res, &e), 0);
                     assert_int_equal(res.time_ps, want);
                     assert_int_equal(res.algo, p.algo);
@@ -144,9 +146,12 @@ static void alltoall_spans_both_fabrics(void **state)
     (void)state;
     cxlsim_cluster *cl;
     cxlsim_error e;
+    cxlsim_error_init(&e);
     assert_int_equal(cxlsim_cluster_load("dgx-h100", "h100-sxm", &cl, &e), 0);
-    cxlsim_collective q = { CXLSIM_ALLTOALL, 16u << 20, 16, 8, CXLSIM_ALGO_AUTO, CXLSIM_PROTO_AUTO, 0 };
+    cxlsim_collective q = { sizeof q, CXLSIM_ALLTOALL, 16u << 20, 16, 8, CXLSIM_ALGO_AUTO, CXLSIM_PROTO_AUTO, 0 };
     cxlsim_collective_result one, two;
+    cxlsim_collective_result_init(&one);
+    cxlsim_collective_result_init(&two);
     assert_int_equal(cxlsim_collective_time(cl, &q, &two, &e), 0);
     q.ranks = 8;
     assert_int_equal(cxlsim_collective_time(cl, &q, &one, &e), 0);

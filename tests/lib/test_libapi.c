@@ -2,6 +2,7 @@
  * each call group on a shipped preset (device, probe, backend, training, collective, CXL transfer), the
  * errors (locations, "not built into this library", NULL arguments) and determinism. */
 #include <math.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +17,7 @@ static void version(void **state)
 {
     (void)state;
     assert_int_equal(cxlsim_api_version(), CXLSIM_API_VERSION);
-    assert_int_equal(CXLSIM_API_VERSION, 10100);
+    assert_int_equal(CXLSIM_API_VERSION, 20000);
     assert_true(strlen(cxlsim_version()) > 0);
     assert_string_equal(cxlsim_strerror(CXLSIM_ECONFIG), "configuration error");
     assert_string_equal(cxlsim_strerror(42), "unknown error");
@@ -26,8 +27,10 @@ static void devices(void **state)
 {
     (void)state;
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_device *d;
     cxlsim_device_info info;
+    cxlsim_device_info_init(&info);
     const char *sets[] = { "link.width=8" };
     assert_int_equal(cxlsim_device_load("asic", sets, 1, &d, &e), 0);
     assert_int_equal(cxlsim_device_info_get(d, &info, &e), 0);
@@ -60,15 +63,17 @@ static void devices(void **state)
 static uint64_t one_read(const char *backend, cxlsim_stats *s)
 {
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_device *d;
     cxlsim_backend *b;
     assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
     assert_int_equal(cxlsim_backend_open(d, backend, &b, &e), 0);
     assert_true(cxlsim_backend_idle(b));
     assert_true(cxlsim_backend_space(b, 0) > 0);
-    cxlsim_desc desc = { .id = 7, .bytes = 65536, .read_weight = 1, .pattern = CXLSIM_SEQ };
+    cxlsim_desc desc = { .size = sizeof desc, .id = 7, .bytes = 65536, .read_weight = 1, .pattern = CXLSIM_SEQ };
     assert_int_equal(cxlsim_backend_submit(b, &desc, 1, &e), 0);
     cxlsim_completion c;
+    cxlsim_completion_init(&c);
     size_t got = 0;
     for (int i = 0; i < 1000 && !got; i++) {
         assert_int_equal(cxlsim_backend_advance(b, cxlsim_backend_now(b) + 10000, 1, &e), 0);
@@ -87,6 +92,8 @@ static void backends(void **state)
 {
     (void)state;
     cxlsim_stats s1, s2;
+    cxlsim_stats_init(&s1);
+    cxlsim_stats_init(&s2);
     uint64_t t1 = one_read("csim", &s1), t2 = one_read("csim", &s2);
     assert_int_equal(t1, t2); /* deterministic */
     assert_int_equal(s1.reads, 1024);
@@ -95,6 +102,7 @@ static void backends(void **state)
     assert_true(cxlsim_backend_available("csim"));
     assert_false(cxlsim_backend_available("verilator"));
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_device *d;
     cxlsim_backend *b;
     assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
@@ -102,7 +110,7 @@ static void backends(void **state)
     assert_non_null(strstr(e.message, "not built into this library"));
     assert_int_equal(cxlsim_backend_open(d, "nope", &b, &e), CXLSIM_EBACKEND);
     assert_int_equal(cxlsim_backend_open(d, NULL, &b, &e), 0);
-    cxlsim_desc bad = { .id = 1, .bytes = 100, .read_weight = 1 }; /* not a multiple of 64 */
+    cxlsim_desc bad = { .size = sizeof bad, .id = 1, .bytes = 100, .read_weight = 1 }; /* not a multiple of 64 */
     assert_true(cxlsim_backend_submit(b, &bad, 1, &e) < 0);
     assert_non_null(strstr(e.message, "64"));
     assert_true(strlen(e.message) > 0);
@@ -115,10 +123,12 @@ static void probe(void **state)
 {
     (void)state;
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_device *d;
     assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
-    cxlsim_probe_options o = { .quick = 1, .seed = 1, .mixes = "1:0" };
+    cxlsim_probe_options o = { .size = sizeof o, .quick = 1, .seed = 1, .mixes = "1:0" };
     cxlsim_probe_result r;
+    cxlsim_probe_result_init(&r);
     assert_int_equal(cxlsim_probe(d, &o, &r, &e), 0);
     assert_true(r.idle_read_latency_ns > r.local_idle_read_latency_ns);
     assert_int_equal(r.nmixes, 1);
@@ -148,10 +158,12 @@ static void training_and_collectives(void **state)
 {
     (void)state;
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_experiment *x;
     const char *sets[] = { "training.global_batch=64" };
     assert_int_equal(cxlsim_experiment_load("llama2-7b-2x8-h100", sets, 1, &x, &e), 0);
     cxlsim_train_result r;
+    cxlsim_train_result_init(&r);
     assert_int_equal(cxlsim_train(x, NULL, &r, &e), 0);
     assert_true(r.iteration_s > 0 && r.tokens_per_s > 0 && r.mfu > 0 && r.mfu < 1);
     double sum = 0;
@@ -167,13 +179,15 @@ static void training_and_collectives(void **state)
     assert_int_equal(cxlsim_cluster_shape(c, &gpn, &nodes), 0);
     assert_int_equal(gpn, 8);
     assert_int_equal(nodes, 2);
-    cxlsim_collective q = { .op = CXLSIM_ALLREDUCE, .bytes = 1ull << 30, .ranks = 8, .algo = CXLSIM_ALGO_RING,
-                            .proto = CXLSIM_PROTO_SIMPLE };
+    cxlsim_collective q = { .size = sizeof q, .op = CXLSIM_ALLREDUCE, .bytes = 1ull << 30, .ranks = 8,
+                            .algo = CXLSIM_ALGO_RING, .proto = CXLSIM_PROTO_SIMPLE };
     cxlsim_collective_result cr;
+    cxlsim_collective_result_init(&cr);
     assert_int_equal(cxlsim_collective_time(c, &q, &cr, &e), 0);
     assert_true(cr.time_ps > 0 && cr.loops > 0);
     q.bytes = 2ull << 30;
     cxlsim_collective_result cr2;
+    cxlsim_collective_result_init(&cr2);
     assert_int_equal(cxlsim_collective_time(c, &q, &cr2, &e), 0);
     assert_true(cr2.time_ps > cr.time_ps * 19 / 10 && cr2.time_ps < cr.time_ps * 21 / 10);
     q.ranks = 16;
@@ -201,6 +215,7 @@ static void experiment_string_overrides(void **state)
     static const char yaml[] = "name: s\nmodel: llama2-7b\ngpu: h100-sxm\n"
                                "cluster: { extends: dgx-h100, nodes: 2 }\ntraining: { global_batch: 64, tp: 2 }\n";
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_experiment *x;
     cxlsim_cluster *c;
     uint32_t nodes = 0;
@@ -229,6 +244,7 @@ static void transfers(void **state)
 {
     (void)state;
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_device *d;
     cxlsim_memory *m;
     assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
@@ -253,13 +269,95 @@ static void transfers(void **state)
     cxlsim_device_free(d);
 }
 
+/* Sized structs (cxlsim.h): a caller built against an older, shorter struct gets the defaults of the fields
+ * it lacks and nothing beyond its size is read; a size below the first released layout is refused. */
+static void sized_structs(void **state)
+{
+    (void)state;
+    cxlsim_error e;
+    cxlsim_error_init(&e);
+    cxlsim_device *d;
+    assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
+    /* probe options as API 1.0 had them (no backend_options, nbackend_options), in a buffer of exactly that
+     * size: ASan reports any read past it; the xrt options default to none, so the probe runs on csim */
+    size_t old = CXLSIM_SIZE_MIN(cxlsim_probe_options, mixes);
+    assert_true(old < sizeof(cxlsim_probe_options));
+    cxlsim_probe_options full;
+    cxlsim_probe_options_init(&full);
+    full.size = old;
+    full.quick = 1;
+    full.seed = 1;
+    full.mixes = "1:0";
+    cxlsim_probe_options *o = malloc(old);
+    assert_non_null(o);
+    memcpy(o, &full, old);
+    cxlsim_probe_result r, want;
+    cxlsim_probe_result_init(&r);
+    cxlsim_probe_result_init(&want);
+    assert_int_equal(cxlsim_probe(d, o, &r, &e), 0);
+    full.size = sizeof full;
+    assert_int_equal(cxlsim_probe(d, &full, &want, &e), 0);
+    assert_int_equal(r.nmixes, 1);
+    assert_true(r.bandwidth_gbps[0] == want.bandwidth_gbps[0] && r.simulated_cycles == want.simulated_cycles);
+    /* a field the old size does not reach is not read, whatever the bytes after it hold */
+    const char *xrt[] = { "xclbin=k.xclbin" };
+    full.backend_options = xrt;
+    full.nbackend_options = 1;
+    full.size = old;
+    assert_int_equal(cxlsim_probe(d, &full, &r, &e), 0);
+    /* below the first released layout: refused, naming the struct and its init function */
+    size_t tiny = offsetof(cxlsim_probe_options, mixes);
+    memcpy(o, &tiny, sizeof tiny); /* o->size, through memcpy: o is shorter than the struct */
+    assert_int_equal(cxlsim_probe(d, o, &r, &e), CXLSIM_EUSAGE);
+    assert_non_null(strstr(e.message, "cxlsim_probe: cxlsim_probe_options.size is"));
+    assert_non_null(strstr(e.message, "cxlsim_probe_options_init()"));
+    free(o);
+    r.size = 0;
+    assert_int_equal(cxlsim_probe(d, NULL, &r, &e), CXLSIM_EUSAGE);
+    assert_non_null(strstr(e.message, "cxlsim_probe_result.size is 0"));
+    cxlsim_device_info info = { 0 }; /* no init: size 0 */
+    assert_int_equal(cxlsim_device_info_get(d, &info, &e), CXLSIM_EUSAGE);
+    assert_int_equal(info.channels, 0);
+    /* descriptors: element 0's size is the stride, every one must carry it */
+    cxlsim_backend *b;
+    assert_int_equal(cxlsim_backend_open(d, NULL, &b, &e), 0);
+    cxlsim_desc two[2];
+    cxlsim_desc_init(&two[0]);
+    cxlsim_desc_init(&two[1]);
+    two[0].bytes = two[1].bytes = 64;
+    two[0].read_weight = two[1].read_weight = 1;
+    two[1].size = 8;
+    assert_int_equal(cxlsim_backend_submit(b, two, 2, &e), CXLSIM_EUSAGE);
+    assert_non_null(strstr(e.message, "descriptor 1 has size 8"));
+    two[0].size = 8;
+    assert_int_equal(cxlsim_backend_submit(b, two, 2, &e), CXLSIM_EUSAGE);
+    assert_non_null(strstr(e.message, "cxlsim_desc.size is 8"));
+    cxlsim_backend_close(b);
+    /* collectives: a request of size 0 is refused; an err of size 0 is not written */
+    cxlsim_cluster *c;
+    assert_int_equal(cxlsim_cluster_load("dgx-a100", "a100-80gb", &c, &e), 0);
+    cxlsim_collective q = { .op = CXLSIM_ALLREDUCE, .bytes = 1 << 20, .ranks = 8 }; /* no size */
+    cxlsim_collective_result cr;
+    cxlsim_collective_result_init(&cr);
+    assert_int_equal(cxlsim_collective_time(c, &q, &cr, &e), CXLSIM_EUSAGE);
+    assert_non_null(strstr(e.message, "cxlsim_collective.size is 0"));
+    cxlsim_error small = { .size = 4, .code = 99 };
+    assert_int_equal(cxlsim_collective_time(c, &q, &cr, &small), CXLSIM_EUSAGE);
+    assert_int_equal(small.code, 99);
+    assert_int_equal(small.message[0], 0);
+    char buf[256];
+    assert_non_null(strstr(cxlsim_error_format(&small, buf, sizeof buf), "cxlsim_error.size is 4"));
+    cxlsim_cluster_free(c);
+    cxlsim_device_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version),  cmocka_unit_test(devices),
         cmocka_unit_test(backends), cmocka_unit_test(probe),
         cmocka_unit_test(training_and_collectives), cmocka_unit_test(experiment_string_overrides),
-        cmocka_unit_test(transfers),
+        cmocka_unit_test(transfers), cmocka_unit_test(sized_structs),
     };
     return cmocka_run_group_tests_name("libapi", tests, NULL, NULL);
 }

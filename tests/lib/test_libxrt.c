@@ -26,6 +26,7 @@ static void module_opens(void **state)
 {
     (void)state;
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_device *d;
     cxlsim_backend *b;
     assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
@@ -54,14 +55,16 @@ static void probe_on_xrt(void **state)
 {
     (void)state;
     cxlsim_error e;
+    cxlsim_error_init(&e);
     cxlsim_device *d;
     cxlsim_probe_result r;
+    cxlsim_probe_result_init(&r);
     assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
     char opt[300];
     snprintf(opt, sizeof opt, "xclbin=%s", xclbin);
     const char *opts[] = { opt, "card=0" };
-    cxlsim_probe_options o = { .backend = "xrt", .quick = 1, .seed = 1, .mixes = "1:0", .backend_options = opts,
-                               .nbackend_options = 2 };
+    cxlsim_probe_options o = { .size = sizeof o, .backend = "xrt", .quick = 1, .seed = 1, .mixes = "1:0",
+                               .backend_options = opts, .nbackend_options = 2 };
     assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_ELIMIT);
     assert_non_null(strstr(e.message, "room for 0"));
     o.nbackend_options = 0; /* no xclbin: the backend's own message */
@@ -84,6 +87,7 @@ static void module_missing(void **state)
     if (pid == 0) {
         setenv("CXLSIM_BACKEND_DIR", "/nonexistent", 1);
         cxlsim_error e;
+        cxlsim_error_init(&e);
         cxlsim_device *d;
         cxlsim_backend *b;
         if (cxlsim_device_load("asic", NULL, 0, &d, &e))

@@ -58,6 +58,7 @@ static cxlsim_nccl *open_plugin(void)
 {
     cxlsim_nccl *p;
     cxlsim_error e;
+    cxlsim_error_init(&e);
     assert_int_equal(cxlsim_nccl_open("dgx-h100", "h100-sxm", &p, &e), 0);
     return p;
 }
@@ -77,7 +78,9 @@ static void ring_simple_matches_the_model(void **state)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         int64_t ps, steps;
         cxlsim_error e;
+        cxlsim_error_init(&e);
         cxlsim_collective_result r;
+        cxlsim_collective_result_init(&r);
         assert_int_equal(cxlsim_nccl_delay(p, rows[i].coll, rows[i].count, rows[i].type, (int)rows[i].ranks, 1, 1, 2,
                                            (int)rows[i].channels, &ps, &r, &e), 0);
         int64_t want = ring_figure(rows[i].passes, rows[i].ranks, rows[i].channels, rows[i].bytes, &steps);
@@ -100,6 +103,7 @@ static void replay_matches_the_entry_point(void **state)
     assert_non_null(out);
     int64_t total;
     cxlsim_error e;
+    cxlsim_error_init(&e);
     assert_int_equal(cxlsim_nccl_replay(p, in, path, out, &total, &e), 0);
     fclose(in);
     rewind(out);
@@ -147,9 +151,16 @@ static void errors(void **state)
     (void)state;
     cxlsim_nccl *p = open_plugin();
     cxlsim_error e;
+    cxlsim_error_init(&e);
     int64_t ps;
-    assert_int_equal(cxlsim_nccl_delay(p, 1, 1024, 7, 8, 1, 1, 2, 0, &ps, NULL, &e), CXLSIM_EUSAGE); /* reduce */
-    assert_non_null(strstr(e.message, "reduce is not modelled"));
+    /* reduce (1): Broadcast's pipelined chain on the ring, the same nBytes (cxlsim_nccl.h) */
+    int64_t bcast;
+    assert_int_equal(cxlsim_nccl_delay(p, 1, 1 << 20, 7, 8, 1, 1, 2, 0, &ps, NULL, &e), 0);
+    assert_int_equal(cxlsim_nccl_delay(p, 0, 1 << 20, 7, 8, 1, 1, 2, 0, &bcast, NULL, &e), 0);
+    assert_true(ps > 0);
+    assert_int_equal(ps, bcast);
+    assert_int_equal(cxlsim_nccl_delay(p, 5, 1024, 7, 8, 1, 1, 2, 0, &ps, NULL, &e), CXLSIM_EUSAGE);
+    assert_non_null(strstr(e.message, "1 reduce"));
     assert_int_equal(cxlsim_nccl_delay(p, 4, 1024, 12, 8, 1, 1, 2, 0, &ps, NULL, &e), CXLSIM_EUSAGE);
     assert_int_equal(cxlsim_nccl_delay(p, 4, 1024, 7, 8, 3, 1, 2, 0, &ps, NULL, &e), CXLSIM_EUSAGE);
     assert_true(cxlsim_nccl_delay_ms(p, 4, 1024, 7, 0, 1, 1, 2, 0) < 0);

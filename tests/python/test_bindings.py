@@ -16,6 +16,24 @@ class Bindings(unittest.TestCase):
         self.assertEqual(cxlsim.api_version() // 10000, cxlsim.API_MAJOR)
         self.assertIn("asic", cxlsim.device_presets())
 
+    def test_sized_structs(self):
+        """Every ctypes struct carries its size first, set to its sizeof (cxlsim.h, "Sized structs"), and the
+        dicts leave it out; the library refuses a size below the first layout."""
+        import ctypes
+        for cls in (cxlsim._Error, cxlsim._DeviceInfo, cxlsim._ProbeOptions, cxlsim._ProbeResult, cxlsim._Desc,
+                    cxlsim._Completion, cxlsim._Stats, cxlsim._TrainResult, cxlsim._Collective,
+                    cxlsim._CollectiveResult):
+            self.assertEqual(cls._fields_[0], ("size", ctypes.c_size_t))
+            self.assertEqual(cls().size, ctypes.sizeof(cls))
+        self.assertNotIn("size", cxlsim.Cluster("dgx-h100", "h100-sxm").collective("allreduce", bytes=1 << 20,
+                                                                                    ranks=8))
+        c = cxlsim.Cluster("dgx-h100", "h100-sxm")
+        q, r = cxlsim._Collective(0, 1 << 20, 8), cxlsim._CollectiveResult()
+        q.size = 4
+        with self.assertRaises(cxlsim.CxlsimError) as cm:
+            cxlsim._call(cxlsim._lib.cxlsim_collective_time, c._h, ctypes.byref(q), ctypes.byref(r))
+        self.assertIn("cxlsim_collective.size is 4", str(cm.exception))
+
     def test_device_and_errors(self):
         with cxlsim.Device("asic", sets={"link.width": 16}) as d:
             info = d.info()
