@@ -70,18 +70,33 @@ static void on_signal(int sig)
     raise(sig); /* SA_RESETHAND restored the default action: the process dies of sig once we return */
 }
 
+static const int handled_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+/* Hold the handled signals while a temporary file exists but is not yet in the pending table (or is
+ * already out of it), so that the handler never misses a file: a signal that arrives in between is
+ * delivered when the mask is restored, with the table up to date. */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof handled_sigs / sizeof handled_sigs[0]; i++)
+        sigaddset(&set, handled_sigs[i]);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void release_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+
 void outfile_install_signal_handlers(void)
 {
-    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    for (size_t i = 0; i < sizeof handled_sigs / sizeof handled_sigs[0]; i++) {
         struct sigaction old, sa;
-        if (sigaction(sigs[i], NULL, &old) || old.sa_handler == SIG_IGN)
+        if (sigaction(handled_sigs[i], NULL, &old) || old.sa_handler == SIG_IGN)
             continue; /* keep what nohup and the like asked for */
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_RESETHAND;
-        sigaction(sigs[i], &sa, NULL);
+        sigaction(handled_sigs[i], &sa, NULL);
     }
 }
 
@@ -229,13 +244,14 @@ int outfile_check(const char *path, cxl_err *err)
     int rc = classify(path, &f, err);
     if (rc || f.kind != OF_TEMP)
         return rc;
+    sigset_t held;
+    hold_signals(&held);
     rc = make_temp(&f, err);
     if (!rc) {
-        int slot = pending_add(f.tmp);
         close(f.fd);
         unlink(f.tmp);
-        pending_drop(slot);
     }
+    release_signals(&held);
     return rc;
 }
 
@@ -340,12 +356,15 @@ int outfile_open(const char *path, outfile **out, cxl_err *err)
         if (f->fd < 0)
             rc = io_err(err, path, "", errno);
     } else if (!rc && f->kind == OF_TEMP) {
+        sigset_t held;
+        hold_signals(&held);
         rc = make_temp(f, err);
         if (!rc && (f->slot = pending_add(f->tmp)) < 0) {
             close(f->fd);
             unlink(f->tmp);
             rc = cxl_errf(err, CXL_EINTERNAL, "more than %d output files open at once", OUTFILE_MAX_PENDING);
         }
+        release_signals(&held);
     }
     if (rc) {
         free(f);
