@@ -9,7 +9,7 @@ Every result is a dict; every error raises CxlsimError with the C API's code, me
     print(cl.collective("allreduce", bytes=1 << 30, ranks=8)["time_ps"])
 
 The library is found from $CXLSIM_LIBRARY, then beside this package in an installed tree
-(PREFIX/share/cxlsim/python -> PREFIX/lib*/libcxlsim.so.1), then by the system's loader.
+(PREFIX/share/cxlsim/python -> PREFIX/lib*/libcxlsim.so.2), then by the system's loader.
 """
 import ctypes as C
 import ctypes.util
