@@ -76,6 +76,26 @@ template <size_t N> uint64_t get_bits(const VlWide<N> &w, int lsb, int width)
     return v;
 }
 
+// every bit of a port 0
+template <size_t N> void clear(VlWide<N> &w)
+{
+    for (size_t i = 0; i < N; i++)
+        w[i] = 0;
+}
+inline void clear(uint64_t &w) { w = 0; }
+inline void clear(uint32_t &w) { w = 0; }
+
+// the same for a narrow port (Verilator's plain integer for up to 64 bits), with the parameter's defaults
+template <typename T> void put_bits(T &w, int lsb, int width, uint64_t v)
+{
+    uint64_t m = (width >= 64 ? ~0ull : (1ull << width) - 1) << lsb;
+    w = static_cast<T>((static_cast<uint64_t>(w) & ~m) | ((v << lsb) & m));
+}
+inline uint64_t get_bits(uint64_t w, int lsb, int width)
+{
+    return (w >> lsb) & (width >= 64 ? ~0ull : (1ull << width) - 1);
+}
+
 inline void pack_msg(VlWide<kMsgWords> &w, const cxl_msg &m)
 {
     for (int i = 0; i < kMsgWords; i++)
@@ -106,11 +126,48 @@ struct PipePhase {
 constexpr PipePhase kPipePhases[] = {{90, 10}, {10, 90}, {50, 50}, {100, 100}, {100, 0}, {0, 100}, {70, 60}};
 inline PipePhase pipe_phase(Rng &r) { return kPipePhases[r.below(sizeof kPipePhases / sizeof kPipePhases[0])]; }
 
+// A ready cycle for a pipe test's push: in the past (wrapping below 0 as the C does), now, up to `span`
+// cycles ahead, never (all ones) or anywhere.
+inline uint64_t pipe_ready_cycle(Rng &r, uint64_t now, uint32_t span)
+{
+    uint32_t pick = r.below(100);
+    if (pick < 25)
+        return now - r.below(50);
+    if (pick < 50)
+        return now;
+    if (pick < 90)
+        return now + 1 + r.below(span);
+    if (pick < 95)
+        return UINT64_MAX;
+    return r.next();
+}
+
 // A fixed path delay for the delay-pipe tests: 0, 1, 2, small, large, beyond any run, or random below 100.
 inline uint32_t path_delay(Rng &r)
 {
     static const uint32_t fixed[] = {0, 1, 2, 3, 7, 40, 200, 5000, UINT32_MAX};
     return r.chance(80) ? fixed[r.below(sizeof fixed / sizeof fixed[0])] : r.below(100);
+}
+
+// A delay-pipe test's reset: a new delay (path_delay) and a start cycle `now` (0, just below 2^32 so the
+// low 32 bits wrap while entries wait, far on, or `far_start`, drawn once per seed); the reset acts
+// regardless of ce, so ce is random in it. The caller then empties its C pipe.
+struct DelayPathReset {
+    uint64_t now;
+    uint32_t delay;
+};
+template <typename V> DelayPathReset reset_delay_path(V &top, Rng &r, uint64_t far_start)
+{
+    const uint64_t starts[] = {0, (1ull << 32) - 3000, (1ull << 40) - 2000, far_start};
+    DelayPathReset d{starts[r.below(4)], path_delay(r)};
+    top.rst_n = 0;
+    top.ce = r.chance(50);
+    top.delay = d.delay;
+    top.eval();
+    top.clk = 1;
+    top.eval();
+    top.clk = 0;
+    return d;
 }
 
 // The first mismatch: returns false after printing it, so callers write `ok = ok && same(...)`.

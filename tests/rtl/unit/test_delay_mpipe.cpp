@@ -42,7 +42,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
     std::unique_ptr<cxl_pipe> pp(new cxl_pipe);
     cxl_pipe &p = *pp;
     // (a run never comes near 2^64 cycles: now + delay does not wrap in the C)
-    const uint64_t starts[] = {0, (1ull << 32) - 3000, (1ull << 40) - 2000, rng.next() >> 1};
+    const uint64_t far_start = rng.next() >> 1;
     uint64_t now = 0;
     uint32_t delay = 0;
     rtl_unit::PipePhase ph = rtl_unit::kPipePhases[0];
@@ -54,15 +54,9 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
     for (uint64_t cyc = 0; cyc < kCycles && ok; cyc++) {
         ck.cycle = cyc;
         if (cyc == next_reset) {
-            now = starts[rng.below(4)];
-            delay = rtl_unit::path_delay(rng);
-            top->rst_n = 0;
-            top->ce = rng.chance(50); // reset acts regardless of ce
-            top->delay = delay;
-            top->eval();
-            top->clk = 1;
-            top->eval();
-            top->clk = 0;
+            rtl_unit::DelayPathReset d = rtl_unit::reset_delay_path(*top, rng, far_start);
+            now = d.now;
+            delay = d.delay;
             pipe_init(&p, kDepth);
             next_reset = cyc + 300 + rng.below(2500);
             continue;

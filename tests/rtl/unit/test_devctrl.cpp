@@ -33,26 +33,9 @@ constexpr uint32_t kNIn = 16, kK = 5;
 constexpr int kW = 120;
 static_assert(sizeof(cxl_params) % 4 == 0, "cxl_params is a whole number of words");
 
-template <size_t N> void set_bits(VlWide<N> &w, int lsb, int width, uint64_t v)
-{
-    for (int b = 0; b < width; b++) {
-        uint32_t bit = static_cast<uint32_t>((v >> b) & 1u);
-        int at = lsb + b;
-        w[at / 32] = (w[at / 32] & ~(1u << (at % 32))) | (bit << (at % 32));
-    }
-}
-template <size_t N> uint64_t get_bits(const VlWide<N> &w, int lsb, int width)
-{
-    uint64_t v = 0;
-    for (int b = 0; b < width; b++)
-        v |= static_cast<uint64_t>((w[(lsb + b) / 32] >> ((lsb + b) % 32)) & 1u) << b;
-    return v;
-}
-template <size_t N> void clear(VlWide<N> &w)
-{
-    for (size_t i = 0; i < N; i++)
-        w[i] = 0;
-}
+using rtl_unit::get_bits;
+using rtl_unit::clear;
+using rtl_unit::put_bits;
 
 struct Traffic {
     Rng &r;
@@ -297,7 +280,7 @@ bool run(VerilatedContext &ctx, const Run &rn, uint64_t seed, Checker &ck)
         clear(top->in_msg);
         for (uint32_t i = 0; i < n; i++)
             for (int f = 0; f < 7; f++)
-                set_bits(top->in_msg, static_cast<int>(kW * i) + rtl_unit::kMsgFields[f].lsb,
+                put_bits(top->in_msg, static_cast<int>(kW * i) + rtl_unit::kMsgFields[f].lsb,
                          rtl_unit::kMsgFields[f].width, rtl_unit::msg_field(in[i], f));
         top->drs_pop_n = 0;
         top->ndr_pop_n = 0;

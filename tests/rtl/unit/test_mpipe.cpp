@@ -43,52 +43,11 @@ constexpr int kW = 120;
 
 constexpr uint32_t kCaps[] = {0, 1, 2, 3, 5, 7, 9, 64, 255, 256, 257, 1000};
 
-template <size_t N> void set_bits(VlWide<N> &w, int lsb, int width, uint64_t v)
-{
-    for (int b = 0; b < width; b++) {
-        uint32_t bit = static_cast<uint32_t>((v >> b) & 1u);
-        int at = lsb + b;
-        w[at / 32] = (w[at / 32] & ~(1u << (at % 32))) | (bit << (at % 32));
-    }
-}
-template <size_t N> uint64_t get_bits(const VlWide<N> &w, int lsb, int width)
-{
-    uint64_t v = 0;
-    for (int b = 0; b < width; b++)
-        v |= static_cast<uint64_t>((w[(lsb + b) / 32] >> ((lsb + b) % 32)) & 1u) << b;
-    return v;
-}
-// a narrow port is a plain integer
-inline uint64_t get_bits(uint64_t w, int lsb, int width)
-{
-    return (w >> lsb) & (width >= 64 ? ~0ull : (1ull << width) - 1);
-}
-template <size_t N> void clear(VlWide<N> &w)
-{
-    for (size_t i = 0; i < N; i++)
-        w[i] = 0;
-}
-inline void clear(uint64_t &w) { w = 0; }
-inline void clear(uint32_t &w) { w = 0; }
-template <typename T> void set_bits(T &w, int lsb, int width, uint64_t v)
-{
-    uint64_t m = (width >= 64 ? ~0ull : (1ull << width) - 1) << lsb;
-    w = static_cast<T>((static_cast<uint64_t>(w) & ~m) | ((v << lsb) & m));
-}
+using rtl_unit::get_bits;
+using rtl_unit::clear;
+using rtl_unit::put_bits;
 
-uint64_t ready_for(Rng &r, uint64_t now)
-{
-    uint32_t pick = r.below(100);
-    if (pick < 25)
-        return now - r.below(50); // past (wraps below 0 like the C)
-    if (pick < 50)
-        return now;
-    if (pick < 90)
-        return now + 1 + r.below(60);
-    if (pick < 95)
-        return UINT64_MAX;
-    return r.next();
-}
+uint64_t ready_for(Rng &r, uint64_t now) { return rtl_unit::pipe_ready_cycle(r, now, 60); }
 
 struct Win {
     bool valid[kK];
@@ -165,7 +124,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
         clear(top->push_msg);
         for (uint32_t i = 0; i < kNPush; i++)
             for (int f = 0; f < 7; f++)
-                set_bits(top->push_msg, static_cast<int>(kW * i) + rtl_unit::kMsgFields[f].lsb,
+                put_bits(top->push_msg, static_cast<int>(kW * i) + rtl_unit::kMsgFields[f].lsb,
                          rtl_unit::kMsgFields[f].width, rtl_unit::msg_field(m[i], f));
         top->push_ready = ready;
         top->pop_n = pop_n;

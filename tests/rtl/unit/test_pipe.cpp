@@ -23,19 +23,7 @@ constexpr int kCycles = 6000;
 
 constexpr uint32_t kCaps[] = {0, 1, 2, 3, 7, 64, 255, 256, 257, 1000};
 
-uint64_t ready_for(Rng &r, uint64_t now)
-{
-    uint32_t pick = r.below(100);
-    if (pick < 25)
-        return now - r.below(50); // past (wraps below 0 like the C)
-    if (pick < 50)
-        return now;
-    if (pick < 90)
-        return now + 1 + r.below(400);
-    if (pick < 95)
-        return UINT64_MAX;
-    return r.next();
-}
+uint64_t ready_for(Rng &r, uint64_t now) { return rtl_unit::pipe_ready_cycle(r, now, 400); }
 
 bool run_seed(VerilatedContext &ctx, uint64_t seed)
 {
