@@ -10,7 +10,7 @@
 //   2. read and submit descs[0 .. n_descs-1] in order; a descriptor the model refuses (its requester's
 //      queue is full, sub_ready low) is dropped and sets status 1 (CXL_KST_DESC_REFUSED).
 //   3. run model cycles while now < until && !(stop && comp_count != 0) && comp_count < CXL_COMPQ
-//      (cxl_model_run; the C skips idle stretches exactly, the RTL steps each cycle: same results).
+//      (cxl_model_run; both skip idle stretches exactly: the RTL as cxl_model.v's header says).
 //   4. drain up to max_comps completions, oldest first, to comps[0 ..] (cxl_model_drain).
 //   5. want_stats != 0: copy the cxl_stats struct (CXL_STATS_WORDS 64-bit words) to `stats`.
 //   6. write the cxl_kernel_result record (hw/hls/cxl_kernel.h: n_comps, status, model_error, idle,
@@ -500,6 +500,7 @@ module cxl_kernel #(
         .sub_desc(desc_buf),
         .sub_ready(sub_ready),
         .run(run),
+        .run_until(int_until_q),
         .at_boundary(at_boundary),
         .now(now),
         .comp_count(comp_count),

@@ -12,8 +12,17 @@
 //     paths take at least one cycle; host/config/devcfg.c checks it), and nothing else before step 5 touches a
 //     requester.
 //   - the main clock: steps 1-4 and 6-10 (and the local path's moves), every unit enabled, then now + 1.
-// Between model cycles (at_boundary) the state equals the C model's after cxl_model_run's cycle. The C
-// skips idle stretches exactly; this model steps through them (same results, see docs/cxl-model.md).
+// Between model cycles (at_boundary) the state equals the C model's after cxl_model_run's cycle.
+//
+// Idle skip (the C's quiet_until / idle_cycles, docs/cxl-model.md 2.4): a main clock in which the model is
+// quiet (nothing in flight anywhere, no requester able to issue, no refresh due) is cycle `now` and the
+// k - 1 quiet cycles after it at once, k = min(the requesters' next issue, the next refresh deadline,
+// `run_until`) - now: `now`, every unit's copy of it and the cycle count move by k, the DRAM's refresh
+// deadlines by k (dram_chan.v). Nothing else changes in quiet cycles but what the skip needs settled
+// first: a link's flit accumulator (taken only when it is already at its ceiling, acc >= 0, as one more
+// cycle puts it there) and the DRAM's timing counters (taken only when all of them reach 0 within the k
+// cycles: dram_chan.v's bound `rest`, then flushed). The C crosses whole refresh periods at once as well;
+// this model stops at every refresh deadline (a few model cycles per refresh), with the same results.
 //
 // Interface (the kernel top, cxl_kernel.v, drives it as cxl_kernel() drives cxl_model_*):
 //   prm          cxl_params as 32-bit little-endian words (hw/rtl/cxl_layout.vh, CXL_P_*); sampled
@@ -21,7 +30,8 @@
 //                stay stable while the model runs.
 //   sub_*        cxl_model_submit, one descriptor per clock, only at_boundary && !run. sub_ready: the
 //                requester's queue has room (otherwise the C returns -1; the caller drops it).
-//   run          sampled at_boundary: perform the next model cycle.
+//   run          sampled at_boundary: perform the next model cycle (with an idle skip, the next k).
+//   run_until    the cycle the caller stops at (run is low once now >= run_until): a skip ends there.
 //   comp_*       the completion buffer (CXL_COMPQ = 1024): count, oldest entry (cxl_completion as
 //                little-endian bytes), pop (cxl_model_drain).
 //   st_addr      cxl_stats as little-endian 64-bit words (CXL_S_*); st_data is registered (valid the
@@ -61,6 +71,7 @@ module cxl_model #(
     /* verilator lint_on UNUSEDSIGNAL */
     output wire                         sub_ready,
     input  wire                         run,
+    input  wire [63:0]                  run_until,    // run's bound (the kernel's): an idle skip ends there
     output wire                         at_boundary,
     output wire [63:0]                  now,
     output wire [31:0]                  comp_count,
@@ -138,6 +149,10 @@ module cxl_model #(
     wire            stepping = mid_q || (run && !clearing);           // a model cycle runs in this clock
     wire            rsp_clk  = stepping && rsel_any;
     wire            main_clk = stepping && !rsel_any;
+    // an idle skip (below): this main clock is 1 + skip_n model cycles
+    wire            skip_c;
+    wire [63:0]     skip_n;
+    wire [31:0]     skip_n32;
     /* verilator lint_off UNUSEDSIGNAL */   // a response clock needs only req and tag
     wire [W-1:0]    rmsg     = hr_head[W*rsel_h +: W];
     wire [7:0]      rreq8    = rmsg[`CXL_MSG_REQ];
@@ -161,7 +176,7 @@ module cxl_model #(
             now_q <= 64'd0;
             local_rr_q <= 8'd0;
         end else if (main_clk) begin
-            now_q <= now_q + 64'd1;
+            now_q <= now_q + 64'd1 + skip_n;
             if (!lp)
                 local_rr_q <= local_rr_n;
         end
@@ -296,6 +311,8 @@ module cxl_model #(
     // up[h]: host port h (direct: the only link, host 0 <-> device 0); dn[d]: switch <-> device d.
     wire [NH-1:0]       um_idle, us_idle;
     wire [ND-1:0]       dm_idle, ds_idle;
+    wire [NH-1:0]       um_acc_neg, us_acc_neg;   // a link's flit accumulator below 0 (not at its ceiling)
+    wire [ND-1:0]       dm_acc_neg, ds_acc_neg;
     wire [NH*4-1:0]     um_rx_n, us_rx_n;
     wire [NH*NIN*W-1:0] um_rx_msg, us_rx_msg;
     wire [ND*4-1:0]     dm_rx_n, ds_rx_n;
@@ -328,6 +345,8 @@ module cxl_model #(
 
     // device controllers' outputs
     wire [ND-1:0]     dv_cr_req, dv_cr_rwd, dv_idle, dv_refdue, dv_in_err;
+    wire [ND*16-1:0]  dv_rest;      // each device's DRAM timing-counter bound (dram_chan.v)
+    wire [ND*32-1:0]  dv_refmin;    // ... and cycles to its next refresh deadline
     wire [ND*K-1:0]   dv_drs_rdy, dv_ndr_rdy;
     wire [ND*K*W-1:0] dv_drs_msg, dv_ndr_msg;
     // switch outputs
@@ -380,7 +399,7 @@ module cxl_model #(
             wire lclk;
             wire [63:0] now_l;
             clkgate u_cg (.clk(clk), .en(!rst_n || (main_clk && used)), .gclk(lclk));
-            model_now u_now (.clk(lclk), .rst_n(rst_n), .step(main_clk), .now(now_l));
+            model_now u_now (.clk(lclk), .rst_n(rst_n), .step(main_clk), .skip_n(skip_n), .now(now_l));
             // the link's inputs, each computed apart (a simulator then re-evaluates an unused port's
             // link only when its own inputs move)
             reg  [NREQ*KM-1:0]  m_src_rdy;
@@ -450,6 +469,8 @@ module cxl_model #(
                 .rx_n(us_rx_n[4*gh +: 4]), .rx_msg(us_rx_msg[NIN*W*gh +: NIN*W]),
                 .cr_avail(a1), .cr_pending(pd1), .acc(acc1), .idle(us_idle[gh]), .fl_count(fc1),
                 .owed_count(oc1), .owed_chunks(och1), .rr(rr1));
+            assign um_acc_neg[gh] = acc0[63];
+            assign us_acc_neg[gh] = acc1[63];
         end
     endgenerate
 
@@ -461,6 +482,8 @@ module cxl_model #(
         if (SW == 0) begin : g_nodn
             assign dm_idle = {ND{1'b1}};
             assign ds_idle = {ND{1'b1}};
+            assign dm_acc_neg = {ND{1'b0}};
+            assign ds_acc_neg = {ND{1'b0}};
             assign dm_rx_n = {(ND*4){1'b0}};
             assign ds_rx_n = {(ND*4){1'b0}};
             assign dm_rx_msg = {(ND*NIN*W){1'b0}};
@@ -490,7 +513,7 @@ module cxl_model #(
             wire lclk;
             wire [63:0] now_l;
             clkgate u_cg (.clk(clk), .en(!rst_n || (main_clk && used)), .gclk(lclk));
-            model_now u_now (.clk(lclk), .rst_n(rst_n), .step(main_clk), .now(now_l));
+            model_now u_now (.clk(lclk), .rst_n(rst_n), .step(main_clk), .skip_n(skip_n), .now(now_l));
             /* verilator lint_off UNUSEDSIGNAL */
             wire [127:0] a0, a1, pd0, pd1;
             wire [63:0]  acc0, acc1;
@@ -525,6 +548,8 @@ module cxl_model #(
                 .rx_n(ds_rx_n[4*gd +: 4]), .rx_msg(ds_rx_msg[NIN*W*gd +: NIN*W]),
                 .cr_avail(a1), .cr_pending(pd1), .acc(acc1), .idle(ds_idle[gd]), .fl_count(fc1),
                 .owed_count(oc1), .owed_chunks(och1), .rr(rr1));
+            assign dm_acc_neg[gd] = acc0[63];
+            assign ds_acc_neg[gd] = acc1[63];
             // the switch's egress queue towards device d feeds dn_m2s[d]; devices feed dn_s2m[d]
             for (gk = 0; gk < K; gk = gk + 1) begin : win
                 assign dm_src_rdy[K*gd + gk] = gk < sw_dn_out_count[32*gd +: 32];
@@ -554,7 +579,7 @@ module cxl_model #(
             wire swclk;
             wire [63:0] now_sw;
             clkgate u_cg_sw (.clk(clk), .en(!rst_n || (main_clk && lp && sw)), .gclk(swclk));
-            model_now u_now_sw (.clk(swclk), .rst_n(rst_n), .step(main_clk), .now(now_sw));
+            model_now u_now_sw (.clk(swclk), .rst_n(rst_n), .step(main_clk), .skip_n(skip_n), .now(now_sw));
             switch #(.NH(NH), .ND(ND), .DEPTH(`CXL_MAX_FIFO), .NIN(NIN), .NPOP(8), .W(W)) u_sw (
                 .clk(swclk), .rst_n(rst_n), .ce(main_clk && lp && sw), .now(now_sw),
                 // without a switch it sees no ports: it is never clocked then, and its arbitration logic has
@@ -604,7 +629,7 @@ module cxl_model #(
             wire dclk;
             wire [63:0] now_d;
             clkgate u_cg (.clk(clk), .en(!rst_n || (main_clk && gd < p_devices)), .gclk(dclk));
-            model_now u_now (.clk(dclk), .rst_n(rst_n), .step(main_clk), .now(now_d));
+            model_now u_now (.clk(dclk), .rst_n(rst_n), .step(main_clk), .skip_n(skip_n), .now(now_d));
             // step 2 (ingress: direct from up link 0, switch from dn link d, local path) and step 7 (the
             // responses the link or the local path takes), each device's apart
             reg [7:0]       in_n, drs_pop, ndr_pop;
@@ -648,6 +673,8 @@ module cxl_model #(
             end
             devctrl #(.NCH(NCH), .NB(NB), .NQ(NQ), .NIN(DIN), .K(K), .W(W)) u_dev (
                 .clk(dclk), .rst_n(rst_n), .ce(main_clk && gd < p_devices), .now(now_d),
+                .skip(skip_c), .skip_n(skip_n32),
+                .dram_rest(dv_rest[16*gd +: 16]), .dram_ref_min(dv_refmin[32*gd +: 32]),
                 .req_latency_cycles(pw(`CXL_P_CTRL_REQ_LATENCY_CYCLES)),
                 .rsp_latency_cycles(pw(`CXL_P_CTRL_RSP_LATENCY_CYCLES)),
                 .ingress_depth(pw(`CXL_P_CTRL_INGRESS_DEPTH)),
@@ -691,7 +718,7 @@ module cxl_model #(
             wire hclk;
             wire [63:0] now_h;
             clkgate u_cg (.clk(clk), .en(!rst_n || ce_h), .gclk(hclk));
-            model_now u_now (.clk(hclk), .rst_n(rst_n), .step(main_clk), .now(now_h));
+            model_now u_now (.clk(hclk), .rst_n(rst_n), .step(main_clk), .skip_n(skip_n), .now(now_h));
             // step 3: what arrives over up link h, or (local path, host 0) device 0's ready responses
             reg [7:0]         push_n;
             reg [RPUSH*W-1:0] push_msg;
@@ -1018,7 +1045,7 @@ module cxl_model #(
             end
             if (main_clk) begin
                 mid_q <= 1'b0;
-                st_cycles <= st_cycles + 64'd1;
+                st_cycles <= st_cycles + 64'd1 + skip_n;
                 // model errors in the C's step order: 1 (step 2), 2 (step 3), 1 (step 4), 2 (local_out)
                 if (|dv_in_err) err_q <= 32'd1;
                 if (lp && |hr_err) err_q <= 32'd2;
@@ -1120,6 +1147,61 @@ module cxl_model #(
                 idle_c = 1'b0;
     end
     assign idle = idle_c;
+
+    // ---------------------------------------------------------------- idle skip (header)
+    // quiet_c: the C's quiet_until(m) > now; k_c: the cycles to the next event, capped by `run_until`
+    reg        quiet_c, settled_c;
+    reg [63:0] t_c, k_c;
+    reg [31:0] ref_c;
+    always @* begin
+        quiet_c = 1'b1;
+        settled_c = 1'b1;
+        t_c = run_until;
+        ref_c = 32'h7fffffff;
+        for (r = 0; r < NREQ; r = r + 1)
+            if (r < p_requesters) begin
+                if (rq_quiet[64*r +: 64] <= now_q || hq_count[32*r +: 32] != 32'd0)
+                    quiet_c = 1'b0;
+                if (rq_quiet[64*r +: 64] < t_c)
+                    t_c = rq_quiet[64*r +: 64];
+            end
+        for (h = 0; h < NH; h = h + 1)
+            if (h < p_hosts) begin
+                if (hr_count[32*h +: 32] != 32'd0 || (lp && (!um_idle[h] || !us_idle[h])))
+                    quiet_c = 1'b0;
+                if (lp && (um_acc_neg[h] || us_acc_neg[h]))
+                    settled_c = 1'b0;
+            end
+        if (lp && sw) begin
+            if (!sw_idle)
+                quiet_c = 1'b0;
+            for (d = 0; d < ND; d = d + 1)
+                if (d < p_devices) begin
+                    if (!dm_idle[d] || !ds_idle[d])
+                        quiet_c = 1'b0;
+                    if (dm_acc_neg[d] || ds_acc_neg[d])
+                        settled_c = 1'b0;
+                end
+        end
+        for (d = 0; d < ND; d = d + 1)
+            if (d < p_devices) begin
+                if (!dv_idle[d] || dv_refdue[d])
+                    quiet_c = 1'b0;
+                if ($signed(dv_refmin[32*d +: 32]) < $signed(ref_c))
+                    ref_c = dv_refmin[32*d +: 32];
+            end
+        k_c = t_c - now_q;
+        if (t_c <= now_q)
+            quiet_c = 1'b0;
+        if ({32'd0, ref_c} < k_c)
+            k_c = {32'd0, ref_c};
+        for (d = 0; d < ND; d = d + 1)
+            if (d < p_devices && {48'd0, dv_rest[16*d +: 16]} > k_c)
+                settled_c = 1'b0;
+    end
+    assign skip_c = main_clk && quiet_c && settled_c && k_c > 64'd1;
+    assign skip_n = skip_c ? k_c - 64'd1 : 64'd0;
+    assign skip_n32 = skip_n[63:32] != 32'd0 ? 32'hffffffff : skip_n[31:0];
 endmodule
 
 `default_nettype wire

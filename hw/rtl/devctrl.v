@@ -44,6 +44,10 @@ module devctrl #(
     input  wire         clk,
     input  wire         rst_n /* verilator public_flat_rd */,              // synchronous, active low: devctrl_init
     input  wire         ce /* verilator public_flat_rd */,                 // clock enable: the state advances on edges with ce = 1
+    input  wire         skip /* verilator public_flat_rd */,               // idle skip (cxl_model.v): the DRAM's, dram_chan.v
+    input  wire [31:0]  skip_n /* verilator public_flat_rd */,
+    output wire [15:0]  dram_rest /* verilator public_flat_rd */,          // the DRAM's timing-counter bound
+    output wire [31:0]  dram_ref_min /* verilator public_flat_rd */,       // cycles to its next refresh deadline
     input  wire [63:0]  now /* verilator public_flat_rd */,
     // cxl_ctrl_params
     input  wire [31:0]  req_latency_cycles /* verilator public_flat_rd */,
@@ -268,7 +272,8 @@ module devctrl #(
     wire [3:0]  d_refdue;
     assign refresh_due = d_refdue != 4'd0;
     dram #(.NCH(NCH), .NB(NB), .NQ(NQ)) u_dram (
-        .clk(clk), .rst_n(rst_n), .ce(ce), .now(now),
+        .clk(clk), .rst_n(rst_n), .ce(ce), .skip(skip), .skip_n(skip_n), .rest(dram_rest),
+        .ref_min(dram_ref_min), .now(now),
         .channels(d_channels[2:0]), .ranks(d_ranks[2:0]), .map_order(map_order), .map_bits(map_bits),
         .bank_hash(bank_hash),
         .tRCD(pw(`CXL_P_DRAM_TRCD)), .tCL(pw(`CXL_P_DRAM_TCL)), .tRP(pw(`CXL_P_DRAM_TRP)),

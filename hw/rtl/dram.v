@@ -38,6 +38,10 @@ module dram #(
     input  wire        clk,
     input  wire        rst_n,
     input  wire        ce,            // clock enable: the state advances on edges with ce = 1
+    input  wire        skip,          // idle skip: this edge is 1 + skip_n quiet cycles (dram_chan.v)
+    input  wire [31:0] skip_n,
+    output reg  [15:0] rest,          // the largest of the channels' timing-counter bounds
+    output reg  [31:0] ref_min,       // cycles to the next refresh deadline of any channel (signed)
     input  wire [63:0] now,
     // parameters
     input  wire [2:0]  channels,
@@ -112,6 +116,17 @@ module dram #(
     wire [3:0] conf_any;
     wire [27:0] nr_nx, nw_nx;
 
+    // the bound of any non-refresh command's raise of a timing counter (each raise is a sum of distinct
+    // timings and a constant of at most 2: dram_timing.v), saturated at the counters' 16 bits
+    wire [31:0] reach_sum = {16'd0, tRCD[15:0]} + {16'd0, tCL[15:0]} + {16'd0, tRP[15:0]} + {16'd0, tRAS[15:0]} +
+        {16'd0, tRC[15:0]} + {16'd0, tCWL[15:0]} + {16'd0, tWR[15:0]} + {16'd0, tRTP[15:0]} + {16'd0, tBL[15:0]} +
+        {16'd0, tCCD_S[15:0]} + {16'd0, tCCD_L[15:0]} + {16'd0, tCCD_S_WR[15:0]} + {16'd0, tCCD_L_WR[15:0]} +
+        {16'd0, tRRD_S[15:0]} + {16'd0, tRRD_L[15:0]} + {16'd0, tFAW[15:0]} + {16'd0, tWTR_S[15:0]} +
+        {16'd0, tWTR_L[15:0]} + {16'd0, tRTW[15:0]} + 32'd2;
+    wire [15:0] reach = reach_sum > 32'd65535 ? 16'hffff : reach_sum[15:0];
+    wire [63:0] ch_rest;
+    wire [127:0] ch_ref_min;
+
     genvar c;
     generate
         for (c = 0; c < 4; c = c + 1) begin : g_ch
@@ -134,10 +149,14 @@ module dram #(
                 assign nr_nx[7*c +: 7] = 7'd0;
                 assign nw_nx[7*c +: 7] = 7'd0;
                 assign refresh_due[c] = 1'b0;
+                assign ch_rest[16*c +: 16] = 16'd0;
+                assign ch_ref_min[32*c +: 32] = 32'h7fffffff;
             end else begin : ch
             wire here = enq_valid && m_ch[1:0] == c;
             dram_chan #(.NB(NB), .NQ(NQ)) u_ch (
-                .clk(clk), .rst_n(rst_n), .ce(ce), .now(now), .ch(CI), .en(c < channels),
+                .clk(clk), .rst_n(rst_n), .ce(ce), .skip(skip), .skip_n(skip_n), .reach(reach),
+                .rest(ch_rest[16*c +: 16]), .ref_min(ch_ref_min[32*c +: 32]),
+                .now(now), .ch(CI), .en(c < channels),
                 .ranks(ranks), .bg_bits(bg_bits), .bank_bits(bank_bits), .ref_shift(ref_shift),
                 .tRCD(tRCD), .tCL(tCL), .tRP(tRP), .tRAS(tRAS), .tRC(tRC), .tCWL(tCWL), .tWR(tWR),
                 .tRTP(tRTP), .tBL(tBL), .tCCD_S(tCCD_S), .tCCD_L(tCCD_L), .tCCD_S_WR(tCCD_S_WR),
@@ -158,6 +177,17 @@ module dram #(
             end
         end
     endgenerate
+    integer q;
+    always @* begin
+        rest = 16'd0;
+        ref_min = 32'h7fffffff;
+        for (q = 0; q < 4; q = q + 1) begin
+            if (ch_rest[16*q +: 16] > rest)
+                rest = ch_rest[16*q +: 16];
+            if ($signed(ch_ref_min[32*q +: 32]) < $signed(ref_min))
+                ref_min = ch_ref_min[32*q +: 32];
+        end
+    end
 
     // channel (now + k) mod channels goes k-th: completions in that order, room handed out in that order
     reg [31:0] room;

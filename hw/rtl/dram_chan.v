@@ -24,6 +24,15 @@
 // command" is the same choice. An entry's readiness is a bit of a per-bank vector selected by its bank
 // index. hits_r / hits_w are the C's counters: per bank, the entries of each queue that hit its open row.
 //
+// Idle skip (cxl_model.v): an edge with ce and `skip` is a model cycle in which the whole model is quiet
+// (no queued request, no read data, no refresh due: no command issues) followed by skip_n more such
+// cycles at once. The refresh deadlines move by 1 + skip_n (saturating as one by one), and the timing
+// counters are flushed to 0 (dram_timing.v), which is exact when every counter would have reached 0:
+// `rest` is a bound on every counter (each command raises it to the largest value that command can set:
+// tRFC for REF, tRFCsb for REFsb, `reach` (every timing summed, dram.v) for any other), and the model
+// skips only when rest <= 1 + skip_n. ref_min is the cycles to this channel's next refresh deadline
+// (the least ref_left of its refreshing ranks; 2^31 - 1 when none), which bounds the skip.
+//
 // The C's wake/wake_on_room skip is an optimisation that does not change results (dram.c); the RTL
 // evaluates the channel every cycle.
 `default_nettype none
@@ -36,6 +45,11 @@ module dram_chan #(
     input  wire        clk,
     input  wire        rst_n /* verilator public_flat_rd */,
     input  wire        ce /* verilator public_flat_rd */,
+    input  wire        skip /* verilator public_flat_rd */,         // idle skip: this edge is 1 + skip_n quiet cycles
+    input  wire [31:0] skip_n /* verilator public_flat_rd */,       // (saturated at 2^32 - 1)
+    input  wire [15:0] reach /* verilator public_flat_rd */,        // bound of any non-refresh command's raise
+    output reg  [15:0] rest /* verilator public_flat_rd */,         // bound on every timing counter
+    output reg  [31:0] ref_min /* verilator public_flat_rd */,      // cycles to the next refresh deadline (signed)
     /* verilator lint_off UNUSEDSIGNAL */  // the read FIFO compares the low 16 bits
     input  wire [63:0] now /* verilator public_flat_rd */,
     /* verilator lint_on UNUSEDSIGNAL */
@@ -137,7 +151,7 @@ module dram_chan #(
     wire [31:0] enq_open_row;
     /* verilator lint_off PINCONNECTEMPTY */  // the counters' query outputs are for tests
     dram_timing #(.NB(NB)) u_tm (
-        .clk(clk), .rst_n(rst_n), .ce(ce), .ranks(ranks), .bg_bits(bg_bits), .bank_bits(bank_bits),
+        .clk(clk), .rst_n(rst_n), .ce(ce), .flush(skip), .ranks(ranks), .bg_bits(bg_bits), .bank_bits(bank_bits),
         .tRCD(tRCD), .tCL(tCL), .tRP(tRP), .tRAS(tRAS), .tRC(tRC), .tCWL(tCWL), .tWR(tWR), .tRTP(tRTP),
         .tBL(tBL), .tCCD_S(tCCD_S), .tCCD_L(tCCD_L), .tCCD_S_WR(tCCD_S_WR), .tCCD_L_WR(tCCD_L_WR),
         .tRRD_S(tRRD_S), .tRRD_L(tRRD_L), .tFAW(tFAW), .tWTR_S(tWTR_S), .tWTR_L(tWTR_L), .tRTW(tRTW),
@@ -405,6 +419,32 @@ module dram_chan #(
     wire [4:0] rd_tail = rd_head + rd_count[4:0];
     wire is_ref_cmd = iss_valid && (iss_cmd == C_REF || iss_cmd == C_REFSB);
 
+    // ---- idle skip: the next refresh deadline, the counters' bound, the deadlines after a skip ----
+    integer rk;
+    always @* begin
+        ref_min = 32'h7fffffff;
+        for (rk = 0; rk < 4; rk = rk + 1)
+            if (en && ref_iv != 32'd0 && rk < {29'd0, ranks} && $signed(ref_left[rk]) < $signed(ref_min))
+                ref_min = ref_left[rk];
+    end
+    wire [15:0] cmd_reach = !iss_valid ? 16'd0 : iss_cmd == C_REF ? tRFC[15:0] :
+                            iss_cmd == C_REFSB ? tRFCsb[15:0] : reach;
+    wire [15:0] rest_top = rest > cmd_reach ? rest : cmd_reach;
+    always @(posedge clk) begin
+        if (!rst_n || (ce && skip))
+            rest <= 16'd0;
+        else if (ce)
+            rest <= rest_top == 16'd0 ? 16'd0 : rest_top - 16'd1;
+    end
+    // ref_left - 1 - skip_n, saturating at -2^31 as the one-by-one count does
+    function [31:0] ref_after_skip(input [31:0] v);
+        reg signed [33:0] d;
+        begin
+            d = $signed({{2{v[31]}}, v}) - 34'sd1 - $signed({2'b00, skip_n});
+            ref_after_skip = d < -34'sd2147483648 ? 32'h80000000 : d[31:0];
+        end
+    endfunction
+
     integer j;
     always @(posedge clk) begin
         if (ce && enq_r)
@@ -494,6 +534,8 @@ module dram_chan #(
                     ref_left[j] <= ref_left[j] + ref_iv - 32'd1;
                     if (sb)
                         ref_bank[j] <= (ref_bank[j] + 6'd1) & kmask;
+                end else if (skip) begin
+                    ref_left[j] <= ref_after_skip(ref_left[j]);
                 end else if (ref_left[j] != 32'h80000000) begin
                     ref_left[j] <= ref_left[j] - 32'd1;
                 end

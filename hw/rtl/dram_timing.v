@@ -22,6 +22,12 @@
 // per edge; the other counters count down on the same edge. Clock enable: the state moves only on edges
 // with ce = 1, one edge per model cycle; reset acts regardless of ce.
 //
+// Flush (cxl_model.v's idle skip): on an edge with ce and flush, every counter becomes 0 and nothing else
+// changes; the caller flushes only when no command issues and every counter would have reached 0 by the
+// end of the skip (dram_chan.v keeps the bound `rest` that tells it), so the state equals that of the
+// cycles stepped one by one. The counters' synchronous reset is !rst_n || (ce && flush): one control
+// input of their flip-flops, no logic per bit.
+//
 // Runtime parameters: ranks (count, <= CXL_MAX_RANKS), bg_bits / bank_bits (log2 of bankgroups and of
 // banks; devcfg makes every mapping field a power of two) and the timings in cycles (at most 16383 each;
 // only their low TW bits are read). Indices must be in range, as in the C.
@@ -34,6 +40,7 @@ module dram_timing #(
     input  wire        clk,
     input  wire        rst_n /* verilator public_flat_rd */,
     input  wire        ce /* verilator public_flat_rd */,          // clock enable: the state advances on edges with ce = 1
+    input  wire        flush /* verilator public_flat_rd */,       // with ce: every counter to 0 (an idle skip, below)
     // parameters (cxl_dram_params)
     input  wire [2:0]  ranks /* verilator public_flat_rd */,
     input  wire [2:0]  bg_bits /* verilator public_flat_rd */,
@@ -235,9 +242,32 @@ module dram_timing #(
     end
 
     integer j;
+    // the state that a flush keeps: open banks and rows, the tFAW windows' count and head
     always @(posedge clk) begin
         if (!rst_n) begin
             open_b <= {NB{1'b0}};
+            for (j = 0; j < 4; j = j + 1) begin
+                faw_n[j] <= 3'd0;
+                faw_head[j] <= 2'd0;
+            end
+        end else if (ce) begin
+            if (v_act)
+                open_row[ib] <= iss_row;
+            if (bank_moves)
+                open_b[ib] <= v_act;
+            if (v_act) begin
+                if (fn < 3'd4)
+                    faw_n[iss_rank] <= fn + 3'd1;
+                else
+                    faw_head[iss_rank] <= fh + 2'd1;
+            end
+        end
+    end
+
+    // the counters (reset or flushed to 0)
+    wire zero_all = !rst_n || (ce && flush);
+    always @(posedge clk) begin
+        if (zero_all) begin
             for (j = 0; j < NB; j = j + 1) begin
                 c_act[j] <= ZERO;
                 c_pre[j] <= ZERO;
@@ -250,16 +280,10 @@ module dram_timing #(
                 r_act[j] <= ZERO;
                 r_rd[j] <= ZERO;
                 r_wr[j] <= ZERO;
-                faw_n[j] <= 3'd0;
-                faw_head[j] <= 2'd0;
             end
             for (j = 0; j < 16; j = j + 1)
                 faw[j] <= ZERO;
         end else if (ce) begin
-            if (v_act)
-                open_row[ib] <= iss_row;
-            if (bank_moves)
-                open_b[ib] <= v_act;
             // every counter one cycle nearer; then (the later assignment) the addressed bank and group
             // take their raised value (a refresh raises every bank of its rank, or of its same-bank set)
             for (j = 0; j < NB; j = j + 1) begin
@@ -293,12 +317,6 @@ module dram_timing #(
             end
             for (j = 0; j < 16; j = j + 1)
                 faw[j] <= n_faw[j];
-            if (v_act) begin
-                if (fn < 3'd4)
-                    faw_n[iss_rank] <= fn + 3'd1;
-                else
-                    faw_head[iss_rank] <= fh + 2'd1;
-            end
         end
     end
 `undef DT_MAX
