@@ -15,10 +15,10 @@
 //
 // Storage: the returns of one cycle and class share a due cycle, so each class keeps a ring of
 // {due, n} runs (at most one new run per cycle) instead of one entry per credit; pending[k] counts
-// credits (C's count[k]). CONTRACT: `now` advances by exactly one per clock after reset (the RTL
-// steps every cycle; it has no idle skip). Dues are then strictly increasing per class and at most the
-// head run can fall due in a cycle, so one comparator per class replaces credit_tick's loop and
-// next_due. now + delay must not wrap past 2^64.
+// credits (C's count[k]). CONTRACT: `now` advances by exactly one per clock while returns are pending
+// (cxl_model.v's idle skip and period jump wait until none is). Dues are then strictly increasing per
+// class and at most the head run can fall due in a cycle, so one comparator per class replaces
+// credit_tick's loop and next_due. now + delay must not wrap past 2^64.
 `include "cxl_defs.vh"
 
 module credit #(

@@ -20,9 +20,25 @@
 // `run_until`) - now: `now`, every unit's copy of it and the cycle count move by k, the DRAM's refresh
 // deadlines by k (dram_chan.v). Nothing else changes in quiet cycles but what the skip needs settled
 // first: a link's flit accumulator (taken only when it is already at its ceiling, acc >= 0, as one more
-// cycle puts it there) and the DRAM's timing counters (taken only when all of them reach 0 within the k
-// cycles: dram_chan.v's bound `rest`, then flushed). The C crosses whole refresh periods at once as well;
-// this model stops at every refresh deadline (a few model cycles per refresh), with the same results.
+// cycle puts it there), its credit returns (taken when none is pending: credit.v releases one run per
+// cycle, which needs `now` to pass every due cycle; the C releases every due return at once) and the
+// DRAM's timing counters (taken only when all of them reach 0 within the k
+// cycles: dram_chan.v's bound `rest`, then flushed).
+//
+// Period jump (the C's idle_jump): while quiet but for refreshes, the DRAM repeats itself. At the
+// "canonical" model cycles (device 0's channel 0 has rank 0 due with its same-bank pointer at bank 0, the
+// model quiet but for refreshes, every link settled, every timing counter 0) the model keeps a copy of
+// every channel's refresh deadlines (dram_chan.v) and the REF count, then compares the later canonical
+// cycles with it. The first that equals it (L = the cycles since, a multiple of 4 so that the DRAM's
+// channel rotation by now[1:0] agrees) proves the state periodic with period L: the state at a canonical
+// cycle is the deadlines, same-bank pointers, counters at 0, the tFAW windows and open banks that only
+// refreshes and no other command kept, and a quiet model evolves from it alone. From then on, a canonical
+// cycle whose state equals the copy is, in one clock that runs no unit, J = L x 2^s cycles later (now,
+// the units' copies of it, the cycle count, and each device's REF count by 2^s periods' refreshes), J at
+// most the cycles to the next requester issue or `run_until`; s grows by one after each jump and shrinks
+// by one (in a clock that does nothing else) when J does not fit, so a wait of W cycles costs O(log W)
+// clocks. A submission, a cycle that is not quiet but for refreshes, or any command but a refresh
+// forgets the copy; so do 16 canonical cycles without a match (a copy taken before the state settled).
 //
 // Interface (the kernel top, cxl_kernel.v, drives it as cxl_kernel() drives cxl_model_*):
 //   prm          cxl_params as 32-bit little-endian words (hw/rtl/cxl_layout.vh, CXL_P_*); sampled
@@ -148,11 +164,18 @@ module cxl_model #(
     end
     wire            stepping = mid_q || (run && !clearing);           // a model cycle runs in this clock
     wire            rsp_clk  = stepping && rsel_any;
-    wire            main_clk = stepping && !rsel_any;
-    // an idle skip (below): this main clock is 1 + skip_n model cycles
+    // a clock that performs a model cycle, unless it is a period jump or shrinks one (pj_hold, below)
+    wire            main_raw = stepping && !rsel_any;
+    wire            pj_hold, pj_jump;
+    wire            main_clk = main_raw && !pj_hold;
+    // an idle skip (below): this main clock is 1 + skip_n model cycles; a period jump is adv_n + 1 cycles
+    // without one; `now` and its copies move in both (adv)
     wire            skip_c;
     wire [63:0]     skip_n;
     wire [31:0]     skip_n32;
+    wire [63:0]     pj_amount;
+    wire            adv = main_clk || pj_jump;
+    wire [63:0]     adv_n = pj_jump ? pj_amount - 64'd1 : skip_n;
     /* verilator lint_off UNUSEDSIGNAL */   // a response clock needs only req and tag
     wire [W-1:0]    rmsg     = hr_head[W*rsel_h +: W];
     wire [7:0]      rreq8    = rmsg[`CXL_MSG_REQ];
@@ -170,14 +193,14 @@ module cxl_model #(
     // now moves in main clocks only: a clock of a response, a submit or a pop does not disturb the logic
     // that compares ready cycles with it
     wire            nclk;
-    clkgate u_cgn (.clk(clk), .en(!rst_n || main_clk), .gclk(nclk));
+    clkgate u_cgn (.clk(clk), .en(!rst_n || adv), .gclk(nclk));
     always @(posedge nclk) begin
         if (!rst_n) begin
             now_q <= 64'd0;
             local_rr_q <= 8'd0;
-        end else if (main_clk) begin
-            now_q <= now_q + 64'd1 + skip_n;
-            if (!lp)
+        end else if (adv) begin
+            now_q <= now_q + 64'd1 + adv_n;
+            if (!lp && main_clk)
                 local_rr_q <= local_rr_n;
         end
     end
@@ -313,6 +336,8 @@ module cxl_model #(
     wire [ND-1:0]       dm_idle, ds_idle;
     wire [NH-1:0]       um_acc_neg, us_acc_neg;   // a link's flit accumulator below 0 (not at its ceiling)
     wire [ND-1:0]       dm_acc_neg, ds_acc_neg;
+    wire [NH-1:0]       um_crp, us_crp;           // a link's credit returns not yet due (credit.v)
+    wire [ND-1:0]       dm_crp, ds_crp;
     wire [NH*4-1:0]     um_rx_n, us_rx_n;
     wire [NH*NIN*W-1:0] um_rx_msg, us_rx_msg;
     wire [ND*4-1:0]     dm_rx_n, ds_rx_n;
@@ -347,6 +372,10 @@ module cxl_model #(
     wire [ND-1:0]     dv_cr_req, dv_cr_rwd, dv_idle, dv_refdue, dv_in_err;
     wire [ND*16-1:0]  dv_rest;      // each device's DRAM timing-counter bound (dram_chan.v)
     wire [ND*32-1:0]  dv_refmin;    // ... and cycles to its next refresh deadline
+    wire [ND-1:0]     dv_same, dv_nonref;   // period jump (header, dram_chan.v)
+    /* verilator lint_off UNUSEDSIGNAL */   // device 0's is the canonical one
+    wire [ND-1:0]     dv_canon;
+    /* verilator lint_on UNUSEDSIGNAL */
     wire [ND*K-1:0]   dv_drs_rdy, dv_ndr_rdy;
     wire [ND*K*W-1:0] dv_drs_msg, dv_ndr_msg;
     // switch outputs
@@ -398,8 +427,8 @@ module cxl_model #(
             /* verilator lint_on UNUSEDSIGNAL */
             wire lclk;
             wire [63:0] now_l;
-            clkgate u_cg (.clk(clk), .en(!rst_n || (main_clk && used)), .gclk(lclk));
-            model_now u_now (.clk(lclk), .rst_n(rst_n), .step(main_clk), .skip_n(skip_n), .now(now_l));
+            clkgate u_cg (.clk(clk), .en(!rst_n || (adv && used)), .gclk(lclk));
+            model_now u_now (.clk(lclk), .rst_n(rst_n), .step(adv), .skip_n(adv_n), .now(now_l));
             // the link's inputs, each computed apart (a simulator then re-evaluates an unused port's
             // link only when its own inputs move)
             reg  [NREQ*KM-1:0]  m_src_rdy;
@@ -471,6 +500,8 @@ module cxl_model #(
                 .owed_count(oc1), .owed_chunks(och1), .rr(rr1));
             assign um_acc_neg[gh] = acc0[63];
             assign us_acc_neg[gh] = acc1[63];
+            assign um_crp[gh] = |pd0;
+            assign us_crp[gh] = |pd1;
         end
     endgenerate
 
@@ -484,6 +515,8 @@ module cxl_model #(
             assign ds_idle = {ND{1'b1}};
             assign dm_acc_neg = {ND{1'b0}};
             assign ds_acc_neg = {ND{1'b0}};
+            assign dm_crp = {ND{1'b0}};
+            assign ds_crp = {ND{1'b0}};
             assign dm_rx_n = {(ND*4){1'b0}};
             assign ds_rx_n = {(ND*4){1'b0}};
             assign dm_rx_msg = {(ND*NIN*W){1'b0}};
@@ -512,8 +545,8 @@ module cxl_model #(
             wire used = lp && sw && gd < p_devices;
             wire lclk;
             wire [63:0] now_l;
-            clkgate u_cg (.clk(clk), .en(!rst_n || (main_clk && used)), .gclk(lclk));
-            model_now u_now (.clk(lclk), .rst_n(rst_n), .step(main_clk), .skip_n(skip_n), .now(now_l));
+            clkgate u_cg (.clk(clk), .en(!rst_n || (adv && used)), .gclk(lclk));
+            model_now u_now (.clk(lclk), .rst_n(rst_n), .step(adv), .skip_n(adv_n), .now(now_l));
             /* verilator lint_off UNUSEDSIGNAL */
             wire [127:0] a0, a1, pd0, pd1;
             wire [63:0]  acc0, acc1;
@@ -550,6 +583,8 @@ module cxl_model #(
                 .owed_count(oc1), .owed_chunks(och1), .rr(rr1));
             assign dm_acc_neg[gd] = acc0[63];
             assign ds_acc_neg[gd] = acc1[63];
+            assign dm_crp[gd] = |pd0;
+            assign ds_crp[gd] = |pd1;
             // the switch's egress queue towards device d feeds dn_m2s[d]; devices feed dn_s2m[d]
             for (gk = 0; gk < K; gk = gk + 1) begin : win
                 assign dm_src_rdy[K*gd + gk] = gk < sw_dn_out_count[32*gd +: 32];
@@ -578,8 +613,8 @@ module cxl_model #(
         if (SW != 0) begin : g_sw
             wire swclk;
             wire [63:0] now_sw;
-            clkgate u_cg_sw (.clk(clk), .en(!rst_n || (main_clk && lp && sw)), .gclk(swclk));
-            model_now u_now_sw (.clk(swclk), .rst_n(rst_n), .step(main_clk), .skip_n(skip_n), .now(now_sw));
+            clkgate u_cg_sw (.clk(clk), .en(!rst_n || (adv && lp && sw)), .gclk(swclk));
+            model_now u_now_sw (.clk(swclk), .rst_n(rst_n), .step(adv), .skip_n(adv_n), .now(now_sw));
             switch #(.NH(NH), .ND(ND), .DEPTH(`CXL_MAX_FIFO), .NIN(NIN), .NPOP(8), .W(W)) u_sw (
                 .clk(swclk), .rst_n(rst_n), .ce(main_clk && lp && sw), .now(now_sw),
                 // without a switch it sees no ports: it is never clocked then, and its arbitration logic has
@@ -628,8 +663,8 @@ module cxl_model #(
         for (gd = 0; gd < ND; gd = gd + 1) begin : dv
             wire dclk;
             wire [63:0] now_d;
-            clkgate u_cg (.clk(clk), .en(!rst_n || (main_clk && gd < p_devices)), .gclk(dclk));
-            model_now u_now (.clk(dclk), .rst_n(rst_n), .step(main_clk), .skip_n(skip_n), .now(now_d));
+            clkgate u_cg (.clk(clk), .en(!rst_n || (adv && gd < p_devices)), .gclk(dclk));
+            model_now u_now (.clk(dclk), .rst_n(rst_n), .step(adv), .skip_n(adv_n), .now(now_d));
             // step 2 (ingress: direct from up link 0, switch from dn link d, local path) and step 7 (the
             // responses the link or the local path takes), each device's apart
             reg [7:0]       in_n, drs_pop, ndr_pop;
@@ -675,6 +710,8 @@ module cxl_model #(
                 .clk(dclk), .rst_n(rst_n), .ce(main_clk && gd < p_devices), .now(now_d),
                 .skip(skip_c), .skip_n(skip_n32),
                 .dram_rest(dv_rest[16*gd +: 16]), .dram_ref_min(dv_refmin[32*gd +: 32]),
+                .snap(pj_snap), .pmatch(pj_match), .pjump(pj_jump && gd < p_devices), .psh(pj_sh),
+                .dram_same(dv_same[gd]), .dram_canon(dv_canon[gd]), .dram_nonref(dv_nonref[gd]),
                 .req_latency_cycles(pw(`CXL_P_CTRL_REQ_LATENCY_CYCLES)),
                 .rsp_latency_cycles(pw(`CXL_P_CTRL_RSP_LATENCY_CYCLES)),
                 .ingress_depth(pw(`CXL_P_CTRL_INGRESS_DEPTH)),
@@ -717,8 +754,8 @@ module cxl_model #(
             wire ce_h = (main_clk && used) || (rsp_clk && rsel_h == gh);
             wire hclk;
             wire [63:0] now_h;
-            clkgate u_cg (.clk(clk), .en(!rst_n || ce_h), .gclk(hclk));
-            model_now u_now (.clk(hclk), .rst_n(rst_n), .step(main_clk), .skip_n(skip_n), .now(now_h));
+            clkgate u_cg (.clk(clk), .en(!rst_n || ce_h || (pj_jump && used)), .gclk(hclk));
+            model_now u_now (.clk(hclk), .rst_n(rst_n), .step(adv), .skip_n(adv_n), .now(now_h));
             // step 3: what arrives over up link h, or (local path, host 0) device 0's ready responses
             reg [7:0]         push_n;
             reg [RPUSH*W-1:0] push_msg;
@@ -1046,6 +1083,9 @@ module cxl_model #(
             if (main_clk) begin
                 mid_q <= 1'b0;
                 st_cycles <= st_cycles + 64'd1 + skip_n;
+            end
+            if (pj_jump) begin
+                st_cycles <= st_cycles + pj_amount;
                 // model errors in the C's step order: 1 (step 2), 2 (step 3), 1 (step 4), 2 (local_out)
                 if (|dv_in_err) err_q <= 32'd1;
                 if (lp && |hr_err) err_q <= 32'd2;
@@ -1150,11 +1190,14 @@ module cxl_model #(
 
     // ---------------------------------------------------------------- idle skip (header)
     // quiet_c: the C's quiet_until(m) > now; k_c: the cycles to the next event, capped by `run_until`
-    reg        quiet_c, settled_c;
-    reg [63:0] t_c, k_c;
+    reg        quiet_c, quiet_x, settled_c, rest0_c, same_c, nonref_c;
+    reg [63:0] t_c, k_c, kj_c;
     reg [31:0] ref_c;
     always @* begin
         quiet_c = 1'b1;
+        rest0_c = 1'b1;
+        same_c = 1'b1;
+        nonref_c = 1'b0;
         settled_c = 1'b1;
         t_c = run_until;
         ref_c = 32'h7fffffff;
@@ -1169,7 +1212,7 @@ module cxl_model #(
             if (h < p_hosts) begin
                 if (hr_count[32*h +: 32] != 32'd0 || (lp && (!um_idle[h] || !us_idle[h])))
                     quiet_c = 1'b0;
-                if (lp && (um_acc_neg[h] || us_acc_neg[h]))
+                if (lp && (um_acc_neg[h] || us_acc_neg[h] || um_crp[h] || us_crp[h]))
                     settled_c = 1'b0;
             end
         if (lp && sw) begin
@@ -1179,29 +1222,86 @@ module cxl_model #(
                 if (d < p_devices) begin
                     if (!dm_idle[d] || !ds_idle[d])
                         quiet_c = 1'b0;
-                    if (dm_acc_neg[d] || ds_acc_neg[d])
+                    if (dm_acc_neg[d] || ds_acc_neg[d] || dm_crp[d] || ds_crp[d])
                         settled_c = 1'b0;
                 end
         end
+        if (t_c <= now_q)
+            quiet_c = 1'b0;
+        quiet_x = quiet_c;   // quiet but for refreshes due
         for (d = 0; d < ND; d = d + 1)
             if (d < p_devices) begin
+                if (!dv_idle[d])
+                    quiet_x = 1'b0;
                 if (!dv_idle[d] || dv_refdue[d])
                     quiet_c = 1'b0;
                 if ($signed(dv_refmin[32*d +: 32]) < $signed(ref_c))
                     ref_c = dv_refmin[32*d +: 32];
+                if (dv_rest[16*d +: 16] != 16'd0)
+                    rest0_c = 1'b0;
+                if (!dv_same[d])
+                    same_c = 1'b0;
+                if (dv_nonref[d])
+                    nonref_c = 1'b1;
             end
         k_c = t_c - now_q;
-        if (t_c <= now_q)
-            quiet_c = 1'b0;
+        kj_c = k_c;          // a period jump's bound: no refresh deadline in it
         if ({32'd0, ref_c} < k_c)
             k_c = {32'd0, ref_c};
         for (d = 0; d < ND; d = d + 1)
             if (d < p_devices && {48'd0, dv_rest[16*d +: 16]} > k_c)
                 settled_c = 1'b0;
     end
-    assign skip_c = main_clk && quiet_c && settled_c && k_c > 64'd1;
+    // only in a main clock with no response clock before it in this model cycle (mid_q low): the state is
+    // then the cycle's start, where the C decides (responses popped in this cycle's response clocks may
+    // have completed a descriptor that a stopping run returns with, as the C does before it skips)
+    assign skip_c = main_clk && !mid_q && quiet_c && settled_c && k_c > 64'd1;
     assign skip_n = skip_c ? k_c - 64'd1 : 64'd0;
-    assign skip_n32 = skip_n[63:32] != 32'd0 ? 32'hffffffff : skip_n[31:0];
+    assign skip_n32 = pj_jump ? (pj_amount[63:32] != 32'd0 || pj_amount[31:0] == 32'd0 ? 32'hffffffff
+                                                                                       : pj_amount[31:0] - 32'd1)
+                              : skip_n[63:32] != 32'd0 ? 32'hffffffff : skip_n[31:0];
+
+    // ---------------------------------------------------------------- period jump (header)
+    reg        pj_valid;
+    reg [63:0] pj_now, pj_len;
+    reg [5:0]  pj_sh;
+    reg [3:0]  pj_miss;
+    wire [63:0] pj_l = now_q - pj_now;
+    assign pj_amount = pj_len << pj_sh;
+    wire cand = main_raw && !mid_q && quiet_x && settled_c && rest0_c && dv_canon[0];
+    wire pj_known = cand && pj_valid && pj_len != 64'd0 && same_c;
+    assign pj_jump = pj_known && pj_amount <= kj_c;
+    wire pj_shrink = pj_known && pj_amount > kj_c && pj_sh != 6'd0;
+    assign pj_hold = pj_jump || pj_shrink;
+    wire pj_first = cand && !pj_valid;
+    wire pj_found = cand && pj_valid && pj_len == 64'd0 && same_c && pj_l[1:0] == 2'd0 && pj_l != 64'd0;
+    wire pj_resnap = cand && pj_valid && pj_len == 64'd0 && !pj_found && pj_miss == 4'd15;
+    wire pj_snap = pj_first || pj_resnap;
+    wire pj_match = pj_found;
+    wire pj_forget = sub_clk || (main_raw && (!quiet_x || (main_clk && nonref_c)));
+    always @(posedge mclk) begin
+        if (!rst_n || pj_forget) begin
+            pj_valid <= 1'b0;
+            pj_len <= 64'd0;
+            pj_sh <= 6'd0;
+            pj_miss <= 4'd0;
+        end else if (pj_jump) begin
+            if (pj_amount[63:56] == 8'd0)
+                pj_sh <= pj_sh + 6'd1;
+        end else if (pj_shrink) begin
+            pj_sh <= pj_sh - 6'd1;
+        end else if (pj_snap) begin
+            pj_valid <= 1'b1;
+            pj_now <= now_q;
+            pj_len <= 64'd0;
+            pj_sh <= 6'd0;
+            pj_miss <= 4'd0;
+        end else if (pj_found) begin
+            pj_len <= pj_l;
+        end else if (cand && pj_valid && pj_len == 64'd0) begin
+            pj_miss <= pj_miss + 4'd1;
+        end
+    end
 endmodule
 
 `default_nettype wire

@@ -48,6 +48,13 @@ module devctrl #(
     input  wire [31:0]  skip_n /* verilator public_flat_rd */,
     output wire [15:0]  dram_rest /* verilator public_flat_rd */,          // the DRAM's timing-counter bound
     output wire [31:0]  dram_ref_min /* verilator public_flat_rd */,       // cycles to its next refresh deadline
+    input  wire         snap /* verilator public_flat_rd */,               // period jump (cxl_model.v): the DRAM's, dram.v
+    input  wire         pmatch /* verilator public_flat_rd */,
+    input  wire         pjump /* verilator public_flat_rd */,
+    input  wire [5:0]   psh /* verilator public_flat_rd */,
+    output wire         dram_same /* verilator public_flat_rd */,
+    output wire         dram_canon /* verilator public_flat_rd */,
+    output wire         dram_nonref /* verilator public_flat_rd */,
     input  wire [63:0]  now /* verilator public_flat_rd */,
     // cxl_ctrl_params
     input  wire [31:0]  req_latency_cycles /* verilator public_flat_rd */,
@@ -273,7 +280,8 @@ module devctrl #(
     assign refresh_due = d_refdue != 4'd0;
     dram #(.NCH(NCH), .NB(NB), .NQ(NQ)) u_dram (
         .clk(clk), .rst_n(rst_n), .ce(ce), .skip(skip), .skip_n(skip_n), .rest(dram_rest),
-        .ref_min(dram_ref_min), .now(now),
+        .ref_min(dram_ref_min), .snap(snap), .pmatch(pmatch), .pjump(pjump), .psh(psh), .same(dram_same),
+        .canon(dram_canon), .nonref(dram_nonref), .now(now),
         .channels(d_channels[2:0]), .ranks(d_ranks[2:0]), .map_order(map_order), .map_bits(map_bits),
         .bank_hash(bank_hash),
         .tRCD(pw(`CXL_P_DRAM_TRCD)), .tCL(pw(`CXL_P_DRAM_TCL)), .tRP(pw(`CXL_P_DRAM_TRP)),

@@ -42,6 +42,16 @@ module dram #(
     input  wire [31:0] skip_n,
     output reg  [15:0] rest,          // the largest of the channels' timing-counter bounds
     output reg  [31:0] ref_min,       // cycles to the next refresh deadline of any channel (signed)
+    // period jump (cxl_model.v, dram_chan.v): keep the deadlines and the REF count (snap, with ce); at the
+    // copy's return take the refreshes of one period (pmatch, with ce); a jump (pjump, ce low) of 2^psh
+    // periods adds 2^psh times them to st_refs
+    input  wire        snap,
+    input  wire        pmatch,
+    input  wire        pjump,
+    input  wire [5:0]  psh,
+    output wire        same,          // every channel's deadlines equal the kept ones
+    output wire        canon,         // channel 0's rank 0 is due with its same-bank pointer at 0
+    output wire        nonref,        // some channel issues a command other than a refresh
     input  wire [63:0] now,
     // parameters
     input  wire [2:0]  channels,
@@ -126,6 +136,13 @@ module dram #(
     wire [15:0] reach = reach_sum > 32'd65535 ? 16'hffff : reach_sum[15:0];
     wire [63:0] ch_rest;
     wire [127:0] ch_ref_min;
+    wire [3:0] ch_same, ch_nonref;
+    /* verilator lint_off UNUSEDSIGNAL */   // channel 0's is the canonical one
+    wire [3:0] ch_canon;
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign same = &ch_same;
+    assign canon = ch_canon[0];
+    assign nonref = |ch_nonref;
 
     genvar c;
     generate
@@ -150,12 +167,16 @@ module dram #(
                 assign nw_nx[7*c +: 7] = 7'd0;
                 assign refresh_due[c] = 1'b0;
                 assign ch_rest[16*c +: 16] = 16'd0;
+                assign ch_same[c] = 1'b1;
+                assign ch_canon[c] = 1'b0;
+                assign ch_nonref[c] = 1'b0;
                 assign ch_ref_min[32*c +: 32] = 32'h7fffffff;
             end else begin : ch
             wire here = enq_valid && m_ch[1:0] == c;
             dram_chan #(.NB(NB), .NQ(NQ)) u_ch (
                 .clk(clk), .rst_n(rst_n), .ce(ce), .skip(skip), .skip_n(skip_n), .reach(reach),
                 .rest(ch_rest[16*c +: 16]), .ref_min(ch_ref_min[32*c +: 32]),
+                .snap(snap), .pjump(pjump), .same(ch_same[c]), .canon(ch_canon[c]), .nonref(ch_nonref[c]),
                 .now(now), .ch(CI), .en(c < channels),
                 .ranks(ranks), .bg_bits(bg_bits), .bank_bits(bank_bits), .ref_shift(ref_shift),
                 .tRCD(tRCD), .tCL(tCL), .tRP(tRP), .tRAS(tRAS), .tRC(tRC), .tCWL(tCWL), .tWR(tWR),
@@ -235,10 +256,20 @@ module dram #(
                 occ_next = occ_next + {57'd0, nr_nx[7*j +: 7]} + {57'd0, nw_nx[7*j +: 7]};
         d_conf = {63'd0, conf_any[0]} + {63'd0, conf_any[1]} + {63'd0, conf_any[2]} + {63'd0, conf_any[3]};
     end
+    // the refreshes of one period (period jump)
+    reg [63:0] snap_refs, per_refs;
+    always @(posedge clk) begin
+        if (ce && snap)
+            snap_refs <= st_refs;
+        if (ce && pmatch)
+            per_refs <= st_refs - snap_refs;
+    end
     always @(posedge clk) begin
         if (!rst_n) begin
             st_reads <= 64'd0; st_writes <= 64'd0; st_acts <= 64'd0; st_pres <= 64'd0; st_refs <= 64'd0;
             st_row_conflicts <= 64'd0; occ_sum <= 64'd0;
+        end else if (pjump) begin
+            st_refs <= st_refs + (per_refs << psh);
         end else if (ce) begin
             st_reads <= st_reads + d_reads;
             st_writes <= st_writes + d_writes;

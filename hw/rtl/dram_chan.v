@@ -33,6 +33,13 @@
 // skips only when rest <= 1 + skip_n. ref_min is the cycles to this channel's next refresh deadline
 // (the least ref_left of its refreshing ranks; 2^31 - 1 when none), which bounds the skip.
 //
+// Period jump (cxl_model.v): `snap` (on a model cycle) keeps the refreshing ranks' deadlines and same-bank
+// pointers; `same` says whether they are equal to that copy now; `canon` marks the cycle at which rank 0
+// is due with its same-bank pointer at bank 0 (where cxl_model.v takes and compares its copies);
+// `nonref` is a command other than a refresh this cycle. A `pjump` edge (ce low) is a whole number of
+// refresh periods at once: the refreshing ranks' deadlines come back to where they were, so they stay;
+// the other slots move by 1 + skip_n as in a skip, and nothing else changes.
+//
 // The C's wake/wake_on_room skip is an optimisation that does not change results (dram.c); the RTL
 // evaluates the channel every cycle.
 `default_nettype none
@@ -50,6 +57,11 @@ module dram_chan #(
     input  wire [15:0] reach /* verilator public_flat_rd */,        // bound of any non-refresh command's raise
     output reg  [15:0] rest /* verilator public_flat_rd */,         // bound on every timing counter
     output reg  [31:0] ref_min /* verilator public_flat_rd */,      // cycles to the next refresh deadline (signed)
+    input  wire        snap /* verilator public_flat_rd */,         // period jump: keep the deadlines (with ce)
+    input  wire        pjump /* verilator public_flat_rd */,        // ... a jump of 1 + skip_n cycles (ce low)
+    output reg         same /* verilator public_flat_rd */,         // the deadlines equal the kept ones
+    output wire        canon /* verilator public_flat_rd */,        // rank 0 due, its same-bank pointer at 0
+    output wire        nonref /* verilator public_flat_rd */,       // a command other than a refresh issues
     /* verilator lint_off UNUSEDSIGNAL */  // the read FIFO compares the low 16 bits
     input  wire [63:0] now /* verilator public_flat_rd */,
     /* verilator lint_on UNUSEDSIGNAL */
@@ -427,6 +439,32 @@ module dram_chan #(
             if (en && ref_iv != 32'd0 && rk < {29'd0, ranks} && $signed(ref_left[rk]) < $signed(ref_min))
                 ref_min = ref_left[rk];
     end
+    // ---- period jump: the kept deadlines ----
+    reg [31:0] snap_left [0:3];
+    reg [5:0]  snap_bank [0:3];
+    wire [3:0] refreshing;   // rank slots whose deadlines run (the others only count down)
+    genvar gr;
+    generate
+        for (gr = 0; gr < 4; gr = gr + 1) begin : g_rf
+            assign refreshing[gr] = en && ref_iv != 32'd0 && gr < {29'd0, ranks};
+        end
+    endgenerate
+    always @* begin
+        same = 1'b1;
+        for (rk = 0; rk < 4; rk = rk + 1)
+            if (refreshing[rk] && (ref_left[rk] != snap_left[rk] || ref_bank[rk] != snap_bank[rk]))
+                same = 1'b0;
+    end
+    assign canon = refreshing[0] && ref_left[0] == 32'd0 && ref_bank[0] == 6'd0;
+    assign nonref = iss_valid && iss_cmd != C_REF && iss_cmd != C_REFSB;
+    integer sj;
+    always @(posedge clk)
+        if (ce && snap)
+            for (sj = 0; sj < 4; sj = sj + 1) begin
+                snap_left[sj] <= ref_left[sj];
+                snap_bank[sj] <= ref_bank[sj];
+            end
+
     wire [15:0] cmd_reach = !iss_valid ? 16'd0 : iss_cmd == C_REF ? tRFC[15:0] :
                             iss_cmd == C_REFSB ? tRFCsb[15:0] : reach;
     wire [15:0] rest_top = rest > cmd_reach ? rest : cmd_reach;
@@ -539,6 +577,10 @@ module dram_chan #(
                 end else if (ref_left[j] != 32'h80000000) begin
                     ref_left[j] <= ref_left[j] - 32'd1;
                 end
+        end else if (pjump) begin
+            for (j = 0; j < 4; j = j + 1)
+                if (!refreshing[j])
+                    ref_left[j] <= ref_after_skip(ref_left[j]);
         end
     end
 endmodule
