@@ -56,6 +56,16 @@ static int check_tp(const modelcfg *m, const clustercfg *c, const traincfg *t, c
     if (t->sp && m->seq_len % t->tp)
         return cfgloc_errf(err, at, "training.tp: %llu does not divide the sequence length %llu of model '%s', "
                            "which sequence parallelism splits", (ull)t->tp, (ull)m->seq_len, m->name);
+    /* the tensor-parallel collectives run in every layer: the group stays on one NVLink fabric (tp ranks
+     * are the fastest in the rank order, so tp dividing the domain keeps every group inside one) */
+    uint64_t dom = clustercfg_domain(c);
+    if (t->tp > dom || dom % t->tp) {
+        const uint64_t d4[4] = { m->heads, m->kv_heads, m->ffn, dom };
+        common_divisors(d4, 4, dom, valid, sizeof valid);
+        return cfgloc_errf(err, at, "training.tp: %llu leaves the NVLink domain of %llu GPUs (cluster '%s' "
+                           "nvlink_domain, default gpus_per_node): the tensor-parallel group must lie in one domain; "
+                           "valid tp: %s", (ull)t->tp, (ull)dom, c->name, valid);
+    }
     return 0;
 }
 
@@ -208,7 +218,7 @@ uint64_t parallel_etp(const traincfg *t) { return t->etp ? t->etp : t->tp; }
 static void valid_eps(const modelcfg *m, const clustercfg *c, const traincfg *t, uint64_t etp, char *buf, size_t sz)
 {
     size_t len = 0;
-    uint64_t stage = t->tp * t->dp, gpn = c->gpus_per_node;
+    uint64_t stage = t->tp * t->dp, gpn = clustercfg_domain(c);
     buf[0] = '\0';
     for (uint64_t ep = 1; ep <= stage && ep <= m->experts && len + 24 < sz; ep++) {
         uint64_t g = ep * etp;
@@ -222,7 +232,7 @@ static void valid_eps(const modelcfg *m, const clustercfg *c, const traincfg *t,
 /* Mixture of experts: the expert grid of Megatron-Core (RankGenerator order tp-cp-ep-dp-pp, the expert
  * layers' tensor-parallel size etp in place of tp: etp fastest, then ep, then the expert-data-parallel
  * ranks) reuses each pipeline stage's tp x dp ranks, so ep x etp divides them; each rank holds whole
- * experts; the expert-tensor-parallel group stays in one NVLink domain (the node), and the EP x ETP group
+ * experts; the expert-tensor-parallel group stays in one NVLink domain (clustercfg_domain), and the EP x ETP group
  * either fits in one domain or is made of whole domains, so that every GPU sees the same mix of NVLink
  * and network peers in the all-to-all. Megatron-LM requires sequence parallelism with MoE and tp > 1
  * (megatron/training/arguments.py: "When using MoE and tensor parallelism, sequence parallelism must be
@@ -237,7 +247,7 @@ static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, 
                                (ull)t->ep, m->name);
         return 0;
     }
-    uint64_t etp = parallel_etp(t), gpn = c->gpus_per_node, g = t->ep * etp, stage = t->tp * t->dp;
+    uint64_t etp = parallel_etp(t), gpn = clustercfg_domain(c), g = t->ep * etp, stage = t->tp * t->dp;
     if (t->tp > 1 && !t->sp)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_SP), "training.sp: model '%s' is a mixture of experts with tp "
                            "%llu; Megatron-LM requires sequence parallelism with MoE and tensor parallelism: set "
@@ -246,7 +256,8 @@ static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, 
         uint64_t d[2] = { m->expert_ffn, gpn };
         common_divisors(d, 2, gpn, valid, sizeof valid);
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_ETP), "training.etp: %llu %s; the expert-tensor-parallel group "
-                           "must divide the expert FFN size %llu and stay in one NVLink domain (gpus_per_node %llu); "
+                           "must divide the expert FFN size %llu and stay in one NVLink domain (%llu GPUs: nvlink_domain, default "
+                           "gpus_per_node); "
                            "valid etp: %s", (ull)etp,
                            m->expert_ffn % etp ? "does not divide the expert FFN" : "leaves the NVLink domain",
                            (ull)m->expert_ffn, (ull)gpn, valid);
@@ -263,7 +274,8 @@ static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, 
                            (ull)t->tp, (ull)t->dp, (ull)stage, valid);
     if (gpn % g && g % gpn)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: the EP x ETP group of %llu x %llu = %llu GPUs "
-                           "leaves the NVLink domain of %llu GPUs (cluster gpus_per_node) part-way: it must fit in "
+                           "leaves the NVLink domain of %llu GPUs (cluster nvlink_domain, default gpus_per_node) "
+                           "part-way: it must fit in "
                            "one domain or span whole domains; valid ep: %s", (ull)t->ep, (ull)etp, (ull)g, (ull)gpn,
                            valid);
     return 0;
@@ -305,7 +317,9 @@ static int check_cp(const modelcfg *m, const traincfg *t, cxl_err *err)
 
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
 {
-    int rc = check_shape(m, c, t, err);
+    int rc = clustercfg_check_domain(c, err);
+    if (!rc)
+        rc = check_shape(m, c, t, err);
     if (!rc)
         rc = check_cp(m, t, err);
     if (rc)

@@ -199,7 +199,7 @@ typedef struct eng {
     train_coll *colls;              /* the result's list of distinct collectives (note_coll) */
     uint32_t ncolls;
     uint64_t colls_other;
-    uint8_t *pp_intra;              /* per stage r: the link r -> r+1 (mod pp) stays in the node */
+    uint8_t *pp_intra;              /* per stage r: the link r -> r+1 (mod pp) stays in the NVLink domain */
     int64_t now;
     cxl_err *err;
     int rc;

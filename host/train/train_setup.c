@@ -81,7 +81,7 @@ static int setup_fabric(eng *E, double *intra_Bps, double *inter_Bps, cxl_err *e
     const expcfg *x = E->x;
     const clustercfg *c = &x->cluster;
     uint64_t gpn = c->gpus_per_node;
-    if (x->gpu.nvlink_bw_bps == 0 && gpn > 1)
+    if (x->gpu.nvlink_bw_bps == 0 && clustercfg_domain(c) > 1)
         return cfgloc_errf(err, &x->gpu.ref, "gpu '%s' has no NVLink bandwidth ('nvlink'); the intra-node fabric "
                            "needs one", x->gpu.name);
     double intra, inter;
@@ -116,7 +116,8 @@ static uint32_t ranks_per_node_after_tp(uint64_t tp, uint64_t n, uint64_t gpn)
  * (Megatron's data-parallel group with context parallelism): the "dp" group here. */
 static void setup_groups(eng *E)
 {
-    uint64_t tp = E->t->tp, dp = traincfg_dpcp(E->t), gpn = E->x->cluster.gpus_per_node;
+    /* "node" below: the NVLink domain (clustercfg_domain), the GPUs a group reaches without the NICs */
+    uint64_t tp = E->t->tp, dp = traincfg_dpcp(E->t), gpn = clustercfg_domain(&E->x->cluster);
     uint64_t cp = E->t->cp ? E->t->cp : 1;
     E->cp_group.ranks = (uint32_t)cp;
     E->cp_group.ranks_per_node = ranks_per_node_after_tp(tp, cp, gpn);
@@ -127,8 +128,8 @@ static void setup_groups(eng *E)
     E->dp_group.ranks = (uint32_t)dp;
     E->dp_group.ranks_per_node = ranks_per_node_after_tp(tp, dp, gpn);
     /* The expert grid (Megatron-Core RankGenerator, order tp-cp-ep-dp-pp with etp in place of tp): the
-     * ETP ranks are the fastest, then the EP ranks; parallel_check keeps the ETP group in a node and the
-     * EP x ETP group either in one node or over whole nodes. */
+     * ETP ranks are the fastest, then the EP ranks; parallel_check keeps the ETP group in a domain and the
+     * EP x ETP group either in one domain or over whole domains. */
     uint64_t ep = E->t->ep, etp = parallel_etp(E->t);
     E->etp_group.ranks = (uint32_t)etp;
     E->etp_group.ranks_per_node = (uint32_t)(etp <= gpn ? etp : 1);
@@ -159,11 +160,11 @@ uint64_t eng_layer_grad_bytes(const eng *E, uint32_t vs, uint32_t layer)
 }
 
 /* One representative per stage: what it holds, its optimizer kernel, whether its pipeline link stays in
- * the node. */
+ * the NVLink domain. */
 static int setup_stages(eng *E, cxl_err *err)
 {
     const traincfg *t = E->t;
-    uint64_t tp = t->tp, dp = traincfg_dpcp(t), gpn = E->x->cluster.gpus_per_node; /* a stage: tp x cp x dp GPUs */
+    uint64_t tp = t->tp, dp = traincfg_dpcp(t), gpn = clustercfg_domain(&E->x->cluster); /* a stage: tp x cp x dp */
     uint32_t pp = E->pp;
     E->reps = calloc(pp, sizeof *E->reps);
     E->pp_intra = calloc(pp, 1);

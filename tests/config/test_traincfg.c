@@ -54,9 +54,11 @@ static void every_component_preset_loads(void **state)
     for (const char *const *p = presets_names("clusters"); *p; p++, n++) {
         clustercfg c;
         ok_or_fail(clustercfg_load(*p, &c, &e), &e, *p);
-        assert_int_equal(c.gpus_per_node, 8);
+        /* DGX nodes of 8; GB200 NVL72's compute trays of 4 in a rack-wide NVLink domain of 72 */
+        assert_int_equal(c.gpus_per_node, strcmp(*p, "gb200-nvl72") ? 8 : 4);
+        assert_int_equal(c.nvlink_domain, strcmp(*p, "gb200-nvl72") ? 0 : 72);
     }
-    assert_int_equal(n, 3);
+    assert_int_equal(n, 4);
     /* The device presets are still there, unchanged in name. */
     assert_non_null(presets_device_text("asic"));
     assert_string_equal(presets_device_display("asic"), "configs/devices/asic.yaml");
@@ -561,20 +563,69 @@ static void err_moe_layouts(void **state)
 
 /* The engine: an MoE run is slower with imbalanced routing, and the all-to-all over nodes costs more
  * than inside one (ep 16 over two nodes against ep 8 in one). */
-static double run_iter(const char *name, const char *model, const char *training)
+/* The iteration time in picoseconds of an experiment on `cluster` (a reference, as exp_file writes it). */
+static int64_t run_on(const char *name, const char *model, const char *cluster, const char *training)
 {
-    const char *p = exp_file(name, model, "{ extends: dgx-h100, nodes: 2 }", training);
+    const char *p = exp_file(name, model, cluster, training);
     expcfg *x = malloc(sizeof *x);
     assert_non_null(x);
     cxl_err e;
     ok_or_fail(expcfg_load(p, x, &e), &e, p);
     train_result res;
     ok_or_fail(train_run(x, NULL, &res, &e), &e, p);
-    double s = (double)res.iteration_ps / 1e12;
+    int64_t ps = res.iteration_ps;
     assert_true(res.model_flops > 0);
     train_result_free(&res);
     free(x);
-    return s;
+    return ps;
+}
+
+static double run_iter(const char *name, const char *model, const char *training)
+{
+    return (double)run_on(name, model, "{ extends: dgx-h100, nodes: 2 }", training) / 1e12;
+}
+
+/* An NVLink domain larger than a node (GB200 NVL72: trays of 4 GPUs, 72 on one NVLink fabric): the domain, not
+ * the node, decides which groups use NVLink; its checks name the key and the nearest valid values. */
+static void nvlink_domain(void **state)
+{
+    (void)state;
+    /* a TP 8 group over two 4-GPU trays of one domain stays on NVLink: the same time as in one node of 8 with
+     * the same NIC share per GPU (dp 1: TP is the only communication) */
+    const char *tr = "  global_batch: 8\n  tp: 8\n  sp: true\n";
+    tmpdir_write("l4.yaml", "extends: llama2-7b\nname: l4\nlayers: 4\n");
+    int64_t trays = run_on("d1.yaml", "l4.yaml", "{ extends: gb200-nvl72, nodes: 2 }", tr);
+    int64_t node = run_on("d2.yaml", "l4.yaml", "{ extends: gb200-nvl72, nodes: 1, gpus_per_node: 8, nics_per_node: 8 }",
+                          tr);
+    assert_int_equal(trays, node);
+    /* an EP 8 group: on NVLink inside the domain, over the NICs when the domain is the tray */
+    tmpdir_write("q4.yaml", "extends: qwen3-30b-a3b\nname: q4\nlayers: 4\n");
+    const char *te = "  global_batch: 16\n  ep: 8\n";
+    int64_t in = run_on("d3.yaml", "q4.yaml", "{ extends: gb200-nvl72, nodes: 2 }", te);
+    int64_t out = run_on("d4.yaml", "q4.yaml", "{ extends: gb200-nvl72, nodes: 2, nvlink_domain: 4 }", te);
+    printf("NVLINK DOMAIN tp 8 over 2 trays %.4f s, in a node of 8 %.4f s; ep 8 in the domain %.4f s, over the NICs "
+           "%.4f s\n", (double)trays / 1e12, (double)node / 1e12, (double)in / 1e12, (double)out / 1e12);
+    assert_true(out > in);
+    /* the checks */
+    const char *p = exp_file("dn.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 18, nvlink_domain: 70 }",
+                             "  global_batch: 72\n");
+    expect_err(p, 4, 60, "cluster.nvlink_domain: 70 GPUs is not a whole number of nodes of 4", "nearest valid: 36 or 72");
+    p = exp_file("dd.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 64, nvlink_domain: 72 }", "  global_batch: 256\n");
+    expect_err(p, 4, 60, "72 GPUs does not divide the cluster's nodes 64 x gpus_per_node 4 = 256 GPUs",
+               "nearest valid: 64 or 128");
+    p = exp_file("dt.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }", "  global_batch: 16\n  tp: 16\n");
+    expect_err(p, 7, 7, "training.tp: 16 leaves the NVLink domain of 8 GPUs", "valid tp: 1, 2, 4, 8");
+    p = exp_file("dt4.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 4, nvlink_domain: 4 }",
+                 "  global_batch: 16\n  tp: 8\n");
+    expect_err(p, 7, 7, "training.tp: 8 leaves the NVLink domain of 4 GPUs", "valid tp: 1, 2, 4");
+    /* a job smaller than one domain sits in it: 16 GPUs of an NVL72 rack take tp 16 */
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    p = exp_file("d16.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 4 }", "  global_batch: 16\n  tp: 16\n");
+    ok_or_fail(expcfg_load(p, x, &e), &e, p);
+    assert_int_equal(clustercfg_domain(&x->cluster), 16);
+    free(x);
 }
 
 static void moe_engine(void **state)
@@ -686,6 +737,7 @@ int main(void)
         cmocka_unit_test(every_component_preset_loads),
         cmocka_unit_test(moe_params),
         cmocka_unit_test(err_moe_layouts),
+        cmocka_unit_test(nvlink_domain),
         cmocka_unit_test(moe_engine),
         cmocka_unit_test(uneven_split),
         cmocka_unit_test(preset_values),
