@@ -79,7 +79,8 @@ int clustercfg_check_domain(const clustercfg *c, cxl_err *err)
     uint64_t d = c->nvlink_domain, gpn = c->gpus_per_node, gpus = clustercfg_gpus(c);
     if (!d || !gpn || (d % gpn == 0 && (gpus <= d || gpus % d == 0)))
         return 0;
-    /* the valid domains nearest d: multiples of gpus_per_node that hold the whole job or divide it; O(d / gpn) */
+    /* the valid domains nearest d: multiples of gpus_per_node that hold the whole job or divide it;
+     * O(max(d, gpus) / gpn), at most 2^20 steps (the keys' ranges) */
     uint64_t lo = 0, hi = 0;
     for (uint64_t v = gpn; !hi && v <= (d > gpus ? d : gpus) + gpn; v += gpn)
         if (gpus <= v || gpus % v == 0) {

@@ -286,7 +286,8 @@ typedef struct cxlsim_collective {
     uint32_t op;             /* enum cxlsim_coll_op */
     uint64_t bytes;          /* buffer per rank (all-gather: the gathered output), as NCCL's nBytes */
     uint32_t ranks;          /* >= 1 */
-    uint32_t ranks_per_node; /* 0: min(ranks, the cluster's GPUs per node) */
+    uint32_t ranks_per_node; /* ranks per NVLink domain (the node unless the cluster sets nvlink_domain); 0: min(ranks,
+                              * the domain's GPUs) */
     uint32_t algo;           /* enum cxlsim_coll_algo */
     uint32_t proto;          /* enum cxlsim_coll_proto */
     uint32_t channels;       /* NCCL channels; 0: the cluster's nccl_channels */
