@@ -232,8 +232,8 @@ static void valid_eps(const modelcfg *m, const clustercfg *c, const traincfg *t,
 /* Mixture of experts: the expert grid of Megatron-Core (RankGenerator order tp-cp-ep-dp-pp, the expert
  * layers' tensor-parallel size etp in place of tp: etp fastest, then ep, then the expert-data-parallel
  * ranks) reuses each pipeline stage's tp x dp ranks, so ep x etp divides them; each rank holds whole
- * experts; the expert-tensor-parallel group stays in one NVLink domain (clustercfg_domain), and the EP x ETP group
- * either fits in one domain or is made of whole domains, so that every GPU sees the same mix of NVLink
+ * experts; the expert-tensor-parallel group stays in one NVLink domain (clustercfg_domain), and the EP x
+ * ETP group either fits in one domain or is made of whole domains, so that every GPU sees the same mix of NVLink
  * and network peers in the all-to-all. Megatron-LM requires sequence parallelism with MoE and tp > 1
  * (megatron/training/arguments.py: "When using MoE and tensor parallelism, sequence parallelism must be
  * used"), which is also what lets each tp rank route only its own 1/tp of the tokens. */
@@ -256,9 +256,8 @@ static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, 
         uint64_t d[2] = { m->expert_ffn, gpn };
         common_divisors(d, 2, gpn, valid, sizeof valid);
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_ETP), "training.etp: %llu %s; the expert-tensor-parallel group "
-                           "must divide the expert FFN size %llu and stay in one NVLink domain (%llu GPUs: nvlink_domain, default "
-                           "gpus_per_node); "
-                           "valid etp: %s", (ull)etp,
+                           "must divide the expert FFN size %llu and stay in one NVLink domain (%llu GPUs: "
+                           "nvlink_domain, default gpus_per_node); valid etp: %s", (ull)etp,
                            m->expert_ffn % etp ? "does not divide the expert FFN" : "leaves the NVLink domain",
                            (ull)m->expert_ffn, (ull)gpn, valid);
     }
@@ -275,9 +274,8 @@ static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, 
     if (gpn % g && g % gpn)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: the EP x ETP group of %llu x %llu = %llu GPUs "
                            "leaves the NVLink domain of %llu GPUs (cluster nvlink_domain, default gpus_per_node) "
-                           "part-way: it must fit in "
-                           "one domain or span whole domains; valid ep: %s", (ull)t->ep, (ull)etp, (ull)g, (ull)gpn,
-                           valid);
+                           "part-way: it must fit in one domain or span whole domains; valid ep: %s", (ull)t->ep,
+                           (ull)etp, (ull)g, (ull)gpn, valid);
     return 0;
 }
 

@@ -14,8 +14,8 @@
  * divide clustercfg_domain); ZeRO 2/3 with pipeline parallelism;
  * a precision the GPU has no peak for; gradients stored in other than bf16 or fp32; with a mixture of
  * experts (check_moe in parallel.c): ep not dividing the experts, ep x etp not dividing tp x dp, the ETP
- * group leaving the NVLink domain or not dividing the expert FFN, the EP x ETP group leaving the NVLink domain
- * part-way, MoE with tp > 1 but no sp; ep > 1 on a dense model. Each names the valid values.
+ * group leaving the NVLink domain or not dividing the expert FFN, the EP x ETP group leaving the NVLink
+ * domain part-way, MoE with tp > 1 but no sp; ep > 1 on a dense model. Each names the valid values.
  */
 #ifndef CXLSIM_PARALLEL_H
 #define CXLSIM_PARALLEL_H

@@ -10,8 +10,9 @@
  * 1 B/s); its share of the node's NICs = nic_bandwidth x nics_per_node / gpus_per_node x nic_efficiency
  * (/ oversubscription on a fat tree); inter-node latency = NIC + 1 switch hop (rail-optimized) or 3 (fat
  * tree). NVLink reaches the GPUs of one NVLink domain (clustercfg_domain: the node, or several nodes as
- * in GB200 NVL72); a group's ranks_per_node counts its ranks per domain. Errors: CXL_ECONFIG for a group or size the model refuses (message names the value and what is
- * valid), CXL_ELIMIT for times beyond int64 picoseconds. */
+ * in GB200 NVL72); a group's ranks_per_node counts its ranks per domain. Errors: CXL_ECONFIG for a group
+ * or size the model refuses (message names the value and what is valid), CXL_ELIMIT for times beyond
+ * int64 picoseconds. */
 #ifndef CXLSIM_COLLMODEL_H
 #define CXLSIM_COLLMODEL_H
 

@@ -595,8 +595,8 @@ static void nvlink_domain(void **state)
     const char *tr = "  global_batch: 8\n  tp: 8\n  sp: true\n";
     tmpdir_write("l4.yaml", "extends: llama2-7b\nname: l4\nlayers: 4\n");
     int64_t trays = run_on("d1.yaml", "l4.yaml", "{ extends: gb200-nvl72, nodes: 2 }", tr);
-    int64_t node = run_on("d2.yaml", "l4.yaml", "{ extends: gb200-nvl72, nodes: 1, gpus_per_node: 8, nics_per_node: 8 }",
-                          tr);
+    int64_t node =
+        run_on("d2.yaml", "l4.yaml", "{ extends: gb200-nvl72, nodes: 1, gpus_per_node: 8, nics_per_node: 8 }", tr);
     assert_int_equal(trays, node);
     /* an EP 8 group: on NVLink inside the domain, over the NICs when the domain is the tray */
     tmpdir_write("q4.yaml", "extends: qwen3-30b-a3b\nname: q4\nlayers: 4\n");
@@ -609,8 +609,10 @@ static void nvlink_domain(void **state)
     /* the checks */
     const char *p = exp_file("dn.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 18, nvlink_domain: 70 }",
                              "  global_batch: 72\n");
-    expect_err(p, 4, 60, "cluster.nvlink_domain: 70 GPUs is not a whole number of nodes of 4", "nearest valid: 36 or 72");
-    p = exp_file("dd.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 64, nvlink_domain: 72 }", "  global_batch: 256\n");
+    expect_err(p, 4, 60, "cluster.nvlink_domain: 70 GPUs is not a whole number of nodes of 4",
+               "nearest valid: 36 or 72");
+    p = exp_file("dd.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 64, nvlink_domain: 72 }",
+                 "  global_batch: 256\n");
     expect_err(p, 4, 60, "72 GPUs does not divide the cluster's nodes 64 x gpus_per_node 4 = 256 GPUs",
                "nearest valid: 64 or 128");
     p = exp_file("dt.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }", "  global_batch: 16\n  tp: 16\n");

@@ -4,7 +4,8 @@
  *     configs/validation/korthikanti/measured.csv (Korthikanti et al. Table 5);
  *   - Narayanan et al. (SC'21, arXiv 2104.04473) Table 1: configs/validation/narayanan/, measured throughput and the
  *     derived iteration times in data/validation/narayanan-sc21-table1.csv.
- *   - NVIDIA Megatron-Bridge 25.11 performance summary (the DGX-H100, DGX-B200 and DGX-GB200 rows the engine can express):
+ *   - NVIDIA Megatron-Bridge 25.11 performance summary (the DGX-H100, DGX-B200 and DGX-GB200 rows the engine can
+ *     express):
  *     configs/validation/megatron-bridge/, the table in data/validation/megatron-bridge-25.11.csv. A row whose
  *     experiment the engine refuses as out of GPU memory (pending/: its memory estimate still exceeds the HBM) is printed as refused and left out of the errors; the number of rows that
  *     run is asserted.
