@@ -146,9 +146,40 @@ static int check_bf16_layers(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* training.pipeline_schedule against pp and virtual_stages (schedule.h states each schedule's needs). */
+static int check_schedule(const traincfg *t, cxl_err *err)
+{
+    const cfgloc *at = tloc(t, TRAINCFG_F_PIPELINE_SCHEDULE);
+    uint64_t v = t->virtual_stages;
+    switch (t->pipeline_schedule) {
+    case TRAINCFG_SCHEDULE_1F1B:
+        if (v > 1)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: 1f1b runs one model chunk per rank, but "
+                               "virtual_stages is %llu; use interleaved, or virtual_stages 1", (ull)v);
+        return 0;
+    case TRAINCFG_SCHEDULE_INTERLEAVED:
+        if (v < 2 || t->pp < 2)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: interleaved needs pp >= 2 and virtual_stages "
+                               ">= 2 (model chunks per rank); pp is %llu, virtual_stages %llu", (ull)t->pp, (ull)v);
+        return 0;
+    case TRAINCFG_SCHEDULE_ZB_H1:
+        if (t->pp < 2)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: zb-h1 needs a pipeline, but pp is 1; valid: "
+                               "pp >= 2, or pipeline_schedule auto");
+        if (v > 1)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: zb-h1 runs one model chunk per rank, but "
+                               "virtual_stages is %llu; use virtual_stages 1", (ull)v);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
 {
     int rc = check_bf16_layers(m, t, err);
+    if (!rc)
+        rc = check_schedule(t, err);
     if (rc)
         return rc;
     uint64_t v = t->virtual_stages;

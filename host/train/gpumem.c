@@ -75,7 +75,7 @@ double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t) { ret
 
 /* Micro-batches (plain 1F1B) or model chunks (interleaved) in flight at stage r's peak, times layers
  * per micro-batch (or chunk). Plain 1F1B: stage r runs p - r forward passes before its first backward
- * (Narayanan et al., arXiv 2104.04473, Sec. 2.2). Interleaved (Megatron's schedule): warm-up of
+ * (Narayanan et al., arXiv 2104.04473, Sec. 2.2); ZB-H1 holds p on every stage (see below). Interleaved (Megatron's schedule): warm-up of
  * 2(p - r - 1) + (v - 1)p chunks plus the one in flight; for r = 0 this is L(1 + (p - 1)/(pv)), the
  * factor of Korthikanti et al. Sec. 4.2.3. Never more than the iteration has. */
 double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t stage)
@@ -83,7 +83,9 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
     uint64_t p = t->pp, v = t->virtual_stages, n = t->global_batch / (t->micro_batch * t->dp);
     uint64_t units, total;
     if (v <= 1) {
-        units = p - stage;
+        /* ZB-H1 (Qi et al., arXiv 2401.10241, Sec. 3.1): stage r holds p - r micro-batches awaiting B and r
+         * awaiting only W; counting the latter at full size gives p on every stage (the paper's bound) */
+        units = t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1 ? p : p - stage;
         total = n;
     } else {
         units = 2 * (p - stage - 1) + (v - 1) * p + 1;

@@ -21,6 +21,13 @@
  *   k mod pp = j mod pp, so its micro-batch is (k / (pp x chunks)) x pp + k mod pp; the FIFO pop gives
  *   backwards the same formula. Later Megatron writes this formula out as get_microbatch_id_in_model_chunk
  *   (and, since 2024, as a lookup table whose default group size is pp: the same order).
+ *
+ * ZB-H1 (schedule_zb_h1): Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, arXiv 2401.10241,
+ * Sec. 3.1, Fig. 3 (top), read as: on stage i the passes of round x are F_x, B_{x-(p-1-i)}, W_{x-(p-1)}.
+ * The authors' Megatron patch (sail-sg/zero-bubble-pipeline-parallelism, branch zb-h1-quick-start,
+ * megatron/core/pipeline_parallel/schedules.py) runs a variant that splits B from W only where it defers
+ * W (a rank's first `rank` backwards and its cool-down), to keep Megatron's batched send/receive and
+ * tensor-parallel overlap elsewhere; this module follows the paper's figure (docs/schedules.md).
  */
 #include "train/schedule.h"
 
@@ -111,6 +118,63 @@ int schedule_build(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t v
     for (uint64_t k = total - w; k < total; k++)
         out[i++] = schedule_at(k, pp, virtual_stages, 1);
     return 0;
+}
+
+int schedule_zb_h1(uint32_t pp, uint32_t rank, uint32_t microbatches, schedule_item *out, size_t max, size_t *n_out,
+                   cxl_err *err)
+{
+    if (pp < 2)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: zb-h1 needs a pipeline of at least 2 ranks; pp is %u", pp);
+    int rc = schedule_check(pp, rank, microbatches, 1, err);
+    if (rc)
+        return rc;
+    uint64_t m = microbatches;
+    if (3 * m > SIZE_MAX)
+        return cxl_errf(err, CXL_ELIMIT, "schedule: %u micro-batches x 3 passes do not fit in memory", microbatches);
+    *n_out = (size_t)(3 * m);
+    if (*n_out > max)
+        return cxl_errf(err, CXL_ELIMIT, "schedule: %u micro-batches need %zu passes; output holds %zu", microbatches,
+                        *n_out, max);
+    /* triple x: F x, B x - (p - 1 - rank), W x - (p - 1), each when in range (Qi et al. Fig. 3) */
+    uint64_t lag_b = (uint64_t)(pp - 1 - rank), lag_w = (uint64_t)(pp - 1);
+    size_t i = 0;
+    for (uint64_t x = 0; x < m + lag_w; x++) {
+        if (x < m)
+            out[i++] = (schedule_item){ .microbatch = (uint32_t)x };
+        if (x >= lag_b && x - lag_b < m)
+            out[i++] = (schedule_item){ .microbatch = (uint32_t)(x - lag_b), .backward = 1, .part = SCHEDULE_B };
+        if (x >= lag_w)
+            out[i++] = (schedule_item){ .microbatch = (uint32_t)(x - lag_w), .backward = 1, .part = SCHEDULE_W };
+    }
+    return 0;
+}
+
+int schedule_build_kind(int kind, uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages,
+                        schedule_item *out, size_t max, size_t *n_out, cxl_err *err)
+{
+    switch (kind) {
+    case SCHEDULE_AUTO:
+        break;
+    case SCHEDULE_1F1B:
+        if (virtual_stages > 1)
+            return cxl_errf(err, CXL_ECONFIG, "schedule: 1f1b runs one model chunk per rank; virtual_stages is %u",
+                            virtual_stages);
+        break;
+    case SCHEDULE_INTERLEAVED:
+        if (virtual_stages < 2)
+            return cxl_errf(err, CXL_ECONFIG,
+                            "schedule: interleaved needs at least 2 model chunks per rank; virtual_stages is %u",
+                            virtual_stages);
+        break;
+    case SCHEDULE_ZB_H1:
+        if (virtual_stages != 1)
+            return cxl_errf(err, CXL_ECONFIG, "schedule: zb-h1 runs one model chunk per rank; virtual_stages is %u",
+                            virtual_stages);
+        return schedule_zb_h1(pp, rank, microbatches, out, max, n_out, err);
+    default:
+        return cxl_errf(err, CXL_ECONFIG, "schedule: unknown schedule kind %d", kind);
+    }
+    return schedule_build(pp, rank, microbatches, virtual_stages, out, max, n_out, err);
 }
 
 int schedule_chunk_layers(uint32_t pp, uint32_t virtual_stages, uint32_t layers, uint32_t rank, uint32_t chunk,

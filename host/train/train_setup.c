@@ -382,7 +382,8 @@ static int setup_programs(eng *E, cxl_err *err)
     for (uint32_t r = 0; r < pp; r++) {
         rep *R = &E->reps[r];
         size_t n = 0;
-        int rc = schedule_build(pp, r, E->m, E->v, NULL, 0, &n, err);
+        int kind = E->t->pipeline_schedule;
+        int rc = schedule_build_kind(kind, pp, r, E->m, E->v, NULL, 0, &n, err);
         if (rc && rc != CXL_ELIMIT)
             return rc;
         R->items = malloc(n * sizeof *R->items);
@@ -391,7 +392,7 @@ static int setup_programs(eng *E, cxl_err *err)
         R->bwd_done = calloc(E->v, sizeof *R->bwd_done);
         if (!R->items || !R->arrived || !R->sent || !R->bwd_done)
             return eng_oom(E);
-        rc = schedule_build(pp, r, E->m, E->v, R->items, n, &R->nitems, err);
+        rc = schedule_build_kind(kind, pp, r, E->m, E->v, R->items, n, &R->nitems, err);
         if (rc)
             return rc;
         for (size_t i = 0; i < slots; i++)

@@ -212,10 +212,21 @@ typedef struct item_ctx {
 /* pick_template's third outcome: R->cur_tpl is the template to run */
 enum { TPL_READY = 2 };
 
+/* A zero-bubble schedule's W pass (schedule.h): the weight gradients only, from what its B left in place;
+ * nothing to receive, gather or send, no recomputation and no host step of its own. */
+static int is_w(const item_ctx *c) { return c->I->part == SCHEDULE_W; }
+
+/* The chunk's last micro-batch: its gradients are complete after this backward (a B leaves them to its W).
+ * Each chunk's backwards, and its W's, run in micro-batch order (schedule.h). */
+static int last_microbatch(const eng *E, const rep *R, const item_ctx *c)
+{
+    return is_w(c) ? c->I->microbatch + 1 == E->m : R->bwd_done[c->I->chunk] + 1 == E->m;
+}
+
 static int item_host(eng *E, rep *R, const item_ctx *c)
 {
     R->step = ITEM_RECV;
-    if (!E->t->host_microbatch_ps)
+    if (!E->t->host_microbatch_ps || is_w(c))
         return STEP_NEXT;
     /* the framework's Python for this forward or backward step, before its kernels are queued */
     run_host(E, R, (int64_t)E->t->host_microbatch_ps, c->I->backward ? "host.backward" : "host.forward");
@@ -226,7 +237,7 @@ static int item_recv(eng *E, rep *R, const item_ctx *c)
 {
     R->step = ITEM_GATHER;
     int need = c->I->backward ? !c->last_vs : !c->first_vs;
-    if (need) {
+    if (need && !is_w(c)) {
         uint32_t k = key_of(E, c->I->chunk, c->I->microbatch, c->I->backward);
         if (R->arrived[k] < 0) {
             R->wait_key = k;
@@ -244,7 +255,7 @@ static int item_gather(eng *E, rep *R, const item_ctx *c)
     R->lstep = LAYER_START;
     R->layer = R->entry = 0;
     R->cur_tpl = NULL;
-    int need = c->I->backward ? !c->last_vs : !c->first_vs;
+    int need = (c->I->backward ? !c->last_vs : !c->first_vs) && !is_w(c);
     if (need && E->g.pp_gather_bytes) {
         run_tp(E, R, OPGRAPH_ALLGATHER, E->g.pp_gather_bytes, "tp.allgather.pp");
         return STEP_BLOCKED;
@@ -291,10 +302,11 @@ static void next_layer(rep *R)
  * their shard of the gradients, so they reduce-scatter after every backward. */
 static void layer_grads(eng *E, rep *R, const item_ctx *c)
 {
-    int last_mb = R->bwd_done[c->I->chunk] + 1 == E->m;
-    if ((last_mb || E->t->zero >= 2) && E->t->overlap_grad_reduce)
+    int last_mb = last_microbatch(E, R, c);
+    if ((last_mb || E->t->zero >= 2) && E->t->overlap_grad_reduce && c->I->part != SCHEDULE_B)
         bucket_add(E, R, eng_layer_grad_bytes(E, c->vs, R->layer), 0);
-    eng_cxl_layer_out(E, R, 1, last_mb);
+    if (!is_w(c)) /* the offload policies act with the input gradient (docs/schedules.md) */
+        eng_cxl_layer_out(E, R, 1, last_mb);
     next_layer(R);
 }
 
@@ -303,6 +315,11 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
 {
     if (R->layer >= E->chunk_layers[c->vs]) {
         R->seg = SEG_POST;
+        return STEP_NEXT;
+    }
+    if (is_w(c) && R->lstep == LAYER_START) {
+        /* the weight gradient needs the saved inputs and output gradients, not the weights */
+        R->lstep = LAYER_BACKWARD;
         return STEP_NEXT;
     }
     if (E->t->zero >= 3 && traincfg_dpcp(E->t) > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered)
@@ -338,14 +355,16 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
 static int item_body_end(eng *E, rep *R, const item_ctx *c)
 {
     if (c->I->backward) {
-        int last_bwd = R->bwd_done[c->I->chunk] + 1 == E->m || E->t->zero >= 2;
+        int last_bwd = last_microbatch(E, R, c) || E->t->zero >= 2;
         if (last_bwd && E->t->overlap_grad_reduce) {
-            if (c->last_vs)
+            /* the head's weight GEMM runs in W; the embedding's backward, all of it, in B */
+            if (c->last_vs && c->I->part != SCHEDULE_B)
                 bucket_add(E, R, E->g.head_grad_bytes, 0);
-            if (c->first_vs)
+            if (c->first_vs && !is_w(c))
                 bucket_add(E, R, E->g.embed_grad_bytes, 0);
         }
-        R->bwd_done[c->I->chunk]++;
+        if (!is_w(c))
+            R->bwd_done[c->I->chunk]++;
     }
     R->step = ITEM_SEND;
     return STEP_NEXT;
@@ -408,6 +427,9 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
         return STEP_NEXT;
     }
     const opgraph_entry *e = &R->cur_tpl->e[R->entry++];
+    /* a split backward: B leaves the weight-gradient entries to W, which runs only those */
+    if (c->I->part != SCHEDULE_BW && e->wgrad != is_w(c))
+        return STEP_NEXT;
     if (e->kind == OPGRAPH_CP_P2P) {
         /* started beside the compute stream, which goes on to the attention kernel */
         R->cp_running = 1;
@@ -434,7 +456,7 @@ static int item_send(eng *E, rep *R, const item_ctx *c)
     const schedule_item *I = c->I;
     R->step = ITEM_NEXT;
     int need = I->backward ? !c->first_vs : !c->last_vs;
-    if (!need)
+    if (!need || is_w(c))
         return STEP_NEXT;
     uint32_t dvs = I->backward ? c->vs - 1 : c->vs + 1;
     uint32_t dst = dvs % E->pp, dchunk = dvs / E->pp;

@@ -14,8 +14,8 @@
 #include "train/schedule.h"
 
 /* Shorthands for expected orders: forward / backward of micro-batch mb on model chunk c. */
-#define F(mb, c) {(mb), (c), 0}
-#define B(mb, c) {(mb), (c), 1}
+#define F(mb, c) {(mb), (c), 0, 0}
+#define B(mb, c) {(mb), (c), 1, 0}
 
 static schedule_item *build(uint32_t pp, uint32_t rank, uint32_t m, uint32_t v, size_t *n)
 {
