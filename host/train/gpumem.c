@@ -199,6 +199,12 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         /* final norm input and output-layer input 4sbh, fp32 logits for the cross entropy 4sbV/t
          * (Korthikanti Sec. 4.3), for the one micro-batch whose backward starts at once */
         act += 4 * s * b * h / div + 4 * s * b * (double)modelcfg_vocab(m) / (double)tp;
+        if (t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1) {
+            /* ZB-H1 defers the last stage's W by p - 1 micro-batches: each keeps what the output layer's
+             * weight GEMM X^T.dY reads, its input (2sbh) and the 16-bit logits gradient (2sbV/t) */
+            uint64_t n = t->global_batch / (t->micro_batch * t->dp), w = p - 1 < n ? p - 1 : n;
+            act += (double)w * (2 * s * b * h / div + 2 * s * b * (double)modelcfg_vocab(m) / (double)tp);
+        }
     }
     out->activations_bytes = act;
     out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes + act;

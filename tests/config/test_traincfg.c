@@ -348,6 +348,33 @@ static void err_virtual_stages(void **state)
     expect_err(p, 9, 19, "needs the 4 micro-batches per iteration", "multiple of pp 8");
 }
 
+/* training.pipeline_schedule against pp and virtual_stages, at the key's value */
+static void err_pipeline_schedule(void **state)
+{
+    (void)state;
+    const char *p = exp_file("zb1.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }",
+                             "  global_batch: 16\n  dp: 16\n  pipeline_schedule: zb-h1\n");
+    expect_err(p, 8, 22, "zb-h1 needs a pipeline, but pp is 1", "pp >= 2");
+    p = exp_file("zb2.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 16\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  pipeline_schedule: zb-h1\n");
+    expect_err(p, 10, 22, "zb-h1 runs one model chunk per rank, but virtual_stages is 2", NULL);
+    p = exp_file("zb3.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 16\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  pipeline_schedule: 1f1b\n");
+    expect_err(p, 10, 22, "1f1b runs one model chunk per rank", "use interleaved");
+    p = exp_file("zb4.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 16\n  pp: 4\n  dp: 4\n  pipeline_schedule: interleaved\n");
+    expect_err(p, 9, 22, "interleaved needs pp >= 2 and virtual_stages >= 2", NULL);
+    p = exp_file("zb5.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 16\n  pp: 4\n  dp: 4\n  pipeline_schedule: zb-h2\n");
+    expect_err(p, 9, 22, "zb-h2", "zb-h1");
+    cxl_err e;
+    expcfg x;
+    p = exp_file("zb6.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }",
+                 "  global_batch: 16\n  pp: 4\n  dp: 4\n  pipeline_schedule: zb-h1\n");
+    assert_int_equal(expcfg_load(p, &x, &e), 0);
+    assert_int_equal(x.train.pipeline_schedule, TRAINCFG_SCHEDULE_ZB_H1);
+}
+
 static void err_batch(void **state)
 {
     (void)state;
@@ -699,6 +726,7 @@ int main(void)
         cmocka_unit_test(err_tp_kv_heads),
         cmocka_unit_test(err_pp_layers),
         cmocka_unit_test(err_virtual_stages),
+        cmocka_unit_test(err_pipeline_schedule),
         cmocka_unit_test(err_batch),
         cmocka_unit_test(context_parallel_layout),
         cmocka_unit_test(err_gpu_count),
