@@ -18,7 +18,7 @@ enum traincfg_attention { TRAINCFG_ATTENTION_FLASH = 0, TRAINCFG_ATTENTION_UNFUS
 /* precision and main_grads take gpucfg_dtype values (gpucfg.h) */
 /* training.pipeline_schedule, in the order of schedule.h's enum schedule_kind */
 enum traincfg_schedule { TRAINCFG_SCHEDULE_AUTO = 0, TRAINCFG_SCHEDULE_1F1B = 1, TRAINCFG_SCHEDULE_INTERLEAVED = 2,
-                         TRAINCFG_SCHEDULE_ZB_H1 = 3 };
+                         TRAINCFG_SCHEDULE_ZB_H1 = 3, TRAINCFG_SCHEDULE_DUALPIPEV = 4 };
 
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
@@ -77,6 +77,13 @@ typedef struct traincfg {
 } traincfg;
 
 extern const compose_kind traincfg_kind;
+
+/* The pipeline stage that holds the output layer and the loss: the last, or with DualPipeV's V the first
+ * (its chunk 1 is the last virtual stage). */
+static inline uint64_t traincfg_head_stage(const traincfg *t)
+{
+    return t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV ? 0 : t->pp - 1;
+}
 
 /* 1 when the attention core runs as one fused (flash) kernel per pass: attention flash and 16-bit or FP8
  * training. Flash kernels take fp16/bf16 operands only; with fp32/tf32 training Transformer Engine falls

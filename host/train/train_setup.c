@@ -175,7 +175,7 @@ static int setup_stages(eng *E, cxl_err *err)
         rep *R = &E->reps[r];
         R->r = r;
         R->first_stage = r == 0;
-        R->last_stage = r == pp - 1;
+        R->last_stage = r == traincfg_head_stage(t);
         R->params = (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);
         for (uint32_t c = 0; c < E->v; c++)
             for (uint32_t l = 0; l < E->chunk_layers[c * pp + r]; l++)

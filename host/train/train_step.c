@@ -205,7 +205,8 @@ int eng_wait_until(eng *E, rep *R, int64_t t_ps)
 /* The item R is at, and where its model chunk sits among the pipeline's virtual stages. */
 typedef struct item_ctx {
     const schedule_item *I;
-    uint32_t vs;                    /* virtual stage: chunk x pp + r */
+    uint32_t vs;                    /* chunk x pp + r: where the chunk's layers are listed (E->chunk_layers) */
+    uint32_t pos;                   /* its virtual stage, the place in the pipeline (schedule_stage_of) */
     int first_vs, last_vs;          /* holds the embedding / the head */
 } item_ctx;
 
@@ -458,9 +459,14 @@ static int item_send(eng *E, rep *R, const item_ctx *c)
     int need = I->backward ? !c->first_vs : !c->last_vs;
     if (!need || is_w(c))
         return STEP_NEXT;
-    uint32_t dvs = I->backward ? c->vs - 1 : c->vs + 1;
-    uint32_t dst = dvs % E->pp, dchunk = dvs / E->pp;
+    uint32_t dst, dchunk, v_shape = E->t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV;
+    schedule_stage_owner(E->t->pipeline_schedule, E->pp, I->backward ? c->pos - 1 : c->pos + 1, &dst, &dchunk);
     uint32_t k = key_of(E, dchunk, I->microbatch, I->backward);
+    if (dst == R->r) {
+        /* the turn of DualPipeV's V: the next stage is this GPU's other chunk, the tensor stays in place */
+        R->sent[k] = R->arrived[k] = E->now;
+        return STEP_NEXT;
+    }
     uint32_t xid = eng_new_xfer(E, XK_PP, R->r, I->backward ? "pp.send.grad" : "pp.send.act");
     if (xid == UINT32_MAX)
         return STEP_BLOCKED;
@@ -469,7 +475,9 @@ static int item_send(eng *E, rep *R, const item_ctx *c)
     X->key = k;
     /* the boundary between stage r and r+1 (or r-1 and r) */
     uint32_t lo = I->backward ? dst : R->r;
-    if (I->backward ? R->r == 0 : R->r == E->pp - 1)
+    if (v_shape)
+        lo = dst < R->r ? dst : R->r; /* the V never wraps around */
+    else if (I->backward ? R->r == 0 : R->r == E->pp - 1)
         lo = E->pp - 1; /* wrap-around between chunks */
     X->fabric = E->pp_intra[lo] ? FAB_INTRA : FAB_INTER;
     X->bytes = (double)E->g.pp_bytes;
@@ -499,8 +507,9 @@ static int item_step(eng *E, rep *R)
     item_ctx c;
     c.I = &R->items[R->it];
     c.vs = c.I->chunk * E->pp + R->r;
-    c.first_vs = c.vs == 0;
-    c.last_vs = c.vs == E->pp * E->v - 1;
+    c.pos = schedule_stage_of(E->t->pipeline_schedule, E->pp, R->r, c.I->chunk);
+    c.first_vs = c.pos == 0;
+    c.last_vs = c.pos == E->pp * E->v - 1;
     switch (R->step) {
     case ITEM_HOST: return item_host(E, R, &c);
     case ITEM_RECV: return item_recv(E, R, &c);
@@ -558,7 +567,9 @@ static int end_grad_flush(eng *E, rep *R)
 static int end_embedding_sync(eng *E, rep *R)
 {
     R->end = END_OPTIMIZER;
-    if (!(E->pp > 1 && E->x->model.tied_embeddings && (R->first_stage || R->last_stage)))
+    /* (DualPipeV's rank 0 holds both: nothing to exchange) */
+    if (!(E->pp > 1 && E->x->model.tied_embeddings && (R->first_stage || R->last_stage)) ||
+        (R->first_stage && R->last_stage))
         return STEP_NEXT;
     rep *P = &E->reps[R->first_stage ? E->pp - 1 : 0];
     eng_set_state(E, R, ST_WAIT_DP, -1);

@@ -1,7 +1,8 @@
-/* test_schedule_zb.c - the zero-bubble schedule ZB-H1 (schedule_zb_h1; Qi et al., "Zero Bubble Pipeline
- * Parallelism", ICLR 2024, arXiv 2401.10241, Sec. 3.1): exact orders written out from the paper's figure,
- * every pass once and in order, the in-flight bounds the paper states, a whole-pipeline simulation with
- * separate F, B and W times that meets the paper's bubble formula, the kind dispatcher and the errors. */
+/* test_schedule_zb.c - the schedules that split the backward: ZB-H1 (schedule_zb_h1; Qi et al., "Zero
+ * Bubble Pipeline Parallelism", ICLR 2024, arXiv 2401.10241, Sec. 3.1) and DualPipeV (schedule_dualpipev;
+ * deepseek-ai/DualPipe): exact orders written out from the paper's figure and from DualPipeV.step, every
+ * pass once and in order, the in-flight bounds they state, a whole-pipeline simulation with separate F, B
+ * and W times (ZB-H1 meets the paper's bubble formula), the kind dispatcher and the errors. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -135,34 +136,36 @@ static void invariants(void **state)
 
 /* ---- whole-pipeline simulation ---- */
 
-/* Every rank runs its list strictly in order; F (mb, r) needs F (mb, r-1), B (mb, r) needs B (mb, r+1) or on
- * the last stage its own F, W (mb, r) its own B (the list order gives that); a split-free backward
- * (SCHEDULE_BW) takes tb + tw. Returns the makespan, -1 on deadlock; a rank that completes was busy exactly
- * m (tf + tb + tw). */
-static long simulate_lists(uint32_t pp, uint32_t m, schedule_item *const *list, const size_t *len, long tf, long tb,
-                           long tw)
+/* Every rank runs its list strictly in order; with s the virtual stage of the item's chunk
+ * (schedule_stage_of), F (mb, s) needs F (mb, s-1), B (mb, s) needs B (mb, s+1) or on the last stage its own
+ * F, W (mb, s) its own B; a split-free backward (SCHEDULE_BW) takes tb + tw. Returns the makespan, -1 on
+ * deadlock; a rank that completes was busy exactly m v (tf + tb + tw). */
+static long simulate_lists(int kind, uint32_t pp, uint32_t m, uint32_t v, schedule_item *const *list,
+                           const size_t *len, long tf, long tb, long tw)
 {
+    uint32_t S = pp * v;
     size_t *next = calloc(pp, sizeof *next);
     long *clock = calloc(pp, sizeof *clock), *busy = calloc(pp, sizeof *busy);
-    long *done_f = malloc(sizeof(long) * pp * m), *done_b = malloc(sizeof(long) * pp * m);
+    long *done_f = malloc(sizeof(long) * S * m), *done_b = malloc(sizeof(long) * S * m);
     assert_true(next && clock && busy && done_f && done_b);
-    for (size_t i = 0; i < (size_t)pp * m; i++)
+    for (size_t i = 0; i < (size_t)S * m; i++)
         done_f[i] = done_b[i] = -1;
     for (int progress = 1; progress;) {
         progress = 0;
         for (uint32_t r = 0; r < pp; r++)
             while (next[r] < len[r]) {
                 const schedule_item *it = &list[r][next[r]];
-                size_t at = (size_t)r * m + it->microbatch;
+                uint32_t st = schedule_stage_of(kind, pp, r, it->chunk);
+                size_t at = (size_t)st * m + it->microbatch;
                 long dep, d;
                 if (!it->backward) {
-                    dep = r == 0 ? 0 : done_f[at - m];
+                    dep = st == 0 ? 0 : done_f[at - m];
                     d = tf;
                 } else if (it->part == SCHEDULE_W) {
                     dep = done_b[at];
                     d = tw;
                 } else {
-                    dep = r == pp - 1 ? done_f[at] : done_b[at + m];
+                    dep = st == S - 1 ? done_f[at] : done_b[at + m];
                     d = it->part == SCHEDULE_B ? tb : tb + tw;
                 }
                 if (dep < 0)
@@ -183,7 +186,7 @@ static long simulate_lists(uint32_t pp, uint32_t m, schedule_item *const *list, 
             makespan = -1;
             continue;
         }
-        assert_int_equal(busy[r], (long)m * (tf + tb + tw));
+        assert_int_equal(busy[r], (long)m * v * (tf + tb + tw));
         if (makespan >= 0 && clock[r] > makespan)
             makespan = clock[r];
     }
@@ -195,20 +198,20 @@ static long simulate_lists(uint32_t pp, uint32_t m, schedule_item *const *list, 
     return makespan;
 }
 
-/* The pipeline of `kind` (SCHEDULE_ZB_H1 or SCHEDULE_1F1B) under the simulation above. */
-static long simulate(int kind, uint32_t pp, uint32_t m, long tf, long tb, long tw)
+/* The pipeline of `kind` (v chunks per rank) under the simulation above. */
+static long simulate(int kind, uint32_t pp, uint32_t m, uint32_t v, long tf, long tb, long tw)
 {
     schedule_item **list = calloc(pp, sizeof *list);
     size_t *len = calloc(pp, sizeof *len);
     assert_true(list && len);
     for (uint32_t r = 0; r < pp; r++) {
         size_t need = 0;
-        assert_int_equal(schedule_build_kind(kind, pp, r, m, 1, NULL, 0, &need, NULL), CXL_ELIMIT);
+        assert_int_equal(schedule_build_kind(kind, pp, r, m, v, NULL, 0, &need, NULL), CXL_ELIMIT);
         list[r] = calloc(need, sizeof **list);
         assert_non_null(list[r]);
-        assert_int_equal(schedule_build_kind(kind, pp, r, m, 1, list[r], need, &len[r], NULL), 0);
+        assert_int_equal(schedule_build_kind(kind, pp, r, m, v, list[r], need, &len[r], NULL), 0);
     }
-    long t = simulate_lists(pp, m, list, len, tf, tb, tw);
+    long t = simulate_lists(kind, pp, m, v, list, len, tf, tb, tw);
     for (uint32_t r = 0; r < pp; r++)
         free(list[r]);
     free(list);
@@ -228,8 +231,8 @@ static void bubble_is_the_papers(void **state)
         long tf = times[c][0], tb = times[c][1], tw = times[c][2];
         for (uint32_t pp = 2; pp <= 8; pp++)
             for (uint32_t m = pp; m <= 4 * pp; m++) {
-                long zb = simulate(SCHEDULE_ZB_H1, pp, m, tf, tb, tw);
-                long ob = simulate(SCHEDULE_1F1B, pp, m, tf, tb, tw);
+                long zb = simulate(SCHEDULE_ZB_H1, pp, m, 1, tf, tb, tw);
+                long ob = simulate(SCHEDULE_1F1B, pp, m, 1, tf, tb, tw);
                 long ideal = (long)m * (tf + tb + tw);
                 if (zb != ideal + (long)(pp - 1) * (tf + tb - tw) || ob != ideal + (long)(pp - 1) * (tf + tb + tw))
                     fail_msg("pp %u m %u times %ld %ld %ld: zb-h1 %ld, 1f1b %ld, ideal %ld", pp, m, tf, tb, tw, zb, ob,
@@ -237,14 +240,14 @@ static void bubble_is_the_papers(void **state)
             }
     }
     /* pp 4, m 8, unit passes: 24 + 3 against 24 + 9 */
-    assert_int_equal(simulate(SCHEDULE_ZB_H1, 4, 8, 1, 1, 1), 27);
-    assert_int_equal(simulate(SCHEDULE_1F1B, 4, 8, 1, 1, 1), 33);
+    assert_int_equal(simulate(SCHEDULE_ZB_H1, 4, 8, 1, 1, 1, 1), 27);
+    assert_int_equal(simulate(SCHEDULE_1F1B, 4, 8, 1, 1, 1, 1), 33);
     /* m < p: no deadlock, and never slower than 1F1B */
     for (uint32_t pp = 2; pp <= 8; pp++)
         for (uint32_t m = 1; m < pp; m++) {
-            long zb = simulate(SCHEDULE_ZB_H1, pp, m, 1, 1, 1);
+            long zb = simulate(SCHEDULE_ZB_H1, pp, m, 1, 1, 1, 1);
             assert_true(zb > 0);
-            assert_true(zb <= simulate(SCHEDULE_1F1B, pp, m, 1, 1, 1));
+            assert_true(zb <= simulate(SCHEDULE_1F1B, pp, m, 1, 1, 1, 1));
         }
 }
 
@@ -256,7 +259,123 @@ static void simulator_detects_deadlock(void **state)
     schedule_item r1[] = {F(0), B(0), W(0)};
     schedule_item *const bad[2] = {r0, r1};
     const size_t len[2] = {3, 3};
-    assert_int_equal(simulate_lists(2, 1, bad, len, 1, 1, 1), -1);
+    assert_int_equal(simulate_lists(SCHEDULE_ZB_H1, 2, 1, 1, bad, len, 1, 1, 1), -1);
+}
+
+/* ---- DualPipeV ---- */
+
+#define Fa(mb) {(mb), 0, 0, SCHEDULE_BW}
+#define Fb(mb) {(mb), 1, 0, SCHEDULE_BW}
+#define Ba(mb) {(mb), 0, 1, SCHEDULE_BW}
+#define Bb(mb) {(mb), 1, 1, SCHEDULE_BW}
+#define Ia(mb) {(mb), 0, 1, SCHEDULE_B}
+#define Ib(mb) {(mb), 1, 1, SCHEDULE_B}
+#define Wa(mb) {(mb), 0, 1, SCHEDULE_W}
+#define Wb(mb) {(mb), 1, 1, SCHEDULE_W}
+
+static schedule_item *build_dpv(uint32_t pp, uint32_t rank, uint32_t m, size_t *n)
+{
+    size_t need = 0;
+    cxl_err e;
+    assert_int_equal(schedule_dualpipev(pp, rank, m, NULL, 0, &need, &e), CXL_ELIMIT);
+    assert_int_equal(need, 4 * (size_t)m + 2 * pp - rank - 1);
+    schedule_item *s = calloc(need, sizeof *s);
+    assert_non_null(s);
+    if (schedule_dualpipev(pp, rank, m, s, need, n, &e))
+        fail_msg("schedule_dualpipev(pp %u, rank %u, m %u): %s", pp, rank, m, e.msg);
+    assert_int_equal(*n, need);
+    return s;
+}
+
+static void assert_dpv(uint32_t pp, uint32_t rank, uint32_t m, const schedule_item *want, size_t n_want)
+{
+    size_t n;
+    schedule_item *s = build_dpv(pp, rank, m, &n);
+    assert_int_equal(n, n_want);
+    for (size_t i = 0; i < n; i++)
+        if (s[i].microbatch != want[i].microbatch || s[i].chunk != want[i].chunk ||
+            s[i].backward != want[i].backward || s[i].part != want[i].part)
+            fail_msg("dualpipev pp %u rank %u m %u, pass %zu: got %c%u chunk %u, want %c%u chunk %u", pp, rank, m, i,
+                     kind_of(&s[i]), s[i].microbatch, s[i].chunk, kind_of(&want[i]), want[i].microbatch,
+                     want[i].chunk);
+    free(s);
+}
+
+/* pp 2, m 4, written out from DualPipeV.step's eight steps (schedule.h); a = chunk 0, b = chunk 1, I a
+ * backward's input gradient alone, W the weight gradient of the oldest I. */
+static void dualpipev_orders(void **state)
+{
+    (void)state;
+    /* rank 0: 1. F0a F1a  2. F2a F0b  3. I0b W0b F1b  4. F3a B1b F2b B0a  5. B2b F3b B1a
+     *         6. B3b, then (r even) B2a split  7. W2a I3a  8. W3a */
+    const schedule_item r0[] = {Fa(0), Fa(1), Fa(2), Fb(0), Ib(0), Wb(0), Fb(1), Fa(3), Bb(1), Fb(2), Ba(0),
+                                Bb(2), Fb(3), Ba(1), Bb(3), Ia(2), Wa(2), Ia(3), Wa(3)};
+    assert_dpv(2, 0, 4, r0, sizeof r0 / sizeof *r0);
+    /* rank 1 (the turn of the V): 2. F0a F0b F1a F1b  4. F2a B0b F2b B0a F3a B1b F3b B1a
+     *         6. B2b B2a, then (r odd) I3b I3a  8. W3b W3a */
+    const schedule_item r1[] = {Fa(0), Fb(0), Fa(1), Fb(1), Fa(2), Bb(0), Fb(2), Ba(0), Fa(3), Bb(1), Fb(3),
+                                Ba(1), Bb(2), Ba(2), Ib(3), Ia(3), Wb(3), Wa(3)};
+    assert_dpv(2, 1, 4, r1, sizeof r1 / sizeof *r1);
+}
+
+static void dualpipev_invariants_and_makespan(void **state)
+{
+    (void)state;
+    for (uint32_t pp = 2; pp <= 8; pp++)
+        for (uint32_t m = 2 * pp; m <= 2 * pp + 9; m++) {
+            for (uint32_t r = 0; r < pp; r++) {
+                size_t n;
+                schedule_item *s = build_dpv(pp, r, m, &n);
+                uint32_t next[2][2] = {{0}}, held = 0, peak = 0;
+                schedule_item *fifo = calloc(n, sizeof *fifo); /* the B' awaiting their W */
+                size_t head = 0, tail = 0;
+                assert_non_null(fifo);
+                for (size_t i = 0; i < n; i++) {
+                    const schedule_item *it = &s[i];
+                    assert_true(it->chunk < 2 && it->microbatch < m);
+                    if (it->part == SCHEDULE_W) {
+                        /* the weight gradient of the oldest B' (the code's FIFO WeightGradStore) */
+                        assert_true(head < tail);
+                        assert_int_equal(it->microbatch, fifo[head].microbatch);
+                        assert_int_equal(it->chunk, fifo[head].chunk);
+                        head++;
+                        held--;
+                        continue;
+                    }
+                    /* each chunk's F and B in micro-batch order */
+                    assert_int_equal(it->microbatch, next[it->chunk][it->backward]);
+                    next[it->chunk][it->backward]++;
+                    if (it->part == SCHEDULE_B)
+                        fifo[tail++] = *it;
+                    /* chunk-passes held between a forward and its weight gradient */
+                    if (!it->backward && ++held > peak)
+                        peak = held;
+                    if (it->part == SCHEDULE_BW && it->backward)
+                        held--;
+                }
+                assert_int_equal(head, tail);
+                free(fifo);
+                for (int c = 0; c < 2; c++) {
+                    assert_int_equal(next[c][0], m);
+                    assert_int_equal(next[c][1], m);
+                }
+                assert_int_equal(held, 0);
+                assert_int_equal(peak, 2 * pp + 1); /* the DualPipe README's PP + 1, PP = 2 pp stages */
+                free(s);
+            }
+            /* no deadlock; under unit passes, F and B of a pair run back to back (no overlap), a bubble of
+             * pp - 1 against the ideal 2 m (T_F + T_B + T_W); within the README's (PP/2 - 1)(F&B + B - 3W)
+             * with F&B = F + B for every time mix below, and shorter than 1F1B of the same layers (two
+             * chunks' worth per pass) */
+            assert_int_equal(simulate(SCHEDULE_DUALPIPEV, pp, m, 2, 1, 1, 1), 6 * (long)m + pp - 1);
+            const long times[][3] = {{1, 1, 1}, {2, 2, 1}, {1, 2, 1}, {3, 3, 2}};
+            for (size_t c = 0; c < sizeof times / sizeof *times; c++) {
+                long tf = times[c][0], tb = times[c][1], tw = times[c][2], full = tb + tw;
+                long got = simulate(SCHEDULE_DUALPIPEV, pp, m, 2, tf, tb, tw), ideal = 2 * (long)m * (tf + full);
+                assert_true(got - ideal <= (long)(pp - 1) * (tf + full + full - 3 * tw));
+                assert_true(got < simulate(SCHEDULE_1F1B, pp, m, 1, 2 * tf, 2 * tb, 2 * tw));
+            }
+        }
 }
 
 /* ---- the kind dispatcher and errors ---- */
@@ -301,6 +420,27 @@ static void kinds_and_errors(void **state)
     assert_int_equal(n, 24);
     assert_non_null(strstr(e.msg, "holds 23"));
     assert_int_equal(schedule_zb_h1(4, 0, 8, out, 24, &n, &e), 0);
+    /* dualpipev: a pipeline, two chunks, m >= 2 pp */
+    assert_int_equal(schedule_build_kind(SCHEDULE_DUALPIPEV, 4, 0, 8, 1, out, 64, &n, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "virtual_stages is 1"));
+    assert_int_equal(schedule_dualpipev(1, 0, 8, out, 64, &n, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "pp is 1"));
+    assert_int_equal(schedule_dualpipev(4, 0, 7, out, 64, &n, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "at least 2 x pp = 8"));
+    assert_int_equal(schedule_dualpipev(4, 9, 8, out, 64, &n, &e), CXL_ECONFIG);
+    assert_int_equal(schedule_dualpipev(4, 0, 8, out, 38, &n, &e), CXL_ELIMIT);
+    assert_int_equal(n, 39); /* 4 m + 2 pp - rank - 1 */
+    assert_int_equal(schedule_build_kind(SCHEDULE_DUALPIPEV, 4, 3, 8, 2, out, 64, &n, &e), 0);
+    assert_int_equal(n, 36);
+    /* the V: rank r holds stages r and 2 pp - 1 - r, and the inverse gives them back */
+    for (uint32_t st = 0; st < 8; st++) {
+        uint32_t r, c;
+        schedule_stage_owner(SCHEDULE_DUALPIPEV, 4, st, &r, &c);
+        assert_int_equal(schedule_stage_of(SCHEDULE_DUALPIPEV, 4, r, c), st);
+        assert_int_equal(r, st < 4 ? st : 7 - st);
+        schedule_stage_owner(SCHEDULE_INTERLEAVED, 4, st, &r, &c);
+        assert_int_equal(r * 1 + c * 4, st);
+    }
 }
 
 int main(void)
@@ -310,6 +450,8 @@ int main(void)
         cmocka_unit_test(invariants),
         cmocka_unit_test(bubble_is_the_papers),
         cmocka_unit_test(simulator_detects_deadlock),
+        cmocka_unit_test(dualpipev_orders),
+        cmocka_unit_test(dualpipev_invariants_and_makespan),
         cmocka_unit_test(kinds_and_errors),
     };
     return cmocka_run_group_tests_name("schedule_zb", tests, NULL, NULL);
