@@ -161,6 +161,66 @@ static void zb_h1_bubble_is_the_papers(void **state)
     free(y);
 }
 
+/* DualPipeV in the engine, one layer per chunk (8 layers, pp 4) and F, B, W of T each: the schedule's own
+ * simulation (test_schedule_zb.c) gives 6 m T + (p - 1) T = 51 T for m = 8, against ZB-H1's
+ * 6 m T + (p - 1) 2 T = 54 T and 1F1B's (m + p - 1) 6 T = 66 T on the same layers; the engine adds only
+ * the pipeline sends (twice as many with the V). Tied embeddings need no exchange: rank 0 holds both. */
+static void dualpipev_in_the_engine(void **state)
+{
+    (void)state;
+    const char *sched[3] = { ", virtual_stages: 2, pipeline_schedule: dualpipev", ", pipeline_schedule: zb-h1",
+                             ", pipeline_schedule: 1f1b" };
+    const int64_t T = 10000000000, want[3] = { 51 * T, 54 * T, 66 * T };
+    expcfg *x = pipeline(sched[0], 8, "");
+    opgraph g;
+    cxl_err e;
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    /* each stage's optimizer kernel (two layers; the embedding on rank 0; the head on rank 0 or 3) */
+    const uint64_t lp = 2 * g.layer_params, ep = g.embed_params, hp = g.head_params;
+    const uint64_t held[4] = { lp, lp + ep, lp + hp, lp + ep + hp };
+    for (int k = 0; k < 4; k++)
+        assert_true(opgraph_optimizer_op(&g, &x->train, held[k], &e) >= 0);
+    const char *const names[3] = { "qkv.fwd", "qkv.bwd_data", "qkv.bwd_weight" };
+    const int64_t ps[3] = { T, T, T };
+    char path[] = "/tmp/cxlsim-dpv-XXXXXX";
+    optimes *ot = times_file(&g, names, ps, path);
+    train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
+    for (int k = 0; k < 3; k++) {
+        expcfg *y = pipeline(sched[k], 8, "");
+        train_result r;
+        run(y, &o, &r);
+        int64_t d = r.iteration_ps - want[k];
+        if (d < 0 || d > 1000000000)
+            fail_msg("%s: %lld ps, want %lld + the sends", sched[k], (long long)r.iteration_ps, (long long)want[k]);
+        for (uint32_t s = 0; s < r.nstages; s++) /* two layers' F, B and W per micro-batch on every rank */
+            assert_true(llabs(r.stages[s].bk_ps[TRAIN_BK_COMPUTE] - 8 * 6 * T) < 1000000);
+        train_result_free(&r);
+        free(y);
+    }
+    optimes_free(ot);
+    remove(path);
+    free(x);
+    /* tied embeddings and no measured times: it completes, and the parts add up on every stage */
+    x = pipeline(sched[0], 8, ", tp: 1");
+    x->model.tied_embeddings = 1;
+    train_result r;
+    run(x, NULL, &r);
+    for (uint32_t s = 0; s < r.nstages; s++) {
+        int64_t sum = 0;
+        for (int k = 0; k < TRAIN_BK_N; k++)
+            sum += r.stages[s].bk_ps[k];
+        assert_int_equal(sum, r.iteration_ps);
+    }
+    /* memory: 2 pp + 1 = 9 chunks of one layer held on every rank, and the head on rank 0 */
+    gpumem m0, m3;
+    gpumem_stage(&x->model, &x->train, 0, &m0);
+    gpumem_stage(&x->model, &x->train, 3, &m3);
+    assert_true(fabs(gpumem_layers_in_flight(&x->model, &x->train, 3) - 9) < 1e-12);
+    assert_true(m0.params > m3.params);
+    train_result_free(&r);
+    free(x);
+}
+
 /* B runs every backward entry but the weight GEMMs and their all-gathers; W only those. */
 static void split_by_weight_gradient_entries(void **state)
 {
@@ -220,6 +280,7 @@ int main(void)
         cmocka_unit_test(naming_megatrons_choice_changes_nothing),
         cmocka_unit_test(zb_h1_bubble_is_the_papers),
         cmocka_unit_test(split_by_weight_gradient_entries),
+        cmocka_unit_test(dualpipev_in_the_engine),
     };
     return cmocka_run_group_tests_name("train_schedule", tests, NULL, NULL);
 }
