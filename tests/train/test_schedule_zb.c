@@ -14,6 +14,8 @@
 
 #include "train/schedule.h"
 
+#include "schedule_sim.h"
+
 #define F(mb) {(mb), 0, 0, SCHEDULE_BW}
 #define B(mb) {(mb), 0, 1, SCHEDULE_B}
 #define W(mb) {(mb), 0, 1, SCHEDULE_W}
@@ -34,17 +36,25 @@ static schedule_item *build(uint32_t pp, uint32_t rank, uint32_t m, size_t *n)
 
 static char kind_of(const schedule_item *it) { return !it->backward ? 'F' : it->part == SCHEDULE_W ? 'W' : 'B'; }
 
+/* got[0..n) against want[0..n_want), naming the schedule and the first difference; frees got */
+static void assert_items(const char *what, uint32_t pp, uint32_t rank, uint32_t m, schedule_item *got, size_t n,
+                         const schedule_item *want, size_t n_want)
+{
+    assert_int_equal(n, n_want);
+    for (size_t i = 0; i < n; i++)
+        if (got[i].microbatch != want[i].microbatch || got[i].chunk != want[i].chunk ||
+            got[i].backward != want[i].backward || got[i].part != want[i].part)
+            fail_msg("%s pp %u rank %u m %u, pass %zu: got %c%u chunk %u, want %c%u chunk %u", what, pp, rank, m, i,
+                     kind_of(&got[i]), got[i].microbatch, got[i].chunk, kind_of(&want[i]), want[i].microbatch,
+                     want[i].chunk);
+    free(got);
+}
+
 static void assert_order(uint32_t pp, uint32_t rank, uint32_t m, const schedule_item *want, size_t n_want)
 {
     size_t n;
     schedule_item *s = build(pp, rank, m, &n);
-    assert_int_equal(n, n_want);
-    for (size_t i = 0; i < n; i++)
-        if (s[i].microbatch != want[i].microbatch || s[i].chunk != want[i].chunk ||
-            s[i].backward != want[i].backward || s[i].part != want[i].part)
-            fail_msg("pp %u rank %u m %u, pass %zu: got %c%u, want %c%u", pp, rank, m, i, kind_of(&s[i]),
-                     s[i].microbatch, kind_of(&want[i]), want[i].microbatch);
-    free(s);
+    assert_items("zb-h1", pp, rank, m, s, n, want, n_want);
 }
 
 #define ASSERT_ORDER(pp, rank, m, ...)                                                                            \
@@ -136,69 +146,7 @@ static void invariants(void **state)
 
 /* ---- whole-pipeline simulation ---- */
 
-/* Every rank runs its list strictly in order; with s the virtual stage of the item's chunk
- * (schedule_stage_of), F (mb, s) needs F (mb, s-1), B (mb, s) needs B (mb, s+1) or on the last stage its own
- * F, W (mb, s) its own B; a split-free backward (SCHEDULE_BW) takes tb + tw. Returns the makespan, -1 on
- * deadlock; a rank that completes was busy exactly m v (tf + tb + tw). */
-static long simulate_lists(int kind, uint32_t pp, uint32_t m, uint32_t v, schedule_item *const *list,
-                           const size_t *len, long tf, long tb, long tw)
-{
-    uint32_t S = pp * v;
-    size_t *next = calloc(pp, sizeof *next);
-    long *clock = calloc(pp, sizeof *clock), *busy = calloc(pp, sizeof *busy);
-    long *done_f = malloc(sizeof(long) * S * m), *done_b = malloc(sizeof(long) * S * m);
-    assert_true(next && clock && busy && done_f && done_b);
-    for (size_t i = 0; i < (size_t)S * m; i++)
-        done_f[i] = done_b[i] = -1;
-    for (int progress = 1; progress;) {
-        progress = 0;
-        for (uint32_t r = 0; r < pp; r++)
-            while (next[r] < len[r]) {
-                const schedule_item *it = &list[r][next[r]];
-                uint32_t st = schedule_stage_of(kind, pp, r, it->chunk);
-                size_t at = (size_t)st * m + it->microbatch;
-                long dep, d;
-                if (!it->backward) {
-                    dep = st == 0 ? 0 : done_f[at - m];
-                    d = tf;
-                } else if (it->part == SCHEDULE_W) {
-                    dep = done_b[at];
-                    d = tw;
-                } else {
-                    dep = st == S - 1 ? done_f[at] : done_b[at + m];
-                    d = it->part == SCHEDULE_B ? tb : tb + tw;
-                }
-                if (dep < 0)
-                    break;
-                clock[r] = (clock[r] > dep ? clock[r] : dep) + d;
-                busy[r] += d;
-                if (!it->backward)
-                    done_f[at] = clock[r];
-                else if (it->part != SCHEDULE_W)
-                    done_b[at] = clock[r];
-                next[r]++;
-                progress = 1;
-            }
-    }
-    long makespan = 0;
-    for (uint32_t r = 0; r < pp; r++) {
-        if (next[r] < len[r]) {
-            makespan = -1;
-            continue;
-        }
-        assert_int_equal(busy[r], (long)m * v * (tf + tb + tw));
-        if (makespan >= 0 && clock[r] > makespan)
-            makespan = clock[r];
-    }
-    free(next);
-    free(clock);
-    free(busy);
-    free(done_f);
-    free(done_b);
-    return makespan;
-}
-
-/* The pipeline of `kind` (v chunks per rank) under the simulation above. */
+/* The pipeline of `kind` (v chunks per rank) under schedule_sim_run. */
 static long simulate(int kind, uint32_t pp, uint32_t m, uint32_t v, long tf, long tb, long tw)
 {
     schedule_item **list = calloc(pp, sizeof *list);
@@ -211,7 +159,7 @@ static long simulate(int kind, uint32_t pp, uint32_t m, uint32_t v, long tf, lon
         assert_non_null(list[r]);
         assert_int_equal(schedule_build_kind(kind, pp, r, m, v, list[r], need, &len[r], NULL), 0);
     }
-    long t = simulate_lists(kind, pp, m, v, list, len, tf, tb, tw);
+    long t = schedule_sim_run(kind, pp, m, v, list, len, tf, tb, tw);
     for (uint32_t r = 0; r < pp; r++)
         free(list[r]);
     free(list);
@@ -259,7 +207,7 @@ static void simulator_detects_deadlock(void **state)
     schedule_item r1[] = {F(0), B(0), W(0)};
     schedule_item *const bad[2] = {r0, r1};
     const size_t len[2] = {3, 3};
-    assert_int_equal(simulate_lists(SCHEDULE_ZB_H1, 2, 1, 1, bad, len, 1, 1, 1), -1);
+    assert_int_equal(schedule_sim_run(SCHEDULE_ZB_H1, 2, 1, 1, bad, len, 1, 1, 1), -1);
 }
 
 /* ---- DualPipeV ---- */
@@ -291,14 +239,7 @@ static void assert_dpv(uint32_t pp, uint32_t rank, uint32_t m, const schedule_it
 {
     size_t n;
     schedule_item *s = build_dpv(pp, rank, m, &n);
-    assert_int_equal(n, n_want);
-    for (size_t i = 0; i < n; i++)
-        if (s[i].microbatch != want[i].microbatch || s[i].chunk != want[i].chunk ||
-            s[i].backward != want[i].backward || s[i].part != want[i].part)
-            fail_msg("dualpipev pp %u rank %u m %u, pass %zu: got %c%u chunk %u, want %c%u chunk %u", pp, rank, m, i,
-                     kind_of(&s[i]), s[i].microbatch, s[i].chunk, kind_of(&want[i]), want[i].microbatch,
-                     want[i].chunk);
-    free(s);
+    assert_items("dualpipev", pp, rank, m, s, n, want, n_want);
 }
 
 /* pp 2, m 4, written out from DualPipeV.step's eight steps (schedule.h); a = chunk 0, b = chunk 1, I a

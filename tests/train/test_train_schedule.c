@@ -65,24 +65,20 @@ static void same(const train_result *a, const train_result *b)
 static void naming_megatrons_choice_changes_nothing(void **state)
 {
     (void)state;
-    expcfg *x = pipeline("", 4, ""), *y = pipeline(", pipeline_schedule: 1f1b", 4, "");
-    train_result a, b;
-    run(x, NULL, &a);
-    run(y, NULL, &b);
-    same(&a, &b);
-    train_result_free(&a);
-    train_result_free(&b);
-    free(x);
-    free(y);
-    x = pipeline(", virtual_stages: 2", 8, "");
-    y = pipeline(", virtual_stages: 2, pipeline_schedule: interleaved", 8, "");
-    run(x, NULL, &a);
-    run(y, NULL, &b);
-    same(&a, &b);
-    train_result_free(&a);
-    train_result_free(&b);
-    free(x);
-    free(y);
+    /* the default and the schedule it picks, named: 1F1B (4 layers), interleaved (8 layers, 2 chunks) */
+    const char *pairs[2][2] = { { "", ", pipeline_schedule: 1f1b" },
+                                { ", virtual_stages: 2", ", virtual_stages: 2, pipeline_schedule: interleaved" } };
+    for (int k = 0; k < 2; k++) {
+        expcfg *x = pipeline(pairs[k][0], 4 * (uint32_t)(k + 1), ""), *y = pipeline(pairs[k][1], 4 * (uint32_t)(k + 1), "");
+        train_result a, b;
+        run(x, NULL, &a);
+        run(y, NULL, &b);
+        same(&a, &b);
+        train_result_free(&a);
+        train_result_free(&b);
+        free(x);
+        free(y);
+    }
 }
 
 static int64_t stage_sum(const train_result *r, int bk)
