@@ -20,18 +20,27 @@
 #define B(mb) {(mb), 0, 1, SCHEDULE_B}
 #define W(mb) {(mb), 0, 1, SCHEDULE_W}
 
-static schedule_item *build(uint32_t pp, uint32_t rank, uint32_t m, size_t *n)
+/* The order of `kind` (v chunks per rank) for rank `rank`, allocated; its length in *n, checked against
+ * want_len unless that is 0. */
+static schedule_item *build_kind(int kind, uint32_t pp, uint32_t rank, uint32_t m, uint32_t v, size_t want_len,
+                                 size_t *n)
 {
     cxl_err e;
     size_t need = 0;
-    assert_int_equal(schedule_zb_h1(pp, rank, m, NULL, 0, &need, &e), CXL_ELIMIT);
-    assert_int_equal(need, 3 * (size_t)m);
+    assert_int_equal(schedule_build_kind(kind, pp, rank, m, v, NULL, 0, &need, &e), CXL_ELIMIT);
+    if (want_len)
+        assert_int_equal(need, want_len);
     schedule_item *s = calloc(need, sizeof *s);
     assert_non_null(s);
-    if (schedule_zb_h1(pp, rank, m, s, need, n, &e))
-        fail_msg("schedule_zb_h1(pp %u, rank %u, m %u): %s", pp, rank, m, e.msg);
+    if (schedule_build_kind(kind, pp, rank, m, v, s, need, n, &e))
+        fail_msg("schedule kind %d (pp %u, rank %u, m %u, v %u): %s", kind, pp, rank, m, v, e.msg);
     assert_int_equal(*n, need);
     return s;
+}
+
+static schedule_item *build(uint32_t pp, uint32_t rank, uint32_t m, size_t *n)
+{
+    return build_kind(SCHEDULE_ZB_H1, pp, rank, m, 1, 3 * (size_t)m, n);
 }
 
 static char kind_of(const schedule_item *it) { return !it->backward ? 'F' : it->part == SCHEDULE_W ? 'W' : 'B'; }
@@ -152,13 +161,8 @@ static long simulate(int kind, uint32_t pp, uint32_t m, uint32_t v, long tf, lon
     schedule_item **list = calloc(pp, sizeof *list);
     size_t *len = calloc(pp, sizeof *len);
     assert_true(list && len);
-    for (uint32_t r = 0; r < pp; r++) {
-        size_t need = 0;
-        assert_int_equal(schedule_build_kind(kind, pp, r, m, v, NULL, 0, &need, NULL), CXL_ELIMIT);
-        list[r] = calloc(need, sizeof **list);
-        assert_non_null(list[r]);
-        assert_int_equal(schedule_build_kind(kind, pp, r, m, v, list[r], need, &len[r], NULL), 0);
-    }
+    for (uint32_t r = 0; r < pp; r++)
+        list[r] = build_kind(kind, pp, r, m, v, 0, &len[r]);
     long t = schedule_sim_run(kind, pp, m, v, list, len, tf, tb, tw);
     for (uint32_t r = 0; r < pp; r++)
         free(list[r]);
@@ -223,16 +227,7 @@ static void simulator_detects_deadlock(void **state)
 
 static schedule_item *build_dpv(uint32_t pp, uint32_t rank, uint32_t m, size_t *n)
 {
-    size_t need = 0;
-    cxl_err e;
-    assert_int_equal(schedule_dualpipev(pp, rank, m, NULL, 0, &need, &e), CXL_ELIMIT);
-    assert_int_equal(need, 4 * (size_t)m + 2 * pp - rank - 1);
-    schedule_item *s = calloc(need, sizeof *s);
-    assert_non_null(s);
-    if (schedule_dualpipev(pp, rank, m, s, need, n, &e))
-        fail_msg("schedule_dualpipev(pp %u, rank %u, m %u): %s", pp, rank, m, e.msg);
-    assert_int_equal(*n, need);
-    return s;
+    return build_kind(SCHEDULE_DUALPIPEV, pp, rank, m, 2, 4 * (size_t)m + 2 * pp - rank - 1, n);
 }
 
 static void assert_dpv(uint32_t pp, uint32_t rank, uint32_t m, const schedule_item *want, size_t n_want)
