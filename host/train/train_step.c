@@ -249,6 +249,17 @@ static int item_recv(eng *E, rep *R, const item_ctx *c)
     return STEP_NEXT;
 }
 
+/* The item's input comes from another GPU: not for the first stage's forward or the last's backward, nor
+ * at the turn of DualPipeV's V, where the stage before is this GPU's other chunk. */
+static int input_from_peer(const eng *E, const rep *R, const item_ctx *c)
+{
+    if (c->I->backward ? c->last_vs : c->first_vs)
+        return 0;
+    uint32_t rank, chunk;
+    schedule_stage_owner(E->t->pipeline_schedule, E->pp, c->I->backward ? c->pos + 1 : c->pos - 1, &rank, &chunk);
+    return rank != R->r;
+}
+
 static int item_gather(eng *E, rep *R, const item_ctx *c)
 {
     R->step = ITEM_BODY;
@@ -256,8 +267,7 @@ static int item_gather(eng *E, rep *R, const item_ctx *c)
     R->lstep = LAYER_START;
     R->layer = R->entry = 0;
     R->cur_tpl = NULL;
-    int need = (c->I->backward ? !c->last_vs : !c->first_vs) && !is_w(c);
-    if (need && E->g.pp_gather_bytes) {
+    if (input_from_peer(E, R, c) && !is_w(c) && E->g.pp_gather_bytes) {
         run_tp(E, R, OPGRAPH_ALLGATHER, E->g.pp_gather_bytes, "tp.allgather.pp");
         return STEP_BLOCKED;
     }
