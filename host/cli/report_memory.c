@@ -15,6 +15,8 @@ void report_memory_text(FILE *so, const expcfg *x, const gpumem *m, const tiers 
             (unsigned long long)t->tp, (unsigned long long)t->pp, (unsigned long long)t->dp, t->sp ? "on" : "off",
             (unsigned long long)t->virtual_stages, (unsigned long long)t->zero,
             traincfg_recompute_names[t->recompute]);
+    if (t->pipeline_schedule != TRAINCFG_SCHEDULE_AUTO)
+        fprintf(so, "  schedule    %s\n", traincfg_schedule_names[t->pipeline_schedule]);
     if (t->cp > 1)
         fprintf(so, "  context parallelism: cp %llu (each GPU holds 1/%llu of every sequence)\n",
                 (unsigned long long)t->cp, (unsigned long long)t->cp);

@@ -27,6 +27,8 @@ static void text_setup(FILE *so, const expcfg *x)
             (unsigned long long)t->global_batch, (unsigned long long)t->micro_batch);
     if (t->cp > 1 || t->attention != TRAINCFG_ATTENTION_FLASH)
         fprintf(so, "  attention   %s, cp %llu\n", traincfg_attention_names[t->attention], (unsigned long long)t->cp);
+    if (t->pipeline_schedule != TRAINCFG_SCHEDULE_AUTO)
+        fprintf(so, "  schedule    %s\n", traincfg_schedule_names[t->pipeline_schedule]);
 }
 
 static void text_cxl(FILE *so, const expcfg *x, const train_result *r, int exact)

@@ -84,6 +84,8 @@ static uint64_t middle_stage_layers(const modelcfg *m, const traincfg *t)
 uint64_t parallel_chunk_layers(const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk, uint64_t *first)
 {
     uint64_t p = t->pp, v = t->virtual_stages ? t->virtual_stages : 1, L = m->layers, vs = chunk * p + rank, n, f;
+    if (t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV && chunk == 1)
+        vs = 2 * p - 1 - rank; /* the V: chunk 1 of rank r is virtual stage 2p - 1 - r (schedule.h) */
     if (t->first_stage_layers || t->last_stage_layers) {
         uint64_t M = middle_stage_layers(m, t), F = t->first_stage_layers ? t->first_stage_layers : M;
         uint64_t La = t->last_stage_layers ? t->last_stage_layers : M;
@@ -156,9 +158,50 @@ static int check_bf16_layers(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* training.pipeline_schedule against pp and virtual_stages (schedule.h states each schedule's needs). */
+static int check_schedule(const traincfg *t, cxl_err *err)
+{
+    const cfgloc *at = tloc(t, TRAINCFG_F_PIPELINE_SCHEDULE);
+    uint64_t v = t->virtual_stages;
+    switch (t->pipeline_schedule) {
+    case TRAINCFG_SCHEDULE_1F1B:
+        if (v > 1)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: 1f1b runs one model chunk per rank, but "
+                               "virtual_stages is %llu; use interleaved, or virtual_stages 1", (ull)v);
+        return 0;
+    case TRAINCFG_SCHEDULE_INTERLEAVED:
+        if (v < 2 || t->pp < 2)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: interleaved needs pp >= 2 and virtual_stages "
+                               ">= 2 (model chunks per rank); pp is %llu, virtual_stages %llu", (ull)t->pp, (ull)v);
+        return 0;
+    case TRAINCFG_SCHEDULE_ZB_H1:
+        if (t->pp < 2)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: zb-h1 needs a pipeline, but pp is 1; valid: "
+                               "pp >= 2, or pipeline_schedule auto");
+        if (v > 1)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: zb-h1 runs one model chunk per rank, but "
+                               "virtual_stages is %llu; use virtual_stages 1", (ull)v);
+        return 0;
+    case TRAINCFG_SCHEDULE_DUALPIPEV:
+        if (t->pp < 2 || v != 2)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: dualpipev places two model chunks per rank in "
+                               "a V: it needs pp >= 2 and virtual_stages 2; pp is %llu, virtual_stages %llu",
+                               (ull)t->pp, (ull)v);
+        if (parallel_uneven_split(t))
+            return cfgloc_errf(err, at, "training.pipeline_schedule: dualpipev takes an even split of the layers; "
+                               "remove decoder_first/last_pipeline_num_layers and "
+                               "account_for_embedding/loss_in_pipeline_split");
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
 {
     int rc = check_bf16_layers(m, t, err);
+    if (!rc)
+        rc = check_schedule(t, err);
     if (rc)
         return rc;
     uint64_t v = t->virtual_stages;
@@ -355,7 +398,14 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
                            (ull)t->global_batch, (ull)n, (ull)t->virtual_stages, (ull)t->pp, PARALLEL_MAX_SLOTS,
                            (ull)most);
     }
-    if (t->virtual_stages > 1 && n % t->pp)
+    if (t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV && n < 2 * t->pp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PIPELINE_SCHEDULE),
+                           "training.pipeline_schedule: dualpipev needs at least 2 x pp = %llu micro-batches per "
+                           "iteration (DualPipeV.step asserts it); global_batch %llu / (micro_batch %llu x dp %llu) "
+                           "gives %llu: use a global_batch of at least %llu",
+                           (ull)(2 * t->pp), (ull)t->global_batch, (ull)t->micro_batch, (ull)t->dp, (ull)n,
+                           (ull)(2 * t->pp * mbdp));
+    if (t->virtual_stages > 1 && n % t->pp && t->pipeline_schedule != TRAINCFG_SCHEDULE_DUALPIPEV)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
                            "training.virtual_stages: the interleaved schedule needs the %llu micro-batches per "
                            "iteration (global_batch %llu / (micro_batch %llu x dp %llu)) to be a multiple of pp %llu",

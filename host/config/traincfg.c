@@ -8,6 +8,7 @@
 
 const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
 const char *const traincfg_attention_names[] = { "flash", "unfused", NULL };
+const char *const traincfg_schedule_names[] = { "auto", "1f1b", "interleaved", "zb-h1", "dualpipev", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
 const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
 const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
@@ -80,6 +81,10 @@ static const cfg_field fields[] = {
       "with precision fp8: the first transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
     { "num_layers_at_end_in_bf16", CFG_T_U64, T(bf16_layers_end), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
       "with precision fp8: the last transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
+    { "pipeline_schedule", CFG_T_ENUM, T(pipeline_schedule), 0, 1, 0, traincfg_schedule_names, NULL, 0, NULL,
+      "pipeline schedule: auto (Megatron-LM's: 1f1b, or interleaved with virtual_stages > 1), 1f1b, interleaved, "
+      "zb-h1 (zero bubble, backward split into input- and weight-gradient passes; pp > 1, virtual_stages 1), or "
+      "dualpipev (DeepSeek's V-shaped schedule; pp > 1, virtual_stages 2, micro-batches >= 2 pp)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

@@ -16,13 +16,17 @@ enum traincfg_recompute { TRAINCFG_RECOMPUTE_NONE = 0, TRAINCFG_RECOMPUTE_SELECT
  * context GEMM, the s x s scores kept for the backward). */
 enum traincfg_attention { TRAINCFG_ATTENTION_FLASH = 0, TRAINCFG_ATTENTION_UNFUSED = 1 };
 /* precision and main_grads take gpucfg_dtype values (gpucfg.h) */
+/* training.pipeline_schedule, in the order of schedule.h's enum schedule_kind */
+enum traincfg_schedule { TRAINCFG_SCHEDULE_AUTO = 0, TRAINCFG_SCHEDULE_1F1B = 1, TRAINCFG_SCHEDULE_INTERLEAVED = 2,
+                         TRAINCFG_SCHEDULE_ZB_H1 = 3, TRAINCFG_SCHEDULE_DUALPIPEV = 4 };
 
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
        TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_F_TP_COLL, TRAINCFG_F_DP_COLL, TRAINCFG_F_TP_PROTO,
        TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_F_ATTENTION, TRAINCFG_F_CP,
        TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
-       TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_NFIELDS };
+       TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_PIPELINE_SCHEDULE,
+       TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -65,11 +69,21 @@ typedef struct traincfg {
     /* FP8 training: the first / last transformer layers that run in bf16 (Megatron's --first-last-layers-bf16
      * with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16; 0: none) */
     uint64_t bf16_layers_start, bf16_layers_end;
+    /* the pipeline schedule (enum traincfg_schedule, the values of schedule.h's enum schedule_kind):
+     * auto = Megatron-LM's choice by pp and virtual_stages (1F1B, or interleaved when virtual_stages > 1) */
+    int pipeline_schedule;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
 
 extern const compose_kind traincfg_kind;
+
+/* The pipeline stage that holds the output layer and the loss: the last, or with DualPipeV's V the first
+ * (its chunk 1 is the last virtual stage). */
+static inline uint64_t traincfg_head_stage(const traincfg *t)
+{
+    return t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV ? 0 : t->pp - 1;
+}
 
 /* 1 when the attention core runs as one fused (flash) kernel per pass: attention flash and 16-bit or FP8
  * training. Flash kernels take fp16/bf16 operands only; with fp32/tf32 training Transformer Engine falls
@@ -81,6 +95,7 @@ static inline int traincfg_flash(const traincfg *t)
 }
 extern const char *const traincfg_recompute_names[];
 extern const char *const traincfg_attention_names[]; /* in traincfg_attention order */
+extern const char *const traincfg_schedule_names[];  /* in traincfg_schedule order */
 
 /* 1 when transformer layer `layer` (0-based, of `layers`) runs its GEMMs in bf16 in an FP8 run */
 static inline int traincfg_layer_bf16(const traincfg *t, uint64_t layer, uint64_t layers)

@@ -75,15 +75,23 @@ double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t) { ret
 
 /* Micro-batches (plain 1F1B) or model chunks (interleaved) in flight at stage r's peak, times layers
  * per micro-batch (or chunk). Plain 1F1B: stage r runs p - r forward passes before its first backward
- * (Narayanan et al., arXiv 2104.04473, Sec. 2.2). Interleaved (Megatron's schedule): warm-up of
+ * (Narayanan et al., arXiv 2104.04473, Sec. 2.2); ZB-H1 holds p on every stage (see below). Interleaved (Megatron's schedule): warm-up of
  * 2(p - r - 1) + (v - 1)p chunks plus the one in flight; for r = 0 this is L(1 + (p - 1)/(pv)), the
  * factor of Korthikanti et al. Sec. 4.2.3. Never more than the iteration has. */
 double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t stage)
 {
     uint64_t p = t->pp, v = t->virtual_stages, n = t->global_batch / (t->micro_batch * t->dp);
     uint64_t units, total;
-    if (v <= 1) {
-        units = p - stage;
+    if (t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV) {
+        /* DualPipeV holds at most 2p + 1 model chunks between a forward and its weight gradient on every
+         * rank (the DualPipe README's "PP + 1" for PP = 2p stages; tests/train/test_schedule_dpv.c counts
+         * them in the order) */
+        units = 2 * p + 1;
+        total = n * v;
+    } else if (v <= 1) {
+        /* ZB-H1 (Qi et al., arXiv 2401.10241, Sec. 3.1): stage r holds p - r micro-batches awaiting B and r
+         * awaiting only W; counting the latter at full size gives p on every stage (the paper's bound) */
+        units = t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1 ? p : p - stage;
         total = n;
     } else {
         units = 2 * (p - stage - 1) + (v - 1) * p + 1;
@@ -145,7 +153,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     }
     if (stage == 0)
         params += modelcfg_embedding_params_tp(m, tp);
-    if (stage == p - 1)
+    if (stage == traincfg_head_stage(t))
         params += modelcfg_head_params_tp(m, tp, p);
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
     double wb = fp32 ? 4 : 2, gb = (fp32 || t->main_grads == GPUCFG_FP32) ? 4 : 2, ob = fp32 ? 8 : 12;
@@ -174,7 +182,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
          * With fp8_param_gather the layers' weights are those FP8 tensors (rowwise and columnwise, 2 B),
          * in place of the bf16 weights: as many bytes as counted above. */
         double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
-                              (double)(stage == p - 1 ? modelcfg_head_params_tp(m, tp, p) : 0);
+                              (double)(stage == traincfg_head_stage(t) ? modelcfg_head_params_tp(m, tp, p) : 0);
         out->weights_bytes += 2 * layer_params;
     }
 
@@ -193,10 +201,16 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         uint64_t inflight = p, n = t->global_batch / (t->micro_batch * t->dp);
         act += (double)(inflight < n ? inflight : n) * s * b * h / div;
     }
-    if (stage == p - 1) {
+    if (stage == traincfg_head_stage(t)) {
         /* final norm input and output-layer input 4sbh, fp32 logits for the cross entropy 4sbV/t
          * (Korthikanti Sec. 4.3), for the one micro-batch whose backward starts at once */
         act += 4 * s * b * h / div + 4 * s * b * (double)modelcfg_vocab(m) / (double)tp;
+        if (t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1) {
+            /* ZB-H1 defers the last stage's W by p - 1 micro-batches: each keeps what the output layer's
+             * weight GEMM X^T.dY reads, its input (2sbh) and the 16-bit logits gradient (2sbV/t) */
+            uint64_t n = t->global_batch / (t->micro_batch * t->dp), w = p - 1 < n ? p - 1 : n;
+            act += (double)w * (2 * s * b * h / div + 2 * s * b * (double)modelcfg_vocab(m) / (double)tp);
+        }
     }
     out->activations_bytes = act;
     out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes + act;

@@ -60,9 +60,20 @@ static int add_op(bld *B, const op_desc *d)
     return (int)g->nops++;
 }
 
+/* 1 when a name ends in suffix */
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
 static void push(bld *B, int tpl, opgraph_entry e)
 {
     opgraph_tpl *T = &B->g->tpl[tpl];
+    /* the weight-gradient entries, by their stable names (op.h): the weight GEMMs X^T.dY and the input
+     * all-gather sequence parallelism repeats for them */
+    const char *name = e.kind == OPGRAPH_KERNEL ? B->g->ops[e.op].name : e.name;
+    e.wgrad = (uint8_t)(name && (ends_with(name, ".bwd_weight") || ends_with(name, ".wgrad")));
     if (T->n >= OPGRAPH_MAX_TPL) {
         B->failed = cxl_errf(B->err, CXL_ELIMIT, "internal: template %d longer than %d", tpl, OPGRAPH_MAX_TPL);
         return;
@@ -78,7 +89,7 @@ static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m
     op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
 }
 
@@ -104,7 +115,7 @@ static void mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_
     op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
 }
 
@@ -126,7 +137,7 @@ static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uin
 {
     if (tp <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name };
+    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name, 0 };
     push(B, tpl, e);
 }
 
@@ -156,7 +167,7 @@ static void flash(bld *B, int tpl, const lshape *x, int bwd)
     double fwd_flops = 4.0 * q * (double)x->skv / 2; /* causal: the blocks above the diagonal are skipped */
     d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
     d.bytes = bwd ? 2.0 * (4 * q + 4 * kv) + 4.0 * 3 * rows : 2.0 * (2 * q + 2 * kv) + 4.0 * rows;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
 }
 
@@ -171,7 +182,7 @@ static void cp_ring(bld *B, int tpl, const lshape *x, int bwd, int wait)
         return;
     uint64_t block = 2 * (x->bah / x->at) * (x->kv / x->tp) * x->s * x->dh * 2;
     opgraph_entry e = { (uint8_t)(wait ? OPGRAPH_CP_WAIT : OPGRAPH_CP_P2P), 0, 0, (x->cp - 1) * block * (bwd ? 2 : 1),
-                        bwd ? "cp.ring.kv.grad" : "cp.ring.kv" };
+                        bwd ? "cp.ring.kv.grad" : "cp.ring.kv", 0 };
     push(B, tpl, e);
 }
 
@@ -318,7 +329,7 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
 {
     if (ranks <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name };
+    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0 };
     push(B, tpl, e);
 }
 

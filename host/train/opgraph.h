@@ -57,6 +57,9 @@ typedef struct opgraph_entry {
     uint64_t bytes;     /* OPGRAPH_TP_COLL: the collective's buffer (all-gather: output; others: input);
                            OPGRAPH_CP_P2P: the bytes each rank sends around the ring (and receives) */
     const char *name;   /* OPGRAPH_TP_COLL: "tp.allreduce.attn" ... */
+    uint8_t wgrad;      /* part of the weight gradient (a *.bwd_weight GEMM, or the *.wgrad all-gather that
+                           sequence parallelism repeats for it): what a zero-bubble schedule's W pass runs,
+                           and its B pass leaves out (schedule.h, enum schedule_part) */
 } opgraph_entry;
 
 typedef struct opgraph_tpl {

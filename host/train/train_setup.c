@@ -176,7 +176,7 @@ static int setup_stages(eng *E, cxl_err *err)
         rep *R = &E->reps[r];
         R->r = r;
         R->first_stage = r == 0;
-        R->last_stage = r == pp - 1;
+        R->last_stage = r == traincfg_head_stage(t);
         R->params = (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);
         for (uint32_t c = 0; c < E->v; c++)
             for (uint32_t l = 0; l < E->chunk_layers[c * pp + r]; l++)
@@ -383,7 +383,8 @@ static int setup_programs(eng *E, cxl_err *err)
     for (uint32_t r = 0; r < pp; r++) {
         rep *R = &E->reps[r];
         size_t n = 0;
-        int rc = schedule_build(pp, r, E->m, E->v, NULL, 0, &n, err);
+        int kind = E->t->pipeline_schedule;
+        int rc = schedule_build_kind(kind, pp, r, E->m, E->v, NULL, 0, &n, err);
         if (rc && rc != CXL_ELIMIT)
             return rc;
         R->items = malloc(n * sizeof *R->items);
@@ -392,7 +393,7 @@ static int setup_programs(eng *E, cxl_err *err)
         R->bwd_done = calloc(E->v, sizeof *R->bwd_done);
         if (!R->items || !R->arrived || !R->sent || !R->bwd_done)
             return eng_oom(E);
-        rc = schedule_build(pp, r, E->m, E->v, R->items, n, &R->nitems, err);
+        rc = schedule_build_kind(kind, pp, r, E->m, E->v, R->items, n, &R->nitems, err);
         if (rc)
             return rc;
         for (size_t i = 0; i < slots; i++)

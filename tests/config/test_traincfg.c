@@ -350,6 +350,48 @@ static void err_virtual_stages(void **state)
     expect_err(p, 9, 19, "needs the 4 micro-batches per iteration", "multiple of pp 8");
 }
 
+/* training.pipeline_schedule against pp, virtual_stages and the micro-batches, at the key's value */
+static void err_pipeline_schedule(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *training;
+        int line;
+        const char *needle1, *needle2;
+    } bad[] = {
+        { "  global_batch: 16\n  dp: 16\n  pipeline_schedule: zb-h1\n", 8, "zb-h1 needs a pipeline, but pp is 1",
+          "pp >= 2" },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  pipeline_schedule: zb-h1\n", 10,
+          "zb-h1 runs one model chunk per rank, but virtual_stages is 2", NULL },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  pipeline_schedule: 1f1b\n", 10,
+          "1f1b runs one model chunk per rank", "use interleaved" },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  pipeline_schedule: interleaved\n", 9,
+          "interleaved needs pp >= 2 and virtual_stages >= 2", NULL },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  pipeline_schedule: zb-h2\n", 9, "zb-h2", "dualpipev" },
+        { "  global_batch: 32\n  pp: 4\n  dp: 4\n  pipeline_schedule: dualpipev\n", 9,
+          "dualpipev places two model chunks per rank", "virtual_stages 1" },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  pipeline_schedule: dualpipev\n", 10,
+          "at least 2 x pp = 8 micro-batches", "global_batch of at least 32" },
+        { "  global_batch: 32\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  decoder_first_pipeline_num_layers: 4\n"
+          "  pipeline_schedule: dualpipev\n", 11, "dualpipev takes an even split", NULL },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "sched%zu.yaml", i);
+        const char *p = exp_file(name, "llama2-7b", "{ extends: dgx-h100, nodes: 2 }", bad[i].training);
+        expect_err(p, bad[i].line, 22, bad[i].needle1, bad[i].needle2);
+    }
+    const char *ok[2] = { "  global_batch: 16\n  pp: 4\n  dp: 4\n  pipeline_schedule: zb-h1\n",
+                          "  global_batch: 32\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  pipeline_schedule: dualpipev\n" };
+    for (int i = 0; i < 2; i++) {
+        cxl_err e;
+        expcfg x;
+        const char *p = exp_file(i ? "dpv.yaml" : "zb.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }", ok[i]);
+        assert_int_equal(expcfg_load(p, &x, &e), 0);
+        assert_int_equal(x.train.pipeline_schedule, i ? TRAINCFG_SCHEDULE_DUALPIPEV : TRAINCFG_SCHEDULE_ZB_H1);
+    }
+}
+
 static void err_batch(void **state)
 {
     (void)state;
@@ -753,6 +795,7 @@ int main(void)
         cmocka_unit_test(err_tp_kv_heads),
         cmocka_unit_test(err_pp_layers),
         cmocka_unit_test(err_virtual_stages),
+        cmocka_unit_test(err_pipeline_schedule),
         cmocka_unit_test(err_batch),
         cmocka_unit_test(context_parallel_layout),
         cmocka_unit_test(err_gpu_count),
