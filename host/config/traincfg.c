@@ -8,6 +8,7 @@
 
 const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
 const char *const traincfg_attention_names[] = { "flash", "unfused", NULL };
+const char *const traincfg_data_parallel_names[] = { "ddp", "fsdp", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
 const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
 const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
@@ -80,6 +81,9 @@ static const cfg_field fields[] = {
       "with precision fp8: the first transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
     { "num_layers_at_end_in_bf16", CFG_T_U64, T(bf16_layers_end), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
       "with precision fp8: the last transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
+    { "data_parallel", CFG_T_ENUM, T(data_parallel), 0, 1, 0, traincfg_data_parallel_names, NULL, 0, NULL,
+      "data-parallel wrapper: ddp (Megatron-Core DDP, ZeRO stage from `zero`) or fsdp (Megatron-FSDP, "
+      "optim_grads_params: weights, gradients and optimizer states sharded, gathered per layer)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

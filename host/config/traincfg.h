@@ -15,6 +15,11 @@ enum traincfg_recompute { TRAINCFG_RECOMPUTE_NONE = 0, TRAINCFG_RECOMPUTE_SELECT
  * Engine's default in Megatron-Core) or unfused (Megatron-LM 2021-2022: score GEMM, softmax, dropout,
  * context GEMM, the s x s scores kept for the backward). */
 enum traincfg_attention { TRAINCFG_ATTENTION_FLASH = 0, TRAINCFG_ATTENTION_UNFUSED = 1 };
+/* The data-parallel wrapper: Megatron-Core's DDP (gradient buckets; the distributed optimizer with `zero`
+ * >= 1) or Megatron-FSDP with data_parallel_sharding_strategy optim_grads_params (weights, gradients and
+ * optimizer states sharded; per FSDP unit a parameter all-gather before its forward and its backward and a
+ * gradient reduce-scatter after its backward; host/train/fsdp.h). */
+enum traincfg_data_parallel { TRAINCFG_DP_DDP = 0, TRAINCFG_DP_FSDP = 1 };
 /* precision and main_grads take gpucfg_dtype values (gpucfg.h) */
 
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
@@ -22,7 +27,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_F_TP_COLL, TRAINCFG_F_DP_COLL, TRAINCFG_F_TP_PROTO,
        TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_F_ATTENTION, TRAINCFG_F_CP,
        TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
-       TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_NFIELDS };
+       TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_DATA_PARALLEL,
+       TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -65,11 +71,13 @@ typedef struct traincfg {
     /* FP8 training: the first / last transformer layers that run in bf16 (Megatron's --first-last-layers-bf16
      * with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16; 0: none) */
     uint64_t bf16_layers_start, bf16_layers_end;
+    int data_parallel;                      /* enum traincfg_data_parallel; fsdp implies zero 3 (expcfg.c) */
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
 
 extern const compose_kind traincfg_kind;
+extern const char *const traincfg_data_parallel_names[]; /* "ddp", "fsdp" */
 
 /* 1 when the attention core runs as one fused (flash) kernel per pass: attention flash and 16-bit or FP8
  * training. Flash kernels take fp16/bf16 operands only; with fp32/tf32 training Transformer Engine falls

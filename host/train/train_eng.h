@@ -22,6 +22,7 @@
 #include "config/cxlcfg.h"
 #include "cxl/cxlmem.h"
 #include "train/evq.h"
+#include "train/fsdp.h"
 #include "train/nccltune.h"
 #include "train/net.h"
 #include "train/opgraph.h"
@@ -161,6 +162,16 @@ typedef struct rep {
     int opt_step;                   /* the optimizer policy's own step (policy.h) */
     int64_t cpu_start;              /* policy_opt_cpu.c: when the CPU's Adam began */
     uint64_t shard_params;
+    /* Megatron-FSDP (fsdp.h; train_step.c): the pass under way and its all-gathers, the reduce-scatters in
+     * flight (a ring, oldest first), a unit's gradients waiting to be reduce-scattered */
+    fsdp_pass fp;
+    uint64_t fsdp_comm;             /* the pass's communication unit, elements */
+    uint32_t ag_issued;             /* units of the pass whose all-gather is queued */
+    uint64_t *ag_enq;               /* per unit of the pass: its all-gather's dp_enq number, 0 = nothing to wait */
+    uint64_t *rs_enq, *rs_elems;
+    uint32_t rs_head, rs_len, rs_cap;
+    uint64_t rs_queued;             /* elements of the reduce-scatters in flight */
+    uint64_t rs_pend_elems, rs_pend_bytes;
 } rep;
 
 /* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:

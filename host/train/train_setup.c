@@ -389,7 +389,12 @@ static int setup_programs(eng *E, cxl_err *err)
         R->arrived = malloc(slots * sizeof *R->arrived);
         R->sent = malloc(slots * sizeof *R->sent);
         R->bwd_done = calloc(E->v, sizeof *R->bwd_done);
-        if (!R->items || !R->arrived || !R->sent || !R->bwd_done)
+        uint32_t units = 0;     /* Megatron-FSDP: the most units of a pass (layers + embedding + head) */
+        for (uint32_t c = 0; c < E->v; c++)
+            units = E->chunk_layers[c * pp + r] + 2 > units ? E->chunk_layers[c * pp + r] + 2 : units;
+        R->ag_enq = E->t->data_parallel == TRAINCFG_DP_FSDP ? calloc(units, sizeof *R->ag_enq) : NULL;
+        if (!R->items || !R->arrived || !R->sent || !R->bwd_done ||
+            (E->t->data_parallel == TRAINCFG_DP_FSDP && !R->ag_enq))
             return eng_oom(E);
         rc = schedule_build(pp, r, E->m, E->v, R->items, n, &R->nitems, err);
         if (rc)
@@ -453,6 +458,9 @@ void eng_teardown(eng *E)
             free(E->reps[r].sent);
             free(E->reps[r].bwd_done);
             free(E->reps[r].dpq);
+            free(E->reps[r].ag_enq);
+            free(E->reps[r].rs_enq);
+            free(E->reps[r].rs_elems);
             free(E->reps[r].routes);
         }
     cxlmem_free(E->cm);
