@@ -310,6 +310,10 @@ static int check_cp(const modelcfg *m, const traincfg *t, cxl_err *err)
  * argument checks for --use-megatron-fsdp refuse none (megatron/training/arguments.py, validate_args). */
 static int check_fsdp(const modelcfg *m, const traincfg *t, cxl_err *err)
 {
+    if (t->data_parallel != TRAINCFG_DP_FSDP && t->fsdp_double_buffer)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_FSDP_DOUBLE_BUFFER),
+                           "training.fsdp_double_buffer: Megatron-FSDP's buffers; it needs data_parallel fsdp (the "
+                           "data_parallel is ddp)");
     if (t->data_parallel != TRAINCFG_DP_FSDP)
         return 0;
     if (t->loc[TRAINCFG_F_ZERO].file[0] && t->zero != 3)

@@ -84,6 +84,9 @@ static const cfg_field fields[] = {
     { "data_parallel", CFG_T_ENUM, T(data_parallel), 0, 1, 0, traincfg_data_parallel_names, NULL, 0, NULL,
       "data-parallel wrapper: ddp (Megatron-Core DDP, ZeRO stage from `zero`) or fsdp (Megatron-FSDP, "
       "optim_grads_params: weights, gradients and optimizer states sharded, gathered per layer)" },
+    { "fsdp_double_buffer", CFG_T_BOOL, T(fsdp_double_buffer), 0, 1, 0, NULL, NULL, 0, NULL,
+      "with data_parallel fsdp: persistent buffers for two units' parameters and gradients (Megatron-FSDP's "
+      "fsdp_double_buffer, set by nccl_ub): all-gathers one unit ahead, at most two reduce-scatters in flight" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

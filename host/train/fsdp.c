@@ -14,6 +14,7 @@ void fsdp_pass_init(fsdp_pass *p, const modelcfg *m, const traincfg *t, uint64_t
     p->pre = backward ? last_vs : first_vs;
     p->post = backward ? first_vs : last_vs;
     p->n = (uint32_t)p->layers + (uint32_t)p->pre + (uint32_t)p->post;
+    p->double_buffer = t->fsdp_double_buffer;
 }
 
 fsdp_unit fsdp_unit_at(const fsdp_pass *p, uint32_t pos)
@@ -52,12 +53,15 @@ uint64_t fsdp_comm_unit(const modelcfg *m, const traincfg *t, uint64_t rank, uin
 uint32_t fsdp_window_end(const fsdp_pass *p, uint32_t pos, uint64_t budget)
 {
     uint64_t sum = 0;
-    for (uint32_t j = pos; j < p->n; j++) {
+    uint32_t last = p->n ? p->n - 1 : 0;
+    if (p->double_buffer && pos + 1 < last)
+        last = pos + 1;
+    for (uint32_t j = pos; j < last; j++) {
         sum += fsdp_unit_at(p, j).params;
         if (sum >= budget)
             return j;
     }
-    return p->n ? p->n - 1 : 0;
+    return last;
 }
 
 uint64_t fsdp_peak_gathered_bytes(const fsdp_pass *p, uint64_t budget)
@@ -70,7 +74,7 @@ uint64_t fsdp_peak_gathered_bytes(const fsdp_pass *p, uint64_t budget)
             end = pos;
             params = bytes = 0;
         }
-        while (end < p->n && (end == pos || params < budget)) {
+        while (end < p->n && (end == pos || params < budget) && !(p->double_buffer && end > pos + 1)) {
             fsdp_unit u = fsdp_unit_at(p, end++);
             params += u.params;
             bytes += u.gather_bytes;
@@ -89,7 +93,7 @@ uint64_t fsdp_peak_grad_elems(const fsdp_pass *p, uint64_t capacity)
     uint64_t queued = 0, peak = 0;
     uint32_t oldest = 0;
     for (uint32_t i = 0; i < p->n; i++) {
-        while (queued > capacity)
+        while (queued > capacity || (p->double_buffer && i - oldest > 1))
             queued -= fsdp_unit_at(p, oldest++).params;
         queued += fsdp_unit_at(p, i).params;
         if (queued > peak)

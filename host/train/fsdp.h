@@ -21,6 +21,12 @@
  *    issuing one, the compute stream waits for the oldest ones while those in flight exceed the unit
  *    (GradReducePipeline.wait_for_previous_grad_reduce, suggested_RS_queue_capacity), and at the end of each
  *    backward pass for all of them (_root_post_backward -> GradReducePipeline.reset).
+ *  - fsdp_double_buffer (set by nccl_ub; Megatron-Bridge's Llama 3 recipes turn it on with FSDP): the units'
+ *    parameters and gradients live in a pool of two persistent buffers (ParamAndGradBuffer, FixedPoolAllocator
+ *    with UB_BUFFER_NUM = 2): the all-gather runs at most one unit ahead, and before a unit's gradients take a
+ *    buffer the stream waits until at most one older reduce-scatter is in flight
+ *    (GradReducePipeline._enforce_double_buffer_limit: two units live). The embedding and the head are held
+ *    to the same two here (in Megatron they sit outside the pool, which only takes same-shaped units).
  * All-gathers and reduce-scatters share the data-parallel communicator, so NCCL runs them in the order they
  * were issued (megatron/core/distributed/fsdp/src/docs/runtime_schedule.md, footnote 1): the engine's one
  * data-parallel queue.
@@ -47,6 +53,7 @@ typedef struct fsdp_pass {
     const traincfg *t;
     uint64_t first, layers;     /* the chunk's first layer (model index) and its layers */
     int backward, pre, post;    /* pre / post: a unit before / after the layers (embedding or head) */
+    int double_buffer;          /* fsdp_double_buffer: one unit ahead, two reduce-scatters in flight */
     uint32_t n;                 /* units */
 } fsdp_pass;
 

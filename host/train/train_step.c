@@ -361,10 +361,12 @@ static int fsdp_wait_rs(eng *E, rep *R, uint64_t enq)
 static int fsdp_flush(eng *E, rep *R)
 {
     fsdp_rs_prune(R);
-    if (R->rs_queued > R->fsdp_comm) {
+    /* fsdp_double_buffer: at most one older reduce-scatter beside the new one */
+    uint32_t keep = E->t->fsdp_double_buffer ? 1 : UINT32_MAX;
+    if (R->rs_queued > R->fsdp_comm || R->rs_len > keep) {
         uint64_t left = R->rs_queued;
         uint32_t i = 0;
-        while (left > R->fsdp_comm)
+        while (left > R->fsdp_comm || R->rs_len - i > keep)
             left -= R->rs_elems[(R->rs_head + i++) % R->rs_cap];
         if (fsdp_wait_rs(E, R, R->rs_enq[(R->rs_head + i - 1) % R->rs_cap]))
             return STEP_BLOCKED;

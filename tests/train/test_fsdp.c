@@ -136,6 +136,20 @@ static void llama3_window_and_queue(void **state)
     assert_true(mem.weights_bytes == 2 * P / 8 + gathered);
     assert_true(mem.gradients_bytes == 4 * P / 8 + 4 * (4 * l + e));
     free(x);
+
+    /* fsdp_double_buffer: one unit ahead, two units' gradients: the last layer with the head */
+    x = load(head, "training: { global_batch: 128, dp: 8, data_parallel: fsdp, fsdp_double_buffer: true, "
+                   "main_grads: fp32 }\n");
+    fsdp_pass_init(&fwd, &x->model, &x->train, 0, 0, 0);
+    fsdp_pass_init(&bwd, &x->model, &x->train, 0, 0, 1);
+    assert_int_equal(fsdp_window_end(&fwd, 0, unit / 2), 0);
+    assert_int_equal(fsdp_window_end(&fwd, 1, unit / 2), 2);
+    assert_true((double)fsdp_peak_gathered_bytes(&fwd, unit / 2) == 2 * (l + h));
+    assert_true((double)fsdp_peak_grad_elems(&bwd, unit) == h + l);
+    gpumem_estimate(&x->model, &x->train, &mem);
+    assert_true(mem.weights_bytes == 2 * P / 8 + 2 * (l + h));
+    assert_true(mem.gradients_bytes == 4 * P / 8 + 4 * (h + l));
+    free(x);
 }
 
 /* The collectives of one iteration: per micro-batch every unit's parameters all-gathered twice (forward
@@ -176,7 +190,8 @@ static void collective_bytes(void **state)
     free(x);
 }
 
-/* The gathers and reduce-scatters run beside the compute stream. With NVLink 82 times slower (efficiency
+/* The gathers and reduce-scatters run beside the compute stream (and fsdp_double_buffer, which lets the
+ * prefetch and the reduce-scatters run less far ahead, never hides more). With NVLink 82 times slower (efficiency
  * 0.01 for dgx-h100's 0.82) the run is communication-bound and its exposed data-parallel time is about the
  * collectives' whole duration: at the real speed at least half of that duration (1/82 of it, latencies
  * aside) is hidden behind compute.
@@ -186,11 +201,13 @@ static void overlap(void **state)
     (void)state;
     const char *head = "name: l\nmodel: llama3-8b\ngpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 1";
     char h[512];
-    double exposed[2], iter[2];
-    const char *eff[2] = { "", ", nvlink_efficiency: 0.01" };
-    for (int i = 0; i < 2; i++) {
+    double exposed[3], iter[3];
+    const char *eff[3] = { "", ", nvlink_efficiency: 0.01", ", nvlink_efficiency: 0.01" };
+    for (int i = 0; i < 3; i++) {
         snprintf(h, sizeof h, "%s%s }\n", head, eff[i]);
-        expcfg *x = load(h, "training: { global_batch: 16, dp: 8, data_parallel: fsdp, main_grads: fp32 }\n");
+        expcfg *x = load(h, i == 2 ? "training: { global_batch: 16, dp: 8, data_parallel: fsdp, main_grads: fp32, "
+                                     "fsdp_double_buffer: true }\n"
+                                   : "training: { global_batch: 16, dp: 8, data_parallel: fsdp, main_grads: fp32 }\n");
         train_result r;
         run(x, &r);
         exposed[i] = r.breakdown_s[TRAIN_BK_DP];
@@ -205,6 +222,7 @@ static void overlap(void **state)
     assert_true(exposed[0] > 0);
     assert_true(exposed[1] > 0.5 * iter[1]);            /* communication-bound */
     assert_true(exposed[0] < 0.5 * exposed[1] / 82);   /* at least half hidden at the real speed */
+    assert_true(exposed[2] >= exposed[1]);              /* two buffers hide no more than the free prefetch */
     print_message("exposed dp: %.4f s of %.4f s; slow nvlink %.4f s of %.4f s\n", exposed[0], iter[0], exposed[1], iter[1]);
 }
 
@@ -243,6 +261,8 @@ static void bad_input(void **state)
     expect_error(tiny_head, "training:\n  global_batch: 16\n  data_parallel: fsdp\n  overlap_grad_reduce: false\n", 8,
                  24, "overlap_grad_reduce", "use data_parallel ddp");
     expect_error(tiny_head, "training:\n  global_batch: 16\n  data_parallel: zero3\n", 7, 18, "ddp", "fsdp");
+    expect_error(tiny_head, "training:\n  global_batch: 16\n  fsdp_double_buffer: true\n", 7, 23,
+                 "fsdp_double_buffer", "needs data_parallel fsdp");
     const char *moe = "name: q\nmodel: qwen3-30b-a3b\ngpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 2 }\n";
     expect_error(moe, "training:\n  global_batch: 64\n  ep: 8\n  data_parallel: fsdp\n", 8, 18,
                  "mixture-of-experts", "data_parallel ddp");
