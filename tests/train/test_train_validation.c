@@ -120,10 +120,10 @@ static int setup(void **state)
      * same per-replica work, a difference of software versions the model has no input for. */
     table_init(&T->n, "Narayanan et al. Table 1", "narayanan", (const double[6]){ 0.095, 0.135, 0.095, 0.03, 0.06, 0.015 });
     read_rows(&T->n, CXLSIM_SOURCE_DIR "/data/validation/narayanan-sc21-table1.csv", 0, -1, 15);
-    /* documented bound (docs/validation.md): the 2026-12-06 figures of the five rows that run (Llama 3 8B on H100
-     * -15.3 %, Llama 3 70B +2.5 %, Llama 3.1 405B -8.5 %, Qwen3-30B-A3B -61.4 % with the fine-grained MoE
-     * kernels, Llama 3 8B on B200 -24.8 %: mean |error| 22.5 %, mean signed -21.5 %; Megatron-FSDP's
-     * parameter gathers as ZeRO-3's, no Blackwell efficiency figures, the MoE row's remaining gap not yet
+    /* documented bound (docs/validation.md): the 2026-12-07 figures of the five rows that run (Llama 3 8B on H100
+     * -14.8 % with Megatron-FSDP's schedule, Llama 3 70B +2.5 %, Llama 3.1 405B -8.5 %, Qwen3-30B-A3B -61.4 %
+     * with the fine-grained MoE kernels, Llama 3 8B on B200 -24.8 %: mean |error| 22.4 %, mean signed -21.4 %;
+     * no Blackwell efficiency figures, the MoE row's remaining gap not yet
      * explained, docs/validation.md) and a margin; the goal is
      * issue 31's (5 % dense, 10 % MoE, 15 % any row; no signed goal) */
     table_init(&T->b, "Megatron-Bridge 25.11", "megatron-bridge", (const double[6]){ 0.28, 0.68, 0.28, 0.05, 0.15, 1 });
