@@ -87,6 +87,9 @@ static const cfg_field fields[] = {
     { "fsdp_double_buffer", CFG_T_BOOL, T(fsdp_double_buffer), 0, 1, 0, NULL, NULL, 0, NULL,
       "with data_parallel fsdp: persistent buffers for two units' parameters and gradients (Megatron-FSDP's "
       "fsdp_double_buffer, set by nccl_ub): all-gathers one unit ahead, at most two reduce-scatters in flight" },
+    { "gradient_accumulation_fusion", CFG_T_BOOL, T(grad_acc_fusion), 0, 1, 0, NULL, NULL, 0, NULL,
+      "weight-gradient GEMMs accumulate into the main gradients (Megatron's default); false, with data_parallel "
+      "fsdp: each unit's gradients are copied into Megatron-FSDP's reduce-scatter buffer after its backward" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -114,6 +117,7 @@ static void defaults(void *obj)
      * NVTE_FUSED_ATTN default to 1; Megatron-LM --attention-backend auto). Files of 2021-2022 runs set
      * attention: unfused. */
     t->attention = TRAINCFG_ATTENTION_FLASH;
+    t->grad_acc_fusion = 1;             /* Megatron-LM --gradient-accumulation-fusion defaults on (with TE) */
 }
 
 const compose_kind traincfg_kind = {

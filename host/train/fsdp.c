@@ -29,14 +29,14 @@ fsdp_unit fsdp_unit_at(const fsdp_pass *p, uint32_t pos)
         emb = p->backward, head = !p->backward;
     if (emb || head) {
         params = emb ? modelcfg_embedding_params_tp(p->m, t->tp) : modelcfg_head_params_tp(p->m, t->tp, t->pp);
-        return (fsdp_unit){ params, params * wb };
+        return (fsdp_unit){ emb ? FSDP_EMBEDDING : FSDP_HEAD, params, params * wb };
     }
     uint64_t k = pos - (uint32_t)p->pre, l = p->first + (p->backward ? p->layers - 1 - k : k);
     params = modelcfg_layer_params_tp(p->m, t->tp);
     /* fp8_param_gather: the layer's weights are FP8 tensors and the all-gather moves them (1 B; the norms'
      * few 16-bit parameters counted alike); layers run in bf16 keep 16-bit weights */
     int fp8 = t->precision == GPUCFG_FP8 && t->fp8_param_gather && !traincfg_layer_bf16(t, l, p->m->layers);
-    return (fsdp_unit){ params, params * (fp8 ? 1 : wb) };
+    return (fsdp_unit){ FSDP_LAYER, params, params * (fp8 ? 1 : wb) };
 }
 
 uint64_t fsdp_comm_unit(const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk)

@@ -27,6 +27,10 @@
  *    buffer the stream waits until at most one older reduce-scatter is in flight
  *    (GradReducePipeline._enforce_double_buffer_limit: two units live). The embedding and the head are held
  *    to the same two here (in Megatron they sit outside the pool, which only takes same-shaped units).
+ *  - gradient_accumulation_fusion off (Megatron-Bridge's Llama 3 recipes with FSDP): the weight-gradient
+ *    GEMMs return param.grad and the post-backward hook copies it into the unit's reduce-scatter buffer
+ *    (megatron_fsdp.py `_grad_acc`: param.main_grad.copy_(param.grad)) on the compute stream, before the
+ *    reduce-scatter: a kernel reading the 16-bit gradient and writing the main gradient per unit and pass.
  * All-gathers and reduce-scatters share the data-parallel communicator, so NCCL runs them in the order they
  * were issued (megatron/core/distributed/fsdp/src/docs/runtime_schedule.md, footnote 1): the engine's one
  * data-parallel queue.
@@ -42,7 +46,10 @@
 
 #define FSDP_COMM_UNIT_MIN 1000000000ull   /* 10^9 elements: megatron_fsdp.py's lower bound */
 
+enum fsdp_unit_kind { FSDP_LAYER, FSDP_EMBEDDING, FSDP_HEAD, FSDP_KINDS };
+
 typedef struct fsdp_unit {
+    int kind;               /* enum fsdp_unit_kind */
     uint64_t params;        /* parameters on this GPU (after tp), unsharded */
     uint64_t gather_bytes;  /* bytes the all-gather delivers per GPU: 1 B per FP8 weight with fp8_param_gather */
 } fsdp_unit;

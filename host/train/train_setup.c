@@ -186,6 +186,16 @@ static int setup_stages(eng *E, cxl_err *err)
         if (op < 0)
             return op;
         R->opt_op = (uint32_t)op;
+        /* Megatron-FSDP without gradient accumulation fusion: the copy into the reduce-scatter buffer */
+        uint64_t unit_params[FSDP_KINDS] = { E->g.layer_params, E->g.embed_params, E->g.head_params };
+        for (int k = 0; k < FSDP_KINDS && t->data_parallel == TRAINCFG_DP_FSDP && !t->grad_acc_fusion; k++) {
+            if (!unit_params[k])
+                continue;
+            int cop = opgraph_fsdp_grad_copy_op(&E->g, t, unit_params[k], err);
+            if (cop < 0)
+                return cop;
+            E->fsdp_copy_op[k] = (uint32_t)cop + 1;
+        }
         /* The gradient reduction without overlap and ZeRO's parameter gather cut a stage's bytes into
          * grad_bucket pieces, one collective each: bound their number (grad_bucket: 1B made one collective
          * per byte, 12.6 GB resident after 120 s). */

@@ -329,11 +329,13 @@ static int fsdp_gather(eng *E, rep *R, uint32_t pos, int prefetch)
     return STEP_NEXT;
 }
 
-/* A unit's backward is done: its gradients are reduce-scattered before the next template (fsdp_flush). */
-static void fsdp_grads(rep *R, fsdp_unit u, uint64_t grad_elem_bytes)
+/* A unit's backward is done: its gradients are reduce-scattered before the next template (fsdp_flush),
+ * after the copy into the reduce-scatter buffer without gradient accumulation fusion. */
+static void fsdp_grads(eng *E, rep *R, fsdp_unit u)
 {
     R->rs_pend_elems = u.params;
-    R->rs_pend_bytes = u.params * grad_elem_bytes;
+    R->rs_pend_bytes = u.params * E->g.grad_elem_bytes;
+    R->copy_pend = E->fsdp_copy_op[u.kind];
 }
 
 /* Drop the reduce-scatters that have finished (the data-parallel queue runs in order). */
@@ -423,7 +425,7 @@ static void layer_grads(eng *E, rep *R, const item_ctx *c)
 {
     int last_mb = R->bwd_done[c->I->chunk] + 1 == E->m;
     if (fsdp_on(E))
-        fsdp_grads(R, fsdp_unit_at(&R->fp, R->fp.pre + R->layer), E->g.grad_elem_bytes);
+        fsdp_grads(E, R, fsdp_unit_at(&R->fp, R->fp.pre + R->layer));
     else if ((last_mb || E->t->zero >= 2) && E->t->overlap_grad_reduce)
         bucket_add(E, R, eng_layer_grad_bytes(E, c->vs, R->layer), 0);
     eng_cxl_layer_out(E, R, 1, last_mb);
@@ -534,7 +536,7 @@ static void template_done(eng *E, rep *R, const item_ctx *c)
     if (R->seg == SEG_PRE || R->seg == SEG_END) {
         /* the embedding's or the head's pass; under FSDP a unit whose gradients are reduce-scattered */
         if (fsdp_on(E) && c->I->backward)
-            fsdp_grads(R, fsdp_unit_at(&R->fp, R->seg == SEG_PRE ? 0 : R->fp.n - 1), E->g.grad_elem_bytes);
+            fsdp_grads(E, R, fsdp_unit_at(&R->fp, R->seg == SEG_PRE ? 0 : R->fp.n - 1));
         R->layer_gathered = 0;
         if (R->seg == SEG_PRE)
             R->seg = SEG_LAYERS;
@@ -550,6 +552,12 @@ static void template_done(eng *E, rep *R, const item_ctx *c)
 
 static int item_body(eng *E, rep *R, const item_ctx *c)
 {
+    if (R->copy_pend) {
+        uint32_t op = R->copy_pend - 1;
+        R->copy_pend = 0;
+        eng_run_kernel(E, R, op);
+        return STEP_BLOCKED;
+    }
     if (R->rs_pend_bytes && fsdp_flush(E, R) == STEP_BLOCKED)
         return STEP_BLOCKED;
     if (!R->cur_tpl) {

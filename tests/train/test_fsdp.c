@@ -15,6 +15,7 @@
 
 #include "config/parallel.h"
 #include "train/collalgo.h"
+#include "train/compute.h"
 #include "train/fsdp.h"
 #include "train/gpumem.h"
 #include "train/train.h"
@@ -226,6 +227,41 @@ static void overlap(void **state)
     print_message("exposed dp: %.4f s of %.4f s; slow nvlink %.4f s of %.4f s\n", exposed[0], iter[0], exposed[1], iter[1]);
 }
 
+/* gradient_accumulation_fusion off: after each unit's backward the compute stream copies its gradients into
+ * the reduce-scatter buffer, one memory-bound kernel reading the 16-bit gradient and writing the main
+ * gradient: the compute time grows by exactly those kernels, per unit and micro-batch. */
+static double copy_s(const gpucfg *g, uint64_t params)
+{
+    op_desc d = { "fsdp.grad_copy", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0 };
+    d.bytes = (double)params * (2 + 4);
+    return (double)compute_op_ps(g, &d) / 1e12;
+}
+
+static void gradient_copy(void **state)
+{
+    (void)state;
+    double compute[2];
+    train_result r;
+    expcfg *x = NULL;
+    for (int i = 0; i < 2; i++) {
+        x = load(tiny_head, i ? "training: { global_batch: 32, dp: 8, data_parallel: fsdp, main_grads: fp32, "
+                                "gradient_accumulation_fusion: false }\n"
+                              : "training: { global_batch: 32, dp: 8, data_parallel: fsdp, main_grads: fp32 }\n");
+        run(x, &r);
+        compute[i] = r.breakdown_s[TRAIN_BK_COMPUTE];
+        train_result_free(&r);
+        if (!i)
+            free(x);
+    }
+    const modelcfg *m = &x->model;
+    double want = 4 * (4 * copy_s(&x->gpu, modelcfg_layer_params_tp(m, 1)) +
+                       copy_s(&x->gpu, modelcfg_embedding_params_tp(m, 1)) + copy_s(&x->gpu, modelcfg_head_params_tp(m, 1, 1)));
+    double got = compute[1] - compute[0];
+    if (got < want * (1 - 1e-9) || got > want * (1 + 1e-9))
+        fail_msg("extra compute %.9g s, expected %.9g s", got, want);
+    free(x);
+}
+
 /* pp > 1 is accepted (Megatron-LM refuses no pipeline layout with --use-megatron-fsdp), and the gathers
  * then run per micro-batch and model chunk. */
 static void pipeline_accepted(void **state)
@@ -263,6 +299,8 @@ static void bad_input(void **state)
     expect_error(tiny_head, "training:\n  global_batch: 16\n  data_parallel: zero3\n", 7, 18, "ddp", "fsdp");
     expect_error(tiny_head, "training:\n  global_batch: 16\n  fsdp_double_buffer: true\n", 7, 23,
                  "fsdp_double_buffer", "needs data_parallel fsdp");
+    expect_error(tiny_head, "training:\n  global_batch: 16\n  gradient_accumulation_fusion: false\n", 7, 33,
+                 "gradient_accumulation_fusion", "data_parallel fsdp");
     const char *moe = "name: q\nmodel: qwen3-30b-a3b\ngpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 2 }\n";
     expect_error(moe, "training:\n  global_batch: 64\n  ep: 8\n  data_parallel: fsdp\n", 8, 18,
                  "mixture-of-experts", "data_parallel ddp");
@@ -278,7 +316,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memory_against_zero), cmocka_unit_test(llama3_window_and_queue),
         cmocka_unit_test(collective_bytes),    cmocka_unit_test(overlap),
-        cmocka_unit_test(pipeline_accepted),   cmocka_unit_test(bad_input),
+        cmocka_unit_test(gradient_copy),       cmocka_unit_test(pipeline_accepted),
+        cmocka_unit_test(bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
