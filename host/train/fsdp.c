@@ -41,12 +41,12 @@ fsdp_unit fsdp_unit_at(const fsdp_pass *p, uint32_t pos)
 
 uint64_t fsdp_comm_unit(const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk)
 {
-    uint64_t layers = parallel_chunk_layers(m, t, rank, chunk, NULL), first_vs = rank == 0 && chunk == 0;
-    uint64_t units = layers + first_vs;
-    if (!units)
+    uint64_t layers = parallel_chunk_layers(m, t, rank, chunk, NULL);
+    if (!layers)
         return FSDP_COMM_UNIT_MIN;
-    uint64_t total = layers * modelcfg_layer_params_tp(m, t->tp) + first_vs * modelcfg_embedding_params_tp(m, t->tp);
-    uint64_t s = total / units * 2;   /* Python's total // units * 2 */
+    /* the mean FSDP unit: Megatron-Core's units are the transformer layers (dense ones here: fsdp with MoE is
+     * refused), so total // units is one layer's parameters */
+    uint64_t s = modelcfg_layer_params_tp(m, t->tp) * 2;
     return s > FSDP_COMM_UNIT_MIN ? s : FSDP_COMM_UNIT_MIN;
 }
 

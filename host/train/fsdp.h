@@ -3,11 +3,12 @@
  * flight, as Megatron-Core's megatron_fsdp.py and param_and_grad_buffer.py decide them
  * (megatron/core/distributed/fsdp/src/megatron_fsdp/, docs/references.md "Megatron-FSDP").
  *
- * Units. Megatron-LM wraps each TransformerLayer and the LanguageModelEmbedding as an FSDP unit
- * (fsdp_unit_modules); the parameters outside them (final norm, output layer) are all-gathered like one more
- * unit before each pass that uses them (_pre_forward_param_unshard: "All-gather the shallow parameters in
- * every forward pass for modules that are not FSDP units"). A pass over a model chunk meets its units in the
- * order it runs them: forward [embedding] layers [head], backward [head] layers in reverse [embedding]
+ * Units. Megatron-Core wraps each TransformerLayer as an FSDP unit (mcore_fsdp_adapter.py,
+ * FullyShardedDataParallel: fsdp_unit_modules = [TransformerLayer] with optim_grads_params); the modules
+ * outside them (embedding, final norm, output layer) have their own parameters all-gathered before each pass
+ * that uses them (_pre_forward_param_unshard: "All-gather the shallow parameters in every forward pass for
+ * modules that are not FSDP units"), one more unit each here. A pass over a model chunk meets its units in
+ * the order it runs them: forward [embedding] layers [head], backward [head] layers in reverse [embedding]
  * (bracketed: on the first / last virtual stage only).
  *
  * The communication unit, in parameters (elements): max(10^9, 2 x the mean FSDP unit of the model chunk)
@@ -69,8 +70,8 @@ typedef struct fsdp_pass {
 void fsdp_pass_init(fsdp_pass *p, const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk, int backward);
 /* Unit `pos` (< p->n) of the pass, in the order the pass runs them. O(1). */
 fsdp_unit fsdp_unit_at(const fsdp_pass *p, uint32_t pos);
-/* Model chunk `chunk` of pipeline rank `rank`: its communication unit in elements (over its FSDP units: the
- * layers and, on the first virtual stage, the embedding; the head is no FSDP unit). */
+/* Model chunk `chunk` of pipeline rank `rank`: its communication unit in elements (over its FSDP units, the
+ * transformer layers). */
 uint64_t fsdp_comm_unit(const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk);
 /* The last unit gathered before unit `pos` runs: the first j >= pos whose units pos..j reach `budget`
  * parameters (the all-gather prefetch, budget = comm unit / 2), or n - 1. O(j - pos). */
