@@ -319,6 +319,13 @@ static int check_fsdp(const modelcfg *m, const traincfg *t, cxl_err *err)
                            "training.gradient_accumulation_fusion: false is modelled with data_parallel fsdp only "
                            "(Megatron-FSDP's gradient copy); DDP's main_grad accumulation is not priced yet: remove "
                            "the key or use data_parallel fsdp");
+    if (t->keep_fp8_transpose && (t->data_parallel != TRAINCFG_DP_FSDP || t->precision != GPUCFG_FP8 ||
+                                  !t->fp8_param_gather))
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_KEEP_FP8_TRANSPOSE),
+                           "training.keep_fp8_transpose_cache: Megatron-FSDP's cache of FP8 weight transposes; it "
+                           "needs data_parallel fsdp, precision fp8 and fp8_param_gather (here %s, %s, %s)",
+                           traincfg_data_parallel_names[t->data_parallel], gpucfg_dtype_names[t->precision],
+                           t->fp8_param_gather ? "true" : "false");
     if (t->data_parallel != TRAINCFG_DP_FSDP)
         return 0;
     if (t->loc[TRAINCFG_F_ZERO].file[0] && t->zero != 3)

@@ -90,6 +90,10 @@ static const cfg_field fields[] = {
     { "gradient_accumulation_fusion", CFG_T_BOOL, T(grad_acc_fusion), 0, 1, 0, NULL, NULL, 0, NULL,
       "weight-gradient GEMMs accumulate into the main gradients (Megatron's default); false, with data_parallel "
       "fsdp: each unit's gradients are copied into Megatron-FSDP's reduce-scatter buffer after its backward" },
+    { "keep_fp8_transpose_cache", CFG_T_BOOL, T(keep_fp8_transpose), 0, 1, 0, NULL, NULL, 0, NULL,
+      "with data_parallel fsdp and FP8 weights (fp8_param_gather): keep each gathered FP8 weight's transpose "
+      "(1 B per weight, unsharded) instead of transposing it again before every backward (Megatron-FSDP's "
+      "option)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

@@ -28,7 +28,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_F_ATTENTION, TRAINCFG_F_CP,
        TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
        TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_DATA_PARALLEL,
-       TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION, TRAINCFG_NFIELDS };
+       TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION,
+       TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -74,6 +75,7 @@ typedef struct traincfg {
     int data_parallel;                      /* enum traincfg_data_parallel; fsdp implies zero 3 (expcfg.c) */
     int fsdp_double_buffer;                 /* Megatron-FSDP's fsdp_double_buffer: two units' buffers (fsdp.h) */
     int grad_acc_fusion;                    /* gradient_accumulation_fusion (default on); off: fsdp only (fsdp.h) */
+    int keep_fp8_transpose;                 /* Megatron-FSDP's keep_fp8_transpose_cache (fsdp.h) */
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;

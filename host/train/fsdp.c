@@ -39,6 +39,11 @@ fsdp_unit fsdp_unit_at(const fsdp_pass *p, uint32_t pos)
     return (fsdp_unit){ FSDP_LAYER, params, params * (fp8 ? 1 : wb) };
 }
 
+int fsdp_unit_fp8(const fsdp_unit *u)
+{
+    return u->kind == FSDP_LAYER && u->gather_bytes == u->params;
+}
+
 uint64_t fsdp_comm_unit(const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk)
 {
     uint64_t layers = parallel_chunk_layers(m, t, rank, chunk, NULL);

@@ -32,6 +32,10 @@
  *    GEMMs return param.grad and the post-backward hook copies it into the unit's reduce-scatter buffer
  *    (megatron_fsdp.py `_grad_acc`: param.main_grad.copy_(param.grad)) on the compute stream, before the
  *    reduce-scatter: a kernel reading the 16-bit gradient and writing the main gradient per unit and pass.
+ *  - FP8 weights (fp8_param_gather) are gathered rowwise; the pre-backward hook makes each one's transpose
+ *    for the data-gradient GEMM (fp8_create_transpose_cache: a cast-transpose reading and writing 1 B per
+ *    weight) and the release drops it, unless keep_fp8_transpose_cache keeps them all (1 B per FP8 weight of
+ *    the stage, unsharded; megatron_fsdp.py release_module_parameters).
  * All-gathers and reduce-scatters share the data-parallel communicator, so NCCL runs them in the order they
  * were issued (megatron/core/distributed/fsdp/src/docs/runtime_schedule.md, footnote 1): the engine's one
  * data-parallel queue.
@@ -70,6 +74,8 @@ typedef struct fsdp_pass {
 void fsdp_pass_init(fsdp_pass *p, const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk, int backward);
 /* Unit `pos` (< p->n) of the pass, in the order the pass runs them. O(1). */
 fsdp_unit fsdp_unit_at(const fsdp_pass *p, uint32_t pos);
+/* 1 when the unit's weights are gathered as FP8 (its transpose is made before its backward). */
+int fsdp_unit_fp8(const fsdp_unit *u);
 /* Model chunk `chunk` of pipeline rank `rank`: its communication unit in elements (over its FSDP units, the
  * transformer layers). */
 uint64_t fsdp_comm_unit(const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk);

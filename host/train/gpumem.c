@@ -199,6 +199,17 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         }
         out->weights_bytes += gathered;
         out->gradients_bytes += grads;
+        if (t->keep_fp8_transpose) {
+            /* keep_fp8_transpose_cache: every FP8 layer's transpose stays, unsharded, 1 B per weight */
+            for (uint64_t c = 0; c < v; c++) {
+                fsdp_pass ps;
+                fsdp_pass_init(&ps, m, t, stage, c, 0);
+                for (uint32_t i = 0; i < ps.n; i++) {
+                    fsdp_unit u = fsdp_unit_at(&ps, i);
+                    out->weights_bytes += fsdp_unit_fp8(&u) ? (double)u.params : 0;
+                }
+            }
+        }
     }
 
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;

@@ -628,6 +628,16 @@ int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cx
     return B.failed ? B.failed : idx;
 }
 
+int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
+{
+    bld B = { g, t->precision, 2.0, err, 0 };
+    /* fp8_create_transpose_cache: the rowwise FP8 data read, its transpose written, 1 B each */
+    op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, params, 1, 1, 0, 0, 0 };
+    d.bytes = 2.0 * (double)params;
+    int idx = add_op(&B, &d);
+    return B.failed ? B.failed : idx;
+}
+
 int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
     bld B = { g, t->precision, 2.0, err, 0 };

@@ -173,6 +173,7 @@ typedef struct rep {
     uint64_t rs_queued;             /* elements of the reduce-scatters in flight */
     uint64_t rs_pend_elems, rs_pend_bytes;
     uint32_t copy_pend;             /* gradient_accumulation_fusion off: the gradient copy to run first, op + 1 */
+    uint8_t unit_transposed;        /* the current layer's FP8 weights are transposed for its backward */
 } rep;
 
 /* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:
@@ -241,6 +242,7 @@ typedef struct eng {
     uint32_t ports;
     eng_coll_memo coll_memo[ENG_COLL_MEMO]; /* start_coll's plans, direct-mapped */
     uint32_t fsdp_copy_op[FSDP_KINDS];  /* Megatron-FSDP's gradient copy per unit kind, op + 1 (0: none) */
+    uint32_t fsdp_transpose_op;         /* its FP8 weight transpose before a layer's backward, op + 1 (0: none) */
 } eng;
 
 /* ---- train.c ---- */

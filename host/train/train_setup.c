@@ -196,6 +196,13 @@ static int setup_stages(eng *E, cxl_err *err)
                 return cop;
             E->fsdp_copy_op[k] = (uint32_t)cop + 1;
         }
+        if (t->data_parallel == TRAINCFG_DP_FSDP && t->precision == GPUCFG_FP8 && t->fp8_param_gather &&
+            !t->keep_fp8_transpose) {
+            int top = opgraph_fsdp_fp8_transpose_op(&E->g, t, E->g.layer_params, err);
+            if (top < 0)
+                return top;
+            E->fsdp_transpose_op = (uint32_t)top + 1;
+        }
         /* The gradient reduction without overlap and ZeRO's parameter gather cut a stage's bytes into
          * grad_bucket pieces, one collective each: bound their number (grad_bucket: 1B made one collective
          * per byte, 12.6 GB resident after 120 s). */

@@ -417,6 +417,7 @@ static void next_layer(rep *R)
     R->layer++;
     R->layer_gathered = 0;
     R->layer_fetched = 0;
+    R->unit_transposed = 0;
 }
 
 /* LAYER_GRADS: the layer's gradients are complete after the chunk's last backward; ZeRO-2/3 keep only
@@ -446,8 +447,16 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
                         !eng_cxl_keeps_activations(E);
         if (!R->layer_gathered)
             return fsdp_gather(E, R, pos, !recompute);
-        if (c->I->backward && R->lstep == LAYER_BACKWARD)
+        if (c->I->backward && R->lstep == LAYER_BACKWARD) {
             fsdp_prefetch(E, R, pos);
+            fsdp_unit u = fsdp_unit_at(&R->fp, pos);
+            if (E->fsdp_transpose_op && !R->unit_transposed && fsdp_unit_fp8(&u)) {
+                /* the pre-backward hook transposes the gathered FP8 weights */
+                R->unit_transposed = 1;
+                eng_run_kernel(E, R, E->fsdp_transpose_op - 1);
+                return STEP_BLOCKED;
+            }
+        }
     } else if (E->t->zero >= 3 && traincfg_dpcp(E->t) > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered) {
         return zero3_gather(E, R, c);
     }

@@ -262,6 +262,39 @@ static void gradient_copy(void **state)
     free(x);
 }
 
+/* FP8 weights gathered rowwise: before each FP8 layer's backward its transpose is made (a kernel reading and
+ * writing 1 B per weight), unless keep_fp8_transpose_cache keeps them all (1 B per FP8 weight in memory). */
+static void fp8_transpose(void **state)
+{
+    (void)state;
+    const char *h100 = "name: f\nmodel: { name: f, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512, "
+                       "tied_embeddings: true }\ngpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 1 }\n";
+    double compute[2], weights[2];
+    expcfg *x = NULL;
+    for (int i = 0; i < 2; i++) {
+        x = load(h100, i ? "training: { global_batch: 32, dp: 8, data_parallel: fsdp, precision: fp8, "
+                           "fp8_param_gather: true, keep_fp8_transpose_cache: true }\n"
+                         : "training: { global_batch: 32, dp: 8, data_parallel: fsdp, precision: fp8, "
+                           "fp8_param_gather: true }\n");
+        train_result r;
+        run(x, &r);
+        compute[i] = r.breakdown_s[TRAIN_BK_COMPUTE];
+        weights[i] = r.mem.weights_bytes;
+        train_result_free(&r);
+        if (!i)
+            free(x);
+    }
+    uint64_t l = modelcfg_layer_params_tp(&x->model, 1);
+    op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, l, 1, 1, 0, 0, 0 };
+    d.bytes = 2.0 * (double)l;
+    double want = 4 * 4 * (double)compute_op_ps(&x->gpu, &d) / 1e12;   /* 4 micro-batches x 4 layers */
+    double got = compute[0] - compute[1];
+    if (got < want * (1 - 1e-9) || got > want * (1 + 1e-9))
+        fail_msg("transposes %.9g s, expected %.9g s", got, want);
+    assert_true(weights[1] - weights[0] == 4.0 * (double)l);
+    free(x);
+}
+
 /* pp > 1 is accepted (Megatron-LM refuses no pipeline layout with --use-megatron-fsdp), and the gathers
  * then run per micro-batch and model chunk. */
 static void pipeline_accepted(void **state)
@@ -301,6 +334,8 @@ static void bad_input(void **state)
                  "fsdp_double_buffer", "needs data_parallel fsdp");
     expect_error(tiny_head, "training:\n  global_batch: 16\n  gradient_accumulation_fusion: false\n", 7, 33,
                  "gradient_accumulation_fusion", "data_parallel fsdp");
+    expect_error(tiny_head, "training:\n  global_batch: 16\n  data_parallel: fsdp\n  keep_fp8_transpose_cache: true\n",
+                 8, 29, "keep_fp8_transpose_cache", "here fsdp, bf16, false");
     const char *moe = "name: q\nmodel: qwen3-30b-a3b\ngpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 2 }\n";
     expect_error(moe, "training:\n  global_batch: 64\n  ep: 8\n  data_parallel: fsdp\n", 8, 18,
                  "mixture-of-experts", "data_parallel ddp");
@@ -316,8 +351,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memory_against_zero), cmocka_unit_test(llama3_window_and_queue),
         cmocka_unit_test(collective_bytes),    cmocka_unit_test(overlap),
-        cmocka_unit_test(gradient_copy),       cmocka_unit_test(pipeline_accepted),
-        cmocka_unit_test(bad_input),
+        cmocka_unit_test(gradient_copy),       cmocka_unit_test(fp8_transpose),
+        cmocka_unit_test(pipeline_accepted),   cmocka_unit_test(bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
