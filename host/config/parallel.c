@@ -356,6 +356,55 @@ static int check_cp(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* Megatron-FSDP (data_parallel: fsdp) with data_parallel_sharding_strategy optim_grads_params: it is ZeRO-3
+ * (megatron/core/distributed/fsdp/src/megatron_fsdp/megatron_fsdp.py, class MegatronFSDP), and it always
+ * overlaps the gradient reduce-scatter with the backward pass (the constructor sets overlap_grad_reduce for
+ * the gradient-sharding strategies and asserts it). Pipeline parallelism is accepted: Megatron-LM's
+ * argument checks for --use-megatron-fsdp refuse none (megatron/training/arguments.py, validate_args). */
+static int check_fsdp(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    if (t->data_parallel != TRAINCFG_DP_FSDP && t->fsdp_double_buffer)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_FSDP_DOUBLE_BUFFER),
+                           "training.fsdp_double_buffer: Megatron-FSDP's buffers; it needs data_parallel fsdp (the "
+                           "data_parallel is ddp)");
+    if (t->data_parallel != TRAINCFG_DP_FSDP && !t->grad_acc_fusion)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_GRAD_ACC_FUSION),
+                           "training.gradient_accumulation_fusion: false is modelled with data_parallel fsdp only "
+                           "(Megatron-FSDP's gradient copy); DDP's main_grad accumulation is not priced yet: remove "
+                           "the key or use data_parallel fsdp");
+    if (t->keep_fp8_transpose && (t->data_parallel != TRAINCFG_DP_FSDP || t->precision != GPUCFG_FP8 ||
+                                  !t->fp8_param_gather))
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_KEEP_FP8_TRANSPOSE),
+                           "training.keep_fp8_transpose_cache: Megatron-FSDP's cache of FP8 weight transposes; it "
+                           "needs data_parallel fsdp, precision fp8 and fp8_param_gather (here %s, %s, %s)",
+                           traincfg_data_parallel_names[t->data_parallel], gpucfg_dtype_names[t->precision],
+                           t->fp8_param_gather ? "true" : "false");
+    if (t->data_parallel != TRAINCFG_DP_FSDP)
+        return 0;
+    if (t->loc[TRAINCFG_F_ZERO].file[0] && t->zero != 3)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_ZERO),
+                           "training.zero: %llu conflicts with data_parallel fsdp: Megatron-FSDP's optim_grads_params "
+                           "shards weights, gradients and optimizer states (ZeRO-3); leave zero out or set it to 3, "
+                           "or use data_parallel ddp with zero %llu", (ull)t->zero, (ull)t->zero);
+    if (t->loc[TRAINCFG_F_OVERLAP].file[0] && !t->overlap_grad_reduce)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_OVERLAP),
+                           "training.overlap_grad_reduce: false conflicts with data_parallel fsdp: Megatron-FSDP "
+                           "always reduce-scatters each layer's gradients during the backward pass; remove the key "
+                           "or use data_parallel ddp");
+    if (t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1 || t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PIPELINE_SCHEDULE),
+                           "training.pipeline_schedule: %s splits the backward into input- and weight-gradient "
+                           "passes, and Megatron-FSDP's per-layer gradient reduce-scatter with that split is not "
+                           "modelled yet; use pipeline_schedule auto, 1f1b or interleaved with data_parallel fsdp, "
+                           "or data_parallel ddp", traincfg_schedule_names[t->pipeline_schedule]);
+    if (modelcfg_is_moe(m))
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_DATA_PARALLEL),
+                           "training.data_parallel: fsdp with mixture-of-experts layers (model '%s') is not modelled "
+                           "yet (the experts would gather over the expert-data-parallel group); use data_parallel "
+                           "ddp", m->name);
+    return 0;
+}
+
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
 {
     int rc = clustercfg_check_domain(c, err);
@@ -410,7 +459,10 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
                            "training.virtual_stages: the interleaved schedule needs the %llu micro-batches per "
                            "iteration (global_batch %llu / (micro_batch %llu x dp %llu)) to be a multiple of pp %llu",
                            (ull)n, (ull)t->global_batch, (ull)t->micro_batch, (ull)t->dp, (ull)t->pp);
-    if (t->zero >= 2 && t->pp > 1)
+    int rc_fsdp = check_fsdp(m, t, err);
+    if (rc_fsdp)
+        return rc_fsdp;
+    if (t->zero >= 2 && t->pp > 1 && t->data_parallel != TRAINCFG_DP_FSDP)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_ZERO),
                            "training.zero: stage %llu shards gradients%s over dp, which pipeline parallelism (pp %llu) "
                            "cannot combine with its micro-batch gradient accumulation (DeepSpeed rejects it too); "

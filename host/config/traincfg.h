@@ -15,6 +15,11 @@ enum traincfg_recompute { TRAINCFG_RECOMPUTE_NONE = 0, TRAINCFG_RECOMPUTE_SELECT
  * Engine's default in Megatron-Core) or unfused (Megatron-LM 2021-2022: score GEMM, softmax, dropout,
  * context GEMM, the s x s scores kept for the backward). */
 enum traincfg_attention { TRAINCFG_ATTENTION_FLASH = 0, TRAINCFG_ATTENTION_UNFUSED = 1 };
+/* The data-parallel wrapper: Megatron-Core's DDP (gradient buckets; the distributed optimizer with `zero`
+ * >= 1) or Megatron-FSDP with data_parallel_sharding_strategy optim_grads_params (weights, gradients and
+ * optimizer states sharded; per FSDP unit a parameter all-gather before its forward and its backward and a
+ * gradient reduce-scatter after its backward; host/train/fsdp.h). */
+enum traincfg_data_parallel { TRAINCFG_DP_DDP = 0, TRAINCFG_DP_FSDP = 1 };
 /* precision and main_grads take gpucfg_dtype values (gpucfg.h) */
 /* training.pipeline_schedule, in the order of schedule.h's enum schedule_kind */
 enum traincfg_schedule { TRAINCFG_SCHEDULE_AUTO = 0, TRAINCFG_SCHEDULE_1F1B = 1, TRAINCFG_SCHEDULE_INTERLEAVED = 2,
@@ -26,7 +31,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_F_ATTENTION, TRAINCFG_F_CP,
        TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
        TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_PIPELINE_SCHEDULE,
-       TRAINCFG_NFIELDS };
+       TRAINCFG_F_DATA_PARALLEL, TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION,
+       TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -72,11 +78,16 @@ typedef struct traincfg {
     /* the pipeline schedule (enum traincfg_schedule, the values of schedule.h's enum schedule_kind):
      * auto = Megatron-LM's choice by pp and virtual_stages (1F1B, or interleaved when virtual_stages > 1) */
     int pipeline_schedule;
+    int data_parallel;                      /* enum traincfg_data_parallel; fsdp implies zero 3 (expcfg.c) */
+    int fsdp_double_buffer;                 /* Megatron-FSDP's fsdp_double_buffer: two units' buffers (fsdp.h) */
+    int grad_acc_fusion;                    /* gradient_accumulation_fusion (default on); off: fsdp only (fsdp.h) */
+    int keep_fp8_transpose;                 /* Megatron-FSDP's keep_fp8_transpose_cache (fsdp.h) */
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
 
 extern const compose_kind traincfg_kind;
+extern const char *const traincfg_data_parallel_names[]; /* "ddp", "fsdp" */
 
 /* The pipeline stage that holds the output layer and the loss: the last, or with DualPipeV's V the first
  * (its chunk 1 is the last virtual stage). */

@@ -102,6 +102,8 @@ static void inner(const expcfg *b, unsigned vary, search_layout l, growl *g)
             for (uint64_t z = 0; z < 4; z++) {
                 if (!(vary & (1u << SEARCH_ZERO)) && z > 0)
                     break;
+                if ((vary & (1u << SEARCH_ZERO)) && t->data_parallel == TRAINCFG_DP_FSDP && z != 3)
+                    continue;   /* Megatron-FSDP is ZeRO-3 */
                 l.sp = (uint8_t)sps[s];
                 l.recompute = (uint8_t)((vary & (1u << SEARCH_RECOMPUTE)) ? r : t->recompute);
                 l.zero = (vary & (1u << SEARCH_ZERO)) ? z : t->zero;

@@ -30,6 +30,8 @@
  */
 #include "train/gpumem.h"
 
+#include "train/fsdp.h"
+
 #include <stdio.h>
 
 #include "config/parallel.h"
@@ -184,6 +186,38 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
                               (double)(stage == traincfg_head_stage(t) ? modelcfg_head_params_tp(m, tp, p) : 0);
         out->weights_bytes += 2 * layer_params;
+    }
+
+    if (t->data_parallel == TRAINCFG_DP_FSDP && dp > 1) {
+        /* Megatron-FSDP: besides the shards, the unsharded parameters of the units gathered ahead (the
+         * all-gather prefetch window) and the unsharded gradients of the units whose reduce-scatter is in
+         * flight (at most the queue's capacity before each new one), the largest over the stage's passes
+         * (fsdp.h); both peaks added, an upper bound */
+        double gathered = 0, grads = 0;
+        for (uint64_t c = 0; c < v; c++) {
+            uint64_t unit = fsdp_comm_unit(m, t, stage, c);
+            for (int bwd = 0; bwd < 2; bwd++) {
+                fsdp_pass ps;
+                fsdp_pass_init(&ps, m, t, stage, c, bwd);
+                double a = (double)fsdp_peak_gathered_bytes(&ps, unit / 2);
+                double r = bwd ? (double)fsdp_peak_grad_elems(&ps, unit) * gb : 0;
+                gathered = a > gathered ? a : gathered;
+                grads = r > grads ? r : grads;
+            }
+        }
+        out->weights_bytes += gathered;
+        out->gradients_bytes += grads;
+        if (t->keep_fp8_transpose) {
+            /* keep_fp8_transpose_cache: every FP8 layer's transpose stays, unsharded, 1 B per weight */
+            for (uint64_t c = 0; c < v; c++) {
+                fsdp_pass ps;
+                fsdp_pass_init(&ps, m, t, stage, c, 0);
+                for (uint32_t i = 0; i < ps.n; i++) {
+                    fsdp_unit u = fsdp_unit_at(&ps, i);
+                    out->weights_bytes += fsdp_unit_fp8(&u) ? (double)u.params : 0;
+                }
+            }
+        }
     }
 
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;

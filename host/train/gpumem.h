@@ -5,7 +5,9 @@
  * or 4 B (main_grads), optimizer 12 B for mixed precision (fp32 master weights + Adam's two moments) or
  * 8 B for fp32 training: 16-18 B per parameter (docs/references.md "GPUs and clusters"; Rajbhandari et
  * al., ZeRO, arXiv 1910.02054, Sec. 3.1). ZeRO stage 1 divides the optimizer states by dp, stage 2 also
- * the gradients, stage 3 also the weights. Parameters per GPU: the stage's layers split by tp
+ * the gradients, stage 3 also the weights. Megatron-FSDP (data_parallel fsdp) shards as stage 3 and adds the
+ * unsharded buffers of the units in flight: the parameters its all-gather prefetch holds and the gradients
+ * of the reduce-scatters it keeps queued (fsdp.h), in weights_bytes and gradients_bytes. Parameters per GPU: the stage's layers split by tp
  * (modelcfg_layer_params_tp), the embedding on the first stage and the final norm + output layer on the
  * last.
  *

@@ -628,6 +628,27 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     return 0;
 }
 
+int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
+{
+    bld B = { g, t->precision, 2.0, err, 0 };
+    /* param.main_grad.copy_(param.grad): the weight gradient in the compute dtype read (bf16 under FP8 too:
+     * TE's wgrad output), the main gradient written */
+    op_desc d = { "fsdp.grad_copy", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0 };
+    d.bytes = (double)params * (double)(g->weight_elem_bytes + g->grad_elem_bytes);
+    int idx = add_op(&B, &d);
+    return B.failed ? B.failed : idx;
+}
+
+int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
+{
+    bld B = { g, t->precision, 2.0, err, 0 };
+    /* fp8_create_transpose_cache: the rowwise FP8 data read, its transpose written, 1 B each */
+    op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, params, 1, 1, 0, 0, 0 };
+    d.bytes = 2.0 * (double)params;
+    int idx = add_op(&B, &d);
+    return B.failed ? B.failed : idx;
+}
+
 int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
     bld B = { g, t->precision, 2.0, err, 0 };

@@ -22,6 +22,7 @@
 #include "config/cxlcfg.h"
 #include "cxl/cxlmem.h"
 #include "train/evq.h"
+#include "train/fsdp.h"
 #include "train/nccltune.h"
 #include "train/net.h"
 #include "train/opgraph.h"
@@ -161,6 +162,18 @@ typedef struct rep {
     int opt_step;                   /* the optimizer policy's own step (policy.h) */
     int64_t cpu_start;              /* policy_opt_cpu.c: when the CPU's Adam began */
     uint64_t shard_params;
+    /* Megatron-FSDP (fsdp.h; train_step.c): the pass under way and its all-gathers, the reduce-scatters in
+     * flight (a ring, oldest first), a unit's gradients waiting to be reduce-scattered */
+    fsdp_pass fp;
+    uint64_t fsdp_comm;             /* the pass's communication unit, elements */
+    uint32_t ag_issued;             /* units of the pass whose all-gather is queued */
+    uint64_t *ag_enq;               /* per unit of the pass: its all-gather's dp_enq number, 0 = nothing to wait */
+    uint64_t *rs_enq, *rs_elems;
+    uint32_t rs_head, rs_len, rs_cap;
+    uint64_t rs_queued;             /* elements of the reduce-scatters in flight */
+    uint64_t rs_pend_elems, rs_pend_bytes;
+    uint32_t copy_pend;             /* gradient_accumulation_fusion off: the gradient copy to run first, op + 1 */
+    uint8_t unit_transposed;        /* the current layer's FP8 weights are transposed for its backward */
 } rep;
 
 /* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:
@@ -228,6 +241,8 @@ typedef struct eng {
     int64_t *port_since;
     uint32_t ports;
     eng_coll_memo coll_memo[ENG_COLL_MEMO]; /* start_coll's plans, direct-mapped */
+    uint32_t fsdp_copy_op[FSDP_KINDS];  /* Megatron-FSDP's gradient copy per unit kind, op + 1 (0: none) */
+    uint32_t fsdp_transpose_op;         /* its FP8 weight transpose before a layer's backward, op + 1 (0: none) */
 } eng;
 
 /* ---- train.c ---- */

@@ -187,6 +187,23 @@ static int setup_stages(eng *E, cxl_err *err)
         if (op < 0)
             return op;
         R->opt_op = (uint32_t)op;
+        /* Megatron-FSDP without gradient accumulation fusion: the copy into the reduce-scatter buffer */
+        uint64_t unit_params[FSDP_KINDS] = { E->g.layer_params, E->g.embed_params, E->g.head_params };
+        for (int k = 0; k < FSDP_KINDS && t->data_parallel == TRAINCFG_DP_FSDP && !t->grad_acc_fusion; k++) {
+            if (!unit_params[k])
+                continue;
+            int cop = opgraph_fsdp_grad_copy_op(&E->g, t, unit_params[k], err);
+            if (cop < 0)
+                return cop;
+            E->fsdp_copy_op[k] = (uint32_t)cop + 1;
+        }
+        if (t->data_parallel == TRAINCFG_DP_FSDP && t->precision == GPUCFG_FP8 && t->fp8_param_gather &&
+            !t->keep_fp8_transpose) {
+            int top = opgraph_fsdp_fp8_transpose_op(&E->g, t, E->g.layer_params, err);
+            if (top < 0)
+                return top;
+            E->fsdp_transpose_op = (uint32_t)top + 1;
+        }
         /* The gradient reduction without overlap and ZeRO's parameter gather cut a stage's bytes into
          * grad_bucket pieces, one collective each: bound their number (grad_bucket: 1B made one collective
          * per byte, 12.6 GB resident after 120 s). */
@@ -391,7 +408,12 @@ static int setup_programs(eng *E, cxl_err *err)
         R->arrived = malloc(slots * sizeof *R->arrived);
         R->sent = malloc(slots * sizeof *R->sent);
         R->bwd_done = calloc(E->v, sizeof *R->bwd_done);
-        if (!R->items || !R->arrived || !R->sent || !R->bwd_done)
+        uint32_t units = 0;     /* Megatron-FSDP: the most units of a pass (layers + embedding + head) */
+        for (uint32_t c = 0; c < E->v; c++)
+            units = E->chunk_layers[c * pp + r] + 2 > units ? E->chunk_layers[c * pp + r] + 2 : units;
+        R->ag_enq = E->t->data_parallel == TRAINCFG_DP_FSDP ? calloc(units, sizeof *R->ag_enq) : NULL;
+        if (!R->items || !R->arrived || !R->sent || !R->bwd_done ||
+            (E->t->data_parallel == TRAINCFG_DP_FSDP && !R->ag_enq))
             return eng_oom(E);
         rc = schedule_build_kind(kind, pp, r, E->m, E->v, R->items, n, &R->nitems, err);
         if (rc)
@@ -455,6 +477,9 @@ void eng_teardown(eng *E)
             free(E->reps[r].sent);
             free(E->reps[r].bwd_done);
             free(E->reps[r].dpq);
+            free(E->reps[r].ag_enq);
+            free(E->reps[r].rs_enq);
+            free(E->reps[r].rs_elems);
             free(E->reps[r].routes);
         }
     cxlmem_free(E->cm);
