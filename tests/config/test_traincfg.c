@@ -374,6 +374,8 @@ static void err_pipeline_schedule(void **state)
           "at least 2 x pp = 8 micro-batches", "global_batch of at least 32" },
         { "  global_batch: 32\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  decoder_first_pipeline_num_layers: 4\n"
           "  pipeline_schedule: dualpipev\n", 11, "dualpipev takes an even split", NULL },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  data_parallel: fsdp\n  pipeline_schedule: zb-h1\n", 10,
+          "zb-h1 splits the backward", "data_parallel ddp" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char name[32];
