@@ -1,7 +1,8 @@
 /* train_eng.h - the inside of the training engine (train.h), shared by its files and nobody else.
  *
  * Files: train.c (train_run: the event loop and the result), train_setup.c (the engine built from an
- * experiment), train_step.c (the program of a representative: the named steps of an iteration),
+ * experiment), train_step.c (the program of a representative: the named steps of an iteration), train_fsdp.c
+ * (Megatron-FSDP's steps),
  * train_net.c (transfers: network flows, collectives), train_cxl.c (CXL transfers and the offload
  * policies' slots), train_trace.c (the Chrome trace), policy.h + policy_*.c (offload policies).
  *
@@ -277,6 +278,22 @@ void eng_run_kernel(eng *E, rep *R, uint32_t op);
 void eng_xfer_done(eng *E, uint32_t xid);
 /* 1 (the stream waits, until EV_TIMER) when t_ps is in the future, else 0. */
 int eng_wait_until(eng *E, rep *R, int64_t t_ps);
+/* Queue a data-parallel collective of R's stage (the data-parallel queue runs in order; R->dp_enq counts). */
+void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name);
+
+/* ---- train_fsdp.c (Megatron-FSDP's steps, fsdp.h) ---- */
+/* Megatron-FSDP is on and shards over more than one GPU. */
+int eng_fsdp_on(const eng *E);
+/* Queue the all-gathers of unit `pos`'s prefetch window. */
+void eng_fsdp_prefetch(eng *E, rep *R, uint32_t pos);
+/* Unit `pos` needs its parameters: queue its all-gather (and with `prefetch` the window's) and wait. */
+int eng_fsdp_gather(eng *E, rep *R, uint32_t pos, int prefetch);
+/* Unit u's backward is done: its reduce-scatter is pending (eng_fsdp_flush queues it). */
+void eng_fsdp_grads(eng *E, rep *R, fsdp_unit u);
+/* Queue the pending reduce-scatter, after waiting for older ones beyond the limit in flight. */
+int eng_fsdp_flush(eng *E, rep *R);
+/* The end of a backward pass: wait for every reduce-scatter. */
+int eng_fsdp_backward_end(eng *E, rep *R);
 
 /* ---- train_net.c ---- */
 uint32_t eng_link_of(uint32_t r, int which);

@@ -32,7 +32,7 @@ static void dp_kick(eng *E, rep *R)
     eng_start_coll(E, XK_DP, R->r, it.op, it.bytes, it.name);
 }
 
-static void dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
+void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
 {
     if (bytes == 0 || traincfg_dpcp(E->t) <= 1)
         return;
@@ -62,7 +62,7 @@ static void bucket_add(eng *E, rep *R, uint64_t bytes, int force)
 {
     R->bucket_acc += bytes;
     if (R->bucket_acc && (force || R->bucket_acc >= E->t->grad_bucket_bytes)) {
-        dp_enqueue(E, R, grad_op(E), R->bucket_acc, "dp.grads");
+        eng_dp_enqueue(E, R, grad_op(E), R->bucket_acc, "dp.grads");
         R->bucket_acc = 0;
     }
 }
@@ -289,12 +289,12 @@ static int zero3_gather(eng *E, rep *R, const item_ctx *c)
     if (R->gather_next) {
         mine = R->gather_next;
     } else {
-        dp_enqueue(E, R, COLLALGO_ALLGATHER, bytes, "dp.zero3.params");
+        eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, bytes, "dp.zero3.params");
         mine = R->dp_enq;
     }
     R->gather_next = 0;
     if (R->layer + 1 < E->chunk_layers[c->vs]) {
-        dp_enqueue(E, R, COLLALGO_ALLGATHER, eng_layer_params(E, c->vs, R->layer + 1) * E->g.weight_elem_bytes,
+        eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, eng_layer_params(E, c->vs, R->layer + 1) * E->g.weight_elem_bytes,
                    "dp.zero3.params");
         R->gather_next = R->dp_enq;
     }
@@ -305,132 +305,6 @@ static int zero3_gather(eng *E, rep *R, const item_ctx *c)
         return STEP_BLOCKED;
     }
     return STEP_NEXT;
-}
-
-/* ---- Megatron-FSDP (fsdp.h) ---- */
-
-static int fsdp_on(const eng *E)
-{
-    return E->t->data_parallel == TRAINCFG_DP_FSDP && traincfg_dpcp(E->t) > 1;
-}
-
-/* Queue the all-gathers of the pass's units up to unit `end` (those queued already are not queued again). */
-static void fsdp_issue(eng *E, rep *R, uint32_t end)
-{
-    for (; R->ag_issued <= end && R->ag_issued < R->fp.n && E->rc == 0; R->ag_issued++) {
-        fsdp_unit u = fsdp_unit_at(&R->fp, R->ag_issued);
-        R->ag_enq[R->ag_issued] = 0;
-        if (u.gather_bytes) {
-            dp_enqueue(E, R, COLLALGO_ALLGATHER, u.gather_bytes, "dp.fsdp.params");
-            R->ag_enq[R->ag_issued] = R->dp_enq;
-        }
-    }
-}
-
-/* The prefetch window of unit `pos` (AllGatherPipeline.all_gather_params: the units from pos on until half
- * a communication unit). */
-static void fsdp_prefetch(eng *E, rep *R, uint32_t pos)
-{
-    fsdp_issue(E, R, fsdp_window_end(&R->fp, pos, R->fsdp_comm / 2));
-}
-
-/* Unit `pos` of the pass needs its parameters: queue its all-gather (and, with `prefetch`, the window's)
- * and wait for it. */
-static int fsdp_gather(eng *E, rep *R, uint32_t pos, int prefetch)
-{
-    if (prefetch)
-        fsdp_prefetch(E, R, pos);
-    else
-        fsdp_issue(E, R, pos);
-    R->layer_gathered = 1;
-    if (R->dp_done < R->ag_enq[pos]) {
-        R->gather_wait = R->ag_enq[pos];
-        eng_set_state(E, R, ST_WAIT_GATHER, -1);
-        return STEP_BLOCKED;
-    }
-    return STEP_NEXT;
-}
-
-/* A unit's backward is done: its gradients are reduce-scattered before the next template (fsdp_flush),
- * after the copy into the reduce-scatter buffer without gradient accumulation fusion. */
-static void fsdp_grads(eng *E, rep *R, fsdp_unit u)
-{
-    R->rs_pend_elems = u.params;
-    R->rs_pend_bytes = u.params * E->g.grad_elem_bytes;
-    R->copy_pend = E->fsdp_copy_op[u.kind];
-}
-
-/* Drop the reduce-scatters that have finished (the data-parallel queue runs in order). */
-static void fsdp_rs_prune(rep *R)
-{
-    while (R->rs_len && R->rs_enq[R->rs_head] <= R->dp_done) {
-        R->rs_queued -= R->rs_elems[R->rs_head];
-        R->rs_head = (R->rs_head + 1) % R->rs_cap;
-        R->rs_len--;
-    }
-}
-
-/* Wait for reduce-scatter number `enq`; 1 when the stream waits. */
-static int fsdp_wait_rs(eng *E, rep *R, uint64_t enq)
-{
-    if (R->dp_done >= enq)
-        return 0;
-    R->gather_wait = enq;
-    eng_set_state(E, R, ST_WAIT_GATHER, -1);
-    return 1;
-}
-
-/* The pending reduce-scatter: the stream first waits for the oldest ones while those in flight exceed the
- * communication unit (GradReducePipeline.wait_for_previous_grad_reduce), then queues it. */
-static int fsdp_flush(eng *E, rep *R)
-{
-    fsdp_rs_prune(R);
-    /* fsdp_double_buffer: at most one older reduce-scatter beside the new one */
-    uint32_t keep = E->t->fsdp_double_buffer ? 1 : UINT32_MAX;
-    if (R->rs_queued > R->fsdp_comm || R->rs_len > keep) {
-        uint64_t left = R->rs_queued;
-        uint32_t i = 0;
-        while (left > R->fsdp_comm || R->rs_len - i > keep)
-            left -= R->rs_elems[(R->rs_head + i++) % R->rs_cap];
-        if (fsdp_wait_rs(E, R, R->rs_enq[(R->rs_head + i - 1) % R->rs_cap]))
-            return STEP_BLOCKED;
-    }
-    if (R->rs_len == R->rs_cap) {
-        uint32_t nc = R->rs_cap ? 2 * R->rs_cap : 64;
-        uint64_t *ne = malloc(nc * sizeof *ne), *nl = malloc(nc * sizeof *nl);
-        if (!ne || !nl) {
-            free(ne);
-            free(nl);
-            eng_oom(E);
-            return STEP_BLOCKED;
-        }
-        for (uint32_t i = 0; i < R->rs_len; i++) {
-            ne[i] = R->rs_enq[(R->rs_head + i) % R->rs_cap];
-            nl[i] = R->rs_elems[(R->rs_head + i) % R->rs_cap];
-        }
-        free(R->rs_enq);
-        free(R->rs_elems);
-        R->rs_enq = ne;
-        R->rs_elems = nl;
-        R->rs_cap = nc;
-        R->rs_head = 0;
-    }
-    dp_enqueue(E, R, COLLALGO_REDUCE_SCATTER, R->rs_pend_bytes, "dp.fsdp.grads");
-    uint32_t at = (R->rs_head + R->rs_len++) % R->rs_cap;
-    R->rs_enq[at] = R->dp_enq;
-    R->rs_elems[at] = R->rs_pend_elems;
-    R->rs_queued += R->rs_pend_elems;
-    R->rs_pend_elems = R->rs_pend_bytes = 0;
-    return STEP_NEXT;
-}
-
-/* The end of a backward pass: the stream waits for every reduce-scatter (_root_post_backward ->
- * GradReducePipeline.reset). */
-static int fsdp_backward_end(eng *E, rep *R)
-{
-    fsdp_rs_prune(R);
-    return R->rs_len && fsdp_wait_rs(E, R, R->rs_enq[(R->rs_head + R->rs_len - 1) % R->rs_cap]) ? STEP_BLOCKED
-                                                                                               : STEP_NEXT;
 }
 
 static void next_layer(rep *R)
@@ -447,8 +321,8 @@ static void next_layer(rep *R)
 static void layer_grads(eng *E, rep *R, const item_ctx *c)
 {
     int last_mb = last_microbatch(E, R, c);
-    if (fsdp_on(E)) /* Megatron-FSDP refuses zb-h1 and dualpipev (parallel.c): no B/W split here */
-        fsdp_grads(E, R, fsdp_unit_at(&R->fp, R->fp.pre + R->layer));
+    if (eng_fsdp_on(E)) /* Megatron-FSDP refuses zb-h1 and dualpipev (parallel.c): no B/W split here */
+        eng_fsdp_grads(E, R, fsdp_unit_at(&R->fp, R->fp.pre + R->layer));
     else if ((last_mb || E->t->zero >= 2) && E->t->overlap_grad_reduce && c->I->part != SCHEDULE_B)
         bucket_add(E, R, eng_layer_grad_bytes(E, c->vs, R->layer), 0);
     if (!is_w(c)) /* the offload policies act with the input gradient (docs/schedules.md) */
@@ -468,15 +342,15 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
         R->lstep = LAYER_BACKWARD;
         return STEP_NEXT;
     }
-    if (fsdp_on(E) && R->lstep != LAYER_GRADS) {
+    if (eng_fsdp_on(E) && R->lstep != LAYER_GRADS) {
         uint32_t pos = R->fp.pre + R->layer;
         /* a full recomputation gathers the unit without prefetch; its backward then prefetches */
         int recompute = c->I->backward && R->lstep == LAYER_START && E->t->recompute == TRAINCFG_RECOMPUTE_FULL &&
                         !eng_cxl_keeps_activations(E);
         if (!R->layer_gathered)
-            return fsdp_gather(E, R, pos, !recompute);
+            return eng_fsdp_gather(E, R, pos, !recompute);
         if (c->I->backward && R->lstep == LAYER_BACKWARD) {
-            fsdp_prefetch(E, R, pos);
+            eng_fsdp_prefetch(E, R, pos);
             fsdp_unit u = fsdp_unit_at(&R->fp, pos);
             if (E->fsdp_transpose_op && !R->unit_transposed && fsdp_unit_fp8(&u)) {
                 /* the pre-backward hook transposes the gathered FP8 weights */
@@ -518,11 +392,11 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
 /* SEG_END: a backward pass hands the head's and embedding's gradients on. */
 static int item_body_end(eng *E, rep *R, const item_ctx *c)
 {
-    if (c->I->backward && fsdp_on(E) && fsdp_backward_end(E, R) == STEP_BLOCKED)
+    if (c->I->backward && eng_fsdp_on(E) && eng_fsdp_backward_end(E, R) == STEP_BLOCKED)
         return STEP_BLOCKED;
     if (c->I->backward) {
         int last_bwd = last_microbatch(E, R, c) || E->t->zero >= 2;
-        if (last_bwd && E->t->overlap_grad_reduce && !fsdp_on(E)) {
+        if (last_bwd && E->t->overlap_grad_reduce && !eng_fsdp_on(E)) {
             /* the head's weight GEMM runs in W; the embedding's backward, all of it, in B */
             if (c->last_vs && c->I->part != SCHEDULE_B)
                 bucket_add(E, R, E->g.head_grad_bytes, 0);
@@ -548,16 +422,16 @@ static int pick_template(eng *E, rep *R, const item_ctx *c)
             R->seg = SEG_LAYERS;
             return STEP_NEXT;
         }
-        if (fsdp_on(E) && !R->layer_gathered)
-            return fsdp_gather(E, R, 0, 1);
+        if (eng_fsdp_on(E) && !R->layer_gathered)
+            return eng_fsdp_gather(E, R, 0, 1);
         R->cur_tpl = &E->g.tpl[id];
         return TPL_READY;
     case SEG_LAYERS:
         return layer_template(E, R, c);
     case SEG_POST:
         id = I->backward ? (c->first_vs ? OPGRAPH_EMBED_BWD : -1) : (c->last_vs ? OPGRAPH_HEAD_FWD : -1);
-        if (id >= 0 && fsdp_on(E) && !R->layer_gathered)
-            return fsdp_gather(E, R, R->fp.n - 1, 1);
+        if (id >= 0 && eng_fsdp_on(E) && !R->layer_gathered)
+            return eng_fsdp_gather(E, R, R->fp.n - 1, 1);
         R->seg = SEG_END;
         if (id < 0)
             return STEP_NEXT;
@@ -574,8 +448,8 @@ static void template_done(eng *E, rep *R, const item_ctx *c)
     R->cur_tpl = NULL;
     if (R->seg == SEG_PRE || R->seg == SEG_END) {
         /* the embedding's or the head's pass; under FSDP a unit whose gradients are reduce-scattered */
-        if (fsdp_on(E) && c->I->backward)
-            fsdp_grads(E, R, fsdp_unit_at(&R->fp, R->seg == SEG_PRE ? 0 : R->fp.n - 1));
+        if (eng_fsdp_on(E) && c->I->backward)
+            eng_fsdp_grads(E, R, fsdp_unit_at(&R->fp, R->seg == SEG_PRE ? 0 : R->fp.n - 1));
         R->layer_gathered = 0;
         if (R->seg == SEG_PRE)
             R->seg = SEG_LAYERS;
@@ -597,7 +471,7 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
         eng_run_kernel(E, R, op);
         return STEP_BLOCKED;
     }
-    if (R->rs_pend_bytes && fsdp_flush(E, R) == STEP_BLOCKED)
+    if (R->rs_pend_bytes && eng_fsdp_flush(E, R) == STEP_BLOCKED)
         return STEP_BLOCKED;
     if (!R->cur_tpl) {
         int s = pick_template(E, R, c);
@@ -709,7 +583,7 @@ static void enqueue_buckets(eng *E, rep *R, int op, uint64_t total, const char *
 {
     for (uint64_t left = total; left;) {
         uint64_t b = left < E->t->grad_bucket_bytes ? left : E->t->grad_bucket_bytes;
-        dp_enqueue(E, R, op, b, name);
+        eng_dp_enqueue(E, R, op, b, name);
         left -= b;
     }
 }
