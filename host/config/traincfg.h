@@ -20,13 +20,15 @@ enum traincfg_attention { TRAINCFG_ATTENTION_FLASH = 0, TRAINCFG_ATTENTION_UNFUS
 enum traincfg_schedule { TRAINCFG_SCHEDULE_AUTO = 0, TRAINCFG_SCHEDULE_1F1B = 1, TRAINCFG_SCHEDULE_INTERLEAVED = 2,
                          TRAINCFG_SCHEDULE_ZB_H1 = 3, TRAINCFG_SCHEDULE_DUALPIPEV = 4 };
 
+enum traincfg_fp8_recipe { TRAINCFG_FP8_TENSORWISE = 0, TRAINCFG_FP8_MXFP8 = 1 };
+
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
        TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_F_TP_COLL, TRAINCFG_F_DP_COLL, TRAINCFG_F_TP_PROTO,
        TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_F_ATTENTION, TRAINCFG_F_CP,
        TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
        TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_PIPELINE_SCHEDULE,
-       TRAINCFG_NFIELDS };
+       TRAINCFG_F_FP8_RECIPE, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -72,6 +74,9 @@ typedef struct traincfg {
     /* the pipeline schedule (enum traincfg_schedule, the values of schedule.h's enum schedule_kind):
      * auto = Megatron-LM's choice by pp and virtual_stages (1F1B, or interleaved when virtual_stages > 1) */
     int pipeline_schedule;
+    /* FP8 training's scaling (enum traincfg_fp8_recipe, Megatron's --fp8-recipe): tensorwise = per-tensor
+     * current scaling (Megatron-Bridge's FP8-CS), mxfp8 = MXFP8 block scaling (FP8-MX; needs gpucfg.mxfp8) */
+    int fp8_recipe;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
@@ -96,6 +101,13 @@ static inline int traincfg_flash(const traincfg *t)
 extern const char *const traincfg_recompute_names[];
 extern const char *const traincfg_attention_names[]; /* in traincfg_attention order */
 extern const char *const traincfg_schedule_names[];  /* in traincfg_schedule order */
+extern const char *const traincfg_fp8_recipe_names[]; /* in traincfg_fp8_recipe order */
+
+/* 1 when an FP8 run quantizes with MXFP8 block scales (32 elements per E8M0 scale) */
+static inline int traincfg_mxfp8(const traincfg *t)
+{
+    return t->precision == GPUCFG_FP8 && t->fp8_recipe == TRAINCFG_FP8_MXFP8;
+}
 
 /* 1 when transformer layer `layer` (0-based, of `layers`) runs its GEMMs in bf16 in an FP8 run */
 static inline int traincfg_layer_bf16(const traincfg *t, uint64_t layer, uint64_t layers)
