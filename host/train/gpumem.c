@@ -59,7 +59,7 @@ static void layer_parts(const modelcfg *m, const traincfg *t, int moe, double *R
     double hd = (double)(m->head_dim ? m->head_dim : m->hidden / m->heads);
     double q = a * hd, k = (double)(m->kv_heads ? m->kv_heads : m->heads) * hd;
     *R = (4 + 2 * d + g) * h + (moe ? 2 : g) * h;
-    *S = 4 * q + 4 * k + (g < 2 ? q : 0) + (moe ? 0 : mlp_act_bytes(m, t, (double)m->ffn));
+    *S = 4 * q + 4 * k + (g < 2 ? g * q : 0) + (moe ? 0 : mlp_act_bytes(m, t, (double)m->ffn));
     *A = traincfg_flash(t) ? 4 * a : (2 + 3 * d) * a * s;
 }
 
