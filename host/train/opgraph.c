@@ -83,10 +83,17 @@ static void push(bld *B, int tpl, opgraph_entry e)
 }
 
 /* A GEMM of `batch` products (m x k).(k x n), 16-bit operands (or the training precision's), launched as
- * `launches` kernels (op.h; 0: one). */
+ * `launches` kernels (op.h; 0: one). An MXFP8 GEMM first swizzles its two operands' block scales into the
+ * layout the tensor cores read, one kernel per operand (a grouped GEMM: one multi-tensor kernel per operand
+ * for all its experts): Transformer Engine pytorch/csrc/extensions/gemm.cpp, gemm() calls
+ * swizzle_scaling_factors on A and B, te_general_grouped_gemm multi_tensor_swizzle_scaling_factors; common/
+ * swizzle/swizzle.cu. Two more launch gaps; their bytes (the scales, 1/32 of the FP8 operands' read and
+ * written once) are left in the GEMM's, which already counts its operands at 2 B. */
 static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
                    uint32_t launches)
 {
+    if (B->mx && B->dtype == GPUCFG_FP8)
+        launches = (launches ? launches : 1) + (launches < UINT32_MAX - 2 ? 2 : 0);
     op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
@@ -137,8 +144,7 @@ static void mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_
  *     from each block's own amax: no amax pass, no scale history (TE common/util/cast_kernels.cuh
  *     cast_mxfp8_2D_kernel, SCALE_DIM_X = SCALE_DIM_Y = 32; pytorch/tensor/mxfp8_tensor.py MXFP8Quantizer;
  *     OCP Microscaling Formats (MX) v1.0, Sec. 5.3): 2 + 2 x (1 + 1/32) = 4.0625 B per element. The
- *     swizzle of the scales into the GEMM's layout (TE pytorch/csrc swizzle_scaling_factors, 1/32 of the
- *     operand's bytes, one launch per MXFP8 operand of each GEMM) is not counted. */
+ *     GEMMs swizzle the scales before they run (gemm_n). */
 static void fp8_quant(bld *B, int tpl, const char *name, uint64_t elems)
 {
     if (B->dtype != GPUCFG_FP8)

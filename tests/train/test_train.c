@@ -246,7 +246,7 @@ static void fp8_quantization_kernels(void **state)
  * kernels in the same order but for the quantization kernels, one per quantized tensor in both (mxfp8.quant.*
  * in place of fp8.quant.*), each one pass writing the rowwise and columnwise copies with a scale per 32
  * elements, 2 + 2 x (1 + 1/32) B per element instead of the amax pass + cast-transpose's 6 B; the GEMMs in
- * FP8 at the same peak; the run is faster by what the quantization saves. */
+ * FP8 at the same peak, each with two more launches (the swizzles of its operands' scales). */
 static void mxfp8_kernels(void **state)
 {
     (void)state;
@@ -281,18 +281,25 @@ static void mxfp8_kernels(void **state)
                 /* the same tensor: "mx" + the tensorwise kernel's name, 4.0625 of its 6 B per element */
                 assert_true(!strncmp(om->name, "mx", 2) && !strcmp(om->name + 2, oc->name));
                 assert_true(om->m == oc->m && om->bytes == oc->bytes / 6 * (2 + 2 * (1 + 1.0 / 32)));
+                assert_true(compute_op_ps(&x->gpu, om) < compute_op_ps(&x->gpu, oc));
                 quant++;
                 continue;
             }
             assert_string_equal(oc->name, om->name);
             assert_true(oc->dtype == om->dtype && oc->flops == om->flops && oc->bytes == om->bytes);
+            /* an FP8 GEMM launches two more kernels under MXFP8: the swizzles of its operands' scales */
+            if (oc->kind == OP_GEMM && oc->dtype == GPUCFG_FP8)
+                assert_int_equal(om->launches, (oc->launches ? oc->launches : 1) + 2);
+            else
+                assert_int_equal(om->launches, oc->launches);
         }
     }
     assert_int_equal(quant, 8); /* per layer: 4 in the forward template (QKV, projection, fc1, fc2), 4 in the backward */
     assert_int_equal(g[1]->ops[find_op(g[1], OPGRAPH_LAYER_FWD, "fc1.fwd")].dtype, GPUCFG_FP8);
     assert_true(find_op(g[1], OPGRAPH_LAYER_FWD, "mxfp8.quant.fc1.fwd") >= 0);
     assert_int_equal(find_op(g[1], OPGRAPH_LAYER_FWD, "fp8.quant.fc1.fwd"), -1);
-    assert_true(r[1].iteration_ps < r[0].iteration_ps);
+    /* on this small model (1,024 tokens per micro-batch) the launch gaps outweigh what the quantization saves */
+    assert_true(r[1].iteration_ps > r[0].iteration_ps);
     train_result_free(&r[0]);
     train_result_free(&r[1]);
     free(g[0]);

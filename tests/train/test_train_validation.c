@@ -137,9 +137,9 @@ static int setup(void **state)
     read_rows(&T->b, CXLSIM_SOURCE_DIR "/data/validation/megatron-bridge-25.11.csv", 0, -1, 17);
     T->b.oom_ok = 1;
     /* the FP8-MX rows (MXFP8, fp8_recipe: mxfp8), on DGX-B200 and GB200 NVL72: documented bound
-     * (docs/validation.md) of the 2026-12-07 figures of the seven rows that run (Llama 3 8B on B200 -31.1 % and
-     * on GB200 -36.2 %, Llama 3.1 405B on B200 -24.2 %, DeepSeek-V3 on B200 -55.0 %, Qwen3-30B-A3B on B200
-     * -71.9 % and on GB200 -39.4 %, Qwen3-235B-A22B on B200 -54.3 %: mean |error| 44.6 %, all too fast, as
+     * (docs/validation.md) of the 2026-12-07 figures of the seven rows that run (Llama 3 8B on B200 -30.7 % and
+     * on GB200 -35.8 %, Llama 3.1 405B on B200 -23.9 %, DeepSeek-V3 on B200 -54.6 %, Qwen3-30B-A3B on B200
+     * -71.1 % and on GB200 -38.9 %, Qwen3-235B-A22B on B200 -53.8 %: mean |error| 44.1 %, all too fast, as
      * the FP8-CS Blackwell rows and the MoE rows of the table above) and a margin; the goal is issue 31's */
     table_init(&T->x, "Megatron-Bridge 25.11 FP8-MX", "megatron-bridge", (const double[6]){ 0.50, 0.76, 0.50, 0.05, 0.15, 1 });
     T->x.mx = "FP8-MX";
