@@ -177,23 +177,31 @@ static void flash_attention_kernels(void **state)
     free(x);
 }
 
+/* The small model of the FP8 tests (4 layers, hidden 1024, 1,024 tokens per micro-batch) on one GPU of
+ * `cluster`, with `precision` (the rest of the training mapping after "precision: "). */
+static void load_fp8_model(expcfg *x, const char *gpu, const char *cluster, const char *precision)
+{
+    char text[640];
+    cxl_err e;
+    snprintf(text, sizeof text,
+             "name: q\nmodel: { name: q, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512 }\n"
+             "gpu: %s\ncluster: { extends: %s, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+             "training: { global_batch: 2, micro_batch: 2, precision: %s }\n", gpu, cluster, precision);
+    if (expcfg_load_text("q.yaml", text, NULL, x, &e))
+        fail_msg("%s", e.msg);
+}
+
 /* FP8 training (issue 31): before each GEMM the activation or output gradient it reads is quantized (amax,
  * then the cast-transpose: 6 B per 16-bit element), as a memory-bound kernel; none in bf16. The output
  * layer's GEMMs stay bf16. */
 static void fp8_quantization_kernels(void **state)
 {
     (void)state;
-    const char *fmt = "name: q\nmodel: { name: q, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512 }\n"
-                      "gpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
-                      "training: { global_batch: 2, micro_batch: 2, precision: %s }\n";
-    char text[640];
     expcfg *x = malloc(sizeof *x);
     assert_non_null(x);
     cxl_err e;
     opgraph g;
-    snprintf(text, sizeof text, fmt, "fp8");
-    if (expcfg_load_text("q.yaml", text, NULL, x, &e))
-        fail_msg("%s", e.msg);
+    load_fp8_model(x, "h100-sxm", "dgx-h100", "fp8");
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
     /* T = 1024 tokens, h 1024, GELU f 4096: QKV, projection and fc1 inputs T h, fc2's T f; the backward's
      * output gradients: projection and fc2 T h, QKV T 3h, fc1 T f */
@@ -220,9 +228,7 @@ static void fp8_quantization_kernels(void **state)
     run(x, NULL, &r8);
     /* the first and the last layer in bf16 (Megatron's --first-last-layers-bf16): their templates have the
      * GEMMs in bf16 and no quantization, and the run takes longer */
-    snprintf(text, sizeof text, fmt, "fp8, num_layers_at_start_in_bf16: 1, num_layers_at_end_in_bf16: 1");
-    if (expcfg_load_text("q.yaml", text, NULL, x, &e))
-        fail_msg("%s", e.msg);
+    load_fp8_model(x, "h100-sxm", "dgx-h100", "fp8, num_layers_at_start_in_bf16: 1, num_layers_at_end_in_bf16: 1");
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
     assert_int_equal(g.ops[find_op(&g, OPGRAPH_LAYER_FWD_BF16, "fc1.fwd")].dtype, GPUCFG_BF16);
     assert_int_equal(find_op(&g, OPGRAPH_LAYER_BWD_BF16, "fp8.quant.fc1.bwd"), -1);
@@ -233,9 +239,7 @@ static void fp8_quantization_kernels(void **state)
     assert_true(r8h.iteration_ps > r8.iteration_ps);
     train_result_free(&r8);
     train_result_free(&r8h);
-    snprintf(text, sizeof text, fmt, "bf16");
-    if (expcfg_load_text("q.yaml", text, NULL, x, &e))
-        fail_msg("%s", e.msg);
+    load_fp8_model(x, "h100-sxm", "dgx-h100", "bf16");
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
         assert_int_equal(find_op(&g, q[i].tpl, q[i].name), -1);
@@ -250,21 +254,15 @@ static void fp8_quantization_kernels(void **state)
 static void mxfp8_kernels(void **state)
 {
     (void)state;
-    const char *fmt = "name: q\nmodel: { name: q, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512 }\n"
-                      "gpu: b200\ncluster: { extends: dgx-b200, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
-                      "training: { global_batch: 2, micro_batch: 2, precision: fp8, fp8_recipe: %s }\n";
-    char text[640];
     expcfg *x = malloc(sizeof *x);
     assert_non_null(x);
     cxl_err e;
     opgraph *g[2] = { malloc(sizeof(opgraph)), malloc(sizeof(opgraph)) };
     assert_true(g[0] && g[1]);
     train_result r[2];
-    const char *recipe[2] = { "tensorwise", "mxfp8" };
+    const char *recipe[2] = { "fp8, fp8_recipe: tensorwise", "fp8, fp8_recipe: mxfp8" };
     for (int i = 0; i < 2; i++) {
-        snprintf(text, sizeof text, fmt, recipe[i]);
-        if (expcfg_load_text("q.yaml", text, NULL, x, &e))
-            fail_msg("%s", e.msg);
+        load_fp8_model(x, "b200", "dgx-b200", recipe[i]);
         assert_int_equal(opgraph_build(&x->model, &x->train, g[i], &e), 0);
         run(x, NULL, &r[i]);
     }
