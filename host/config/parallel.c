@@ -471,6 +471,20 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_PRECISION),
                            "training.precision: GPU '%s' has no %s peak (%s_tflops is 0)", g->name,
                            gpucfg_dtype_names[t->precision], gpucfg_dtype_names[t->precision]);
+    /* MXFP8 (OCP Microscaling Formats v1.0, Sec. 5.3: MXFP8 = 32 E4M3 elements sharing one E8M0 scale) needs
+     * tensor cores that apply the block scales in the GEMM: Blackwell's (NVIDIA Blackwell architecture
+     * technical brief; Transformer Engine refuses MXFP8BlockScaling below compute capability 10.0,
+     * transformer_engine/pytorch/fp8.py check_mxfp8_support) */
+    if (t->fp8_recipe == TRAINCFG_FP8_MXFP8 && t->precision != GPUCFG_FP8)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_FP8_RECIPE),
+                           "training.fp8_recipe: mxfp8 is a recipe of FP8 training, but precision is %s; set "
+                           "precision: fp8, or fp8_recipe: tensorwise (or remove the key)",
+                           gpucfg_dtype_names[t->precision]);
+    if (t->fp8_recipe == TRAINCFG_FP8_MXFP8 && !g->mxfp8)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_FP8_RECIPE),
+                           "training.fp8_recipe: GPU '%s' has no MXFP8 tensor cores (gpu mxfp8: false; MXFP8 block "
+                           "scaling needs Blackwell, e.g. the b200 or gb200 presets); valid here: fp8_recipe: "
+                           "tensorwise", g->name);
     if (t->main_grads != GPUCFG_BF16 && t->main_grads != GPUCFG_FP32)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_MAIN_GRADS),
                            "training.main_grads: '%s'; gradients are stored in bf16 or fp32",

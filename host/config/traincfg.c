@@ -10,6 +10,7 @@ const char *const traincfg_recompute_names[] = { "none", "selective", "full", NU
 const char *const traincfg_attention_names[] = { "flash", "unfused", NULL };
 const char *const traincfg_schedule_names[] = { "auto", "1f1b", "interleaved", "zb-h1", "dualpipev", NULL };
 const char *const traincfg_data_parallel_names[] = { "ddp", "fsdp", NULL };
+const char *const traincfg_fp8_recipe_names[] = { "tensorwise", "mxfp8", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
 const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
 const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
@@ -99,6 +100,9 @@ static const cfg_field fields[] = {
       "with data_parallel fsdp and FP8 weights (fp8_param_gather): keep each gathered FP8 weight's transpose "
       "(1 B per weight, unsharded) instead of transposing it again before every backward (Megatron-FSDP's "
       "option)" },
+    { "fp8_recipe", CFG_T_ENUM, T(fp8_recipe), 0, 1, 0, traincfg_fp8_recipe_names, NULL, 0, NULL,
+      "with precision fp8: tensorwise (per-tensor current scaling, FP8-CS; the default) or mxfp8 (a scale per "
+      "32 elements, FP8-MX; Blackwell GPUs: gpu mxfp8 true) (Megatron's --fp8-recipe)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

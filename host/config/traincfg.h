@@ -25,6 +25,8 @@ enum traincfg_data_parallel { TRAINCFG_DP_DDP = 0, TRAINCFG_DP_FSDP = 1 };
 enum traincfg_schedule { TRAINCFG_SCHEDULE_AUTO = 0, TRAINCFG_SCHEDULE_1F1B = 1, TRAINCFG_SCHEDULE_INTERLEAVED = 2,
                          TRAINCFG_SCHEDULE_ZB_H1 = 3, TRAINCFG_SCHEDULE_DUALPIPEV = 4 };
 
+enum traincfg_fp8_recipe { TRAINCFG_FP8_TENSORWISE = 0, TRAINCFG_FP8_MXFP8 = 1 };
+
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
        TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_F_TP_COLL, TRAINCFG_F_DP_COLL, TRAINCFG_F_TP_PROTO,
@@ -32,7 +34,7 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
        TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_PIPELINE_SCHEDULE,
        TRAINCFG_F_DATA_PARALLEL, TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION,
-       TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_NFIELDS };
+       TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -82,6 +84,9 @@ typedef struct traincfg {
     int fsdp_double_buffer;                 /* Megatron-FSDP's fsdp_double_buffer: two units' buffers (fsdp.h) */
     int grad_acc_fusion;                    /* gradient_accumulation_fusion (default on); off: fsdp only (fsdp.h) */
     int keep_fp8_transpose;                 /* Megatron-FSDP's keep_fp8_transpose_cache (fsdp.h) */
+    /* FP8 training's scaling (enum traincfg_fp8_recipe, Megatron's --fp8-recipe): tensorwise = per-tensor
+     * current scaling (Megatron-Bridge's FP8-CS), mxfp8 = MXFP8 block scaling (FP8-MX; needs gpucfg.mxfp8) */
+    int fp8_recipe;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
@@ -107,6 +112,13 @@ static inline int traincfg_flash(const traincfg *t)
 extern const char *const traincfg_recompute_names[];
 extern const char *const traincfg_attention_names[]; /* in traincfg_attention order */
 extern const char *const traincfg_schedule_names[];  /* in traincfg_schedule order */
+extern const char *const traincfg_fp8_recipe_names[]; /* in traincfg_fp8_recipe order */
+
+/* 1 when an FP8 run quantizes with MXFP8 block scales (32 elements per E8M0 scale) */
+static inline int traincfg_mxfp8(const traincfg *t)
+{
+    return t->precision == GPUCFG_FP8 && t->fp8_recipe == TRAINCFG_FP8_MXFP8;
+}
 
 /* 1 when transformer layer `layer` (0-based, of `layers`) runs its GEMMs in bf16 in an FP8 run */
 static inline int traincfg_layer_bf16(const traincfg *t, uint64_t layer, uint64_t layers)

@@ -38,8 +38,13 @@
 
 typedef unsigned long long ull;
 
-/* Bytes of a GEMM input kept for the backward: the FP8 copy with FP8 training (TE), else 16-bit. */
-static double saved_gemm_input_bytes(const traincfg *t) { return t->precision == GPUCFG_FP8 ? 1 : 2; }
+/* Bytes of a GEMM input kept for the backward: the FP8 copy with FP8 training (TE), else 16-bit; with
+ * MXFP8 the columnwise copy keeps its E8M0 scales, 1 B per 32 elements (TE pytorch/tensor/mxfp8_tensor.py:
+ * columnwise_scale_inv of shape rows/32 x columns). */
+static double saved_gemm_input_bytes(const traincfg *t)
+{
+    return t->precision != GPUCFG_FP8 ? 2 : traincfg_mxfp8(t) ? 1 + 1.0 / 32 : 1;
+}
 
 /* Bytes per token (before the split by tp) of an MLP's activation and fc2 input of inner width f. */
 static double mlp_act_bytes(const modelcfg *m, const traincfg *t, double f)
@@ -56,7 +61,7 @@ static void layer_parts(const modelcfg *m, const traincfg *t, int moe, double *R
     double hd = (double)(m->head_dim ? m->head_dim : m->hidden / m->heads);
     double q = a * hd, k = (double)(m->kv_heads ? m->kv_heads : m->heads) * hd;
     *R = (4 + 2 * d + g) * h + (moe ? 2 : g) * h;
-    *S = 4 * q + 4 * k + (g < 2 ? q : 0) + (moe ? 0 : mlp_act_bytes(m, t, (double)m->ffn));
+    *S = 4 * q + 4 * k + (g < 2 ? g * q : 0) + (moe ? 0 : mlp_act_bytes(m, t, (double)m->ffn));
     *A = traincfg_flash(t) ? 4 * a : (2 + 3 * d) * a * s;
 }
 
@@ -174,7 +179,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + X * ob / (t->zero >= 1 ? edp : 1);
     }
 
-    if (t->precision == GPUCFG_FP8 && t->zero < 3 && !t->fp8_param_gather) {
+    if (t->precision == GPUCFG_FP8 && t->zero < 3) {
         /* FP8 weight copies: Megatron-Core's TE modules pass is_first_microbatch, so TE quantizes each
          * weight once per iteration and keeps the FP8 copy for the later micro-batches (megatron/core/
          * extensions/transformer_engine.py, TELinear.forward; TE module/base.py, the weight workspace):
@@ -182,10 +187,14 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
          * GEMM on Hopper, 2 x 1 B per weight of the stage's layers held by this GPU (the output layer is
          * Megatron's own bf16 GEMM; under ZeRO-3 / FSDP the gathered weights are transient, none kept).
          * With fp8_param_gather the layers' weights are those FP8 tensors (rowwise and columnwise, 2 B),
-         * in place of the bf16 weights: as many bytes as counted above. */
+         * in place of the bf16 weights: as many bytes as counted above. MXFP8 adds both copies' E8M0
+         * scales, 2 x 1/32 B per weight (one per 32 elements, OCP MX v1.0 Sec. 5.3). With fp8_param_gather
+         * Megatron-Core all-gathers MXFP8 weights in bf16 into the gradient buffer and casts them from there
+         * (megatron/core/distributed/distributed_data_parallel.py, reuse_grad_buf_for_mxfp8_param_ag, which
+         * Megatron-Bridge's bf16_with_mxfp8_mixed sets): no bf16 weight buffer besides the gradients'. */
         double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
                               (double)(stage == traincfg_head_stage(t) ? modelcfg_head_params_tp(m, tp, p) : 0);
-        out->weights_bytes += 2 * layer_params;
+        out->weights_bytes += ((t->fp8_param_gather ? 0 : 2) + (traincfg_mxfp8(t) ? 2.0 / 32 : 0)) * layer_params;
     }
 
     if (t->data_parallel == TRAINCFG_DP_FSDP && dp > 1) {

@@ -214,6 +214,26 @@ static void te_activations(void **state)
     t.precision = GPUCFG_FP8;
     gpumem_stage(&m, &t, 0, &f8);
     assert_true(f8.weights_bytes == bf.weights_bytes);
+    /* MXFP8: the saved FP8 GEMM inputs keep their E8M0 scales (1 B per 32 elements: the QKV, fc1, projection
+     * and fc2 inputs, 2h + q + f per token); the weight copies add both copies' scales, 2/32 B per layer
+     * weight, with or without fp8_param_gather (then the copies are the weights) */
+    double L = 80 * (double)modelcfg_layer_params_tp(&m, 1);
+    gpumem cs, mx;
+    t.zero = 1, t.dp = 1, t.global_batch = 1;
+    t.fp8_recipe = TRAINCFG_FP8_MXFP8;
+    double want = s * (6 * h + 4 * q + 4 * k + q + 5 * f + 4 * a) + s * (2 * h + q + f) / 32;
+    assert_true(fabs(gpumem_layer_activation_bytes(&m, &t) - want) < 1e-12 * want);
+    gpumem_stage(&m, &t, 0, &mx);
+    t.fp8_recipe = TRAINCFG_FP8_TENSORWISE;
+    gpumem_stage(&m, &t, 0, &cs);
+    assert_true(fabs(mx.weights_bytes - cs.weights_bytes - L / 16) < 1e-9 * L);
+    t.fp8_param_gather = 1;
+    gpumem_stage(&m, &t, 0, &cs);
+    t.fp8_recipe = TRAINCFG_FP8_MXFP8;
+    gpumem_stage(&m, &t, 0, &mx);
+    assert_true(fabs(mx.weights_bytes - cs.weights_bytes - L / 16) < 1e-9 * L);
+    t.fp8_param_gather = 0;
+    t.fp8_recipe = TRAINCFG_FP8_TENSORWISE;
 
     /* MoE (Qwen3-30B-A3B: h 2048, 32 heads x 128, 4 KV heads, 128 experts, top 8, expert_ffn 768), bf16,
      * tp 1, one stage of all-MoE layers: per token the dense part without its MLP (the router's 16-bit input
@@ -469,6 +489,34 @@ static void err_precision(void **state)
                                 "training:\n  global_batch: 16\n  dp: 16\n  precision: fp8\n");
     const char *p = tmpdir_write("fp8.yaml", text);
     expect_err(p, 8, 14, "GPU 'a100-80gb' has no fp8 peak", NULL);
+}
+
+/* MXFP8 (fp8_recipe: mxfp8): FP8 training's recipe, on a GPU whose tensor cores take MXFP8 (Blackwell) */
+static void err_mxfp8(void **state)
+{
+    (void)state;
+    const char *fmt = "name: t\nmodel: llama2-7b\ngpu: %s\ncluster: { extends: %s, nodes: 2 }\n"
+                      "training:\n  global_batch: 16\n  dp: 16\n  precision: %s\n  fp8_recipe: %s\n";
+    char text[512];
+    snprintf(text, sizeof text, fmt, "h100-sxm", "dgx-h100", "fp8", "mxfp8");
+    expect_err(tmpdir_write("mx1.yaml", text), 9, 15, "training.fp8_recipe: GPU 'h100-sxm' has no MXFP8 tensor cores",
+               "valid here: fp8_recipe: tensorwise");
+    snprintf(text, sizeof text, fmt, "b200", "dgx-b200", "bf16", "mxfp8");
+    expect_err(tmpdir_write("mx2.yaml", text), 9, 15, "mxfp8 is a recipe of FP8 training, but precision is bf16",
+               "set precision: fp8");
+    snprintf(text, sizeof text, fmt, "b200", "dgx-b200", "fp8", "delayed");
+    expect_err(tmpdir_write("mx3.yaml", text), 9, 15, "delayed", "mxfp8");
+    /* valid: MXFP8 on Blackwell, and the tensorwise recipe (the default) anywhere with an fp8 peak */
+    snprintf(text, sizeof text, fmt, "b200", "dgx-b200", "fp8", "mxfp8");
+    cxl_err e;
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    ok_or_fail(expcfg_load(tmpdir_write("mx4.yaml", text), x, &e), &e, "mx4.yaml");
+    assert_true(traincfg_mxfp8(&x->train) && x->gpu.mxfp8);
+    snprintf(text, sizeof text, fmt, "h100-sxm", "dgx-h100", "fp8", "tensorwise");
+    ok_or_fail(expcfg_load(tmpdir_write("mx5.yaml", text), x, &e), &e, "mx5.yaml");
+    assert_true(!traincfg_mxfp8(&x->train) && !x->gpu.mxfp8);
+    free(x);
 }
 
 static void err_unknown_names(void **state)
@@ -799,6 +847,7 @@ int main(void)
         cmocka_unit_test(err_virtual_stages),
         cmocka_unit_test(err_pipeline_schedule),
         cmocka_unit_test(err_batch),
+        cmocka_unit_test(err_mxfp8),
         cmocka_unit_test(context_parallel_layout),
         cmocka_unit_test(err_gpu_count),
         cmocka_unit_test(err_sp_without_tp),
