@@ -135,6 +135,12 @@ static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
     return layer_bytes(m, t, 1) + moe;
 }
 
+uint64_t gpumem_expert_dp(const traincfg *t)
+{
+    uint64_t ep = t->ep ? t->ep : 1, n = t->tp * traincfg_dpcp(t) / (ep * parallel_etp(t));
+    return n ? n : 1;
+}
+
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out)
 {
     /* ZeRO shards over the dp x cp ranks that hold the same parameters */
@@ -163,13 +169,18 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     out->weights_bytes = P * wb / (t->zero >= 3 ? (double)dp : 1);
     out->gradients_bytes = P * gb / (t->zero >= 2 ? (double)dp : 1);
     out->optimizer_bytes = P * ob / (t->zero >= 1 ? (double)dp : 1);
+    out->expert_params = expert;
+    out->expert_weights_bytes = out->expert_gradients_bytes = out->expert_optimizer_bytes = 0;
     if (expert) {
         /* the routed experts' share is sharded over the expert-data-parallel group instead: tp x dp /
          * (ep x etp) ranks hold the same experts (Megatron-Core's distributed optimizer) */
-        double X = (double)expert, edp = (double)(tp * dp) / (double)(t->ep * (t->etp ? t->etp : tp));
-        out->weights_bytes = (P - X) * wb / (t->zero >= 3 ? (double)dp : 1) + X * wb / (t->zero >= 3 ? edp : 1);
-        out->gradients_bytes = (P - X) * gb / (t->zero >= 2 ? (double)dp : 1) + X * gb / (t->zero >= 2 ? edp : 1);
-        out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + X * ob / (t->zero >= 1 ? edp : 1);
+        double X = (double)expert, edp = (double)gpumem_expert_dp(t);
+        out->expert_weights_bytes = X * wb / (t->zero >= 3 ? edp : 1);
+        out->expert_gradients_bytes = X * gb / (t->zero >= 2 ? edp : 1);
+        out->expert_optimizer_bytes = X * ob / (t->zero >= 1 ? edp : 1);
+        out->weights_bytes = (P - X) * wb / (t->zero >= 3 ? (double)dp : 1) + out->expert_weights_bytes;
+        out->gradients_bytes = (P - X) * gb / (t->zero >= 2 ? (double)dp : 1) + out->expert_gradients_bytes;
+        out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + out->expert_optimizer_bytes;
     }
 
     if (t->precision == GPUCFG_FP8 && t->zero < 3 && !t->fp8_param_gather) {
@@ -184,6 +195,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
                               (double)(stage == traincfg_head_stage(t) ? modelcfg_head_params_tp(m, tp, p) : 0);
         out->weights_bytes += 2 * layer_params;
+        out->expert_weights_bytes += 2 * (double)expert;
     }
 
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;

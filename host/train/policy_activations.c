@@ -8,8 +8,10 @@
 
 static int wanted(const cxlcfg *cx) { return cx && cx->offload_activations; }
 
-static uint64_t layer_bytes(const eng *E)
+/* the dense layer's activations for either kind (MoE layers' own are not modelled here) */
+static uint64_t layer_bytes(const eng *E, int moe)
 {
+    (void)moe;
     traincfg none = *E->t;
     none.recompute = TRAINCFG_RECOMPUTE_NONE;
     return (uint64_t)gpumem_layer_activation_bytes(&E->x->model, &none);
