@@ -91,30 +91,42 @@ static void domain_bytes(const train_result *r, double *rd, double *wr)
     *wr = r->domains[0].write_bytes;
 }
 
+/* One run of the small model with per-node CXL and `offload` (keys of the cxl section), scope all (0) or
+ * experts (1): the domain's bytes read and written, the offloaded shard's parameters per GPU (n) and
+ * the layers' parameters a layer-by-layer offload moves per GPU (layers). */
+typedef struct moved { double rd, wr, n, layers; } moved;
+
+static moved run_offload(const char *offload, int scope, const char *backend)
+{
+    char cxl[512];
+    snprintf(cxl, sizeof cxl, "cxl: { memory: per-node, device: asic, %s%s }\n", offload,
+             scope ? ", offload_scope: experts" : "");
+    expcfg *x = load_cxl(cxl);
+    sizes s = sizes_of(x);
+    moved v;
+    v.n = scope ? (double)s.expert_shard : (double)(s.dense_shard + s.expert_shard);
+    v.layers = scope ? (double)s.X : (double)(s.dense_layer + s.moe_layer);
+    train_result r;
+    run(x, backend, &r);
+    domain_bytes(&r, &v.rd, &v.wr);
+    print_message("%s, %s, scope %s: %.0f parameters per GPU offloaded; read %.0f B, written %.0f B\n", offload,
+                  backend, scope ? "experts" : "all", v.n, v.rd, v.wr);
+    train_result_free(&r);
+    free(x);
+    return v;
+}
+
 /* CPU Adam (policy_opt_cpu.c): per GPU, gradients out 4 B, Adam 16 B read and 14 B written, 16-bit weights
  * back 2 B, per parameter of the offloaded shard; the domain serves the node's 4 GPUs. */
 static void cpu_adam_bytes(void **state)
 {
     (void)state;
-    static const char *const backends[] = { "analytical", "csim" };
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < 2; b++)
         for (int scope = 0; scope < 2; scope++) {
-            expcfg *x = load_cxl(scope ? "cxl: { memory: per-node, device: asic, offload_optimizer: cpu, "
-                                         "offload_scope: experts }\n"
-                                       : "cxl: { memory: per-node, device: asic, offload_optimizer: cpu }\n");
-            sizes s = sizes_of(x);
-            double n = scope ? (double)s.expert_shard : (double)(s.dense_shard + s.expert_shard), rd, wr;
-            train_result r;
-            run(x, backends[b], &r);
-            domain_bytes(&r, &rd, &wr);
-            print_message("cpu adam, %s, scope %s: %.0f parameters per GPU offloaded; read %.0f B, written %.0f B\n",
-                          backends[b], scope ? "experts" : "all", n, rd, wr);
-            assert_bytes(rd, 4 * (16 + 2) * n);
-            assert_bytes(wr, 4 * (4 + 14) * n);
-            train_result_free(&r);
-            free(x);
+            moved v = run_offload("offload_optimizer: cpu", scope, b ? "csim" : "analytical");
+            assert_bytes(v.rd, 4 * (16 + 2) * v.n);
+            assert_bytes(v.wr, 4 * (4 + 14) * v.n);
         }
-    }
 }
 
 /* Streamed through the GPU (policy_opt_gpu.c): 12 B of state per parameter read and written back. */
@@ -122,43 +134,23 @@ static void gpu_stream_bytes(void **state)
 {
     (void)state;
     for (int scope = 0; scope < 2; scope++) {
-        expcfg *x = load_cxl(scope ? "cxl: { memory: per-node, device: asic, offload_optimizer: gpu, "
-                                     "offload_scope: experts }\n"
-                                   : "cxl: { memory: per-node, device: asic, offload_optimizer: gpu }\n");
-        sizes s = sizes_of(x);
-        double n = scope ? (double)s.expert_shard : (double)(s.dense_shard + s.expert_shard), rd, wr;
-        train_result r;
-        run(x, "analytical", &r);
-        domain_bytes(&r, &rd, &wr);
-        assert_bytes(rd, 4 * 12 * n);
-        assert_bytes(wr, 4 * 12 * n);
-        train_result_free(&r);
-        free(x);
+        moved v = run_offload("offload_optimizer: gpu", scope, "analytical");
+        assert_bytes(v.rd, 4 * 12 * v.n);
+        assert_bytes(v.wr, 4 * 12 * v.n);
     }
 }
 
 /* Parameters layer by layer (policy_parameters.c) with the CPU's Adam: each of the 2 micro-batches per GPU
- * reads each layer's 16-bit weights before its forward and its backward, the last backward writes the
- * layer's fp32 gradients; with offload_scope experts only the MoE layer's routed experts move. */
+ * (8 / (1 x 4)) reads each layer's 16-bit weights before its forward and its backward, the last backward
+ * writes the layer's fp32 gradients; with offload_scope experts only the MoE layer's routed experts move. */
 static void parameter_bytes(void **state)
 {
     (void)state;
     for (int scope = 0; scope < 2; scope++) {
-        expcfg *x = load_cxl(scope ? "cxl: { memory: per-node, device: asic, offload_optimizer: cpu, "
-                                     "offload_parameters: true, offload_scope: experts }\n"
-                                   : "cxl: { memory: per-node, device: asic, offload_optimizer: cpu, "
-                                     "offload_parameters: true }\n");
-        sizes s = sizes_of(x);
-        double layers = scope ? (double)s.X : (double)(s.dense_layer + s.moe_layer);
-        double n = scope ? (double)s.expert_shard : (double)(s.dense_shard + s.expert_shard), rd, wr;
-        double m = 2; /* micro-batches: 8 / (1 x 4) */
-        train_result r;
-        run(x, "analytical", &r);
-        domain_bytes(&r, &rd, &wr);
-        assert_bytes(rd, 4 * (2 * m * 2 * layers + (16 + 2) * n));
-        assert_bytes(wr, 4 * (4 * layers + (4 + 14) * n));
-        train_result_free(&r);
-        free(x);
+        moved v = run_offload("offload_optimizer: cpu, offload_parameters: true", scope, "analytical");
+        double m = 2;
+        assert_bytes(v.rd, 4 * (2 * m * 2 * v.layers + (16 + 2) * v.n));
+        assert_bytes(v.wr, 4 * (4 * v.layers + (4 + 14) * v.n));
     }
 }
 
