@@ -122,7 +122,7 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
  * own FP8 copy of the input, g h). The token dispatcher's permute and all-to-all keep only index maps
  * (megatron/core/transformer/moe/moe_utils.py `permute`: the row map, not the tokens). Megatron-LM
  * requires sp with MoE and tp > 1, so all of it is / t. */
-static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
+double gpumem_moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
 {
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
         return gpumem_layer_activation_bytes(m, t);
@@ -169,6 +169,8 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     out->weights_bytes = P * wb / (t->zero >= 3 ? (double)dp : 1);
     out->gradients_bytes = P * gb / (t->zero >= 2 ? (double)dp : 1);
     out->optimizer_bytes = P * ob / (t->zero >= 1 ? (double)dp : 1);
+    out->layers = layers;
+    out->moe_layers = moe;
     out->expert_params = expert;
     out->expert_weights_bytes = out->expert_gradients_bytes = out->expert_optimizer_bytes = 0;
     if (expert) {
@@ -201,7 +203,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
     if (moe) /* the stage's mean layer */
-        layer = ((double)(layers - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) / (double)layers;
+        layer = ((double)(layers - moe) * layer + (double)moe * gpumem_moe_layer_activation_bytes(m, t)) / (double)layers;
     double act = gpumem_layers_in_flight(m, t, stage) * layer;
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL) {
         traincfg none = *t;

@@ -38,11 +38,14 @@ typedef struct gpumem {
      * ranks), the rest over dp (Megatron-Core's distributed optimizer); with FP8 their weight copies count
      * with the weights. */
     uint64_t expert_params;     /* routed experts' parameters the GPU's stage holds, before ZeRO sharding */
+    uint64_t layers, moe_layers;/* transformer layers of the stage (all its model chunks), MoE ones among them */
     double expert_weights_bytes, expert_gradients_bytes, expert_optimizer_bytes;
 } gpumem;
 
 /* Activation bytes of one transformer layer for one micro-batch on one GPU (tp, sp, recompute of t). */
 double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t);
+/* The same for an MoE layer: the dense layer's attention part plus the routed and shared experts' (gpumem.c). */
+double gpumem_moe_layer_activation_bytes(const modelcfg *m, const traincfg *t);
 /* Layer-micro-batches of activations stage `stage` holds at its peak (1F1B or interleaved warm-up). */
 double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t stage);
 /* Ranks that hold the same routed experts, over which ZeRO shards their states: tp x dp x cp / (ep x etp)

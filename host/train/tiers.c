@@ -68,13 +68,22 @@ static void split_stage(const expcfg *x, uint64_t s, double hbm[TIERS_NPARTS], d
     if (c->offload_activations) {
         traincfg none = *t;
         none.recompute = TRAINCFG_RECOMPUTE_NONE;
-        double layer = gpumem_layer_activation_bytes(m, &none);
+        double layer = gpumem_layer_activation_bytes(m, &none), now = gpumem_layer_activation_bytes(m, t);
+        double mean = layer, big = layer;
+        if (g.moe_layers) {
+            /* the stage's mean layer, as gpumem counts it, with and without recomputation; an MoE layer's
+             * worth stays in HBM */
+            double L = (double)g.layers, E = (double)g.moe_layers;
+            double moe_none = gpumem_moe_layer_activation_bytes(m, &none);
+            mean = ((L - E) * layer + E * moe_none) / L;
+            now = ((L - E) * now + E * gpumem_moe_layer_activation_bytes(m, t)) / L;
+            big = moe_none > layer ? moe_none : layer;
+        }
         double flight = gpumem_layers_in_flight(m, t, s);
         /* what gpumem adds beyond the layers in flight: the embedding dropout mask, the last stage's
          * logits, and with full recomputation the one layer being recomputed (not needed any more) */
-        double extras = g.activations_bytes - flight * gpumem_layer_activation_bytes(m, t) -
-                        (t->recompute == TRAINCFG_RECOMPUTE_FULL ? layer : 0);
-        double all = flight * layer, kept = min2(all, 2 * layer);
+        double extras = g.activations_bytes - flight * now - (t->recompute == TRAINCFG_RECOMPUTE_FULL ? layer : 0);
+        double all = flight * mean, kept = min2(all, 2 * big);
         hbm[TIERS_ACTIVATIONS] = kept + extras;
         cxl[TIERS_ACTIVATIONS] = all - kept;
     }

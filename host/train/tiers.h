@@ -28,7 +28,9 @@
  *   HBM = everything else.
  * In an MoE model, X of the P parameters are routed experts', sharded by ZeRO over the expert-data-parallel
  * group (gpumem_expert_dp) instead of dp: the fp32 gradient copy is 4 B x ((P - X) / dp + X / edp), and
- * offload_parameters keeps two MoE layers' worth. cxl.offload_scope experts moves only the experts' part
+ * offload_parameters keeps two MoE layers' worth; offload_activations counts the stage's mean layer as
+ * gpumem does (MoE layers: gpumem_moe_layer_activation_bytes) and keeps two of its largest layers.
+ * cxl.offload_scope experts moves only the experts' part
  * of the optimizer states, the fp32 gradient copy and the weights (gpumem's expert_*_bytes); the rest
  * stays in HBM.
  *

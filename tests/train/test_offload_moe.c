@@ -1,8 +1,8 @@
 /* test_offload_moe.c - the CXL offload policies on a mixture-of-experts model (issue 31, item 8): on a
  * small MoE model, the bytes each policy moves per iteration and the HBM / CXL tiers follow the formulas
- * of policy_opt_*.c, policy_parameters.c and tiers.h with the routed experts sharded over the
- * expert-data-parallel group; cxl.offload_scope experts moves the routed experts' part only and frees
- * exactly their optimizer states from HBM; its bad uses fail at file:line:column with the rule. */
+ * of policy_*.c and tiers.h, with the routed experts sharded over the expert-data-parallel group and an
+ * MoE layer's activations its own; cxl.offload_scope experts moves the routed experts' part only and
+ * frees exactly their optimizer states from HBM; its bad uses fail at file:line:column with the rule. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
@@ -154,6 +154,25 @@ static void parameter_bytes(void **state)
     }
 }
 
+/* Activations layer by layer (policy_activations.c): after each forward every layer's activations as
+ * kept without recomputation go out, before its backward they come back; the MoE layer's are its own
+ * (gpumem_moe_layer_activation_bytes), larger than the dense layer's. */
+static void activation_bytes(void **state)
+{
+    (void)state;
+    moved v = run_offload("offload_activations: true", 0, "analytical");
+    expcfg *x = load_cxl("");
+    traincfg none = x->train;
+    none.recompute = TRAINCFG_RECOMPUTE_NONE;
+    double dense = (double)(uint64_t)gpumem_layer_activation_bytes(&x->model, &none);
+    double moe = (double)(uint64_t)gpumem_moe_layer_activation_bytes(&x->model, &none);
+    assert_true(moe > dense);
+    double m = 2;
+    assert_bytes(v.rd, 4 * m * (dense + moe));
+    assert_bytes(v.wr, 4 * m * (dense + moe));
+    free(x);
+}
+
 /* tiers.h: offload_scope experts moves the routed experts' optimizer states (12 B per parameter over the
  * expert-dp group) and their fp32 gradient copy (4 B) to CXL; the dense part's stay in HBM. */
 static void tiers_by_scope(void **state)
@@ -245,7 +264,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_adam_bytes),      cmocka_unit_test(gpu_stream_bytes),
-        cmocka_unit_test(parameter_bytes),     cmocka_unit_test(tiers_by_scope),
+        cmocka_unit_test(parameter_bytes),     cmocka_unit_test(activation_bytes),
+        cmocka_unit_test(tiers_by_scope),
         cmocka_unit_test(experts_offload_runs), cmocka_unit_test(scope_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
