@@ -161,8 +161,10 @@ void eng_cxl_layer_out(eng *E, rep *R, uint32_t vs, int backward, int last_micro
 
 int eng_cxl_keeps_activations(const eng *E)
 {
-    for (uint32_t i = 0; i < E->nlayer_pol; i++)
-        if (E->layer_pol[i].p->keeps_activations && (E->layer_pol[i].layer_bytes[0] || E->layer_pol[i].layer_bytes[1]))
+    for (uint32_t i = 0; i < E->nlayer_pol; i++) {
+        const train_policy_use *u = &E->layer_pol[i];
+        if (u->p->keeps_activations && (u->layer_bytes[0] || u->layer_bytes[1]))
             return 1;
+    }
     return 0;
 }

@@ -365,7 +365,8 @@ static int setup_policies(eng *E)
             if (!E->opt)
                 E->opt = *p;
         } else if (E->nlayer_pol < TRAIN_POLICY_MAX) {
-            E->layer_pol[E->nlayer_pol++] = (train_policy_use){ *p, { (*p)->layer_bytes(E, 0), (*p)->layer_bytes(E, 1) } };
+            train_policy_use u = { *p, { (*p)->layer_bytes(E, 0), (*p)->layer_bytes(E, 1) } };
+            E->layer_pol[E->nlayer_pol++] = u;
         }
     }
     if (!E->opt)
