@@ -141,6 +141,8 @@ static int finish(cfg_doc *doc, int rc, const override_list *ov, int flags, expc
         exp_dir(x, dir, sizeof dir);
         rc = cxlcfg_finish(&x->cxl, x->cluster.nodes, dir, err);
     }
+    if (!rc)
+        rc = cxlcfg_check_model(&x->cxl, x->model.experts, x->model.name, err);
     return rc;
 }
 

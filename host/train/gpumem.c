@@ -129,7 +129,7 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
  * own FP8 copy of the input, g h). The token dispatcher's permute and all-to-all keep only index maps
  * (megatron/core/transformer/moe/moe_utils.py `permute`: the row map, not the tokens). Megatron-LM
  * requires sp with MoE and tp > 1, so all of it is / t. */
-static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
+double gpumem_moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
 {
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
         return gpumem_layer_activation_bytes(m, t);
@@ -140,6 +140,12 @@ static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
     if (m->shared_experts)
         moe += s * b * ((g < 2 ? g * h : 0) + mlp_act_bytes(m, t, (double)m->shared_experts * fe)) / tp;
     return layer_bytes(m, t, 1) + moe;
+}
+
+uint64_t gpumem_expert_dp(const traincfg *t)
+{
+    uint64_t ep = t->ep ? t->ep : 1, n = t->tp * traincfg_dpcp(t) / (ep * parallel_etp(t));
+    return n ? n : 1;
 }
 
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out)
@@ -170,13 +176,20 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     out->weights_bytes = P * wb / (t->zero >= 3 ? (double)dp : 1);
     out->gradients_bytes = P * gb / (t->zero >= 2 ? (double)dp : 1);
     out->optimizer_bytes = P * ob / (t->zero >= 1 ? (double)dp : 1);
+    out->layers = layers;
+    out->moe_layers = moe;
+    out->expert_params = expert;
+    out->expert_weights_bytes = out->expert_gradients_bytes = out->expert_optimizer_bytes = 0;
     if (expert) {
         /* the routed experts' share is sharded over the expert-data-parallel group instead: tp x dp /
          * (ep x etp) ranks hold the same experts (Megatron-Core's distributed optimizer) */
-        double X = (double)expert, edp = (double)(tp * dp) / (double)(t->ep * (t->etp ? t->etp : tp));
-        out->weights_bytes = (P - X) * wb / (t->zero >= 3 ? (double)dp : 1) + X * wb / (t->zero >= 3 ? edp : 1);
-        out->gradients_bytes = (P - X) * gb / (t->zero >= 2 ? (double)dp : 1) + X * gb / (t->zero >= 2 ? edp : 1);
-        out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + X * ob / (t->zero >= 1 ? edp : 1);
+        double X = (double)expert, edp = (double)gpumem_expert_dp(t);
+        out->expert_weights_bytes = X * wb / (t->zero >= 3 ? edp : 1);
+        out->expert_gradients_bytes = X * gb / (t->zero >= 2 ? edp : 1);
+        out->expert_optimizer_bytes = X * ob / (t->zero >= 1 ? edp : 1);
+        out->weights_bytes = (P - X) * wb / (t->zero >= 3 ? (double)dp : 1) + out->expert_weights_bytes;
+        out->gradients_bytes = (P - X) * gb / (t->zero >= 2 ? (double)dp : 1) + out->expert_gradients_bytes;
+        out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + out->expert_optimizer_bytes;
     }
 
     if (t->precision == GPUCFG_FP8 && t->zero < 3) {
@@ -194,7 +207,9 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
          * Megatron-Bridge's bf16_with_mxfp8_mixed sets): no bf16 weight buffer besides the gradients'. */
         double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
                               (double)(stage == traincfg_head_stage(t) ? modelcfg_head_params_tp(m, tp, p) : 0);
-        out->weights_bytes += ((t->fp8_param_gather ? 0 : 2) + (traincfg_mxfp8(t) ? 2.0 / 32 : 0)) * layer_params;
+        double fp8_copy = (t->fp8_param_gather ? 0 : 2) + (traincfg_mxfp8(t) ? 2.0 / 32 : 0);
+        out->weights_bytes += fp8_copy * layer_params;
+        out->expert_weights_bytes += fp8_copy * (double)expert;
     }
 
     if (t->data_parallel == TRAINCFG_DP_FSDP && dp > 1) {
@@ -232,7 +247,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
     if (moe) /* the stage's mean layer */
-        layer = ((double)(layers - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) / (double)layers;
+        layer = ((double)(layers - moe) * layer + (double)moe * gpumem_moe_layer_activation_bytes(m, t)) / (double)layers;
     double act = gpumem_layers_in_flight(m, t, stage) * layer;
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL) {
         traincfg none = *t;

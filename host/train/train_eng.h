@@ -162,7 +162,9 @@ typedef struct rep {
     int wait_slot;
     int opt_step;                   /* the optimizer policy's own step (policy.h) */
     int64_t cpu_start;              /* policy_opt_cpu.c: when the CPU's Adam began */
-    uint64_t shard_params;
+    uint64_t shard_params;          /* the optimizer's parameters on one GPU (after ZeRO) ... */
+    uint64_t expert_shard_params;   /* ... of which routed experts' (sharded over the expert-data-parallel group) */
+    uint32_t opt_dense_op;          /* cxl.offload_scope experts with the CPU's Adam: the GPU's kernel for the rest */
     /* Megatron-FSDP (fsdp.h; train_step.c): the pass under way and its all-gathers, the reduce-scatters in
      * flight (a ring, oldest first), a unit's gradients waiting to be reduce-scattered */
     fsdp_pass fp;
@@ -317,6 +319,13 @@ uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name);
 uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name);
 
 /* ---- train_cxl.c ---- */
+/* Parameters of R's optimizer shard whose states the optimizer policy keeps in CXL: all of them, or with
+ * cxl.offload_scope experts the routed experts' only. */
+uint64_t eng_cxl_opt_params(const eng *E, const rep *R);
+/* Bytes per GPU of layer `layer` of model chunk vs that a parameter-sized offload moves: `per_param` bytes
+ * per parameter of the layer, or with offload_scope experts per routed-expert parameter (0 for a dense
+ * layer). */
+uint64_t eng_cxl_layer_param_bytes(const eng *E, int moe, uint64_t per_param);
 /* Start a transfer of `bytes` per GPU of representative R into its CXL domains (every route), issued by
  * `by` (CXL_BY_GPU: capped by their PCIe path; CXL_BY_CPU), tracked in slot `slot` (or CXL_UNTRACKED).
  * Returns the xfer id, or UINT32_MAX when there is nothing to move (or on error, E->rc set). */
@@ -330,8 +339,8 @@ void eng_cxl_xfer_done(eng *E, uint32_t xid);
 /* LAYER_START: the layer-by-layer policies' fetch of the current layer (the next one's as a prefetch);
  * 1 when the stream must wait. */
 int eng_cxl_layer_in(eng *E, rep *R, uint32_t vs, int backward);
-/* A layer's forward (backward 0) or backward (1) has ended: the policies' writes. */
-void eng_cxl_layer_out(eng *E, rep *R, int backward, int last_microbatch);
+/* Layer R->layer of model chunk vs: its forward (backward 0) or backward (1) has ended: the policies' writes. */
+void eng_cxl_layer_out(eng *E, rep *R, uint32_t vs, int backward, int last_microbatch);
 /* 1 when a policy keeps the activations, so that the backward pass needs no recomputation. */
 int eng_cxl_keeps_activations(const eng *E);
 

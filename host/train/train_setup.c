@@ -178,15 +178,29 @@ static int setup_stages(eng *E, cxl_err *err)
         R->first_stage = r == 0;
         R->last_stage = r == traincfg_head_stage(t);
         R->params = (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);
+        uint64_t expert = 0;    /* the routed experts' parameters (ZeRO shards them over the expert-dp group) */
         for (uint32_t c = 0; c < E->v; c++)
-            for (uint32_t l = 0; l < E->chunk_layers[c * pp + r]; l++)
+            for (uint32_t l = 0; l < E->chunk_layers[c * pp + r]; l++) {
                 R->params += eng_layer_params(E, c * pp + r, l);
-        uint64_t shard = t->zero >= 1 ? (R->params + dp - 1) / dp : R->params;
-        R->shard_params = shard;
-        int op = opgraph_optimizer_op(&E->g, t, shard, err);
+                expert += eng_layer_moe(E, c * pp + r, l) ? E->g.moe_expert_params : 0;
+            }
+        uint64_t edp = gpumem_expert_dp(t), rest = R->params - expert;
+        R->expert_shard_params = t->zero >= 1 ? (expert + edp - 1) / edp : expert;
+        R->shard_params = (t->zero >= 1 ? (rest + dp - 1) / dp : rest) + R->expert_shard_params;
+        int op = opgraph_optimizer_op(&E->g, t, R->shard_params, err);
         if (op < 0)
             return op;
         R->opt_op = (uint32_t)op;
+        R->opt_dense_op = R->opt_op;
+        const cxlcfg *cx = &E->x->cxl;
+        if (cx->memory != CXLCFG_NONE && cx->offload_scope == CXLCFG_SCOPE_EXPERTS &&
+            cx->offload_optimizer == CXLCFG_OPT_CPU && R->expert_shard_params) {
+            /* the CPU's Adam takes the experts; the GPU's kernel the rest (policy_opt_cpu.c) */
+            op = opgraph_optimizer_op(&E->g, t, R->shard_params - R->expert_shard_params, err);
+            if (op < 0)
+                return op;
+            R->opt_dense_op = (uint32_t)op;
+        }
         /* Megatron-FSDP without gradient accumulation fusion: the copy into the reduce-scatter buffer */
         uint64_t unit_params[FSDP_KINDS] = { E->g.layer_params, E->g.embed_params, E->g.head_params };
         for (int k = 0; k < FSDP_KINDS && t->data_parallel == TRAINCFG_DP_FSDP && !t->grad_acc_fusion; k++) {
@@ -368,7 +382,8 @@ static int setup_policies(eng *E)
             if (!E->opt)
                 E->opt = *p;
         } else if (E->nlayer_pol < TRAIN_POLICY_MAX) {
-            E->layer_pol[E->nlayer_pol++] = (train_policy_use){ *p, (*p)->layer_bytes(E) };
+            train_policy_use u = { *p, { (*p)->layer_bytes(E, 0), (*p)->layer_bytes(E, 1) } };
+            E->layer_pol[E->nlayer_pol++] = u;
         }
     }
     if (!E->opt)

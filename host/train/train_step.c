@@ -326,7 +326,7 @@ static void layer_grads(eng *E, rep *R, const item_ctx *c)
     else if ((last_mb || E->t->zero >= 2) && E->t->overlap_grad_reduce && c->I->part != SCHEDULE_B)
         bucket_add(E, R, eng_layer_grad_bytes(E, c->vs, R->layer), 0);
     if (!is_w(c)) /* the offload policies act with the input gradient (docs/schedules.md) */
-        eng_cxl_layer_out(E, R, 1, last_mb);
+        eng_cxl_layer_out(E, R, c->vs, 1, last_mb);
     next_layer(R);
 }
 
@@ -457,7 +457,7 @@ static void template_done(eng *E, rep *R, const item_ctx *c)
         if (c->I->backward) {
             R->lstep = R->lstep == LAYER_START ? LAYER_BACKWARD : LAYER_GRADS;
         } else {
-            eng_cxl_layer_out(E, R, 0, 0);
+            eng_cxl_layer_out(E, R, c->vs, 0, 0);
             next_layer(R);
         }
     }
