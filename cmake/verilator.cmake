@@ -168,7 +168,8 @@ if(CXLSIM_VERILATOR_BACKEND)
   # as the cxlsim command: one compile of the kernel for both. -fno-semantic-interposition lets GCC inline
   # and call directly within the generated code as it does without -fPIC (nothing interposes: the module
   # hides every archive symbol, --exclude-libs), and the linker turns the runtime's thread-local accesses
-  # back into the executable's form; bench_model asic --backend verilator runs as fast either way (docs/library.md).
+  # back into the executable's form: bench_model asic --backend verilator runs the same instructions either
+  # way (docs/library.md, "Backends").
   if(NOT CXLSIM_RTL_REUSE)
     set_target_properties(cxlrtl PROPERTIES POSITION_INDEPENDENT_CODE ON)
     target_compile_options(cxlrtl PRIVATE -fno-semantic-interposition)
