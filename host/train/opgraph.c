@@ -652,7 +652,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
 
 int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
-    bld B = { g, t->precision, 2.0, err, 0 };
+    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t) };
     /* param.main_grad.copy_(param.grad): the weight gradient in the compute dtype read (bf16 under FP8 too:
      * TE's wgrad output), the main gradient written */
     op_desc d = { "fsdp.grad_copy", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0 };
@@ -663,7 +663,7 @@ int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cx
 
 int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
-    bld B = { g, t->precision, 2.0, err, 0 };
+    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t) };
     /* fp8_create_transpose_cache: the rowwise FP8 data read, its transpose written, 1 B each */
     op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, params, 1, 1, 0, 0, 0 };
     d.bytes = 2.0 * (double)params;
