@@ -148,6 +148,41 @@ uint64_t gpumem_expert_dp(const traincfg *t)
     return n ? n : 1;
 }
 
+/* Megatron-FSDP's buffers beside the shards (gpumem_stage's step): the unsharded parameters of the units
+ * gathered ahead and the unsharded gradients of the units whose reduce-scatter is in flight. */
+static void fsdp_buffers(const modelcfg *m, const traincfg *t, uint64_t stage, uint64_t v, double gb, gpumem *out)
+{
+    /* Megatron-FSDP: besides the shards, the unsharded parameters of the units gathered ahead (the
+     * all-gather prefetch window) and the unsharded gradients of the units whose reduce-scatter is in
+     * flight (at most the queue's capacity before each new one), the largest over the stage's passes
+     * (fsdp.h); both peaks added, an upper bound */
+    double gathered = 0, grads = 0;
+    for (uint64_t c = 0; c < v; c++) {
+        uint64_t unit = fsdp_comm_unit(m, t, stage, c);
+        for (int bwd = 0; bwd < 2; bwd++) {
+            fsdp_pass ps;
+            fsdp_pass_init(&ps, m, t, stage, c, bwd);
+            double a = (double)fsdp_peak_gathered_bytes(&ps, unit / 2);
+            double r = bwd ? (double)fsdp_peak_grad_elems(&ps, unit) * gb : 0;
+            gathered = a > gathered ? a : gathered;
+            grads = r > grads ? r : grads;
+        }
+    }
+    out->weights_bytes += gathered;
+    out->gradients_bytes += grads;
+    if (t->keep_fp8_transpose) {
+        /* keep_fp8_transpose_cache: every FP8 layer's transpose stays, unsharded, 1 B per weight */
+        for (uint64_t c = 0; c < v; c++) {
+            fsdp_pass ps;
+            fsdp_pass_init(&ps, m, t, stage, c, 0);
+            for (uint32_t i = 0; i < ps.n; i++) {
+                fsdp_unit u = fsdp_unit_at(&ps, i);
+                out->weights_bytes += fsdp_unit_fp8(&u) ? (double)u.params : 0;
+            }
+        }
+    }
+}
+
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out)
 {
     /* ZeRO shards over the dp x cp ranks that hold the same parameters */
@@ -212,37 +247,8 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         out->expert_weights_bytes += fp8_copy * (double)expert;
     }
 
-    if (t->data_parallel == TRAINCFG_DP_FSDP && dp > 1) {
-        /* Megatron-FSDP: besides the shards, the unsharded parameters of the units gathered ahead (the
-         * all-gather prefetch window) and the unsharded gradients of the units whose reduce-scatter is in
-         * flight (at most the queue's capacity before each new one), the largest over the stage's passes
-         * (fsdp.h); both peaks added, an upper bound */
-        double gathered = 0, grads = 0;
-        for (uint64_t c = 0; c < v; c++) {
-            uint64_t unit = fsdp_comm_unit(m, t, stage, c);
-            for (int bwd = 0; bwd < 2; bwd++) {
-                fsdp_pass ps;
-                fsdp_pass_init(&ps, m, t, stage, c, bwd);
-                double a = (double)fsdp_peak_gathered_bytes(&ps, unit / 2);
-                double r = bwd ? (double)fsdp_peak_grad_elems(&ps, unit) * gb : 0;
-                gathered = a > gathered ? a : gathered;
-                grads = r > grads ? r : grads;
-            }
-        }
-        out->weights_bytes += gathered;
-        out->gradients_bytes += grads;
-        if (t->keep_fp8_transpose) {
-            /* keep_fp8_transpose_cache: every FP8 layer's transpose stays, unsharded, 1 B per weight */
-            for (uint64_t c = 0; c < v; c++) {
-                fsdp_pass ps;
-                fsdp_pass_init(&ps, m, t, stage, c, 0);
-                for (uint32_t i = 0; i < ps.n; i++) {
-                    fsdp_unit u = fsdp_unit_at(&ps, i);
-                    out->weights_bytes += fsdp_unit_fp8(&u) ? (double)u.params : 0;
-                }
-            }
-        }
-    }
+    if (t->data_parallel == TRAINCFG_DP_FSDP && dp > 1)
+        fsdp_buffers(m, t, stage, v, gb, out);
 
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
