@@ -35,21 +35,36 @@ target_link_libraries(cxlsim_static INTERFACE $<BUILD_INTERFACE:PkgConfig::YAML>
                       $<BUILD_INTERFACE:Threads::Threads> ${MATH_LIB} ${CMAKE_DL_LIBS})
 
 # Optional backends as modules the library loads when asked for them (lib/backend_module.h):
-# <libdir>/cxlsim/backend_<name>.so. The xrt backend where XRT was found: the module takes the host modules
-# it needs from the static library. (The verilator backend is not a module yet: its verilated libraries are
-# not compiled position-independent; it stays in the cxlsim command.)
-if(CXLSIM_XRT_BACKEND)
-  add_library(cxlsim_backend_xrt MODULE ${CMAKE_SOURCE_DIR}/lib/module_xrt.c)
-  set_source_files_properties(${CMAKE_SOURCE_DIR}/lib/module_xrt.c PROPERTIES COMPILE_OPTIONS "-isystem;${XRT_INCLUDE_DIR}")
-  set_target_properties(cxlsim_backend_xrt PROPERTIES PREFIX "" OUTPUT_NAME backend_xrt C_VISIBILITY_PRESET hidden
+# <libdir>/cxlsim/backend_<name>.so, each one C source over the backend's own (lib/module_<name>.c) that
+# takes the host modules it needs from the static library. The module, not the library, links what the
+# backend needs (a C++ runtime, XRT), so a program links libcxlsim with a C linker alone. --exclude-libs:
+# of everything the module takes from static archives (the host modules, the verilated kernel and
+# Verilator's runtime) it exports nothing, so a program's own copies never stand in for them; only the
+# entry point is visible.
+# cxlsim_backend_module(NAME LIBRARIES...): the module backend_NAME.so from lib/module_NAME.c
+function(cxlsim_backend_module name)
+  set(t cxlsim_backend_${name})
+  add_library(${t} MODULE ${CMAKE_SOURCE_DIR}/lib/module_${name}.c)
+  set_target_properties(${t} PROPERTIES PREFIX "" OUTPUT_NAME backend_${name} C_VISIBILITY_PRESET hidden
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/cxlsim)
-  target_include_directories(cxlsim_backend_xrt PRIVATE ${CMAKE_SOURCE_DIR}/host)
-  target_link_libraries(cxlsim_backend_xrt PRIVATE cxlsim_static cxlsim_xrt)
+  target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/host)
+  target_link_libraries(${t} PRIVATE cxlsim_static ${ARGN})
+  target_link_options(${t} PRIVATE LINKER:--exclude-libs,ALL)
   if(NOT CXLSIM_SANITIZE)
-    target_link_options(cxlsim_backend_xrt PRIVATE LINKER:-z,defs)
+    target_link_options(${t} PRIVATE LINKER:-z,defs)
   endif()
-  add_dependencies(cxlsim_shared cxlsim_backend_xrt)   # a library built is a library with its modules
-  install(TARGETS cxlsim_backend_xrt LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/cxlsim)
+  add_dependencies(cxlsim_shared ${t})   # a library built is a library with its modules
+  install(TARGETS ${t} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/cxlsim)
+endfunction()
+# the xrt backend where XRT was found: linked with XRT's xrt_coreutil
+if(CXLSIM_XRT_BACKEND)
+  cxlsim_backend_module(xrt cxlsim_xrt)
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/lib/module_xrt.c PROPERTIES COMPILE_OPTIONS "-isystem;${XRT_INCLUDE_DIR}")
+endif()
+# the verilator backend where Verilator was found: the kernel builds the command has (cxlvdev over cxlrtl,
+# cmake/verilator.cmake, compiled position-independent for this), linked with the C++ runtime
+if(CXLSIM_VERILATOR_BACKEND)
+  cxlsim_backend_module(verilator cxlvdev)
 endif()
 
 # The NCCL delay plugin (include/cxlsim/cxlsim_nccl.h): a small shared object over the public API, and

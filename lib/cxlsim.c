@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_module.h"
 #include "cxl/backend.h"
 #include "config/clustercfg.h"
 #include "train/collmodel.h"
@@ -292,17 +293,21 @@ const char *const *cxlsim_device_presets(void) { return devcfg_preset_names(); }
 
 int cxlsim_backend_available(const char *name) { return name && cxl_backend_available(name); }
 
-/* CXLSIM_EBACKEND for a backend the library does not have, naming those it has. */
+/* CXLSIM_EBACKEND for a backend the library does not have: for one of the project's, the module it looked
+ * for and why that did not load; else the names. */
 static int backend_check(const char *name, cxl_err *e)
 {
     if (cxl_backend_available(name))
         return 0;
     for (const char *const *n = cxl_backend_names(); *n; n++)
-        if (!strcmp(*n, name))
+        if (!strcmp(*n, name)) {
+            char why[768];
+            cxl_backend_module_why(name, why, sizeof why);
             return cxl_errf(e, CXL_EBACKEND, "backend '%s' is not built into this library (libcxlsim has csim and "
-                            "analytical, and xrt from its module cxlsim/backend_xrt.so beside the library where "
-                            "the build found XRT; the cxlsim command has every backend its build found)", name);
-    return cxl_errf(e, CXL_EBACKEND, "unknown backend '%s'; valid: csim, analytical", name);
+                            "analytical, and loads xrt and verilator from their modules, cxlsim/backend_NAME.so "
+                            "beside the library, built where the build found XRT and Verilator): %s", name, why);
+        }
+    return cxl_errf(e, CXL_EBACKEND, "unknown backend '%s'; valid: csim, analytical, verilator, xrt", name);
 }
 
 int cxlsim_backend_open(const cxlsim_device *dev, const char *name, cxlsim_backend **out, cxlsim_error *err)

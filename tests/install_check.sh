@@ -24,10 +24,15 @@ for f in libcxlsim.so libcxlsim.so.2 libcxlsim.a libcxlsim_nccl.so cmake/cxlsim/
          cmake/cxlsim/cxlsimConfigVersion.cmake cmake/cxlsim/cxlsimTargets.cmake; do
   [ -e "$libdir/$f" ] || fail "$libdir/$f not installed"
 done
-if [ -e "$build/lib/cxlsim/backend_xrt.so" ]; then   # the xrt backend's module, where XRT was found
-  [ -e "$libdir/cxlsim/backend_xrt.so" ] || fail "$libdir/cxlsim/backend_xrt.so not installed"
-  ! readelf -d "$libdir/libcxlsim.so" | grep -q xrt || fail "libcxlsim.so needs XRT"
-fi
+# the backend modules, where their dependency was found: installed beside the library, exporting their entry
+# point alone; the library itself needs neither XRT nor a C++ runtime
+for m in xrt verilator; do
+  [ -e "$build/lib/cxlsim/backend_$m.so" ] || continue
+  [ -e "$libdir/cxlsim/backend_$m.so" ] || fail "$libdir/cxlsim/backend_$m.so not installed"
+  exports=$(nm -D --defined-only "$libdir/cxlsim/backend_$m.so" | awk '{print $3}' | tr '\n' ' ')
+  [ "$exports" = "cxlsim_backend_module_v1 " ] || fail "backend_$m.so exports more than its entry point: $exports"
+done
+! readelf -d "$libdir/libcxlsim.so" | grep -q -e xrt -e "libstdc++" || fail "libcxlsim.so needs XRT or libstdc++"
 if command -v help2man >/dev/null; then
   [ -e "$prefix/share/man/man1/cxlsim.1" ] || fail "man page not installed (help2man is)"
   grep -q "probe" "$prefix/share/man/man1/cxlsim.1" || fail "man page lacks the commands"
@@ -42,6 +47,15 @@ cc -std=c11 -Wall -Wextra -Werror "$src/examples/c/read_1mib.c" $(pkg-config --c
 ! readelf -d "$tmp/read_1mib" | grep -q "libstdc++" || fail "read_1mib needs libstdc++"
 LD_LIBRARY_PATH=$libdir "$tmp/read_1mib" | tee "$tmp/c.out"
 grep -q "1 MiB read on asic" "$tmp/c.out" || fail "read_1mib printed no result"
+# the verilator backend from a C program built the same way: the library loads the installed module, and
+# the RTL agrees with csim call for call (tests/lib/lib_verilator.c)
+if [ -e "$build/lib/cxlsim/backend_verilator.so" ]; then
+  cc -std=c11 -Wall -Wextra -Werror "$src/tests/lib/lib_verilator.c" $(pkg-config --cflags --libs cxlsim) \
+     -o "$tmp/lib_verilator"
+  ! readelf -d "$tmp/lib_verilator" | grep -q "libstdc++" || fail "lib_verilator needs libstdc++"
+  LD_LIBRARY_PATH=$libdir "$tmp/lib_verilator" present asic | tee "$tmp/v.out"
+  grep -q "asic: .*verilator == csim" "$tmp/v.out" || fail "lib_verilator printed no result"
+fi
 # the same against the static library (pkg-config --static adds libyaml, zlib, pthread, m)
 cc -std=c11 "$src/examples/c/read_1mib.c" $(pkg-config --cflags cxlsim) "$libdir/libcxlsim.a" \
    $(pkg-config --static --libs-only-other --libs-only-l cxlsim | sed 's/-lcxlsim//') -o "$tmp/read_1mib_static"

@@ -11,10 +11,13 @@ void report_memory_text(FILE *so, const expcfg *x, const gpumem *m, const tiers 
             (double)modelcfg_total_params(&x->model) / 1e9);
     fprintf(so, "  cluster     %llu x %llu %s (%s)\n", (unsigned long long)x->cluster.nodes,
             (unsigned long long)x->cluster.gpus_per_node, x->gpu.name, x->cluster.name);
-    fprintf(so, "  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu, recompute %s\n",
+    fprintf(so, "  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu%s, recompute %s\n",
             (unsigned long long)t->tp, (unsigned long long)t->pp, (unsigned long long)t->dp, t->sp ? "on" : "off",
             (unsigned long long)t->virtual_stages, (unsigned long long)t->zero,
+            t->data_parallel == TRAINCFG_DP_FSDP ? " (Megatron-FSDP)" : "",
             traincfg_recompute_names[t->recompute]);
+    if (t->pipeline_schedule != TRAINCFG_SCHEDULE_AUTO)
+        fprintf(so, "  schedule    %s\n", traincfg_schedule_names[t->pipeline_schedule]);
     if (t->cp > 1)
         fprintf(so, "  context parallelism: cp %llu (each GPU holds 1/%llu of every sequence)\n",
                 (unsigned long long)t->cp, (unsigned long long)t->cp);

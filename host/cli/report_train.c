@@ -20,13 +20,16 @@ static void text_setup(FILE *so, const expcfg *x)
                 (unsigned long long)(t->etp ? t->etp : t->tp));
     fprintf(so, "  cluster     %llu x %llu %s (%s)\n", (unsigned long long)x->cluster.nodes,
             (unsigned long long)x->cluster.gpus_per_node, x->gpu.name, x->cluster.name);
-    fprintf(so, "  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu, recompute %s, "
+    fprintf(so, "  layout      tp %llu, pp %llu, dp %llu, sp %s, virtual stages %llu, ZeRO %llu%s, recompute %s, "
             "global batch %llu, micro-batch %llu\n",
             (unsigned long long)t->tp, (unsigned long long)t->pp, (unsigned long long)t->dp, t->sp ? "on" : "off",
-            (unsigned long long)t->virtual_stages, (unsigned long long)t->zero, traincfg_recompute_names[t->recompute],
+            (unsigned long long)t->virtual_stages, (unsigned long long)t->zero,
+            t->data_parallel == TRAINCFG_DP_FSDP ? " (Megatron-FSDP)" : "", traincfg_recompute_names[t->recompute],
             (unsigned long long)t->global_batch, (unsigned long long)t->micro_batch);
     if (t->cp > 1 || t->attention != TRAINCFG_ATTENTION_FLASH)
         fprintf(so, "  attention   %s, cp %llu\n", traincfg_attention_names[t->attention], (unsigned long long)t->cp);
+    if (t->pipeline_schedule != TRAINCFG_SCHEDULE_AUTO)
+        fprintf(so, "  schedule    %s\n", traincfg_schedule_names[t->pipeline_schedule]);
 }
 
 static void text_cxl(FILE *so, const expcfg *x, const train_result *r, int exact)

@@ -2,6 +2,7 @@
 #include "config/clustercfg.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const intra_names[] = { "nvswitch", "nvlink-ring", NULL };
@@ -38,6 +39,8 @@ static const cfg_field fields[] = {
       "NCCL channels per collective (1-32, NCCL 2.19's MAXCHANNELS): ring message sizes and step counts" },
     { "cpu_vendor", CFG_T_ENUM, C(cpu_vendor), 0, 1, 0, cpu_names, NULL, 0, NULL,
       "the nodes' CPU vendor, intel or amd (NCCL's tuning model: LL bandwidth cap and network overhead)" },
+    { "nvlink_domain", CFG_T_U64, C(nvlink_domain), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "GPUs on one NVLink fabric, a multiple of gpus_per_node (GB200 NVL72: 72); default gpus_per_node" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -55,7 +58,7 @@ static void defaults(void *obj)
 
 const compose_kind clustercfg_kind = {
     "cluster", "clusters", fields, defaults, offsetof(clustercfg, loc), offsetof(clustercfg, ref),
-    offsetof(clustercfg, source), sizeof((clustercfg *)0)->source, 0,
+    offsetof(clustercfg, source), sizeof((clustercfg *)0)->source, CLUSTERCFG_F_NVLINK_DOMAIN,
 };
 
 int clustercfg_load(const char *name_or_path, clustercfg *out, cxl_err *err)
@@ -64,3 +67,41 @@ int clustercfg_load(const char *name_or_path, clustercfg *out, cxl_err *err)
 }
 
 uint64_t clustercfg_gpus(const clustercfg *c) { return c->nodes * c->gpus_per_node; }
+
+uint64_t clustercfg_domain(const clustercfg *c)
+{
+    uint64_t d = c->nvlink_domain ? c->nvlink_domain : c->gpus_per_node, gpus = clustercfg_gpus(c);
+    return d > gpus ? gpus : d;
+}
+
+int clustercfg_check_domain(const clustercfg *c, cxl_err *err)
+{
+    uint64_t d = c->nvlink_domain, gpn = c->gpus_per_node, gpus = clustercfg_gpus(c);
+    if (!d || !gpn || (d % gpn == 0 && (gpus <= d || gpus % d == 0)))
+        return 0;
+    /* the valid domains nearest d: multiples of gpus_per_node that hold the whole job or divide it;
+     * O(max(d, gpus) / gpn), at most 2^20 steps (the keys' ranges) */
+    uint64_t lo = 0, hi = 0;
+    for (uint64_t v = gpn; !hi && v <= (d > gpus ? d : gpus) + gpn; v += gpn)
+        if (gpus <= v || gpus % v == 0) {
+            if (v <= d)
+                lo = v;
+            else
+                hi = v;
+        }
+    char valid[96];
+    if (lo && hi)
+        snprintf(valid, sizeof valid, "%llu or %llu", (unsigned long long)lo, (unsigned long long)hi);
+    else
+        snprintf(valid, sizeof valid, "%llu", (unsigned long long)(lo ? lo : hi));
+    const cfgloc *at = c->loc[CLUSTERCFG_F_NVLINK_DOMAIN].file[0] ? &c->loc[CLUSTERCFG_F_NVLINK_DOMAIN] : &c->ref;
+    if (d % gpn)
+        return cfgloc_errf(err, at, "cluster.nvlink_domain: %llu GPUs is not a whole number of nodes of %llu GPUs "
+                           "(gpus_per_node); an NVLink domain is made of whole nodes; nearest valid: %s",
+                           (unsigned long long)d, (unsigned long long)gpn, valid);
+    return cfgloc_errf(err, at, "cluster.nvlink_domain: %llu GPUs does not divide the cluster's nodes %llu x "
+                       "gpus_per_node %llu = %llu GPUs into whole NVLink domains (a job larger than one domain "
+                       "uses whole domains, e.g. 64 of an NVL72 rack's 72 GPUs); nearest valid: %s",
+                       (unsigned long long)d, (unsigned long long)c->nodes, (unsigned long long)gpn,
+                       (unsigned long long)gpus, valid);
+}

@@ -1,6 +1,7 @@
 /* clustercfg.h - the cluster a job runs on, as written in configs/clusters/: nodes of GPUs joined by
  * NVLink/NVSwitch, NICs per node and their speed, the network topology, latencies. Bandwidths are bytes
- * per second per direction (a 400 Gb/s NIC is 50GB/s); times are integer picoseconds.
+ * per second per direction (a 400 Gb/s NIC is 50GB/s); times are integer picoseconds. An NVLink domain may
+ * span several nodes (nvlink_domain: GB200 NVL72's 18 trays of 4 GPUs); the NICs stay per node.
  * clustercfg_load() takes a preset name or a file; experiments reference clusters through compose.h. */
 #ifndef CXLSIM_CLUSTERCFG_H
 #define CXLSIM_CLUSTERCFG_H
@@ -17,7 +18,8 @@ enum clustercfg_cpu { CLUSTERCFG_CPU_INTEL = 0, CLUSTERCFG_CPU_AMD = 1 };
 enum { CLUSTERCFG_F_NAME, CLUSTERCFG_F_DESCRIPTION, CLUSTERCFG_F_NODES, CLUSTERCFG_F_GPUS_PER_NODE,
        CLUSTERCFG_F_INTRA, CLUSTERCFG_F_NICS, CLUSTERCFG_F_NIC_BW, CLUSTERCFG_F_TOPOLOGY,
        CLUSTERCFG_F_OVERSUB, CLUSTERCFG_F_NVLINK_LAT, CLUSTERCFG_F_NIC_LAT, CLUSTERCFG_F_SWITCH_LAT,
-       CLUSTERCFG_F_NVLINK_EFF, CLUSTERCFG_F_NIC_EFF, CLUSTERCFG_F_NCCL_CHANNELS, CLUSTERCFG_F_CPU_VENDOR, CLUSTERCFG_NFIELDS };
+       CLUSTERCFG_F_NVLINK_EFF, CLUSTERCFG_F_NIC_EFF, CLUSTERCFG_F_NCCL_CHANNELS, CLUSTERCFG_F_CPU_VENDOR,
+       CLUSTERCFG_F_NVLINK_DOMAIN, CLUSTERCFG_NFIELDS };
 
 typedef struct clustercfg {
     char name[64];
@@ -34,6 +36,7 @@ typedef struct clustercfg {
     double nic_efficiency;          /* fraction of the NIC line rate collectives reach */
     uint64_t nccl_channels;         /* NCCL channels (rings) per collective: message sizes and steps */
     int cpu_vendor;                 /* enum clustercfg_cpu: NCCL's tuning model has per-vendor figures */
+    uint64_t nvlink_domain;         /* GPUs on one NVLink fabric (GB200 NVL72: 72); 0 = gpus_per_node */
     cfgloc loc[CLUSTERCFG_NFIELDS];
     cfgloc ref;
 } clustercfg;
@@ -43,5 +46,14 @@ extern const compose_kind clustercfg_kind;
 int clustercfg_load(const char *name_or_path, clustercfg *out, cxl_err *err);
 /* nodes x gpus_per_node */
 uint64_t clustercfg_gpus(const clustercfg *c);
+/* The GPUs that share one NVLink fabric, as placement sees them: nvlink_domain (gpus_per_node when not
+ * given), or all the cluster's GPUs when the job is smaller than one domain (a job of 8 GPUs on an NVL72
+ * rack sits in that rack). Consecutive ranks fill a domain before the next, as they fill a node. Groups
+ * whose ranks lie in one domain talk over NVLink, the rest over the NICs (train_setup.c setup_groups). */
+uint64_t clustercfg_domain(const clustercfg *c);
+/* 0, or CXL_ECONFIG at the nvlink_domain key when it is not a multiple of gpus_per_node, or when the
+ * cluster's GPUs are more than one domain and not a whole number of domains; the message names the valid
+ * values nearest the one given. */
+int clustercfg_check_domain(const clustercfg *c, cxl_err *err);
 
 #endif

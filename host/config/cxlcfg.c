@@ -13,6 +13,7 @@ typedef unsigned long long ull;
 
 const char *const cxlcfg_memory_names[] = { "none", "per-node", "pool", NULL };
 const char *const cxlcfg_opt_names[] = { "none", "cpu", "gpu", NULL };
+const char *const cxlcfg_scope_names[] = { "all", "experts", NULL };
 static const char *const path_names[] = { "p2p", "switch", NULL };
 
 #define C(f) offsetof(cxlcfg, f)
@@ -44,6 +45,9 @@ static const cfg_field fields[] = {
       "backend xrt: the FPGA image built by hw/fpga/build.sh, relative to this file's folder" },
     { "card", CFG_T_STRING, C(card), 0, 1, 0, NULL, NULL, 32, NULL,
       "backend xrt: the card's index (0, 1, ...) or PCIe BDF (e.g. 0000:3b:00.1)" },
+    { "offload_scope", CFG_T_ENUM, C(offload_scope), 0, 1, 0, cxlcfg_scope_names, NULL, 0, NULL,
+      "all (every parameter's optimizer state and weights) or experts (only the routed experts' of an MoE "
+      "model; the dense part stays in HBM)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -152,6 +156,15 @@ static int load_device(cxlcfg *c, const char *exp_dir, cxl_err *err)
                        path, presets);
 }
 
+int cxlcfg_check_model(const cxlcfg *c, uint64_t experts, const char *model, cxl_err *err)
+{
+    if (c->offload_scope != CXLCFG_SCOPE_EXPERTS || experts)
+        return 0;
+    return cfgloc_errf(err, at(c, CXLCFG_F_OFFLOAD_SCOPE), "cxl.offload_scope: experts needs a mixture-of-experts "
+                       "model, but model '%s' has no routed experts (experts 0); use offload_scope: all, or an "
+                       "MoE model (e.g. deepseek-v3, mixtral-8x7b)", model);
+}
+
 int cxlcfg_finish(cxlcfg *c, uint64_t nodes, const char *exp_dir, cxl_err *err)
 {
     int rc = check_backend(c, err);
@@ -184,6 +197,10 @@ int cxlcfg_finish(cxlcfg *c, uint64_t nodes, const char *exp_dir, cxl_err *err)
         return cfgloc_errf(err, at(c, CXLCFG_F_OFFLOAD_PARAMS), "cxl.offload_parameters: needs offload_optimizer "
                            "cpu or gpu (ZeRO-Infinity offloads parameters together with the optimizer states); "
                            "offload_optimizer is none");
+    if (c->offload_scope == CXLCFG_SCOPE_EXPERTS && c->offload_optimizer == CXLCFG_OPT_NONE && !c->offload_parameters)
+        return cfgloc_errf(err, at(c, CXLCFG_F_OFFLOAD_SCOPE), "cxl.offload_scope: experts selects the routed "
+                           "experts' part of offload_optimizer and offload_parameters, but neither is set; set "
+                           "offload_optimizer: cpu or gpu, or offload_scope: all");
     if (c->memory == CXLCFG_NONE)
         return 0;
 

@@ -109,7 +109,12 @@ int expcfg_check_layout(expcfg *x, cxl_err *err)
      * (megatron/tokenizer/tokenizer.py _vocab_size_with_padding) */
     uint64_t mult = x->train.vocab_divisible_by * x->train.tp;
     x->model.vocab_padded = mult > 1 ? (x->model.vocab + mult - 1) / mult * mult : 0;
-    return parallel_check(&x->model, &x->gpu, &x->cluster, &x->train, err);
+    int rc = parallel_check(&x->model, &x->gpu, &x->cluster, &x->train, err);
+    /* Megatron-FSDP's optim_grads_params shards like ZeRO-3 (parallel.c refuses another stage given with
+     * it): memory, tiers and the optimizer's shard read the stage from `zero` */
+    if (!rc && x->train.data_parallel == TRAINCFG_DP_FSDP)
+        x->train.zero = 3;
+    return rc;
 }
 
 static int finish(cfg_doc *doc, int rc, const override_list *ov, int flags, expcfg *x, cxl_err *err)
@@ -136,6 +141,8 @@ static int finish(cfg_doc *doc, int rc, const override_list *ov, int flags, expc
         exp_dir(x, dir, sizeof dir);
         rc = cxlcfg_finish(&x->cxl, x->cluster.nodes, dir, err);
     }
+    if (!rc)
+        rc = cxlcfg_check_model(&x->cxl, x->model.experts, x->model.name, err);
     return rc;
 }
 

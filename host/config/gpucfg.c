@@ -41,6 +41,8 @@ static const cfg_field fields[] = {
       "fraction of the dense peak the flash attention forward kernel sustains, e.g. 0.73" },
     { "attention_bwd_efficiency", CFG_T_DOUBLE, G(attention_bwd_efficiency), 0, 0.001, 1, NULL, NULL, 0, NULL,
       "fraction of the dense peak the flash attention backward kernel sustains, e.g. 0.63" },
+    { "mxfp8", CFG_T_BOOL, G(mxfp8), 0, 0, 1, NULL, NULL, 0, NULL,
+      "tensor cores take MXFP8 (FP8 with a scale per 32 elements) at the fp8 peak, e.g. true on Blackwell" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

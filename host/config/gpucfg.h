@@ -19,7 +19,7 @@ extern const char *const gpucfg_dtype_names[]; /* "bf16", "fp16", "fp8", "tf32",
 enum { GPUCFG_F_NAME, GPUCFG_F_DESCRIPTION, GPUCFG_F_TFLOPS0, GPUCFG_F_HBM = GPUCFG_F_TFLOPS0 + GPUCFG_NDTYPES,
        GPUCFG_F_HBM_BW, GPUCFG_F_NVLINK, GPUCFG_F_SMS, GPUCFG_F_GEMM_EFF, GPUCFG_F_MEM_EFF,
        GPUCFG_F_KERNEL_OVERHEAD, GPUCFG_F_TILE_M, GPUCFG_F_TILE_N, GPUCFG_F_ATTN_FWD_EFF, GPUCFG_F_ATTN_BWD_EFF,
-       GPUCFG_NFIELDS };
+       GPUCFG_F_MXFP8, GPUCFG_NFIELDS };
 
 typedef struct gpucfg {
     char name[64];
@@ -37,6 +37,9 @@ typedef struct gpucfg {
     uint64_t gemm_tile_m, gemm_tile_n; /* GEMM output tile (threadblock tile), rows x columns */
     /* fraction of the dense peak the fused (flash) attention kernel sustains, forward and backward, (0, 1] */
     double attention_fwd_efficiency, attention_bwd_efficiency;
+    /* 1 when the tensor cores take MXFP8 operands (OCP Microscaling: FP8 E4M3 elements, one E8M0 scale per
+     * 32 elements) with their block scales, at the fp8 peak (Blackwell); 0: no MXFP8 (Hopper and older) */
+    int mxfp8;
     cfgloc loc[GPUCFG_NFIELDS];
     cfgloc ref;
 } gpucfg;

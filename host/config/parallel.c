@@ -56,6 +56,16 @@ static int check_tp(const modelcfg *m, const clustercfg *c, const traincfg *t, c
     if (t->sp && m->seq_len % t->tp)
         return cfgloc_errf(err, at, "training.tp: %llu does not divide the sequence length %llu of model '%s', "
                            "which sequence parallelism splits", (ull)t->tp, (ull)m->seq_len, m->name);
+    /* the tensor-parallel collectives run in every layer: the group stays on one NVLink fabric (tp ranks
+     * are the fastest in the rank order, so tp dividing the domain keeps every group inside one) */
+    uint64_t dom = clustercfg_domain(c);
+    if (t->tp > dom || dom % t->tp) {
+        const uint64_t d4[4] = { m->heads, m->kv_heads, m->ffn, dom };
+        common_divisors(d4, 4, dom, valid, sizeof valid);
+        return cfgloc_errf(err, at, "training.tp: %llu leaves the NVLink domain of %llu GPUs (cluster '%s' "
+                           "nvlink_domain, default gpus_per_node): the tensor-parallel group must lie in one domain; "
+                           "valid tp: %s", (ull)t->tp, (ull)dom, c->name, valid);
+    }
     return 0;
 }
 
@@ -74,6 +84,8 @@ static uint64_t middle_stage_layers(const modelcfg *m, const traincfg *t)
 uint64_t parallel_chunk_layers(const modelcfg *m, const traincfg *t, uint64_t rank, uint64_t chunk, uint64_t *first)
 {
     uint64_t p = t->pp, v = t->virtual_stages ? t->virtual_stages : 1, L = m->layers, vs = chunk * p + rank, n, f;
+    if (t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV && chunk == 1)
+        vs = 2 * p - 1 - rank; /* the V: chunk 1 of rank r is virtual stage 2p - 1 - r (schedule.h) */
     if (t->first_stage_layers || t->last_stage_layers) {
         uint64_t M = middle_stage_layers(m, t), F = t->first_stage_layers ? t->first_stage_layers : M;
         uint64_t La = t->last_stage_layers ? t->last_stage_layers : M;
@@ -146,9 +158,50 @@ static int check_bf16_layers(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* training.pipeline_schedule against pp and virtual_stages (schedule.h states each schedule's needs). */
+static int check_schedule(const traincfg *t, cxl_err *err)
+{
+    const cfgloc *at = tloc(t, TRAINCFG_F_PIPELINE_SCHEDULE);
+    uint64_t v = t->virtual_stages;
+    switch (t->pipeline_schedule) {
+    case TRAINCFG_SCHEDULE_1F1B:
+        if (v > 1)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: 1f1b runs one model chunk per rank, but "
+                               "virtual_stages is %llu; use interleaved, or virtual_stages 1", (ull)v);
+        return 0;
+    case TRAINCFG_SCHEDULE_INTERLEAVED:
+        if (v < 2 || t->pp < 2)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: interleaved needs pp >= 2 and virtual_stages "
+                               ">= 2 (model chunks per rank); pp is %llu, virtual_stages %llu", (ull)t->pp, (ull)v);
+        return 0;
+    case TRAINCFG_SCHEDULE_ZB_H1:
+        if (t->pp < 2)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: zb-h1 needs a pipeline, but pp is 1; valid: "
+                               "pp >= 2, or pipeline_schedule auto");
+        if (v > 1)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: zb-h1 runs one model chunk per rank, but "
+                               "virtual_stages is %llu; use virtual_stages 1", (ull)v);
+        return 0;
+    case TRAINCFG_SCHEDULE_DUALPIPEV:
+        if (t->pp < 2 || v != 2)
+            return cfgloc_errf(err, at, "training.pipeline_schedule: dualpipev places two model chunks per rank in "
+                               "a V: it needs pp >= 2 and virtual_stages 2; pp is %llu, virtual_stages %llu",
+                               (ull)t->pp, (ull)v);
+        if (parallel_uneven_split(t))
+            return cfgloc_errf(err, at, "training.pipeline_schedule: dualpipev takes an even split of the layers; "
+                               "remove decoder_first/last_pipeline_num_layers and "
+                               "account_for_embedding/loss_in_pipeline_split");
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
 {
     int rc = check_bf16_layers(m, t, err);
+    if (!rc)
+        rc = check_schedule(t, err);
     if (rc)
         return rc;
     uint64_t v = t->virtual_stages;
@@ -208,7 +261,7 @@ uint64_t parallel_etp(const traincfg *t) { return t->etp ? t->etp : t->tp; }
 static void valid_eps(const modelcfg *m, const clustercfg *c, const traincfg *t, uint64_t etp, char *buf, size_t sz)
 {
     size_t len = 0;
-    uint64_t stage = t->tp * t->dp, gpn = c->gpus_per_node;
+    uint64_t stage = t->tp * t->dp, gpn = clustercfg_domain(c);
     buf[0] = '\0';
     for (uint64_t ep = 1; ep <= stage && ep <= m->experts && len + 24 < sz; ep++) {
         uint64_t g = ep * etp;
@@ -222,8 +275,8 @@ static void valid_eps(const modelcfg *m, const clustercfg *c, const traincfg *t,
 /* Mixture of experts: the expert grid of Megatron-Core (RankGenerator order tp-cp-ep-dp-pp, the expert
  * layers' tensor-parallel size etp in place of tp: etp fastest, then ep, then the expert-data-parallel
  * ranks) reuses each pipeline stage's tp x dp ranks, so ep x etp divides them; each rank holds whole
- * experts; the expert-tensor-parallel group stays in one NVLink domain (the node), and the EP x ETP group
- * either fits in one domain or is made of whole domains, so that every GPU sees the same mix of NVLink
+ * experts; the expert-tensor-parallel group stays in one NVLink domain (clustercfg_domain), and the EP x
+ * ETP group either fits in one domain or is made of whole domains, so that every GPU sees the same mix of NVLink
  * and network peers in the all-to-all. Megatron-LM requires sequence parallelism with MoE and tp > 1
  * (megatron/training/arguments.py: "When using MoE and tensor parallelism, sequence parallelism must be
  * used"), which is also what lets each tp rank route only its own 1/tp of the tokens. */
@@ -237,7 +290,7 @@ static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, 
                                (ull)t->ep, m->name);
         return 0;
     }
-    uint64_t etp = parallel_etp(t), gpn = c->gpus_per_node, g = t->ep * etp, stage = t->tp * t->dp;
+    uint64_t etp = parallel_etp(t), gpn = clustercfg_domain(c), g = t->ep * etp, stage = t->tp * t->dp;
     if (t->tp > 1 && !t->sp)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_SP), "training.sp: model '%s' is a mixture of experts with tp "
                            "%llu; Megatron-LM requires sequence parallelism with MoE and tensor parallelism: set "
@@ -246,8 +299,8 @@ static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, 
         uint64_t d[2] = { m->expert_ffn, gpn };
         common_divisors(d, 2, gpn, valid, sizeof valid);
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_ETP), "training.etp: %llu %s; the expert-tensor-parallel group "
-                           "must divide the expert FFN size %llu and stay in one NVLink domain (gpus_per_node %llu); "
-                           "valid etp: %s", (ull)etp,
+                           "must divide the expert FFN size %llu and stay in one NVLink domain (%llu GPUs: "
+                           "nvlink_domain, default gpus_per_node); valid etp: %s", (ull)etp,
                            m->expert_ffn % etp ? "does not divide the expert FFN" : "leaves the NVLink domain",
                            (ull)m->expert_ffn, (ull)gpn, valid);
     }
@@ -263,9 +316,9 @@ static int check_moe(const modelcfg *m, const clustercfg *c, const traincfg *t, 
                            (ull)t->tp, (ull)t->dp, (ull)stage, valid);
     if (gpn % g && g % gpn)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_EP), "training.ep: the EP x ETP group of %llu x %llu = %llu GPUs "
-                           "leaves the NVLink domain of %llu GPUs (cluster gpus_per_node) part-way: it must fit in "
-                           "one domain or span whole domains; valid ep: %s", (ull)t->ep, (ull)etp, (ull)g, (ull)gpn,
-                           valid);
+                           "leaves the NVLink domain of %llu GPUs (cluster nvlink_domain, default gpus_per_node) "
+                           "part-way: it must fit in one domain or span whole domains; valid ep: %s", (ull)t->ep,
+                           (ull)etp, (ull)g, (ull)gpn, valid);
     return 0;
 }
 
@@ -303,9 +356,60 @@ static int check_cp(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* Megatron-FSDP (data_parallel: fsdp) with data_parallel_sharding_strategy optim_grads_params: it is ZeRO-3
+ * (megatron/core/distributed/fsdp/src/megatron_fsdp/megatron_fsdp.py, class MegatronFSDP), and it always
+ * overlaps the gradient reduce-scatter with the backward pass (the constructor sets overlap_grad_reduce for
+ * the gradient-sharding strategies and asserts it). Pipeline parallelism is accepted: Megatron-LM's
+ * argument checks for --use-megatron-fsdp refuse none (megatron/training/arguments.py, validate_args). */
+static int check_fsdp(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    if (t->data_parallel != TRAINCFG_DP_FSDP && t->fsdp_double_buffer)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_FSDP_DOUBLE_BUFFER),
+                           "training.fsdp_double_buffer: Megatron-FSDP's buffers; it needs data_parallel fsdp (the "
+                           "data_parallel is ddp)");
+    if (t->data_parallel != TRAINCFG_DP_FSDP && !t->grad_acc_fusion)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_GRAD_ACC_FUSION),
+                           "training.gradient_accumulation_fusion: false is modelled with data_parallel fsdp only "
+                           "(Megatron-FSDP's gradient copy); DDP's main_grad accumulation is not priced yet: remove "
+                           "the key or use data_parallel fsdp");
+    if (t->keep_fp8_transpose && (t->data_parallel != TRAINCFG_DP_FSDP || t->precision != GPUCFG_FP8 ||
+                                  !t->fp8_param_gather))
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_KEEP_FP8_TRANSPOSE),
+                           "training.keep_fp8_transpose_cache: Megatron-FSDP's cache of FP8 weight transposes; it "
+                           "needs data_parallel fsdp, precision fp8 and fp8_param_gather (here %s, %s, %s)",
+                           traincfg_data_parallel_names[t->data_parallel], gpucfg_dtype_names[t->precision],
+                           t->fp8_param_gather ? "true" : "false");
+    if (t->data_parallel != TRAINCFG_DP_FSDP)
+        return 0;
+    if (t->loc[TRAINCFG_F_ZERO].file[0] && t->zero != 3)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_ZERO),
+                           "training.zero: %llu conflicts with data_parallel fsdp: Megatron-FSDP's optim_grads_params "
+                           "shards weights, gradients and optimizer states (ZeRO-3); leave zero out or set it to 3, "
+                           "or use data_parallel ddp with zero %llu", (ull)t->zero, (ull)t->zero);
+    if (t->loc[TRAINCFG_F_OVERLAP].file[0] && !t->overlap_grad_reduce)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_OVERLAP),
+                           "training.overlap_grad_reduce: false conflicts with data_parallel fsdp: Megatron-FSDP "
+                           "always reduce-scatters each layer's gradients during the backward pass; remove the key "
+                           "or use data_parallel ddp");
+    if (t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1 || t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PIPELINE_SCHEDULE),
+                           "training.pipeline_schedule: %s splits the backward into input- and weight-gradient "
+                           "passes, and Megatron-FSDP's per-layer gradient reduce-scatter with that split is not "
+                           "modelled yet; use pipeline_schedule auto, 1f1b or interleaved with data_parallel fsdp, "
+                           "or data_parallel ddp", traincfg_schedule_names[t->pipeline_schedule]);
+    if (modelcfg_is_moe(m))
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_DATA_PARALLEL),
+                           "training.data_parallel: fsdp with mixture-of-experts layers (model '%s') is not modelled "
+                           "yet (the experts would gather over the expert-data-parallel group); use data_parallel "
+                           "ddp", m->name);
+    return 0;
+}
+
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
 {
-    int rc = check_shape(m, c, t, err);
+    int rc = clustercfg_check_domain(c, err);
+    if (!rc)
+        rc = check_shape(m, c, t, err);
     if (!rc)
         rc = check_cp(m, t, err);
     if (rc)
@@ -343,12 +447,22 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
                            (ull)t->global_batch, (ull)n, (ull)t->virtual_stages, (ull)t->pp, PARALLEL_MAX_SLOTS,
                            (ull)most);
     }
-    if (t->virtual_stages > 1 && n % t->pp)
+    if (t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV && n < 2 * t->pp)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_PIPELINE_SCHEDULE),
+                           "training.pipeline_schedule: dualpipev needs at least 2 x pp = %llu micro-batches per "
+                           "iteration (DualPipeV.step asserts it); global_batch %llu / (micro_batch %llu x dp %llu) "
+                           "gives %llu: use a global_batch of at least %llu",
+                           (ull)(2 * t->pp), (ull)t->global_batch, (ull)t->micro_batch, (ull)t->dp, (ull)n,
+                           (ull)(2 * t->pp * mbdp));
+    if (t->virtual_stages > 1 && n % t->pp && t->pipeline_schedule != TRAINCFG_SCHEDULE_DUALPIPEV)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
                            "training.virtual_stages: the interleaved schedule needs the %llu micro-batches per "
                            "iteration (global_batch %llu / (micro_batch %llu x dp %llu)) to be a multiple of pp %llu",
                            (ull)n, (ull)t->global_batch, (ull)t->micro_batch, (ull)t->dp, (ull)t->pp);
-    if (t->zero >= 2 && t->pp > 1)
+    int rc_fsdp = check_fsdp(m, t, err);
+    if (rc_fsdp)
+        return rc_fsdp;
+    if (t->zero >= 2 && t->pp > 1 && t->data_parallel != TRAINCFG_DP_FSDP)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_ZERO),
                            "training.zero: stage %llu shards gradients%s over dp, which pipeline parallelism (pp %llu) "
                            "cannot combine with its micro-batch gradient accumulation (DeepSpeed rejects it too); "
@@ -357,6 +471,20 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_PRECISION),
                            "training.precision: GPU '%s' has no %s peak (%s_tflops is 0)", g->name,
                            gpucfg_dtype_names[t->precision], gpucfg_dtype_names[t->precision]);
+    /* MXFP8 (OCP Microscaling Formats v1.0, Sec. 5.3: MXFP8 = 32 E4M3 elements sharing one E8M0 scale) needs
+     * tensor cores that apply the block scales in the GEMM: Blackwell's (NVIDIA Blackwell architecture
+     * technical brief; Transformer Engine refuses MXFP8BlockScaling below compute capability 10.0,
+     * transformer_engine/pytorch/fp8.py check_mxfp8_support) */
+    if (t->fp8_recipe == TRAINCFG_FP8_MXFP8 && t->precision != GPUCFG_FP8)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_FP8_RECIPE),
+                           "training.fp8_recipe: mxfp8 is a recipe of FP8 training, but precision is %s; set "
+                           "precision: fp8, or fp8_recipe: tensorwise (or remove the key)",
+                           gpucfg_dtype_names[t->precision]);
+    if (t->fp8_recipe == TRAINCFG_FP8_MXFP8 && !g->mxfp8)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_FP8_RECIPE),
+                           "training.fp8_recipe: GPU '%s' has no MXFP8 tensor cores (gpu mxfp8: false; MXFP8 block "
+                           "scaling needs Blackwell, e.g. the b200 or gb200 presets); valid here: fp8_recipe: "
+                           "tensorwise", g->name);
     if (t->main_grads != GPUCFG_BF16 && t->main_grads != GPUCFG_FP32)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_MAIN_GRADS),
                            "training.main_grads: '%s'; gradients are stored in bf16 or fp32",

@@ -9,11 +9,13 @@
  * virtual_stages, first/last layers given together with the embedding/loss accounting, or (layers +
  * embedding + loss) not divisible by pp x virtual_stages); interleaving without a
  * pipeline or with micro-batches not a multiple of pp (Megatron's rule); global_batch not a multiple of
- * micro_batch x dp; tp x pp x dp not equal to the cluster's GPUs; ZeRO 2/3 with pipeline parallelism;
+ * micro_batch x dp; tp x pp x dp not equal to the cluster's GPUs; the cluster's nvlink_domain not whole
+ * nodes or not whole in the job (clustercfg_check_domain); a tp group leaving the NVLink domain (tp must
+ * divide clustercfg_domain); ZeRO 2/3 with pipeline parallelism;
  * a precision the GPU has no peak for; gradients stored in other than bf16 or fp32; with a mixture of
  * experts (check_moe in parallel.c): ep not dividing the experts, ep x etp not dividing tp x dp, the ETP
- * group leaving the node or not dividing the expert FFN, the EP x ETP group leaving the NVLink domain
- * part-way, MoE with tp > 1 but no sp; ep > 1 on a dense model. Each names the valid values.
+ * group leaving the NVLink domain or not dividing the expert FFN, the EP x ETP group leaving the NVLink
+ * domain part-way, MoE with tp > 1 but no sp; ep > 1 on a dense model. Each names the valid values.
  */
 #ifndef CXLSIM_PARALLEL_H
 #define CXLSIM_PARALLEL_H

@@ -8,6 +8,9 @@
 
 const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
 const char *const traincfg_attention_names[] = { "flash", "unfused", NULL };
+const char *const traincfg_schedule_names[] = { "auto", "1f1b", "interleaved", "zb-h1", "dualpipev", NULL };
+const char *const traincfg_data_parallel_names[] = { "ddp", "fsdp", NULL };
+const char *const traincfg_fp8_recipe_names[] = { "tensorwise", "mxfp8", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
 const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
 const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
@@ -80,6 +83,26 @@ static const cfg_field fields[] = {
       "with precision fp8: the first transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
     { "num_layers_at_end_in_bf16", CFG_T_U64, T(bf16_layers_end), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
       "with precision fp8: the last transformer layers run in bf16 (Megatron's --first-last-layers-bf16)" },
+    { "pipeline_schedule", CFG_T_ENUM, T(pipeline_schedule), 0, 1, 0, traincfg_schedule_names, NULL, 0, NULL,
+      "pipeline schedule: auto (Megatron-LM's: 1f1b, or interleaved with virtual_stages > 1), 1f1b, interleaved, "
+      "zb-h1 (zero bubble, backward split into input- and weight-gradient passes; pp > 1, virtual_stages 1), or "
+      "dualpipev (DeepSeek's V-shaped schedule; pp > 1, virtual_stages 2, micro-batches >= 2 pp)" },
+    { "data_parallel", CFG_T_ENUM, T(data_parallel), 0, 1, 0, traincfg_data_parallel_names, NULL, 0, NULL,
+      "data-parallel wrapper: ddp (Megatron-Core DDP, ZeRO stage from `zero`) or fsdp (Megatron-FSDP, "
+      "optim_grads_params: weights, gradients and optimizer states sharded, gathered per layer)" },
+    { "fsdp_double_buffer", CFG_T_BOOL, T(fsdp_double_buffer), 0, 1, 0, NULL, NULL, 0, NULL,
+      "with data_parallel fsdp: persistent buffers for two units' parameters and gradients (Megatron-FSDP's "
+      "fsdp_double_buffer, set by nccl_ub): all-gathers one unit ahead, at most two reduce-scatters in flight" },
+    { "gradient_accumulation_fusion", CFG_T_BOOL, T(grad_acc_fusion), 0, 1, 0, NULL, NULL, 0, NULL,
+      "weight-gradient GEMMs accumulate into the main gradients (Megatron's default); false, with data_parallel "
+      "fsdp: each unit's gradients are copied into Megatron-FSDP's reduce-scatter buffer after its backward" },
+    { "keep_fp8_transpose_cache", CFG_T_BOOL, T(keep_fp8_transpose), 0, 1, 0, NULL, NULL, 0, NULL,
+      "with data_parallel fsdp and FP8 weights (fp8_param_gather): keep each gathered FP8 weight's transpose "
+      "(1 B per weight, unsharded) instead of transposing it again before every backward (Megatron-FSDP's "
+      "option)" },
+    { "fp8_recipe", CFG_T_ENUM, T(fp8_recipe), 0, 1, 0, traincfg_fp8_recipe_names, NULL, 0, NULL,
+      "with precision fp8: tensorwise (per-tensor current scaling, FP8-CS; the default) or mxfp8 (a scale per "
+      "32 elements, FP8-MX; Blackwell GPUs: gpu mxfp8 true) (Megatron's --fp8-recipe)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -107,6 +130,7 @@ static void defaults(void *obj)
      * NVTE_FUSED_ATTN default to 1; Megatron-LM --attention-backend auto). Files of 2021-2022 runs set
      * attention: unfused. */
     t->attention = TRAINCFG_ATTENTION_FLASH;
+    t->grad_acc_fusion = 1;             /* Megatron-LM --gradient-accumulation-fusion defaults on (with TE) */
 }
 
 const compose_kind traincfg_kind = {

@@ -15,14 +15,26 @@ enum traincfg_recompute { TRAINCFG_RECOMPUTE_NONE = 0, TRAINCFG_RECOMPUTE_SELECT
  * Engine's default in Megatron-Core) or unfused (Megatron-LM 2021-2022: score GEMM, softmax, dropout,
  * context GEMM, the s x s scores kept for the backward). */
 enum traincfg_attention { TRAINCFG_ATTENTION_FLASH = 0, TRAINCFG_ATTENTION_UNFUSED = 1 };
+/* The data-parallel wrapper: Megatron-Core's DDP (gradient buckets; the distributed optimizer with `zero`
+ * >= 1) or Megatron-FSDP with data_parallel_sharding_strategy optim_grads_params (weights, gradients and
+ * optimizer states sharded; per FSDP unit a parameter all-gather before its forward and its backward and a
+ * gradient reduce-scatter after its backward; host/train/fsdp.h). */
+enum traincfg_data_parallel { TRAINCFG_DP_DDP = 0, TRAINCFG_DP_FSDP = 1 };
 /* precision and main_grads take gpucfg_dtype values (gpucfg.h) */
+/* training.pipeline_schedule, in the order of schedule.h's enum schedule_kind */
+enum traincfg_schedule { TRAINCFG_SCHEDULE_AUTO = 0, TRAINCFG_SCHEDULE_1F1B = 1, TRAINCFG_SCHEDULE_INTERLEAVED = 2,
+                         TRAINCFG_SCHEDULE_ZB_H1 = 3, TRAINCFG_SCHEDULE_DUALPIPEV = 4 };
+
+enum traincfg_fp8_recipe { TRAINCFG_FP8_TENSORWISE = 0, TRAINCFG_FP8_MXFP8 = 1 };
 
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
        TRAINCFG_F_MAIN_GRADS, TRAINCFG_F_GRAD_BUCKET, TRAINCFG_F_OVERLAP, TRAINCFG_F_COLLECTIVES, TRAINCFG_F_OVERLAP_P2P, TRAINCFG_F_PROTOCOL, TRAINCFG_F_VOCAB_DIV, TRAINCFG_F_HOST_ITER, TRAINCFG_F_HOST_MB, TRAINCFG_F_TP_COLL, TRAINCFG_F_DP_COLL, TRAINCFG_F_TP_PROTO,
        TRAINCFG_F_DP_PROTO, TRAINCFG_F_EP, TRAINCFG_F_ETP, TRAINCFG_F_ATTENTION, TRAINCFG_F_CP,
        TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
-       TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_NFIELDS };
+       TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_PIPELINE_SCHEDULE,
+       TRAINCFG_F_DATA_PARALLEL, TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION,
+       TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -65,11 +77,29 @@ typedef struct traincfg {
     /* FP8 training: the first / last transformer layers that run in bf16 (Megatron's --first-last-layers-bf16
      * with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16; 0: none) */
     uint64_t bf16_layers_start, bf16_layers_end;
+    /* the pipeline schedule (enum traincfg_schedule, the values of schedule.h's enum schedule_kind):
+     * auto = Megatron-LM's choice by pp and virtual_stages (1F1B, or interleaved when virtual_stages > 1) */
+    int pipeline_schedule;
+    int data_parallel;                      /* enum traincfg_data_parallel; fsdp implies zero 3 (expcfg.c) */
+    int fsdp_double_buffer;                 /* Megatron-FSDP's fsdp_double_buffer: two units' buffers (fsdp.h) */
+    int grad_acc_fusion;                    /* gradient_accumulation_fusion (default on); off: fsdp only (fsdp.h) */
+    int keep_fp8_transpose;                 /* Megatron-FSDP's keep_fp8_transpose_cache (fsdp.h) */
+    /* FP8 training's scaling (enum traincfg_fp8_recipe, Megatron's --fp8-recipe): tensorwise = per-tensor
+     * current scaling (Megatron-Bridge's FP8-CS), mxfp8 = MXFP8 block scaling (FP8-MX; needs gpucfg.mxfp8) */
+    int fp8_recipe;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
 
 extern const compose_kind traincfg_kind;
+extern const char *const traincfg_data_parallel_names[]; /* "ddp", "fsdp" */
+
+/* The pipeline stage that holds the output layer and the loss: the last, or with DualPipeV's V the first
+ * (its chunk 1 is the last virtual stage). */
+static inline uint64_t traincfg_head_stage(const traincfg *t)
+{
+    return t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV ? 0 : t->pp - 1;
+}
 
 /* 1 when the attention core runs as one fused (flash) kernel per pass: attention flash and 16-bit or FP8
  * training. Flash kernels take fp16/bf16 operands only; with fp32/tf32 training Transformer Engine falls
@@ -81,6 +111,14 @@ static inline int traincfg_flash(const traincfg *t)
 }
 extern const char *const traincfg_recompute_names[];
 extern const char *const traincfg_attention_names[]; /* in traincfg_attention order */
+extern const char *const traincfg_schedule_names[];  /* in traincfg_schedule order */
+extern const char *const traincfg_fp8_recipe_names[]; /* in traincfg_fp8_recipe order */
+
+/* 1 when an FP8 run quantizes with MXFP8 block scales (32 elements per E8M0 scale) */
+static inline int traincfg_mxfp8(const traincfg *t)
+{
+    return t->precision == GPUCFG_FP8 && t->fp8_recipe == TRAINCFG_FP8_MXFP8;
+}
 
 /* 1 when transformer layer `layer` (0-based, of `layers`) runs its GEMMs in bf16 in an FP8 run */
 static inline int traincfg_layer_bf16(const traincfg *t, uint64_t layer, uint64_t layers)

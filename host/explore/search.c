@@ -102,6 +102,8 @@ static void inner(const expcfg *b, unsigned vary, search_layout l, growl *g)
             for (uint64_t z = 0; z < 4; z++) {
                 if (!(vary & (1u << SEARCH_ZERO)) && z > 0)
                     break;
+                if ((vary & (1u << SEARCH_ZERO)) && t->data_parallel == TRAINCFG_DP_FSDP && z != 3)
+                    continue;   /* Megatron-FSDP is ZeRO-3 */
                 l.sp = (uint8_t)sps[s];
                 l.recompute = (uint8_t)((vary & (1u << SEARCH_RECOMPUTE)) ? r : t->recompute);
                 l.zero = (vary & (1u << SEARCH_ZERO)) ? z : t->zero;
@@ -616,6 +618,13 @@ int search_run(const expcfg *base, const search_opts *o, search_report *r, cxl_e
         return cxl_errf(err, CXL_EUSAGE, "search: --rerun %u: from 0 to %d", o->rerun, SEARCH_MAX_RERUN);
     if (o->jobs < 1 || o->jobs > SEARCH_MAX_JOBS)
         return cxl_errf(err, CXL_EUSAGE, "search: -j %d: from 1 to %d", o->jobs, SEARCH_MAX_JOBS);
+    /* the lower bound (search_bound.c) follows Megatron's schedules: a last stage with the head and whole
+     * backwards; the split backward and DualPipeV's V would need bounds of their own */
+    int sched = base->train.pipeline_schedule;
+    if (sched == TRAINCFG_SCHEDULE_ZB_H1 || sched == TRAINCFG_SCHEDULE_DUALPIPEV)
+        return cxl_errf(err, CXL_EUSAGE, "search: training.pipeline_schedule %s is not searched yet; use auto, 1f1b "
+                        "or interleaved, and run the best layouts with %s by cxlsim train",
+                        traincfg_schedule_names[sched], traincfg_schedule_names[sched]);
     snprintf(r->screen_backend, sizeof r->screen_backend, "%s", o->screen_backend ? o->screen_backend : "analytical");
     snprintf(r->rerun_backend, sizeof r->rerun_backend, "%s", o->rerun_backend ? o->rerun_backend : "csim");
     r->cxl = base->cxl.memory != CXLCFG_NONE;

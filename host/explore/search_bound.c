@@ -160,12 +160,13 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
     /* A tensor-parallel collective on n ranks makes each rank send at least (n - 1) / n of its buffer
      * (twice for an all-reduce: ring, tree and hierarchical plans alike, docs/collectives.md), no faster
      * than the fabric the engine gives one GPU (train.h: NVLink per direction x nvlink_efficiency, and its
-     * share of the NICs x nic_efficiency, which a group inside one node does not use), without latency;
-     * protocols other than Simple only move more (nccltune_factors). */
+     * share of the NICs x nic_efficiency, which a group inside one NVLink domain does not use), without
+     * latency; protocols other than Simple only move more (nccltune_factors). */
     const clustercfg *cl = &x->cluster;
     double n = (double)x->train.tp, gpn = (double)cl->gpus_per_node;
     double bps = (double)x->gpu.nvlink_bw_bps / 2.0 * cl->nvlink_efficiency;
-    if (cl->nodes > 1 && !(x->train.tp <= cl->gpus_per_node && cl->gpus_per_node % x->train.tp == 0))
+    uint64_t dom = clustercfg_domain(cl);
+    if (clustercfg_gpus(cl) > dom && !(x->train.tp <= dom && dom % x->train.tp == 0))
         bps += (double)cl->nic_bw_bps * (double)cl->nics_per_node / gpn * cl->nic_efficiency;
     for (int id = 0; !rc && id < OPGRAPH_NTPL; id++)
         for (uint32_t e = 0; e < g->tpl[id].n; e++) {

@@ -34,6 +34,7 @@ void collmodel_set(collmodel *m, const clustercfg *c, const gpucfg *g, const col
     m->intra_Bps = intra_Bps;
     m->inter_Bps = inter_Bps;
     m->gpus_per_node = (uint32_t)c->gpus_per_node;
+    m->gpus_per_domain = (uint32_t)clustercfg_domain(c);
     m->nodes = (uint32_t)c->nodes;
     m->channels = (uint32_t)c->nccl_channels;
     m->hopper = g->tflops[GPUCFG_FP8] > 0;
@@ -43,11 +44,14 @@ void collmodel_set(collmodel *m, const clustercfg *c, const gpucfg *g, const col
 int collmodel_init(collmodel *m, const clustercfg *c, const gpucfg *g, cxl_err *err)
 {
     memset(m, 0, sizeof *m);
-    uint64_t gpn = c->gpus_per_node;
+    uint64_t gpn = clustercfg_domain(c);
+    int rc = clustercfg_check_domain(c, err);
+    if (rc)
+        return rc;
     if (gpn > 1 && g->nvlink_bw_bps == 0)
-        return cxl_errf(err, CXL_ECONFIG, "gpu '%s' has no NVLink bandwidth ('nvlink'); a node of %llu GPUs needs one",
-                        g->name, (unsigned long long)gpn);
-    if (gpn == 0)
+        return cxl_errf(err, CXL_ECONFIG, "gpu '%s' has no NVLink bandwidth ('nvlink'); an NVLink domain of %llu GPUs "
+                        "needs one", g->name, (unsigned long long)gpn);
+    if (c->gpus_per_node == 0)
         return cxl_errf(err, CXL_ECONFIG, "cluster '%s': gpus_per_node 0; a node needs at least 1 GPU", c->name);
     collalgo_fabric fab;
     double intra, inter;
@@ -209,12 +213,13 @@ int collmodel_time(const collmodel *m, const collmodel_req *q, collmodel_res *r,
         return cxl_errf(err, CXL_ECONFIG, "ranks: 0; a collective needs at least 1 rank");
     collalgo_group g = { q->ranks, q->ranks_per_node };
     if (g.ranks_per_node == 0)
-        g.ranks_per_node = q->ranks < m->gpus_per_node ? q->ranks : m->gpus_per_node;
+        g.ranks_per_node = q->ranks < m->gpus_per_domain ? q->ranks : m->gpus_per_domain;
     if (g.ranks_per_node == 0 || q->ranks % g.ranks_per_node)
         return cxl_errf(err, CXL_ECONFIG, "ranks_per_node: %u does not divide ranks %u", g.ranks_per_node, q->ranks);
-    if (g.ranks_per_node > m->gpus_per_node)
-        return cxl_errf(err, CXL_ECONFIG, "ranks_per_node: %u is more than the cluster's %u GPUs per node",
-                        g.ranks_per_node, m->gpus_per_node);
+    if (g.ranks_per_node > m->gpus_per_domain)
+        return cxl_errf(err, CXL_ECONFIG, "ranks_per_node: %u is more than the cluster's %u GPUs per %s",
+                        g.ranks_per_node, m->gpus_per_domain,
+                        m->gpus_per_domain == m->gpus_per_node ? "node" : "NVLink domain");
     uint32_t channels = q->channels ? q->channels : m->channels;
     if (channels == 0 || channels > COLL_MAX_CHANNELS)
         return cxl_errf(err, CXL_ECONFIG, "channels: %u; valid: 1 to %u", channels, COLL_MAX_CHANNELS);

@@ -9,8 +9,10 @@
  * The fabric of one GPU: NVLink per direction = gpu.nvlink / 2 x cluster.nvlink_efficiency (at least
  * 1 B/s); its share of the node's NICs = nic_bandwidth x nics_per_node / gpus_per_node x nic_efficiency
  * (/ oversubscription on a fat tree); inter-node latency = NIC + 1 switch hop (rail-optimized) or 3 (fat
- * tree). Errors: CXL_ECONFIG for a group or size the model refuses (message names the value and what is
- * valid), CXL_ELIMIT for times beyond int64 picoseconds. */
+ * tree). NVLink reaches the GPUs of one NVLink domain (clustercfg_domain: the node, or several nodes as
+ * in GB200 NVL72); a group's ranks_per_node counts its ranks per domain. Errors: CXL_ECONFIG for a group
+ * or size the model refuses (message names the value and what is valid), CXL_ELIMIT for times beyond
+ * int64 picoseconds. */
 #ifndef CXLSIM_COLLMODEL_H
 #define CXLSIM_COLLMODEL_H
 
@@ -29,6 +31,7 @@ typedef struct collmodel {
     collalgo_fabric fab;             /* rates truncated to whole B/s: NCCL's bus bandwidth and collalgo */
     double intra_Bps, inter_Bps;     /* untruncated: the engine's network links */
     uint32_t gpus_per_node, nodes, channels;
+    uint32_t gpus_per_domain;        /* clustercfg_domain: the ranks a group reaches over NVLink */
     int hopper, amd_cpu;
 } collmodel;
 
@@ -83,7 +86,7 @@ typedef struct collmodel_req {
     int op;                  /* collalgo_op or COLLMODEL_ALLTOALL */
     uint64_t bytes;          /* per rank, collalgo's convention (all-gather: the gathered output) */
     uint32_t ranks;
-    uint32_t ranks_per_node; /* 0: min(ranks, gpus_per_node) */
+    uint32_t ranks_per_node; /* ranks per NVLink domain (a node unless nvlink_domain): 0: min(ranks, domain) */
     collalgo_algo algo;      /* ring, tree, hierarchical or auto (NCCL's pick of ring and tree) */
     nccltune_proto proto;    /* one protocol or auto */
     uint32_t channels;       /* 0: the cluster's nccl_channels */

@@ -30,14 +30,21 @@
  */
 #include "train/gpumem.h"
 
+#include "train/fsdp.h"
+
 #include <stdio.h>
 
 #include "config/parallel.h"
 
 typedef unsigned long long ull;
 
-/* Bytes of a GEMM input kept for the backward: the FP8 copy with FP8 training (TE), else 16-bit. */
-static double saved_gemm_input_bytes(const traincfg *t) { return t->precision == GPUCFG_FP8 ? 1 : 2; }
+/* Bytes of a GEMM input kept for the backward: the FP8 copy with FP8 training (TE), else 16-bit; with
+ * MXFP8 the columnwise copy keeps its E8M0 scales, 1 B per 32 elements (TE pytorch/tensor/mxfp8_tensor.py:
+ * columnwise_scale_inv of shape rows/32 x columns). */
+static double saved_gemm_input_bytes(const traincfg *t)
+{
+    return t->precision != GPUCFG_FP8 ? 2 : traincfg_mxfp8(t) ? 1 + 1.0 / 32 : 1;
+}
 
 /* Bytes per token (before the split by tp) of an MLP's activation and fc2 input of inner width f. */
 static double mlp_act_bytes(const modelcfg *m, const traincfg *t, double f)
@@ -54,7 +61,7 @@ static void layer_parts(const modelcfg *m, const traincfg *t, int moe, double *R
     double hd = (double)(m->head_dim ? m->head_dim : m->hidden / m->heads);
     double q = a * hd, k = (double)(m->kv_heads ? m->kv_heads : m->heads) * hd;
     *R = (4 + 2 * d + g) * h + (moe ? 2 : g) * h;
-    *S = 4 * q + 4 * k + (g < 2 ? q : 0) + (moe ? 0 : mlp_act_bytes(m, t, (double)m->ffn));
+    *S = 4 * q + 4 * k + (g < 2 ? g * q : 0) + (moe ? 0 : mlp_act_bytes(m, t, (double)m->ffn));
     *A = traincfg_flash(t) ? 4 * a : (2 + 3 * d) * a * s;
 }
 
@@ -75,15 +82,23 @@ double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t) { ret
 
 /* Micro-batches (plain 1F1B) or model chunks (interleaved) in flight at stage r's peak, times layers
  * per micro-batch (or chunk). Plain 1F1B: stage r runs p - r forward passes before its first backward
- * (Narayanan et al., arXiv 2104.04473, Sec. 2.2). Interleaved (Megatron's schedule): warm-up of
+ * (Narayanan et al., arXiv 2104.04473, Sec. 2.2); ZB-H1 holds p on every stage (see below). Interleaved (Megatron's schedule): warm-up of
  * 2(p - r - 1) + (v - 1)p chunks plus the one in flight; for r = 0 this is L(1 + (p - 1)/(pv)), the
  * factor of Korthikanti et al. Sec. 4.2.3. Never more than the iteration has. */
 double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t stage)
 {
     uint64_t p = t->pp, v = t->virtual_stages, n = t->global_batch / (t->micro_batch * t->dp);
     uint64_t units, total;
-    if (v <= 1) {
-        units = p - stage;
+    if (t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV) {
+        /* DualPipeV holds at most 2p + 1 model chunks between a forward and its weight gradient on every
+         * rank (the DualPipe README's "PP + 1" for PP = 2p stages; tests/train/test_schedule_dpv.c counts
+         * them in the order) */
+        units = 2 * p + 1;
+        total = n * v;
+    } else if (v <= 1) {
+        /* ZB-H1 (Qi et al., arXiv 2401.10241, Sec. 3.1): stage r holds p - r micro-batches awaiting B and r
+         * awaiting only W; counting the latter at full size gives p on every stage (the paper's bound) */
+        units = t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1 ? p : p - stage;
         total = n;
     } else {
         units = 2 * (p - stage - 1) + (v - 1) * p + 1;
@@ -114,7 +129,7 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
  * own FP8 copy of the input, g h). The token dispatcher's permute and all-to-all keep only index maps
  * (megatron/core/transformer/moe/moe_utils.py `permute`: the row map, not the tokens). Megatron-LM
  * requires sp with MoE and tp > 1, so all of it is / t. */
-static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
+double gpumem_moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
 {
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
         return gpumem_layer_activation_bytes(m, t);
@@ -125,6 +140,47 @@ static double moe_layer_activation_bytes(const modelcfg *m, const traincfg *t)
     if (m->shared_experts)
         moe += s * b * ((g < 2 ? g * h : 0) + mlp_act_bytes(m, t, (double)m->shared_experts * fe)) / tp;
     return layer_bytes(m, t, 1) + moe;
+}
+
+uint64_t gpumem_expert_dp(const traincfg *t)
+{
+    uint64_t ep = t->ep ? t->ep : 1, n = t->tp * traincfg_dpcp(t) / (ep * parallel_etp(t));
+    return n ? n : 1;
+}
+
+/* Megatron-FSDP's buffers beside the shards (gpumem_stage's step): the unsharded parameters of the units
+ * gathered ahead and the unsharded gradients of the units whose reduce-scatter is in flight. */
+static void fsdp_buffers(const modelcfg *m, const traincfg *t, uint64_t stage, uint64_t v, double gb, gpumem *out)
+{
+    /* Megatron-FSDP: besides the shards, the unsharded parameters of the units gathered ahead (the
+     * all-gather prefetch window) and the unsharded gradients of the units whose reduce-scatter is in
+     * flight (at most the queue's capacity before each new one), the largest over the stage's passes
+     * (fsdp.h); both peaks added, an upper bound */
+    double gathered = 0, grads = 0;
+    for (uint64_t c = 0; c < v; c++) {
+        uint64_t unit = fsdp_comm_unit(m, t, stage, c);
+        for (int bwd = 0; bwd < 2; bwd++) {
+            fsdp_pass ps;
+            fsdp_pass_init(&ps, m, t, stage, c, bwd);
+            double a = (double)fsdp_peak_gathered_bytes(&ps, unit / 2);
+            double r = bwd ? (double)fsdp_peak_grad_elems(&ps, unit) * gb : 0;
+            gathered = a > gathered ? a : gathered;
+            grads = r > grads ? r : grads;
+        }
+    }
+    out->weights_bytes += gathered;
+    out->gradients_bytes += grads;
+    if (t->keep_fp8_transpose) {
+        /* keep_fp8_transpose_cache: every FP8 layer's transpose stays, unsharded, 1 B per weight */
+        for (uint64_t c = 0; c < v; c++) {
+            fsdp_pass ps;
+            fsdp_pass_init(&ps, m, t, stage, c, 0);
+            for (uint32_t i = 0; i < ps.n; i++) {
+                fsdp_unit u = fsdp_unit_at(&ps, i);
+                out->weights_bytes += fsdp_unit_fp8(&u) ? (double)u.params : 0;
+            }
+        }
+    }
 }
 
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out)
@@ -145,7 +201,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     }
     if (stage == 0)
         params += modelcfg_embedding_params_tp(m, tp);
-    if (stage == p - 1)
+    if (stage == traincfg_head_stage(t))
         params += modelcfg_head_params_tp(m, tp, p);
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
     double wb = fp32 ? 4 : 2, gb = (fp32 || t->main_grads == GPUCFG_FP32) ? 4 : 2, ob = fp32 ? 8 : 12;
@@ -155,16 +211,23 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     out->weights_bytes = P * wb / (t->zero >= 3 ? (double)dp : 1);
     out->gradients_bytes = P * gb / (t->zero >= 2 ? (double)dp : 1);
     out->optimizer_bytes = P * ob / (t->zero >= 1 ? (double)dp : 1);
+    out->layers = layers;
+    out->moe_layers = moe;
+    out->expert_params = expert;
+    out->expert_weights_bytes = out->expert_gradients_bytes = out->expert_optimizer_bytes = 0;
     if (expert) {
         /* the routed experts' share is sharded over the expert-data-parallel group instead: tp x dp /
          * (ep x etp) ranks hold the same experts (Megatron-Core's distributed optimizer) */
-        double X = (double)expert, edp = (double)(tp * dp) / (double)(t->ep * (t->etp ? t->etp : tp));
-        out->weights_bytes = (P - X) * wb / (t->zero >= 3 ? (double)dp : 1) + X * wb / (t->zero >= 3 ? edp : 1);
-        out->gradients_bytes = (P - X) * gb / (t->zero >= 2 ? (double)dp : 1) + X * gb / (t->zero >= 2 ? edp : 1);
-        out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + X * ob / (t->zero >= 1 ? edp : 1);
+        double X = (double)expert, edp = (double)gpumem_expert_dp(t);
+        out->expert_weights_bytes = X * wb / (t->zero >= 3 ? edp : 1);
+        out->expert_gradients_bytes = X * gb / (t->zero >= 2 ? edp : 1);
+        out->expert_optimizer_bytes = X * ob / (t->zero >= 1 ? edp : 1);
+        out->weights_bytes = (P - X) * wb / (t->zero >= 3 ? (double)dp : 1) + out->expert_weights_bytes;
+        out->gradients_bytes = (P - X) * gb / (t->zero >= 2 ? (double)dp : 1) + out->expert_gradients_bytes;
+        out->optimizer_bytes = (P - X) * ob / (t->zero >= 1 ? (double)dp : 1) + out->expert_optimizer_bytes;
     }
 
-    if (t->precision == GPUCFG_FP8 && t->zero < 3 && !t->fp8_param_gather) {
+    if (t->precision == GPUCFG_FP8 && t->zero < 3) {
         /* FP8 weight copies: Megatron-Core's TE modules pass is_first_microbatch, so TE quantizes each
          * weight once per iteration and keeps the FP8 copy for the later micro-batches (megatron/core/
          * extensions/transformer_engine.py, TELinear.forward; TE module/base.py, the weight workspace):
@@ -172,16 +235,25 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
          * GEMM on Hopper, 2 x 1 B per weight of the stage's layers held by this GPU (the output layer is
          * Megatron's own bf16 GEMM; under ZeRO-3 / FSDP the gathered weights are transient, none kept).
          * With fp8_param_gather the layers' weights are those FP8 tensors (rowwise and columnwise, 2 B),
-         * in place of the bf16 weights: as many bytes as counted above. */
+         * in place of the bf16 weights: as many bytes as counted above. MXFP8 adds both copies' E8M0
+         * scales, 2 x 1/32 B per weight (one per 32 elements, OCP MX v1.0 Sec. 5.3). With fp8_param_gather
+         * Megatron-Core all-gathers MXFP8 weights in bf16 into the gradient buffer and casts them from there
+         * (megatron/core/distributed/distributed_data_parallel.py, reuse_grad_buf_for_mxfp8_param_ag, which
+         * Megatron-Bridge's bf16_with_mxfp8_mixed sets): no bf16 weight buffer besides the gradients'. */
         double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
-                              (double)(stage == p - 1 ? modelcfg_head_params_tp(m, tp, p) : 0);
-        out->weights_bytes += 2 * layer_params;
+                              (double)(stage == traincfg_head_stage(t) ? modelcfg_head_params_tp(m, tp, p) : 0);
+        double fp8_copy = (t->fp8_param_gather ? 0 : 2) + (traincfg_mxfp8(t) ? 2.0 / 32 : 0);
+        out->weights_bytes += fp8_copy * layer_params;
+        out->expert_weights_bytes += fp8_copy * (double)expert;
     }
+
+    if (t->data_parallel == TRAINCFG_DP_FSDP && dp > 1)
+        fsdp_buffers(m, t, stage, v, gb, out);
 
     double s = (double)m->seq_len / (double)(t->cp ? t->cp : 1), b = (double)t->micro_batch, h = (double)m->hidden;
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
     if (moe) /* the stage's mean layer */
-        layer = ((double)(layers - moe) * layer + (double)moe * moe_layer_activation_bytes(m, t)) / (double)layers;
+        layer = ((double)(layers - moe) * layer + (double)moe * gpumem_moe_layer_activation_bytes(m, t)) / (double)layers;
     double act = gpumem_layers_in_flight(m, t, stage) * layer;
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL) {
         traincfg none = *t;
@@ -193,10 +265,16 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         uint64_t inflight = p, n = t->global_batch / (t->micro_batch * t->dp);
         act += (double)(inflight < n ? inflight : n) * s * b * h / div;
     }
-    if (stage == p - 1) {
+    if (stage == traincfg_head_stage(t)) {
         /* final norm input and output-layer input 4sbh, fp32 logits for the cross entropy 4sbV/t
          * (Korthikanti Sec. 4.3), for the one micro-batch whose backward starts at once */
         act += 4 * s * b * h / div + 4 * s * b * (double)modelcfg_vocab(m) / (double)tp;
+        if (t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1) {
+            /* ZB-H1 defers the last stage's W by p - 1 micro-batches: each keeps what the output layer's
+             * weight GEMM X^T.dY reads, its input (2sbh) and the 16-bit logits gradient (2sbV/t) */
+            uint64_t n = t->global_batch / (t->micro_batch * t->dp), w = p - 1 < n ? p - 1 : n;
+            act += (double)w * (2 * s * b * h / div + 2 * s * b * (double)modelcfg_vocab(m) / (double)tp);
+        }
     }
     out->activations_bytes = act;
     out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes + act;

@@ -5,7 +5,9 @@
  * or 4 B (main_grads), optimizer 12 B for mixed precision (fp32 master weights + Adam's two moments) or
  * 8 B for fp32 training: 16-18 B per parameter (docs/references.md "GPUs and clusters"; Rajbhandari et
  * al., ZeRO, arXiv 1910.02054, Sec. 3.1). ZeRO stage 1 divides the optimizer states by dp, stage 2 also
- * the gradients, stage 3 also the weights. Parameters per GPU: the stage's layers split by tp
+ * the gradients, stage 3 also the weights. Megatron-FSDP (data_parallel fsdp) shards as stage 3 and adds the
+ * unsharded buffers of the units in flight: the parameters its all-gather prefetch holds and the gradients
+ * of the reduce-scatters it keeps queued (fsdp.h), in weights_bytes and gradients_bytes. Parameters per GPU: the stage's layers split by tp
  * (modelcfg_layer_params_tp), the embedding on the first stage and the final norm + output layer on the
  * last.
  *
@@ -33,12 +35,24 @@ typedef struct gpumem {
     uint64_t stage;             /* pipeline stage (0-based) this estimate is for */
     uint64_t params;            /* parameters the GPU's stage holds, before ZeRO sharding */
     double weights_bytes, gradients_bytes, optimizer_bytes, activations_bytes, total_bytes;
+    /* MoE: the routed experts' share of the above (0 for a dense model). Their parameters are split by ep
+     * and etp and ZeRO shards their states over the expert-data-parallel group (tp x dp / (ep x etp)
+     * ranks), the rest over dp (Megatron-Core's distributed optimizer); with FP8 their weight copies count
+     * with the weights. */
+    uint64_t expert_params;     /* routed experts' parameters the GPU's stage holds, before ZeRO sharding */
+    uint64_t layers, moe_layers;/* transformer layers of the stage (all its model chunks), MoE ones among them */
+    double expert_weights_bytes, expert_gradients_bytes, expert_optimizer_bytes;
 } gpumem;
 
 /* Activation bytes of one transformer layer for one micro-batch on one GPU (tp, sp, recompute of t). */
 double gpumem_layer_activation_bytes(const modelcfg *m, const traincfg *t);
+/* The same for an MoE layer: the dense layer's attention part plus the routed and shared experts' (gpumem.c). */
+double gpumem_moe_layer_activation_bytes(const modelcfg *m, const traincfg *t);
 /* Layer-micro-batches of activations stage `stage` holds at its peak (1F1B or interleaved warm-up). */
 double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t stage);
+/* Ranks that hold the same routed experts, over which ZeRO shards their states: tp x dp x cp / (ep x etp)
+ * (1 for a dense model is never used). */
+uint64_t gpumem_expert_dp(const traincfg *t);
 /* One pipeline stage. The layout must have passed parallel_check(). */
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out);
 /* The stage with the largest total (first and last stages are the candidates, every stage with an uneven

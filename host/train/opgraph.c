@@ -38,6 +38,7 @@ typedef struct bld {
     double act; /* bytes per activation element */
     cxl_err *err;
     int failed;
+    int mx; /* FP8 with MXFP8 block scaling (traincfg_mxfp8) */
 } bld;
 
 static int add_op(bld *B, const op_desc *d)
@@ -60,9 +61,20 @@ static int add_op(bld *B, const op_desc *d)
     return (int)g->nops++;
 }
 
+/* 1 when a name ends in suffix */
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
 static void push(bld *B, int tpl, opgraph_entry e)
 {
     opgraph_tpl *T = &B->g->tpl[tpl];
+    /* the weight-gradient entries, by their stable names (op.h): the weight GEMMs X^T.dY and the input
+     * all-gather sequence parallelism repeats for them */
+    const char *name = e.kind == OPGRAPH_KERNEL ? B->g->ops[e.op].name : e.name;
+    e.wgrad = (uint8_t)(name && (ends_with(name, ".bwd_weight") || ends_with(name, ".wgrad")));
     if (T->n >= OPGRAPH_MAX_TPL) {
         B->failed = cxl_errf(B->err, CXL_ELIMIT, "internal: template %d longer than %d", tpl, OPGRAPH_MAX_TPL);
         return;
@@ -71,14 +83,21 @@ static void push(bld *B, int tpl, opgraph_entry e)
 }
 
 /* A GEMM of `batch` products (m x k).(k x n), 16-bit operands (or the training precision's), launched as
- * `launches` kernels (op.h; 0: one). */
+ * `launches` kernels (op.h; 0: one). An MXFP8 GEMM first swizzles its two operands' block scales into the
+ * layout the tensor cores read, one kernel per operand (a grouped GEMM: one multi-tensor kernel per operand
+ * for all its experts): Transformer Engine pytorch/csrc/extensions/gemm.cpp, gemm() calls
+ * swizzle_scaling_factors on A and B, te_general_grouped_gemm multi_tensor_swizzle_scaling_factors; common/
+ * swizzle/swizzle.cu. Two more launch gaps; their bytes (the scales, 1/32 of the FP8 operands' read and
+ * written once) are left in the GEMM's, which already counts its operands at 2 B. */
 static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
                    uint32_t launches)
 {
+    if (B->mx && B->dtype == GPUCFG_FP8)
+        launches = (launches ? launches : 1) + (launches < UINT32_MAX - 2 ? 2 : 0);
     op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
 }
 
@@ -104,29 +123,43 @@ static void mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_
     op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
 }
 
-/* FP8 training (Transformer Engine, per-tensor current scaling, Megatron-Bridge's FP8-CS): every GEMM
- * operand that is an activation or an output gradient is quantized before its GEMM: a pass computing its
- * amax (reading the 16-bit tensor, 2 B per element), then the cast-transpose writing the rowwise and the
- * columnwise FP8 copies (read 2 B, write 1 + 1 B): 6 B per element, priced as one memory-bound kernel
- * (TE transformer_engine/pytorch/tensor/float8_tensor.py Float8CurrentScalingQuantizer; common/
- * recipe/current_scaling.cu nvte_compute_amax, nvte_compute_scale_from_amax; common/transpose/
- * cast_transpose.cu). The second kernel's launch is not counted separately. Weights are quantized once
- * per iteration (the first micro-batch, or the optimizer with fp8_param_gather): not counted. */
+/* FP8 training (Transformer Engine): every GEMM operand that is an activation or an output gradient is
+ * quantized before its GEMM, to the rowwise copy its own GEMM reads and the columnwise copy the other
+ * backward GEMM reads. Weights are quantized once per iteration (the first micro-batch, or after the
+ * optimizer's parameter all-gather with fp8_param_gather): not counted (about 4 B per weight per
+ * iteration). `name` is the MXFP8 kernel's, "mxfp8.quant.<what>"; the tensorwise kernel is named by the same
+ * string without its "mx" (name + 2, "mxfp8.quant.<what>").
+ *   tensorwise (per-tensor current scaling, Megatron-Bridge's FP8-CS): a pass computing the tensor's amax
+ *     (reading the 16-bit tensor, 2 B per element), then the cast-transpose writing the rowwise and the
+ *     columnwise FP8 copies (read 2 B, write 1 + 1 B): 6 B per element, priced as one memory-bound kernel
+ *     (TE transformer_engine/pytorch/tensor/float8_tensor.py Float8CurrentScalingQuantizer; common/
+ *     recipe/current_scaling.cu nvte_compute_amax, nvte_compute_scale_from_amax; common/transpose/
+ *     cast_transpose.cu). The second kernel's launch is not counted separately.
+ *   mxfp8 (MXFP8BlockScaling, FP8-MX): one kernel reads the 16-bit tensor once and writes both copies with
+ *     their E8M0 scales, one per 32 elements along the rows and along the columns, computed in the kernel
+ *     from each block's own amax: no amax pass, no scale history (TE common/util/cast_kernels.cuh
+ *     cast_mxfp8_2D_kernel, SCALE_DIM_X = SCALE_DIM_Y = 32; pytorch/tensor/mxfp8_tensor.py MXFP8Quantizer;
+ *     OCP Microscaling Formats (MX) v1.0, Sec. 5.3): 2 + 2 x (1 + 1/32) = 4.0625 B per element. The
+ *     GEMMs swizzle the scales before they run (gemm_n). */
 static void fp8_quant(bld *B, int tpl, const char *name, uint64_t elems)
 {
-    if (B->dtype == GPUCFG_FP8)
-        mem(B, tpl, name, elems, 6);
+    if (B->dtype != GPUCFG_FP8)
+        return;
+    if (B->mx)
+        mem(B, tpl, name, elems, 2 + 2 * (1 + 1.0 / 32));
+    else
+        mem(B, tpl, name + 2, elems, 6);
 }
 
 static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
 {
     if (tp <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name };
+    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name, 0 };
     push(B, tpl, e);
 }
 
@@ -156,7 +189,7 @@ static void flash(bld *B, int tpl, const lshape *x, int bwd)
     double fwd_flops = 4.0 * q * (double)x->skv / 2; /* causal: the blocks above the diagonal are skipped */
     d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
     d.bytes = bwd ? 2.0 * (4 * q + 4 * kv) + 4.0 * 3 * rows : 2.0 * (2 * q + 2 * kv) + 4.0 * rows;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
 }
 
@@ -171,7 +204,7 @@ static void cp_ring(bld *B, int tpl, const lshape *x, int bwd, int wait)
         return;
     uint64_t block = 2 * (x->bah / x->at) * (x->kv / x->tp) * x->s * x->dh * 2;
     opgraph_entry e = { (uint8_t)(wait ? OPGRAPH_CP_WAIT : OPGRAPH_CP_P2P), 0, 0, (x->cp - 1) * block * (bwd ? 2 : 1),
-                        bwd ? "cp.ring.kv.grad" : "cp.ring.kv" };
+                        bwd ? "cp.ring.kv.grad" : "cp.ring.kv", 0 };
     push(B, tpl, e);
 }
 
@@ -222,14 +255,14 @@ static void attn_core(bld *B, int tpl, const lshape *x, int bwd)
 static void attn_fwd(bld *B, int L, const lshape *x)
 {
     mem(B, L, "ln1.fwd", x->Eh, 4);
-    fp8_quant(B, L, "fp8.quant.qkv.fwd", x->Eh);
+    fp8_quant(B, L, "mxfp8.quant.qkv.fwd", x->Eh);
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn", x->tp);
     gemm(B, L, "qkv.fwd", 1, x->T, x->qkv_n, x->h);
     if (x->rope)
         mem(B, L, "rope.fwd", x->T * (x->at + 2 * x->kv / x->tp) * x->dh, 4);
     attn_core(B, L, x, 0);
-    fp8_quant(B, L, "fp8.quant.proj.fwd", x->T * x->at * x->dh);
+    fp8_quant(B, L, "mxfp8.quant.proj.fwd", x->T * x->at * x->dh);
     gemm(B, L, "proj.fwd", 1, x->T, x->h, x->at * x->dh);
     tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", x->tp);
     mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
@@ -241,13 +274,13 @@ static void attn_bwd(bld *B, int L, const lshape *x)
     mem(B, L, "resid1.bwd", x->Eh, x->drop ? 5 : 4);
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.grad", x->tp);
-    fp8_quant(B, L, "fp8.quant.proj.bwd", x->T * x->h);
+    fp8_quant(B, L, "mxfp8.quant.proj.bwd", x->T * x->h);
     gemm(B, L, "proj.bwd_data", 1, x->T, x->at * dh, x->h);
     gemm(B, L, "proj.bwd_weight", 1, x->at * dh, x->h, x->T);
     attn_core(B, L, x, 1);
     if (x->rope)
         mem(B, L, "rope.bwd", x->T * (x->at + 2 * x->kv / x->tp) * dh, 4);
-    fp8_quant(B, L, "fp8.quant.qkv.bwd", x->T * x->qkv_n);
+    fp8_quant(B, L, "mxfp8.quant.qkv.bwd", x->T * x->qkv_n);
     gemm(B, L, "qkv.bwd_data", 1, x->T, x->h, x->qkv_n);
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.wgrad", x->tp);
@@ -266,15 +299,15 @@ static const mlp_names dense_mlp = {
     "fc1.fwd", NULL, "fc2.fwd", "tp.allgather.mlp", "tp.reducescatter.mlp", "tp.allreduce.mlp",
     "fc2.bwd_data", "fc2.bwd_weight", NULL, "fc1.bwd_data", "fc1.bwd_weight", "tp.allgather.mlp.grad",
     "tp.allgather.mlp.wgrad", "tp.reducescatter.mlp.grad", "tp.allreduce.mlp.grad",
-    "fp8.quant.fc1.fwd", "fp8.quant.fc2.fwd", "fp8.quant.fc2.bwd", "fp8.quant.fc1.bwd",
+    "mxfp8.quant.fc1.fwd", "mxfp8.quant.fc2.fwd", "mxfp8.quant.fc2.bwd", "mxfp8.quant.fc1.bwd",
 };
 static const mlp_names shared_mlp = {
     "moe.shared.fc1.fwd", "moe.shared.act.fwd", "moe.shared.fc2.fwd", "tp.allgather.shared",
     "tp.reducescatter.shared", "tp.allreduce.shared", "moe.shared.fc2.bwd_data", "moe.shared.fc2.bwd_weight",
     "moe.shared.act.bwd", "moe.shared.fc1.bwd_data", "moe.shared.fc1.bwd_weight", "tp.allgather.shared.grad",
     "tp.allgather.shared.wgrad", "tp.reducescatter.shared.grad", "tp.allreduce.shared.grad",
-    "fp8.quant.moe.shared.fc1.fwd", "fp8.quant.moe.shared.fc2.fwd", "fp8.quant.moe.shared.fc2.bwd",
-    "fp8.quant.moe.shared.fc1.bwd",
+    "mxfp8.quant.moe.shared.fc1.fwd", "mxfp8.quant.moe.shared.fc2.fwd", "mxfp8.quant.moe.shared.fc2.bwd",
+    "mxfp8.quant.moe.shared.fc1.bwd",
 };
 
 /* A tensor-parallel MLP of fin inputs / fo outputs per rank: [all-gather], fc1, activation, fc2,
@@ -318,7 +351,7 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
 {
     if (ranks <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name };
+    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0 };
     push(B, tpl, e);
 }
 
@@ -369,10 +402,10 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
     sort_chunks(B, L, e, "moe.sort_chunks.fwd");
-    fp8_quant(B, L, "fp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h);
+    fp8_quant(B, L, "mxfp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h);
     grouped_gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
     mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);
-    fp8_quant(B, L, "fp8.quant.moe.expert.fc2.fwd", e->le * e->me * e->fo_e);
+    fp8_quant(B, L, "mxfp8.quant.moe.expert.fc2.fwd", e->le * e->me * e->fo_e);
     grouped_gemm(B, L, "moe.expert.fc2.fwd", e->le, e->me, x->h, e->fo_e);
     sort_chunks(B, L, e, "moe.unsort_chunks.fwd");
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
@@ -393,12 +426,12 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
     sort_chunks(B, L, e, "moe.unsort_chunks.bwd");
-    fp8_quant(B, L, "fp8.quant.moe.expert.fc2.bwd", e->le * e->me * x->h);
+    fp8_quant(B, L, "mxfp8.quant.moe.expert.fc2.bwd", e->le * e->me * x->h);
     grouped_gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
     grouped_gemm(B, L, "moe.expert.fc2.bwd_weight", e->le, e->fo_e, x->h, e->me);
     mem(B, L, x->swiglu ? "moe.expert.swiglu.bwd" : "moe.expert.gelu.bwd", e->le * e->me * e->fo_e,
         x->swiglu ? 10 : 6);
-    fp8_quant(B, L, "fp8.quant.moe.expert.fc1.bwd", e->le * e->me * e->fin_e);
+    fp8_quant(B, L, "mxfp8.quant.moe.expert.fc1.bwd", e->le * e->me * e->fin_e);
     grouped_gemm(B, L, "moe.expert.fc1.bwd_data", e->le, e->me, x->h, e->fin_e);
     grouped_gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
     sort_chunks(B, L, e, "moe.sort_chunks.bwd");
@@ -579,7 +612,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
 {
     memset(g, 0, sizeof *g);
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
-    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0 };
+    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, traincfg_mxfp8(t) };
     /* with context parallelism every kernel but the attention's keys sees this rank's s / cp tokens */
     uint64_t cp = t->cp ? t->cp : 1, tp = t->tp, s = m->seq_len / cp, b = t->micro_batch, h = m->hidden;
     uint64_t a = m->heads, kv = m->kv_heads;
@@ -617,9 +650,30 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     return 0;
 }
 
+int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
+{
+    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t) };
+    /* param.main_grad.copy_(param.grad): the weight gradient in the compute dtype read (bf16 under FP8 too:
+     * TE's wgrad output), the main gradient written */
+    op_desc d = { "fsdp.grad_copy", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0 };
+    d.bytes = (double)params * (double)(g->weight_elem_bytes + g->grad_elem_bytes);
+    int idx = add_op(&B, &d);
+    return B.failed ? B.failed : idx;
+}
+
+int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
+{
+    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t) };
+    /* fp8_create_transpose_cache: the rowwise FP8 data read, its transpose written, 1 B each */
+    op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, params, 1, 1, 0, 0, 0 };
+    d.bytes = 2.0 * (double)params;
+    int idx = add_op(&B, &d);
+    return B.failed ? B.failed : idx;
+}
+
 int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
-    bld B = { g, t->precision, 2.0, err, 0 };
+    bld B = { g, t->precision, 2.0, err, 0, 0 };
     double gb = (double)g->grad_elem_bytes;
     int fp32 = g->weight_elem_bytes == 4;
     /* Adam on fp32 master weights (mixed precision): grad + 3 x 4 read, 3 x 4 written, 16-bit weight

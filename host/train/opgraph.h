@@ -57,6 +57,9 @@ typedef struct opgraph_entry {
     uint64_t bytes;     /* OPGRAPH_TP_COLL: the collective's buffer (all-gather: output; others: input);
                            OPGRAPH_CP_P2P: the bytes each rank sends around the ring (and receives) */
     const char *name;   /* OPGRAPH_TP_COLL: "tp.allreduce.attn" ... */
+    uint8_t wgrad;      /* part of the weight gradient (a *.bwd_weight GEMM, or the *.wgrad all-gather that
+                           sequence parallelism repeats for it): what a zero-bubble schedule's W pass runs,
+                           and its B pass leaves out (schedule.h, enum schedule_part) */
 } opgraph_entry;
 
 typedef struct opgraph_tpl {
@@ -107,5 +110,11 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
 /* Index of the optimizer kernel for a GPU holding `params` parameters (after ZeRO sharding): adds the op
  * to g->ops on first use. Returns the index or a negative code. */
 int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err);
+/* Index of Megatron-FSDP's gradient copy into the reduce-scatter buffer for a unit of `params` parameters
+ * (gradient_accumulation_fusion off; fsdp.h): adds the op on first use. Returns the index or a negative code. */
+int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err);
+/* Index of Megatron-FSDP's transpose of a gathered FP8 layer's weights (`params` of them) before its
+ * backward (fsdp.h): adds the op on first use. Returns the index or a negative code. */
+int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err);
 
 #endif

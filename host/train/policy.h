@@ -28,9 +28,9 @@ typedef struct train_policy {
     int (*wanted)(const cxlcfg *cx);
     /* optimizer policies (NULL in layer policies): one step of the optimizer; STEP_BLOCKED or STEP_NEXT */
     int (*optimizer_step)(struct eng *E, struct rep *R);
-    /* layer policies (NULL in optimizer policies): bytes per GPU of one layer held in CXL, fixed for the
-     * run (asked once, at setup) */
-    uint64_t (*layer_bytes)(const struct eng *E);
+    /* layer policies (NULL in optimizer policies): bytes per GPU of one layer held in CXL, of a dense
+     * layer (moe 0) or an MoE layer (1), fixed for the run (asked once per kind, at setup) */
+    uint64_t (*layer_bytes)(const struct eng *E, int moe);
     uint8_t in_forward, in_backward;    /* read back before the layer's forward / backward */
     uint8_t keeps_activations;          /* the backward reads the layer's activations instead of recomputing */
     /* after a layer's forward (backward 0) or backward (1; last_microbatch: the chunk's last micro-batch,
@@ -38,8 +38,8 @@ typedef struct train_policy {
     void (*layer_out)(struct eng *E, struct rep *R, uint64_t layer_bytes, int backward, int last_microbatch);
 } train_policy;
 
-/* A layer policy in use, with its layer bytes. */
-typedef struct train_policy_use { const train_policy *p; uint64_t layer_bytes; } train_policy_use;
+/* A layer policy in use, with its layer bytes: of a dense layer [0] and of an MoE layer [1]. */
+typedef struct train_policy_use { const train_policy *p; uint64_t layer_bytes[2]; } train_policy_use;
 #define TRAIN_POLICY_MAX 8
 
 extern const train_policy policy_opt_hbm;       /* policy_opt_hbm.c: no offload, the GPU's optimizer kernel */

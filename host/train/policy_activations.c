@@ -8,11 +8,13 @@
 
 static int wanted(const cxlcfg *cx) { return cx && cx->offload_activations; }
 
-static uint64_t layer_bytes(const eng *E)
+/* a dense or an MoE layer's activations as kept without recomputation (gpumem.h) */
+static uint64_t layer_bytes(const eng *E, int moe)
 {
     traincfg none = *E->t;
     none.recompute = TRAINCFG_RECOMPUTE_NONE;
-    return (uint64_t)gpumem_layer_activation_bytes(&E->x->model, &none);
+    return (uint64_t)(moe ? gpumem_moe_layer_activation_bytes(&E->x->model, &none)
+                          : gpumem_layer_activation_bytes(&E->x->model, &none));
 }
 
 static void layer_out(eng *E, rep *R, uint64_t bytes, int backward, int last_microbatch)

@@ -4,7 +4,10 @@
  *   1. the GPUs write their shard's gradients to CXL;
  *   2. the CPUs run Adam over CXL memory (CPU_ADAM_* bytes per parameter, at the mix below);
  *   3. ... and take at least params / cxl.cpu_adam_rate, the CPU's own speed (a timer);
- *   4. the GPUs read the updated 16-bit weights back. */
+ *   4. the GPUs read the updated 16-bit weights back.
+ * With cxl.offload_scope experts only the routed experts' shard goes through these steps; the GPU runs
+ * its optimizer kernel on the rest of its shard (states in HBM) while its expert gradients go out (step 1
+ * waits for both), as ZeRO-Offload overlaps GPU work with the CPU's step. */
 #include <math.h>
 
 #include "train/policy.h"
@@ -24,17 +27,25 @@ _Static_assert(CPU_ADAM_READ_BYTES * CPU_ADAM_MIX_WR == CPU_ADAM_WRITE_BYTES * C
                "the CPU's read:write mix is its bytes' ratio");
 #define CPU_ADAM_MIX ((cxl_mix){ CPU_ADAM_MIX_RD, CPU_ADAM_MIX_WR })
 
-enum { CPU_GRADS_OUT, CPU_ADAM, CPU_ADAM_FLOOR, CPU_PARAMS_IN, CPU_DONE };
+enum { CPU_GRADS_OUT, CPU_GRADS_WAIT, CPU_ADAM, CPU_ADAM_FLOOR, CPU_PARAMS_IN, CPU_DONE };
 
 static int wanted(const cxlcfg *cx) { return cx && cx->offload_optimizer == CXLCFG_OPT_CPU; }
 
 static int step(eng *E, rep *R)
 {
-    uint64_t P = R->shard_params;
+    uint64_t P = eng_cxl_opt_params(E, R);
     switch (R->opt_step) {
     case CPU_GRADS_OUT:
-        R->opt_step = CPU_ADAM;
+        R->opt_step = CPU_GRADS_WAIT;
         eng_cxl_start(E, R, P * E->g.grad_elem_bytes, CXL_MIX_WRITE, CXL_BY_GPU, 0, "cxl.grads.out");
+        if (P < R->shard_params) {
+            /* offload_scope experts: the rest's states are in HBM, the GPU updates them meanwhile */
+            eng_run_kernel(E, R, R->opt_dense_op);
+            return STEP_BLOCKED;
+        }
+        /* fall through */
+    case CPU_GRADS_WAIT:
+        R->opt_step = CPU_ADAM;
         if (eng_cxl_wait(E, R, 0))
             return STEP_BLOCKED;
         /* fall through */

@@ -1,6 +1,7 @@
 /* policy_opt_gpu.c - the optimizer states and fp32 master weights live in CXL and stream through the GPU
  * while its optimizer kernel runs: the GPUs read every state and write it back. The compute stream runs
- * the kernel, then waits for the stream's end. */
+ * the kernel, then waits for the stream's end. With cxl.offload_scope experts only the routed experts'
+ * states stream; the kernel still updates the whole shard (the rest's states are in HBM). */
 #include "train/policy.h"
 #include "train/train_eng.h"
 
@@ -18,7 +19,7 @@ static int step(eng *E, rep *R)
 {
     if (R->opt_step == GPU_STREAM) {
         R->opt_step = GPU_WAIT;
-        eng_cxl_start(E, R, R->shard_params * 2 * ADAM_STATE_BYTES, GPU_STREAM_MIX, CXL_BY_GPU, 0,
+        eng_cxl_start(E, R, eng_cxl_opt_params(E, R) * 2 * ADAM_STATE_BYTES, GPU_STREAM_MIX, CXL_BY_GPU, 0,
                       "cxl.optimizer.stream");
         eng_run_kernel(E, R, R->opt_op);
         return STEP_BLOCKED;

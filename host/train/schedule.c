@@ -21,6 +21,13 @@
  *   k mod pp = j mod pp, so its micro-batch is (k / (pp x chunks)) x pp + k mod pp; the FIFO pop gives
  *   backwards the same formula. Later Megatron writes this formula out as get_microbatch_id_in_model_chunk
  *   (and, since 2024, as a lookup table whose default group size is pp: the same order).
+ *
+ * ZB-H1 (schedule_zb_h1): Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, arXiv 2401.10241,
+ * Sec. 3.1, Fig. 3 (top), read as: on stage i the passes of round x are F_x, B_{x-(p-1-i)}, W_{x-(p-1)}.
+ * The authors' Megatron patch (sail-sg/zero-bubble-pipeline-parallelism, branch zb-h1-quick-start,
+ * megatron/core/pipeline_parallel/schedules.py) runs a variant that splits B from W only where it defers
+ * W (a rank's first `rank` backwards and its cool-down), to keep Megatron's batched send/receive and
+ * tensor-parallel overlap elsewhere; this module follows the paper's figure (docs/schedules.md).
  */
 #include "train/schedule.h"
 
@@ -111,6 +118,177 @@ int schedule_build(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t v
     for (uint64_t k = total - w; k < total; k++)
         out[i++] = schedule_at(k, pp, virtual_stages, 1);
     return 0;
+}
+
+int schedule_zb_h1(uint32_t pp, uint32_t rank, uint32_t microbatches, schedule_item *out, size_t max, size_t *n_out,
+                   cxl_err *err)
+{
+    if (pp < 2)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: zb-h1 needs a pipeline of at least 2 ranks; pp is %u", pp);
+    int rc = schedule_check(pp, rank, microbatches, 1, err);
+    if (rc)
+        return rc;
+    uint64_t m = microbatches;
+    if (3 * m > SIZE_MAX)
+        return cxl_errf(err, CXL_ELIMIT, "schedule: %u micro-batches x 3 passes do not fit in memory", microbatches);
+    *n_out = (size_t)(3 * m);
+    if (*n_out > max)
+        return cxl_errf(err, CXL_ELIMIT, "schedule: %u micro-batches need %zu passes; output holds %zu", microbatches,
+                        *n_out, max);
+    /* triple x: F x, B x - (p - 1 - rank), W x - (p - 1), each when in range (Qi et al. Fig. 3) */
+    uint64_t lag_b = (uint64_t)(pp - 1 - rank), lag_w = (uint64_t)(pp - 1);
+    size_t i = 0;
+    for (uint64_t x = 0; x < m + lag_w; x++) {
+        if (x < m)
+            out[i++] = (schedule_item){ .microbatch = (uint32_t)x };
+        if (x >= lag_b && x - lag_b < m)
+            out[i++] = (schedule_item){ .microbatch = (uint32_t)(x - lag_b), .backward = 1, .part = SCHEDULE_B };
+        if (x >= lag_w)
+            out[i++] = (schedule_item){ .microbatch = (uint32_t)(x - lag_w), .backward = 1, .part = SCHEDULE_W };
+    }
+    return 0;
+}
+
+/* DualPipeV's order, written into out when out is not NULL (it then has room for every item); the count
+ * in *n. The weight gradients wait in a FIFO (the code's WeightGradStore): W pops the oldest B' not yet
+ * popped, found by a cursor over the items written, since every B' precedes its W. */
+typedef struct dpv_walk {
+    schedule_item *out;
+    size_t n, scan;                   /* items so far; the FIFO's head: no B' before scan is pending */
+    uint32_t f[2], b[2];              /* next micro-batch per chunk, forward and backward */
+    uint32_t pending;                 /* B' without their W */
+} dpv_walk;
+
+static void dpv_put(dpv_walk *w, schedule_item it)
+{
+    if (w->out)
+        w->out[w->n] = it;
+    w->n++;
+}
+
+static void dpv_f(dpv_walk *w, uint32_t c) { dpv_put(w, (schedule_item){ .microbatch = w->f[c]++, .chunk = c }); }
+
+static void dpv_b(dpv_walk *w, uint32_t c, int split)
+{
+    dpv_put(w, (schedule_item){ .microbatch = w->b[c]++, .chunk = c, .backward = 1,
+                                .part = split ? SCHEDULE_B : SCHEDULE_BW });
+    w->pending += split != 0;
+}
+
+static void dpv_w(dpv_walk *w)
+{
+    if (!w->pending)
+        return; /* not reached: every W of DualPipeV.step pops a B' queued before it */
+    w->pending--;
+    if (!w->out) {
+        w->n++;
+        return;
+    }
+    while (w->out[w->scan].part != SCHEDULE_B)
+        w->scan++;
+    schedule_item it = w->out[w->scan++];
+    it.part = SCHEDULE_W;
+    dpv_put(w, it);
+}
+
+/* dualpipe/dualpipev.py DualPipeV.step, steps 1-8 (schedule.h) */
+static void dpv_run(dpv_walk *w, uint32_t p, uint32_t r, uint32_t m)
+{
+    for (uint32_t i = 0; i < 2 * (p - r - 1); i++)
+        dpv_f(w, 0);
+    for (uint32_t i = 0; i < r + 1; i++) {
+        dpv_f(w, 0);
+        dpv_f(w, 1);
+    }
+    for (uint32_t i = 0; i < p - r - 1; i++) {
+        dpv_b(w, 1, 1);
+        dpv_w(w);
+        dpv_f(w, 1);
+    }
+    for (uint32_t i = 0; i < m - 2 * p + r + 1; i++) {
+        dpv_f(w, 0);
+        dpv_b(w, 1, 0);
+        dpv_f(w, 1);
+        dpv_b(w, 0, 0);
+    }
+    for (uint32_t i = 0; i < p - r - 1; i++) {
+        dpv_b(w, 1, 0);
+        dpv_f(w, 1);
+        dpv_b(w, 0, 0);
+    }
+    int split = 0;
+    for (uint32_t i = 0; i < r + 1; i++) {
+        if (i == (r + 1) / 2 && r % 2 == 1)
+            split = 1;
+        dpv_b(w, 1, split);
+        if (i == (r + 1) / 2 && r % 2 == 0)
+            split = 1;
+        dpv_b(w, 0, split);
+    }
+    for (uint32_t i = 0; i < p - r - 1; i++) {
+        dpv_w(w);
+        dpv_b(w, 0, 1);
+    }
+    for (uint32_t i = 0; i < r + 1; i++)
+        dpv_w(w);
+}
+
+int schedule_dualpipev(uint32_t pp, uint32_t rank, uint32_t microbatches, schedule_item *out, size_t max,
+                       size_t *n_out, cxl_err *err)
+{
+    if (pp < 2)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: dualpipev needs a pipeline of at least 2 ranks; pp is %u", pp);
+    int rc = schedule_check(pp, rank, microbatches, 1, err);
+    if (rc)
+        return rc;
+    if ((uint64_t)microbatches < 2ull * pp)
+        return cxl_errf(err, CXL_ECONFIG,
+                        "schedule: dualpipev needs at least 2 x pp = %llu micro-batches; there are %u",
+                        2ull * pp, microbatches);
+    uint64_t need = 4ull * microbatches + 2ull * pp - rank - 1;
+    if (need > SIZE_MAX)
+        return cxl_errf(err, CXL_ELIMIT, "schedule: %u micro-batches x 4 passes do not fit in memory", microbatches);
+    *n_out = (size_t)need;
+    if (need > max)
+        return cxl_errf(err, CXL_ELIMIT, "schedule: dualpipev with %u micro-batches needs %zu passes; output holds %zu",
+                        microbatches, *n_out, max);
+    dpv_walk w = { .out = out };
+    dpv_run(&w, pp, rank, microbatches);
+    return 0;
+}
+
+int schedule_build_kind(int kind, uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages,
+                        schedule_item *out, size_t max, size_t *n_out, cxl_err *err)
+{
+    switch (kind) {
+    case SCHEDULE_AUTO:
+        break;
+    case SCHEDULE_1F1B:
+        if (virtual_stages > 1)
+            return cxl_errf(err, CXL_ECONFIG, "schedule: 1f1b runs one model chunk per rank; virtual_stages is %u",
+                            virtual_stages);
+        break;
+    case SCHEDULE_INTERLEAVED:
+        if (virtual_stages < 2)
+            return cxl_errf(err, CXL_ECONFIG,
+                            "schedule: interleaved needs at least 2 model chunks per rank; virtual_stages is %u",
+                            virtual_stages);
+        break;
+    case SCHEDULE_ZB_H1:
+        if (virtual_stages != 1)
+            return cxl_errf(err, CXL_ECONFIG, "schedule: zb-h1 runs one model chunk per rank; virtual_stages is %u",
+                            virtual_stages);
+        return schedule_zb_h1(pp, rank, microbatches, out, max, n_out, err);
+    case SCHEDULE_DUALPIPEV:
+        if (virtual_stages != 2)
+            return cxl_errf(err, CXL_ECONFIG,
+                            "schedule: dualpipev runs two model chunks per rank in a V; virtual_stages is %u",
+                            virtual_stages);
+        return schedule_dualpipev(pp, rank, microbatches, out, max, n_out, err);
+    default:
+        return cxl_errf(err, CXL_ECONFIG, "schedule: unknown schedule kind %d", kind);
+    }
+    return schedule_build(pp, rank, microbatches, virtual_stages, out, max, n_out, err);
 }
 
 int schedule_chunk_layers(uint32_t pp, uint32_t virtual_stages, uint32_t layers, uint32_t rank, uint32_t chunk,

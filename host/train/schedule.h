@@ -26,12 +26,51 @@
 
 #include "util/err.h"
 
+/* What a backward item computes. Megatron's schedules run the whole backward (SCHEDULE_BW); the
+ * zero-bubble schedules (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, arXiv 2401.10241,
+ * Sec. 2) split it into B, the input gradient the previous stage waits for, and W, the weight gradient
+ * nobody waits for, run later from the activations B left in place. */
+enum schedule_part { SCHEDULE_BW = 0, SCHEDULE_B = 1, SCHEDULE_W = 2 };
+
 /* One pass of one micro-batch through one model chunk of the rank. */
 typedef struct schedule_item {
     uint32_t microbatch; /* 0..m-1 */
     uint32_t chunk;      /* model chunk of this rank, 0..v-1 (virtual stage chunk x pp + rank) */
-    uint8_t backward;    /* 0: forward pass, 1: backward pass */
+    uint8_t backward;    /* 0: forward pass, 1: backward pass (B, W or both: part) */
+    uint8_t part;        /* backward: enum schedule_part; 0 for a forward */
 } schedule_item;
+
+/* The schedule a configuration asks for (training.pipeline_schedule). */
+enum schedule_kind {
+    SCHEDULE_AUTO = 0,        /* Megatron-LM's choice by pp and v: no pipelining, 1F1B or interleaved */
+    SCHEDULE_1F1B = 1,        /* 1F1B; v must be 1 */
+    SCHEDULE_INTERLEAVED = 2, /* interleaved 1F1B; v > 1 */
+    SCHEDULE_ZB_H1 = 3,       /* zero bubble ZB-H1 (schedule_zb_h1); pp > 1, v = 1 */
+    SCHEDULE_DUALPIPEV = 4    /* DualPipeV (schedule_dualpipev); pp > 1, v = 2 in a V, m >= 2 pp */
+};
+
+/* The virtual stage (position in the pipeline, 0..pp v - 1) of model chunk `chunk` of rank `rank`: chunk x
+ * pp + rank, except in DualPipeV's V, where chunk 0 of rank r is stage r and chunk 1 is stage 2 pp - 1 - r
+ * (so rank 0 holds the first and the last stage, and rank pp - 1 passes its chunk 0's output to its own
+ * chunk 1). O(1). */
+static inline uint32_t schedule_stage_of(int kind, uint32_t pp, uint32_t rank, uint32_t chunk)
+{
+    if (kind == SCHEDULE_DUALPIPEV && chunk == 1)
+        return 2 * pp - 1 - rank;
+    return chunk * pp + rank;
+}
+
+/* The rank and model chunk that hold virtual stage `stage` (< pp v): schedule_stage_of's inverse. O(1). */
+static inline void schedule_stage_owner(int kind, uint32_t pp, uint32_t stage, uint32_t *rank, uint32_t *chunk)
+{
+    if (kind == SCHEDULE_DUALPIPEV && stage >= pp) {
+        *rank = 2 * pp - 1 - stage;
+        *chunk = 1;
+        return;
+    }
+    *rank = stage % pp;
+    *chunk = stage / pp;
+}
 
 /* Checks a schedule's parameters: pp >= 1, rank < pp, m >= 1, v >= 1; v > 1 needs pp > 1 and m a
  * multiple of pp (Megatron-LM raises "number of microbatches is not divisible by
@@ -64,6 +103,44 @@ uint64_t schedule_warmup(uint32_t pp, uint32_t rank, uint32_t microbatches, uint
  * callers can size the array; out may be NULL when max is 0. O(output). */
 int schedule_build(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages, schedule_item *out,
                    size_t max, size_t *n_out, cxl_err *err);
+
+/* ZB-H1 (Qi et al., arXiv 2401.10241, Sec. 3.1 and Fig. 3 top; B and W as enum schedule_part): rank i of
+ * pp = p stages runs, for x = 0 .. m + p - 2, the triple
+ *     F of micro-batch x,  B of x - (p - 1 - i),  W of x - (p - 1)
+ * each only when its micro-batch is in 0..m-1. So rank i starts like 1F1B (p - 1 - i forwards alone,
+ * then i forwards each followed by a B), defers every W by i micro-batches behind its B, and ends with
+ * i W's that fill what 1F1B leaves idle in its cool-down. Before its first B a rank has run p - i
+ * forwards, as in 1F1B, and it never holds more than p micro-batches between their F and their W (the
+ * paper's "same activation memory as 1F1B": p - i awaiting B, i awaiting only W). With uniform pass
+ * times the iteration takes m (T_F + T_B + T_W) + (p - 1)(T_F + T_B - T_W) against 1F1B's
+ * (m + p - 1)(T_F + T_B + T_W) (Sec. 3.1). 3 m items on every rank, chunk 0. CXL_ECONFIG unless pp >= 2,
+ * rank < pp and m >= 1; CXL_ELIMIT (with *n_out set) when max < 3 m. O(output). */
+int schedule_zb_h1(uint32_t pp, uint32_t rank, uint32_t microbatches, schedule_item *out, size_t max, size_t *n_out,
+                   cxl_err *err);
+
+/* DualPipeV (deepseek-ai/DualPipe, dualpipe/dualpipev.py, DualPipeV.step; the "cut-in-half" of DualPipe,
+ * DeepSeek-V3 technical report, arXiv 2412.19437, Sec. 3.2.1): two model chunks per rank in a V
+ * (schedule_stage_of), m >= 2 pp micro-batches. Rank r of p runs, with F0/F1 a forward of chunk 0/1, B a
+ * whole backward, B' its input gradient alone (SCHEDULE_B) and W the weight gradient of the oldest B'
+ * (a FIFO, as the code's WeightGradStore):
+ *   1. 2 (p - r - 1) x F0            5. p - r - 1 x  B1 F1 B0
+ *   2. r + 1 x  F0 F1                6. r + 1 x  B1 B0, the second half of these B's as B' (from B1 when r is
+ *   3. p - r - 1 x  B1' W F1            odd, from B0 when even: r + 1 of them)
+ *   4. m - 2p + r + 1 x  F0 B1 F1 B0  7. p - r - 1 x  W B0'       8. r + 1 x  W
+ * Each chunk's forwards and backwards take its micro-batches in order. 4 m + 2 p - r - 1 items. The code
+ * overlaps each F0 B1 and F1 B0 pair (overlapped_forward_backward); here they run one after the other.
+ * At most 2 p + 1 chunk-passes are held between a forward and its weight gradient on every rank (the
+ * DualPipe README's "PP + 1" of PP = 2 p stages). CXL_ECONFIG unless pp >= 2, rank < pp and
+ * m >= 2 pp; CXL_ELIMIT (with *n_out set) when max is too small. O(output). */
+int schedule_dualpipev(uint32_t pp, uint32_t rank, uint32_t microbatches, schedule_item *out, size_t max,
+                       size_t *n_out, cxl_err *err);
+
+/* The schedule of `kind` for rank `rank`: schedule_build for SCHEDULE_AUTO, SCHEDULE_1F1B and
+ * SCHEDULE_INTERLEAVED (which name what schedule_build picks; CXL_ECONFIG when pp and v pick the other),
+ * schedule_zb_h1 for SCHEDULE_ZB_H1 (v must be 1), schedule_dualpipev for SCHEDULE_DUALPIPEV (v must be 2).
+ * Same contract as schedule_build. */
+int schedule_build_kind(int kind, uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages,
+                        schedule_item *out, size_t max, size_t *n_out, cxl_err *err);
 
 /* Layers [*first, *first + *count) of model chunk `chunk` on rank `rank`: virtual stage s = chunk x pp +
  * rank holds layers/(pp v) consecutive layers starting at s x layers/(pp v) (Megatron-LM's layer offset,

@@ -37,29 +37,53 @@ static void split_stage(const expcfg *x, uint64_t s, double hbm[TIERS_NPARTS], d
     memset(cxl, 0, TIERS_NPARTS * sizeof *cxl);
     if (!offloads(c))
         return;
-    double P = (double)g.params;
+    double P = (double)g.params, X = (double)g.expert_params;
+    int experts = c->offload_scope == CXLCFG_SCOPE_EXPERTS;
     if (c->offload_optimizer != CXLCFG_OPT_NONE) {
-        cxl[TIERS_OPTIMIZER] = g.optimizer_bytes;
-        hbm[TIERS_OPTIMIZER] = 0;
+        cxl[TIERS_OPTIMIZER] = experts ? g.expert_optimizer_bytes : g.optimizer_bytes;
+        hbm[TIERS_OPTIMIZER] = g.optimizer_bytes - cxl[TIERS_OPTIMIZER];
     }
-    if (c->offload_optimizer == CXLCFG_OPT_CPU)
-        cxl[TIERS_GRADIENTS] = 4 * P / (t->zero >= 1 ? (double)traincfg_dpcp(t) : 1);
+    if (c->offload_optimizer == CXLCFG_OPT_CPU) {
+        /* 4 B per parameter of the optimizer's shard: the rest over dp, the routed experts over the
+         * expert-data-parallel group (gpumem.h) */
+        double z = t->zero >= 1 ? (double)traincfg_dpcp(t) : 1, ze = t->zero >= 1 ? (double)gpumem_expert_dp(t) : 1;
+        cxl[TIERS_GRADIENTS] = 4 * (X / ze + (experts ? 0 : (P - X) / z));
+    }
     if (c->offload_parameters && P > 0) {
-        double layer = g.weights_bytes * (double)modelcfg_layer_params_tp(m, t->tp) / P;
-        double kept = min2(g.weights_bytes, 2 * layer);
-        hbm[TIERS_WEIGHTS] = kept;
-        cxl[TIERS_WEIGHTS] = g.weights_bytes - kept;
+        /* two layers' worth stay in HBM: of the largest layer's (an MoE layer's where the stage has one),
+         * or with offload_scope experts of its routed experts' */
+        double off = experts ? g.expert_weights_bytes : g.weights_bytes, per = experts ? X : P, lp = 0;
+        if (X > 0) {
+            uint64_t etp = t->etp ? t->etp : t->tp, xl = 0;
+            lp = (double)modelcfg_moe_layer_params_tp(m, t->tp, t->ep, etp, &xl);
+            lp = experts ? (double)xl : lp;
+        } else {
+            lp = (double)modelcfg_layer_params_tp(m, t->tp);
+        }
+        double layer = per > 0 ? off * lp / per : 0;
+        double kept = min2(off, 2 * layer);
+        hbm[TIERS_WEIGHTS] = g.weights_bytes - off + kept;
+        cxl[TIERS_WEIGHTS] = off - kept;
     }
     if (c->offload_activations) {
         traincfg none = *t;
         none.recompute = TRAINCFG_RECOMPUTE_NONE;
-        double layer = gpumem_layer_activation_bytes(m, &none);
+        double layer = gpumem_layer_activation_bytes(m, &none), now = gpumem_layer_activation_bytes(m, t);
+        double mean = layer, big = layer;
+        if (g.moe_layers) {
+            /* the stage's mean layer, as gpumem counts it, with and without recomputation; an MoE layer's
+             * worth stays in HBM */
+            double L = (double)g.layers, E = (double)g.moe_layers;
+            double moe_none = gpumem_moe_layer_activation_bytes(m, &none);
+            mean = ((L - E) * layer + E * moe_none) / L;
+            now = ((L - E) * now + E * gpumem_moe_layer_activation_bytes(m, t)) / L;
+            big = moe_none > layer ? moe_none : layer;
+        }
         double flight = gpumem_layers_in_flight(m, t, s);
         /* what gpumem adds beyond the layers in flight: the embedding dropout mask, the last stage's
          * logits, and with full recomputation the one layer being recomputed (not needed any more) */
-        double extras = g.activations_bytes - flight * gpumem_layer_activation_bytes(m, t) -
-                        (t->recompute == TRAINCFG_RECOMPUTE_FULL ? layer : 0);
-        double all = flight * layer, kept = min2(all, 2 * layer);
+        double extras = g.activations_bytes - flight * now - (t->recompute == TRAINCFG_RECOMPUTE_FULL ? layer : 0);
+        double all = flight * mean, kept = min2(all, 2 * big);
         hbm[TIERS_ACTIVATIONS] = kept + extras;
         cxl[TIERS_ACTIVATIONS] = all - kept;
     }

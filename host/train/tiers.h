@@ -26,6 +26,13 @@
  *                               memory). The stage-specific extras of gpumem (embedding
  *                               dropout mask, the last stage's logits) stay in HBM.
  *   HBM = everything else.
+ * In an MoE model, X of the P parameters are routed experts', sharded by ZeRO over the expert-data-parallel
+ * group (gpumem_expert_dp) instead of dp: the fp32 gradient copy is 4 B x ((P - X) / dp + X / edp), and
+ * offload_parameters keeps two MoE layers' worth; offload_activations counts the stage's mean layer as
+ * gpumem does (MoE layers: gpumem_moe_layer_activation_bytes) and keeps two of its largest layers.
+ * cxl.offload_scope experts moves only the experts' part
+ * of the optimizer states, the fp32 gradient copy and the weights (gpumem's expert_*_bytes); the rest
+ * stays in HBM.
  *
  * CXL domains: per-node memory is one domain per node; a pool is one domain per pool_nodes nodes. GPUs
  * are numbered in Megatron's default rank order (tensor-parallel rank fastest, then data-parallel, then

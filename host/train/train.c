@@ -124,6 +124,8 @@ static int collect_cxl(eng *E, train_result *res, cxl_err *err)
         o->nodes = E->domain_nodes[d];
         o->copies = E->domain_copies[d];
         o->busy_s = (double)dr.busy_ps / 1e12;
+        o->read_bytes = dr.read_bytes;
+        o->write_bytes = dr.write_bytes;
         o->read_gbps = dr.busy_ps ? dr.read_bytes / ((double)dr.busy_ps / 1e12) / 1e9 : 0;
         o->write_gbps = dr.busy_ps ? dr.write_bytes / ((double)dr.busy_ps / 1e12) / 1e9 : 0;
         memcpy(o->read_lat_ns, dr.read_lat_ns, sizeof o->read_lat_ns);

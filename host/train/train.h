@@ -57,6 +57,7 @@ typedef struct train_cxl_domain {
     uint32_t nodes;                   /* nodes whose GPUs it serves (1 per-node, pool_nodes for a pool) */
     uint32_t copies;                  /* identical domains in the cluster it stands for */
     double read_gbps, write_gbps;     /* over its busy time */
+    double read_bytes, write_bytes;   /* moved in the iteration (every transfer of the GPUs and CPUs it serves) */
     double busy_s;
     double read_lat_ns[4];            /* mean, p50, p99, max (detailed cycles) */
     double devload[4];

@@ -83,15 +83,33 @@ void eng_cxl_sub_done(eng *E, uint32_t xid)
     }
 }
 
+uint64_t eng_cxl_opt_params(const eng *E, const rep *R)
+{
+    return E->cx->offload_scope == CXLCFG_SCOPE_EXPERTS ? R->expert_shard_params : R->shard_params;
+}
+
+uint64_t eng_cxl_layer_param_bytes(const eng *E, int moe, uint64_t per_param)
+{
+    if (E->cx->offload_scope == CXLCFG_SCOPE_EXPERTS)
+        return moe ? E->g.moe_expert_params * per_param : 0;
+    return (moe ? E->g.moe_layer_params : E->g.layer_params) * per_param;
+}
+
 /* Fetch what the current layer needs from CXL (parameters, saved activations) into slot 0, the next
- * layer's into slot 1 as a prefetch. Returns 1 when the stream must wait. */
+ * layer's into slot 1 as a prefetch. Returns 1 when the stream must wait. A layer that needs nothing
+ * (a dense layer under offload_scope experts) still prefetches the next one. */
 static int layer_fetch(eng *E, rep *R, uint64_t now_bytes, uint64_t next_bytes, const char *name)
 {
     if (R->layer_fetched)
         return 0;
     R->layer_fetched = 1;
-    if (now_bytes == 0)
+    if (now_bytes == 0) {
+        if (next_bytes && !R->prefetched) {
+            eng_cxl_start(E, R, next_bytes, CXL_MIX_READ, CXL_BY_GPU, 1, name);
+            R->prefetched = 1;
+        }
         return 0;
+    }
     if (R->prefetched) {
         /* the prefetch becomes the current fetch */
         R->slot_xid[0] = R->slot_xid[1];
@@ -110,14 +128,15 @@ static int layer_fetch(eng *E, rep *R, uint64_t now_bytes, uint64_t next_bytes, 
     return eng_cxl_wait(E, R, 0);
 }
 
-/* The layer bytes of the policies in use that are read before a layer's forward or backward. */
-static uint64_t layer_in_bytes(const eng *E, int backward)
+/* The layer bytes of the policies in use that are read before a dense (moe 0) or MoE layer's forward or
+ * backward. */
+static uint64_t layer_in_bytes(const eng *E, int moe, int backward)
 {
     uint64_t b = 0;
     for (uint32_t i = 0; i < E->nlayer_pol; i++) {
         const train_policy_use *u = &E->layer_pol[i];
         if (backward ? u->p->in_backward : u->p->in_forward)
-            b += u->layer_bytes;
+            b += u->layer_bytes[moe];
     }
     return b;
 }
@@ -125,23 +144,27 @@ static uint64_t layer_in_bytes(const eng *E, int backward)
 int eng_cxl_layer_in(eng *E, rep *R, uint32_t vs, int backward)
 {
     int more = R->layer + 1 < E->chunk_layers[vs];
-    uint64_t b = layer_in_bytes(E, backward);
-    return layer_fetch(E, R, b, more ? b : 0, backward ? "cxl.layer.bwd_in" : "cxl.layer.fwd_in");
+    uint64_t now = layer_in_bytes(E, eng_layer_moe(E, vs, R->layer), backward);
+    uint64_t next = more ? layer_in_bytes(E, eng_layer_moe(E, vs, R->layer + 1), backward) : 0;
+    return layer_fetch(E, R, now, next, backward ? "cxl.layer.bwd_in" : "cxl.layer.fwd_in");
 }
 
-void eng_cxl_layer_out(eng *E, rep *R, int backward, int last_microbatch)
+void eng_cxl_layer_out(eng *E, rep *R, uint32_t vs, int backward, int last_microbatch)
 {
+    int moe = eng_layer_moe(E, vs, R->layer);
     for (uint32_t i = 0; i < E->nlayer_pol; i++) {
         const train_policy_use *u = &E->layer_pol[i];
         if (u->p->layer_out)
-            u->p->layer_out(E, R, u->layer_bytes, backward, last_microbatch);
+            u->p->layer_out(E, R, u->layer_bytes[moe], backward, last_microbatch);
     }
 }
 
 int eng_cxl_keeps_activations(const eng *E)
 {
-    for (uint32_t i = 0; i < E->nlayer_pol; i++)
-        if (E->layer_pol[i].p->keeps_activations && E->layer_pol[i].layer_bytes)
+    for (uint32_t i = 0; i < E->nlayer_pol; i++) {
+        const train_policy_use *u = &E->layer_pol[i];
+        if (u->p->keeps_activations && (u->layer_bytes[0] || u->layer_bytes[1]))
             return 1;
+    }
     return 0;
 }

@@ -1,7 +1,8 @@
 /* train_eng.h - the inside of the training engine (train.h), shared by its files and nobody else.
  *
  * Files: train.c (train_run: the event loop and the result), train_setup.c (the engine built from an
- * experiment), train_step.c (the program of a representative: the named steps of an iteration),
+ * experiment), train_step.c (the program of a representative: the named steps of an iteration), train_fsdp.c
+ * (Megatron-FSDP's steps),
  * train_net.c (transfers: network flows, collectives), train_cxl.c (CXL transfers and the offload
  * policies' slots), train_trace.c (the Chrome trace), policy.h + policy_*.c (offload policies).
  *
@@ -22,6 +23,7 @@
 #include "config/cxlcfg.h"
 #include "cxl/cxlmem.h"
 #include "train/evq.h"
+#include "train/fsdp.h"
 #include "train/nccltune.h"
 #include "train/net.h"
 #include "train/opgraph.h"
@@ -160,7 +162,21 @@ typedef struct rep {
     int wait_slot;
     int opt_step;                   /* the optimizer policy's own step (policy.h) */
     int64_t cpu_start;              /* policy_opt_cpu.c: when the CPU's Adam began */
-    uint64_t shard_params;
+    uint64_t shard_params;          /* the optimizer's parameters on one GPU (after ZeRO) ... */
+    uint64_t expert_shard_params;   /* ... of which routed experts' (sharded over the expert-data-parallel group) */
+    uint32_t opt_dense_op;          /* cxl.offload_scope experts with the CPU's Adam: the GPU's kernel for the rest */
+    /* Megatron-FSDP (fsdp.h; train_step.c): the pass under way and its all-gathers, the reduce-scatters in
+     * flight (a ring, oldest first), a unit's gradients waiting to be reduce-scattered */
+    fsdp_pass fp;
+    uint64_t fsdp_comm;             /* the pass's communication unit, elements */
+    uint32_t ag_issued;             /* units of the pass whose all-gather is queued */
+    uint64_t *ag_enq;               /* per unit of the pass: its all-gather's dp_enq number, 0 = nothing to wait */
+    uint64_t *rs_enq, *rs_elems;
+    uint32_t rs_head, rs_len, rs_cap;
+    uint64_t rs_queued;             /* elements of the reduce-scatters in flight */
+    uint64_t rs_pend_elems, rs_pend_bytes;
+    uint32_t copy_pend;             /* gradient_accumulation_fusion off: the gradient copy to run first, op + 1 */
+    uint8_t unit_transposed;        /* the current layer's FP8 weights are transposed for its backward */
 } rep;
 
 /* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:
@@ -199,7 +215,7 @@ typedef struct eng {
     train_coll *colls;              /* the result's list of distinct collectives (note_coll) */
     uint32_t ncolls;
     uint64_t colls_other;
-    uint8_t *pp_intra;              /* per stage r: the link r -> r+1 (mod pp) stays in the node */
+    uint8_t *pp_intra;              /* per stage r: the link r -> r+1 (mod pp) stays in the NVLink domain */
     int64_t now;
     cxl_err *err;
     int rc;
@@ -228,6 +244,8 @@ typedef struct eng {
     int64_t *port_since;
     uint32_t ports;
     eng_coll_memo coll_memo[ENG_COLL_MEMO]; /* start_coll's plans, direct-mapped */
+    uint32_t fsdp_copy_op[FSDP_KINDS];  /* Megatron-FSDP's gradient copy per unit kind, op + 1 (0: none) */
+    uint32_t fsdp_transpose_op;         /* its FP8 weight transpose before a layer's backward, op + 1 (0: none) */
 } eng;
 
 /* ---- train.c ---- */
@@ -262,6 +280,22 @@ void eng_run_kernel(eng *E, rep *R, uint32_t op);
 void eng_xfer_done(eng *E, uint32_t xid);
 /* 1 (the stream waits, until EV_TIMER) when t_ps is in the future, else 0. */
 int eng_wait_until(eng *E, rep *R, int64_t t_ps);
+/* Queue a data-parallel collective of R's stage (the data-parallel queue runs in order; R->dp_enq counts). */
+void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name);
+
+/* ---- train_fsdp.c (Megatron-FSDP's steps, fsdp.h) ---- */
+/* Megatron-FSDP is on and shards over more than one GPU. */
+int eng_fsdp_on(const eng *E);
+/* Queue the all-gathers of unit `pos`'s prefetch window. */
+void eng_fsdp_prefetch(eng *E, rep *R, uint32_t pos);
+/* Unit `pos` needs its parameters: queue its all-gather (and with `prefetch` the window's) and wait. */
+int eng_fsdp_gather(eng *E, rep *R, uint32_t pos, int prefetch);
+/* Unit u's backward is done: its reduce-scatter is pending (eng_fsdp_flush queues it). */
+void eng_fsdp_grads(eng *E, rep *R, fsdp_unit u);
+/* Queue the pending reduce-scatter, after waiting for older ones beyond the limit in flight. */
+int eng_fsdp_flush(eng *E, rep *R);
+/* The end of a backward pass: wait for every reduce-scatter. */
+int eng_fsdp_backward_end(eng *E, rep *R);
 
 /* ---- train_net.c ---- */
 uint32_t eng_link_of(uint32_t r, int which);
@@ -285,6 +319,13 @@ uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name);
 uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name);
 
 /* ---- train_cxl.c ---- */
+/* Parameters of R's optimizer shard whose states the optimizer policy keeps in CXL: all of them, or with
+ * cxl.offload_scope experts the routed experts' only. */
+uint64_t eng_cxl_opt_params(const eng *E, const rep *R);
+/* Bytes per GPU of layer `layer` of model chunk vs that a parameter-sized offload moves: `per_param` bytes
+ * per parameter of the layer, or with offload_scope experts per routed-expert parameter (0 for a dense
+ * layer). */
+uint64_t eng_cxl_layer_param_bytes(const eng *E, int moe, uint64_t per_param);
 /* Start a transfer of `bytes` per GPU of representative R into its CXL domains (every route), issued by
  * `by` (CXL_BY_GPU: capped by their PCIe path; CXL_BY_CPU), tracked in slot `slot` (or CXL_UNTRACKED).
  * Returns the xfer id, or UINT32_MAX when there is nothing to move (or on error, E->rc set). */
@@ -298,8 +339,8 @@ void eng_cxl_xfer_done(eng *E, uint32_t xid);
 /* LAYER_START: the layer-by-layer policies' fetch of the current layer (the next one's as a prefetch);
  * 1 when the stream must wait. */
 int eng_cxl_layer_in(eng *E, rep *R, uint32_t vs, int backward);
-/* A layer's forward (backward 0) or backward (1) has ended: the policies' writes. */
-void eng_cxl_layer_out(eng *E, rep *R, int backward, int last_microbatch);
+/* Layer R->layer of model chunk vs: its forward (backward 0) or backward (1) has ended: the policies' writes. */
+void eng_cxl_layer_out(eng *E, rep *R, uint32_t vs, int backward, int last_microbatch);
 /* 1 when a policy keeps the activations, so that the backward pass needs no recomputation. */
 int eng_cxl_keeps_activations(const eng *E);
 

@@ -81,7 +81,7 @@ static int setup_fabric(eng *E, double *intra_Bps, double *inter_Bps, cxl_err *e
     const expcfg *x = E->x;
     const clustercfg *c = &x->cluster;
     uint64_t gpn = c->gpus_per_node;
-    if (x->gpu.nvlink_bw_bps == 0 && gpn > 1)
+    if (x->gpu.nvlink_bw_bps == 0 && clustercfg_domain(c) > 1)
         return cfgloc_errf(err, &x->gpu.ref, "gpu '%s' has no NVLink bandwidth ('nvlink'); the intra-node fabric "
                            "needs one", x->gpu.name);
     double intra, inter;
@@ -116,7 +116,8 @@ static uint32_t ranks_per_node_after_tp(uint64_t tp, uint64_t n, uint64_t gpn)
  * (Megatron's data-parallel group with context parallelism): the "dp" group here. */
 static void setup_groups(eng *E)
 {
-    uint64_t tp = E->t->tp, dp = traincfg_dpcp(E->t), gpn = E->x->cluster.gpus_per_node;
+    /* "node" below: the NVLink domain (clustercfg_domain), the GPUs a group reaches without the NICs */
+    uint64_t tp = E->t->tp, dp = traincfg_dpcp(E->t), gpn = clustercfg_domain(&E->x->cluster);
     uint64_t cp = E->t->cp ? E->t->cp : 1;
     E->cp_group.ranks = (uint32_t)cp;
     E->cp_group.ranks_per_node = ranks_per_node_after_tp(tp, cp, gpn);
@@ -127,8 +128,8 @@ static void setup_groups(eng *E)
     E->dp_group.ranks = (uint32_t)dp;
     E->dp_group.ranks_per_node = ranks_per_node_after_tp(tp, dp, gpn);
     /* The expert grid (Megatron-Core RankGenerator, order tp-cp-ep-dp-pp with etp in place of tp): the
-     * ETP ranks are the fastest, then the EP ranks; parallel_check keeps the ETP group in a node and the
-     * EP x ETP group either in one node or over whole nodes. */
+     * ETP ranks are the fastest, then the EP ranks; parallel_check keeps the ETP group in a domain and the
+     * EP x ETP group either in one domain or over whole domains. */
     uint64_t ep = E->t->ep, etp = parallel_etp(E->t);
     E->etp_group.ranks = (uint32_t)etp;
     E->etp_group.ranks_per_node = (uint32_t)(etp <= gpn ? etp : 1);
@@ -159,11 +160,11 @@ uint64_t eng_layer_grad_bytes(const eng *E, uint32_t vs, uint32_t layer)
 }
 
 /* One representative per stage: what it holds, its optimizer kernel, whether its pipeline link stays in
- * the node. */
+ * the NVLink domain. */
 static int setup_stages(eng *E, cxl_err *err)
 {
     const traincfg *t = E->t;
-    uint64_t tp = t->tp, dp = traincfg_dpcp(t), gpn = E->x->cluster.gpus_per_node; /* a stage: tp x cp x dp GPUs */
+    uint64_t tp = t->tp, dp = traincfg_dpcp(t), gpn = clustercfg_domain(&E->x->cluster); /* a stage: tp x cp x dp */
     uint32_t pp = E->pp;
     E->reps = calloc(pp, sizeof *E->reps);
     E->pp_intra = calloc(pp, 1);
@@ -175,17 +176,48 @@ static int setup_stages(eng *E, cxl_err *err)
         rep *R = &E->reps[r];
         R->r = r;
         R->first_stage = r == 0;
-        R->last_stage = r == pp - 1;
+        R->last_stage = r == traincfg_head_stage(t);
         R->params = (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);
+        uint64_t expert = 0;    /* the routed experts' parameters (ZeRO shards them over the expert-dp group) */
         for (uint32_t c = 0; c < E->v; c++)
-            for (uint32_t l = 0; l < E->chunk_layers[c * pp + r]; l++)
+            for (uint32_t l = 0; l < E->chunk_layers[c * pp + r]; l++) {
                 R->params += eng_layer_params(E, c * pp + r, l);
-        uint64_t shard = t->zero >= 1 ? (R->params + dp - 1) / dp : R->params;
-        R->shard_params = shard;
-        int op = opgraph_optimizer_op(&E->g, t, shard, err);
+                expert += eng_layer_moe(E, c * pp + r, l) ? E->g.moe_expert_params : 0;
+            }
+        uint64_t edp = gpumem_expert_dp(t), rest = R->params - expert;
+        R->expert_shard_params = t->zero >= 1 ? (expert + edp - 1) / edp : expert;
+        R->shard_params = (t->zero >= 1 ? (rest + dp - 1) / dp : rest) + R->expert_shard_params;
+        int op = opgraph_optimizer_op(&E->g, t, R->shard_params, err);
         if (op < 0)
             return op;
         R->opt_op = (uint32_t)op;
+        R->opt_dense_op = R->opt_op;
+        const cxlcfg *cx = &E->x->cxl;
+        if (cx->memory != CXLCFG_NONE && cx->offload_scope == CXLCFG_SCOPE_EXPERTS &&
+            cx->offload_optimizer == CXLCFG_OPT_CPU && R->expert_shard_params) {
+            /* the CPU's Adam takes the experts; the GPU's kernel the rest (policy_opt_cpu.c) */
+            op = opgraph_optimizer_op(&E->g, t, R->shard_params - R->expert_shard_params, err);
+            if (op < 0)
+                return op;
+            R->opt_dense_op = (uint32_t)op;
+        }
+        /* Megatron-FSDP without gradient accumulation fusion: the copy into the reduce-scatter buffer */
+        uint64_t unit_params[FSDP_KINDS] = { E->g.layer_params, E->g.embed_params, E->g.head_params };
+        for (int k = 0; k < FSDP_KINDS && t->data_parallel == TRAINCFG_DP_FSDP && !t->grad_acc_fusion; k++) {
+            if (!unit_params[k])
+                continue;
+            int cop = opgraph_fsdp_grad_copy_op(&E->g, t, unit_params[k], err);
+            if (cop < 0)
+                return cop;
+            E->fsdp_copy_op[k] = (uint32_t)cop + 1;
+        }
+        if (t->data_parallel == TRAINCFG_DP_FSDP && t->precision == GPUCFG_FP8 && t->fp8_param_gather &&
+            !t->keep_fp8_transpose) {
+            int top = opgraph_fsdp_fp8_transpose_op(&E->g, t, E->g.layer_params, err);
+            if (top < 0)
+                return top;
+            E->fsdp_transpose_op = (uint32_t)top + 1;
+        }
         /* The gradient reduction without overlap and ZeRO's parameter gather cut a stage's bytes into
          * grad_bucket pieces, one collective each: bound their number (grad_bucket: 1B made one collective
          * per byte, 12.6 GB resident after 120 s). */
@@ -350,7 +382,8 @@ static int setup_policies(eng *E)
             if (!E->opt)
                 E->opt = *p;
         } else if (E->nlayer_pol < TRAIN_POLICY_MAX) {
-            E->layer_pol[E->nlayer_pol++] = (train_policy_use){ *p, (*p)->layer_bytes(E) };
+            train_policy_use u = { *p, { (*p)->layer_bytes(E, 0), (*p)->layer_bytes(E, 1) } };
+            E->layer_pol[E->nlayer_pol++] = u;
         }
     }
     if (!E->opt)
@@ -382,16 +415,22 @@ static int setup_programs(eng *E, cxl_err *err)
     for (uint32_t r = 0; r < pp; r++) {
         rep *R = &E->reps[r];
         size_t n = 0;
-        int rc = schedule_build(pp, r, E->m, E->v, NULL, 0, &n, err);
+        int kind = E->t->pipeline_schedule;
+        int rc = schedule_build_kind(kind, pp, r, E->m, E->v, NULL, 0, &n, err);
         if (rc && rc != CXL_ELIMIT)
             return rc;
         R->items = malloc(n * sizeof *R->items);
         R->arrived = malloc(slots * sizeof *R->arrived);
         R->sent = malloc(slots * sizeof *R->sent);
         R->bwd_done = calloc(E->v, sizeof *R->bwd_done);
-        if (!R->items || !R->arrived || !R->sent || !R->bwd_done)
+        uint32_t units = 0;     /* Megatron-FSDP: the most units of a pass (layers + embedding + head) */
+        for (uint32_t c = 0; c < E->v; c++)
+            units = E->chunk_layers[c * pp + r] + 2 > units ? E->chunk_layers[c * pp + r] + 2 : units;
+        R->ag_enq = E->t->data_parallel == TRAINCFG_DP_FSDP ? calloc(units, sizeof *R->ag_enq) : NULL;
+        if (!R->items || !R->arrived || !R->sent || !R->bwd_done ||
+            (E->t->data_parallel == TRAINCFG_DP_FSDP && !R->ag_enq))
             return eng_oom(E);
-        rc = schedule_build(pp, r, E->m, E->v, R->items, n, &R->nitems, err);
+        rc = schedule_build_kind(kind, pp, r, E->m, E->v, R->items, n, &R->nitems, err);
         if (rc)
             return rc;
         for (size_t i = 0; i < slots; i++)
@@ -453,6 +492,9 @@ void eng_teardown(eng *E)
             free(E->reps[r].sent);
             free(E->reps[r].bwd_done);
             free(E->reps[r].dpq);
+            free(E->reps[r].ag_enq);
+            free(E->reps[r].rs_enq);
+            free(E->reps[r].rs_elems);
             free(E->reps[r].routes);
         }
     cxlmem_free(E->cm);

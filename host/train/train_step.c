@@ -32,7 +32,7 @@ static void dp_kick(eng *E, rep *R)
     eng_start_coll(E, XK_DP, R->r, it.op, it.bytes, it.name);
 }
 
-static void dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
+void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
 {
     if (bytes == 0 || traincfg_dpcp(E->t) <= 1)
         return;
@@ -62,7 +62,7 @@ static void bucket_add(eng *E, rep *R, uint64_t bytes, int force)
 {
     R->bucket_acc += bytes;
     if (R->bucket_acc && (force || R->bucket_acc >= E->t->grad_bucket_bytes)) {
-        dp_enqueue(E, R, grad_op(E), R->bucket_acc, "dp.grads");
+        eng_dp_enqueue(E, R, grad_op(E), R->bucket_acc, "dp.grads");
         R->bucket_acc = 0;
     }
 }
@@ -118,7 +118,8 @@ void eng_xfer_done(eng *E, uint32_t xid)
         R->dp_done++;
         dp_kick(E, R);
         if (R->state == ST_WAIT_GATHER && R->dp_done >= R->gather_wait) {
-            eng_trace_wait(E, R->r, "wait zero-3 gather", R->since);
+            eng_trace_wait(E, R->r, E->t->data_parallel == TRAINCFG_DP_FSDP ? "wait fsdp" : "wait zero-3 gather",
+                           R->since);
             eng_set_state(E, R, ST_RUN, TRAIN_BK_DP);
             eng_advance(E, R);
             return;
@@ -205,17 +206,29 @@ int eng_wait_until(eng *E, rep *R, int64_t t_ps)
 /* The item R is at, and where its model chunk sits among the pipeline's virtual stages. */
 typedef struct item_ctx {
     const schedule_item *I;
-    uint32_t vs;                    /* virtual stage: chunk x pp + r */
+    uint32_t vs;                    /* chunk x pp + r: where the chunk's layers are listed (E->chunk_layers) */
+    uint32_t pos;                   /* its virtual stage, the place in the pipeline (schedule_stage_of) */
     int first_vs, last_vs;          /* holds the embedding / the head */
 } item_ctx;
 
 /* pick_template's third outcome: R->cur_tpl is the template to run */
 enum { TPL_READY = 2 };
 
+/* A zero-bubble schedule's W pass (schedule.h): the weight gradients only, from what its B left in place;
+ * nothing to receive, gather or send, no recomputation and no host step of its own. */
+static int is_w(const item_ctx *c) { return c->I->part == SCHEDULE_W; }
+
+/* The chunk's last micro-batch: its gradients are complete after this backward (a B leaves them to its W).
+ * Each chunk's backwards, and its W's, run in micro-batch order (schedule.h). */
+static int last_microbatch(const eng *E, const rep *R, const item_ctx *c)
+{
+    return is_w(c) ? c->I->microbatch + 1 == E->m : R->bwd_done[c->I->chunk] + 1 == E->m;
+}
+
 static int item_host(eng *E, rep *R, const item_ctx *c)
 {
     R->step = ITEM_RECV;
-    if (!E->t->host_microbatch_ps)
+    if (!E->t->host_microbatch_ps || is_w(c))
         return STEP_NEXT;
     /* the framework's Python for this forward or backward step, before its kernels are queued */
     run_host(E, R, (int64_t)E->t->host_microbatch_ps, c->I->backward ? "host.backward" : "host.forward");
@@ -226,7 +239,7 @@ static int item_recv(eng *E, rep *R, const item_ctx *c)
 {
     R->step = ITEM_GATHER;
     int need = c->I->backward ? !c->last_vs : !c->first_vs;
-    if (need) {
+    if (need && !is_w(c)) {
         uint32_t k = key_of(E, c->I->chunk, c->I->microbatch, c->I->backward);
         if (R->arrived[k] < 0) {
             R->wait_key = k;
@@ -237,6 +250,17 @@ static int item_recv(eng *E, rep *R, const item_ctx *c)
     return STEP_NEXT;
 }
 
+/* The item's input comes from another GPU: not for the first stage's forward or the last's backward, nor
+ * at the turn of DualPipeV's V, where the stage before is this GPU's other chunk. */
+static int input_from_peer(const eng *E, const rep *R, const item_ctx *c)
+{
+    if (c->I->backward ? c->last_vs : c->first_vs)
+        return 0;
+    uint32_t rank, chunk;
+    schedule_stage_owner(E->t->pipeline_schedule, E->pp, c->I->backward ? c->pos + 1 : c->pos - 1, &rank, &chunk);
+    return rank != R->r;
+}
+
 static int item_gather(eng *E, rep *R, const item_ctx *c)
 {
     R->step = ITEM_BODY;
@@ -244,8 +268,12 @@ static int item_gather(eng *E, rep *R, const item_ctx *c)
     R->lstep = LAYER_START;
     R->layer = R->entry = 0;
     R->cur_tpl = NULL;
-    int need = c->I->backward ? !c->last_vs : !c->first_vs;
-    if (need && E->g.pp_gather_bytes) {
+    if (E->t->data_parallel == TRAINCFG_DP_FSDP) {
+        fsdp_pass_init(&R->fp, &E->x->model, E->t, R->r, c->I->chunk, c->I->backward);
+        R->fsdp_comm = fsdp_comm_unit(&E->x->model, E->t, R->r, c->I->chunk);
+        R->ag_issued = 0;
+    }
+    if (input_from_peer(E, R, c) && !is_w(c) && E->g.pp_gather_bytes) {
         run_tp(E, R, OPGRAPH_ALLGATHER, E->g.pp_gather_bytes, "tp.allgather.pp");
         return STEP_BLOCKED;
     }
@@ -261,12 +289,12 @@ static int zero3_gather(eng *E, rep *R, const item_ctx *c)
     if (R->gather_next) {
         mine = R->gather_next;
     } else {
-        dp_enqueue(E, R, COLLALGO_ALLGATHER, bytes, "dp.zero3.params");
+        eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, bytes, "dp.zero3.params");
         mine = R->dp_enq;
     }
     R->gather_next = 0;
     if (R->layer + 1 < E->chunk_layers[c->vs]) {
-        dp_enqueue(E, R, COLLALGO_ALLGATHER, eng_layer_params(E, c->vs, R->layer + 1) * E->g.weight_elem_bytes,
+        eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, eng_layer_params(E, c->vs, R->layer + 1) * E->g.weight_elem_bytes,
                    "dp.zero3.params");
         R->gather_next = R->dp_enq;
     }
@@ -285,16 +313,20 @@ static void next_layer(rep *R)
     R->layer++;
     R->layer_gathered = 0;
     R->layer_fetched = 0;
+    R->unit_transposed = 0;
 }
 
 /* LAYER_GRADS: the layer's gradients are complete after the chunk's last backward; ZeRO-2/3 keep only
  * their shard of the gradients, so they reduce-scatter after every backward. */
 static void layer_grads(eng *E, rep *R, const item_ctx *c)
 {
-    int last_mb = R->bwd_done[c->I->chunk] + 1 == E->m;
-    if ((last_mb || E->t->zero >= 2) && E->t->overlap_grad_reduce)
+    int last_mb = last_microbatch(E, R, c);
+    if (eng_fsdp_on(E)) /* Megatron-FSDP refuses zb-h1 and dualpipev (parallel.c): no B/W split here */
+        eng_fsdp_grads(E, R, fsdp_unit_at(&R->fp, R->fp.pre + R->layer));
+    else if ((last_mb || E->t->zero >= 2) && E->t->overlap_grad_reduce && c->I->part != SCHEDULE_B)
         bucket_add(E, R, eng_layer_grad_bytes(E, c->vs, R->layer), 0);
-    eng_cxl_layer_out(E, R, 1, last_mb);
+    if (!is_w(c)) /* the offload policies act with the input gradient (docs/schedules.md) */
+        eng_cxl_layer_out(E, R, c->vs, 1, last_mb);
     next_layer(R);
 }
 
@@ -305,8 +337,31 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
         R->seg = SEG_POST;
         return STEP_NEXT;
     }
-    if (E->t->zero >= 3 && traincfg_dpcp(E->t) > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered)
+    if (is_w(c) && R->lstep == LAYER_START) {
+        /* the weight gradient needs the saved inputs and output gradients, not the weights */
+        R->lstep = LAYER_BACKWARD;
+        return STEP_NEXT;
+    }
+    if (eng_fsdp_on(E) && R->lstep != LAYER_GRADS) {
+        uint32_t pos = R->fp.pre + R->layer;
+        /* a full recomputation gathers the unit without prefetch; its backward then prefetches */
+        int recompute = c->I->backward && R->lstep == LAYER_START && E->t->recompute == TRAINCFG_RECOMPUTE_FULL &&
+                        !eng_cxl_keeps_activations(E);
+        if (!R->layer_gathered)
+            return eng_fsdp_gather(E, R, pos, !recompute);
+        if (c->I->backward && R->lstep == LAYER_BACKWARD) {
+            eng_fsdp_prefetch(E, R, pos);
+            fsdp_unit u = fsdp_unit_at(&R->fp, pos);
+            if (E->fsdp_transpose_op && !R->unit_transposed && fsdp_unit_fp8(&u)) {
+                /* the pre-backward hook transposes the gathered FP8 weights */
+                R->unit_transposed = 1;
+                eng_run_kernel(E, R, E->fsdp_transpose_op - 1);
+                return STEP_BLOCKED;
+            }
+        }
+    } else if (E->t->zero >= 3 && traincfg_dpcp(E->t) > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered) {
         return zero3_gather(E, R, c);
+    }
     if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->vs, c->I->backward))
         return STEP_BLOCKED;
     int moe = eng_layer_moe(E, c->vs, R->layer), hp = eng_layer_bf16(E, c->vs, R->layer);
@@ -337,15 +392,19 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
 /* SEG_END: a backward pass hands the head's and embedding's gradients on. */
 static int item_body_end(eng *E, rep *R, const item_ctx *c)
 {
+    if (c->I->backward && eng_fsdp_on(E) && eng_fsdp_backward_end(E, R) == STEP_BLOCKED)
+        return STEP_BLOCKED;
     if (c->I->backward) {
-        int last_bwd = R->bwd_done[c->I->chunk] + 1 == E->m || E->t->zero >= 2;
-        if (last_bwd && E->t->overlap_grad_reduce) {
-            if (c->last_vs)
+        int last_bwd = last_microbatch(E, R, c) || E->t->zero >= 2;
+        if (last_bwd && E->t->overlap_grad_reduce && !eng_fsdp_on(E)) {
+            /* the head's weight GEMM runs in W; the embedding's backward, all of it, in B */
+            if (c->last_vs && c->I->part != SCHEDULE_B)
                 bucket_add(E, R, E->g.head_grad_bytes, 0);
-            if (c->first_vs)
+            if (c->first_vs && !is_w(c))
                 bucket_add(E, R, E->g.embed_grad_bytes, 0);
         }
-        R->bwd_done[c->I->chunk]++;
+        if (!is_w(c))
+            R->bwd_done[c->I->chunk]++;
     }
     R->step = ITEM_SEND;
     return STEP_NEXT;
@@ -363,12 +422,16 @@ static int pick_template(eng *E, rep *R, const item_ctx *c)
             R->seg = SEG_LAYERS;
             return STEP_NEXT;
         }
+        if (eng_fsdp_on(E) && !R->layer_gathered)
+            return eng_fsdp_gather(E, R, 0, 1);
         R->cur_tpl = &E->g.tpl[id];
         return TPL_READY;
     case SEG_LAYERS:
         return layer_template(E, R, c);
     case SEG_POST:
         id = I->backward ? (c->first_vs ? OPGRAPH_EMBED_BWD : -1) : (c->last_vs ? OPGRAPH_HEAD_FWD : -1);
+        if (id >= 0 && eng_fsdp_on(E) && !R->layer_gathered)
+            return eng_fsdp_gather(E, R, R->fp.n - 1, 1);
         R->seg = SEG_END;
         if (id < 0)
             return STEP_NEXT;
@@ -383,13 +446,18 @@ static int pick_template(eng *E, rep *R, const item_ctx *c)
 static void template_done(eng *E, rep *R, const item_ctx *c)
 {
     R->cur_tpl = NULL;
-    if (R->seg == SEG_PRE) {
-        R->seg = SEG_LAYERS;
+    if (R->seg == SEG_PRE || R->seg == SEG_END) {
+        /* the embedding's or the head's pass; under FSDP a unit whose gradients are reduce-scattered */
+        if (eng_fsdp_on(E) && c->I->backward)
+            eng_fsdp_grads(E, R, fsdp_unit_at(&R->fp, R->seg == SEG_PRE ? 0 : R->fp.n - 1));
+        R->layer_gathered = 0;
+        if (R->seg == SEG_PRE)
+            R->seg = SEG_LAYERS;
     } else if (R->seg == SEG_LAYERS) {
         if (c->I->backward) {
             R->lstep = R->lstep == LAYER_START ? LAYER_BACKWARD : LAYER_GRADS;
         } else {
-            eng_cxl_layer_out(E, R, 0, 0);
+            eng_cxl_layer_out(E, R, c->vs, 0, 0);
             next_layer(R);
         }
     }
@@ -397,6 +465,14 @@ static void template_done(eng *E, rep *R, const item_ctx *c)
 
 static int item_body(eng *E, rep *R, const item_ctx *c)
 {
+    if (R->copy_pend) {
+        uint32_t op = R->copy_pend - 1;
+        R->copy_pend = 0;
+        eng_run_kernel(E, R, op);
+        return STEP_BLOCKED;
+    }
+    if (R->rs_pend_bytes && eng_fsdp_flush(E, R) == STEP_BLOCKED)
+        return STEP_BLOCKED;
     if (!R->cur_tpl) {
         int s = pick_template(E, R, c);
         if (s != TPL_READY)
@@ -408,6 +484,9 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
         return STEP_NEXT;
     }
     const opgraph_entry *e = &R->cur_tpl->e[R->entry++];
+    /* a split backward: B leaves the weight-gradient entries to W, which runs only those */
+    if (c->I->part != SCHEDULE_BW && e->wgrad != is_w(c))
+        return STEP_NEXT;
     if (e->kind == OPGRAPH_CP_P2P) {
         /* started beside the compute stream, which goes on to the attention kernel */
         R->cp_running = 1;
@@ -434,11 +513,16 @@ static int item_send(eng *E, rep *R, const item_ctx *c)
     const schedule_item *I = c->I;
     R->step = ITEM_NEXT;
     int need = I->backward ? !c->first_vs : !c->last_vs;
-    if (!need)
+    if (!need || is_w(c))
         return STEP_NEXT;
-    uint32_t dvs = I->backward ? c->vs - 1 : c->vs + 1;
-    uint32_t dst = dvs % E->pp, dchunk = dvs / E->pp;
+    uint32_t dst, dchunk, v_shape = E->t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV;
+    schedule_stage_owner(E->t->pipeline_schedule, E->pp, I->backward ? c->pos - 1 : c->pos + 1, &dst, &dchunk);
     uint32_t k = key_of(E, dchunk, I->microbatch, I->backward);
+    if (dst == R->r) {
+        /* the turn of DualPipeV's V: the next stage is this GPU's other chunk, the tensor stays in place */
+        R->sent[k] = R->arrived[k] = E->now;
+        return STEP_NEXT;
+    }
     uint32_t xid = eng_new_xfer(E, XK_PP, R->r, I->backward ? "pp.send.grad" : "pp.send.act");
     if (xid == UINT32_MAX)
         return STEP_BLOCKED;
@@ -447,7 +531,9 @@ static int item_send(eng *E, rep *R, const item_ctx *c)
     X->key = k;
     /* the boundary between stage r and r+1 (or r-1 and r) */
     uint32_t lo = I->backward ? dst : R->r;
-    if (I->backward ? R->r == 0 : R->r == E->pp - 1)
+    if (v_shape)
+        lo = dst < R->r ? dst : R->r; /* the V never wraps around */
+    else if (I->backward ? R->r == 0 : R->r == E->pp - 1)
         lo = E->pp - 1; /* wrap-around between chunks */
     X->fabric = E->pp_intra[lo] ? FAB_INTRA : FAB_INTER;
     X->bytes = (double)E->g.pp_bytes;
@@ -477,8 +563,9 @@ static int item_step(eng *E, rep *R)
     item_ctx c;
     c.I = &R->items[R->it];
     c.vs = c.I->chunk * E->pp + R->r;
-    c.first_vs = c.vs == 0;
-    c.last_vs = c.vs == E->pp * E->v - 1;
+    c.pos = schedule_stage_of(E->t->pipeline_schedule, E->pp, R->r, c.I->chunk);
+    c.first_vs = c.pos == 0;
+    c.last_vs = c.pos == E->pp * E->v - 1;
     switch (R->step) {
     case ITEM_HOST: return item_host(E, R, &c);
     case ITEM_RECV: return item_recv(E, R, &c);
@@ -496,7 +583,7 @@ static void enqueue_buckets(eng *E, rep *R, int op, uint64_t total, const char *
 {
     for (uint64_t left = total; left;) {
         uint64_t b = left < E->t->grad_bucket_bytes ? left : E->t->grad_bucket_bytes;
-        dp_enqueue(E, R, op, b, name);
+        eng_dp_enqueue(E, R, op, b, name);
         left -= b;
     }
 }
@@ -536,7 +623,9 @@ static int end_grad_flush(eng *E, rep *R)
 static int end_embedding_sync(eng *E, rep *R)
 {
     R->end = END_OPTIMIZER;
-    if (!(E->pp > 1 && E->x->model.tied_embeddings && (R->first_stage || R->last_stage)))
+    /* (DualPipeV's rank 0 holds both: nothing to exchange) */
+    if (!(E->pp > 1 && E->x->model.tied_embeddings && (R->first_stage || R->last_stage)) ||
+        (R->first_stage && R->last_stage))
         return STEP_NEXT;
     rep *P = &E->reps[R->first_stage ? E->pp - 1 : 0];
     eng_set_state(E, R, ST_WAIT_DP, -1);
@@ -566,7 +655,8 @@ static int end_optimizer(eng *E, rep *R)
 static int end_param_gather(eng *E, rep *R)
 {
     R->end = END_DONE;
-    if (E->t->zero < 1 || traincfg_dpcp(E->t) <= 1)
+    /* Megatron-FSDP keeps the updated parameters sharded: the next forward gathers them unit by unit */
+    if (E->t->zero < 1 || traincfg_dpcp(E->t) <= 1 || E->t->data_parallel == TRAINCFG_DP_FSDP)
         return STEP_NEXT;
     enqueue_buckets(E, R, COLLALGO_ALLGATHER, R->params * E->g.weight_elem_bytes, "dp.params");
     return wait_dp(E, R);

@@ -23,11 +23,12 @@
  *  - Units are in the names: _ps picoseconds, _ns nanoseconds, _s seconds, _bytes, _gbps (10^9 bytes per
  *    second), _cycles (the device model's clock, cxlsim_device_info.clk_khz).
  *  - Determinism: the same inputs and seed give the same results, on every backend.
- *  - Backends: libcxlsim has the C model ("csim") and the analytical one ("analytical"). The FPGA backend
- *    ("xrt") needs XRT: where the build found it, it is a module (<libdir>/cxlsim/backend_xrt.so) that the
- *    library loads when asked for it, so linking the library needs no XRT. The RTL backend ("verilator")
- *    is in the `cxlsim` command only. A backend the library cannot load is CXLSIM_EBACKEND, "not built
- *    into this library".
+ *  - Backends: libcxlsim has the C model ("csim") and the analytical one ("analytical"). The RTL backend
+ *    ("verilator", which needs Verilator and a C++ runtime) and the FPGA backend ("xrt", which needs XRT) are
+ *    modules, <libdir>/cxlsim/backend_<name>.so, built where the build found their dependency, that the
+ *    library loads when asked for them, so linking the library needs neither them nor a C++ linker. A
+ *    backend the library cannot load is CXLSIM_EBACKEND, "not built into this library", with the module
+ *    file it looked for and the loader's reason.
  * docs/library.md has one example per call group.
  */
 #ifndef CXLSIM_CXLSIM_H
@@ -218,7 +219,8 @@ CXLSIM_API int cxlsim_backend_open(const cxlsim_device *dev, const char *name, c
 CXLSIM_API int cxlsim_backend_open_opts(const cxlsim_device *dev, const char *name, const char *const *options,
                                         size_t noptions, cxlsim_backend **out, cxlsim_error *err);
 CXLSIM_API void cxlsim_backend_close(cxlsim_backend *b);
-/* 1 when the library has backend `name` ("csim", "analytical"), else 0. */
+/* 1 when the library has backend `name` ("csim", "analytical"; "verilator", "xrt" where their module loads),
+ * else 0. */
 CXLSIM_API int cxlsim_backend_available(const char *name);
 /* Queue n descriptors, all or none; CXLSIM_ELIMIT when a requester's queue has no room (see space). */
 CXLSIM_API int cxlsim_backend_submit(cxlsim_backend *b, const cxlsim_desc *d, size_t n, cxlsim_error *err);
@@ -286,7 +288,8 @@ typedef struct cxlsim_collective {
     uint32_t op;             /* enum cxlsim_coll_op */
     uint64_t bytes;          /* buffer per rank (all-gather: the gathered output), as NCCL's nBytes */
     uint32_t ranks;          /* >= 1 */
-    uint32_t ranks_per_node; /* 0: min(ranks, the cluster's GPUs per node) */
+    uint32_t ranks_per_node; /* ranks per NVLink domain (the node unless the cluster sets nvlink_domain); 0: min(ranks,
+                              * the domain's GPUs) */
     uint32_t algo;           /* enum cxlsim_coll_algo */
     uint32_t proto;          /* enum cxlsim_coll_proto */
     uint32_t channels;       /* NCCL channels; 0: the cluster's nccl_channels */

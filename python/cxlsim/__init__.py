@@ -17,7 +17,7 @@ import glob
 import os
 
 __all__ = ["CxlsimError", "Device", "Backend", "Experiment", "Cluster", "Memory", "api_version", "version",
-           "device_presets"]
+           "device_presets", "backend_available"]
 
 API_MAJOR = 2  # every struct begins with its size (cxlsim.h, "Sized structs")
 API_MINOR = 0
@@ -153,6 +153,7 @@ _sig = {
     "cxlsim_device_free": (None, [_P]),
     "cxlsim_device_info_get": (C.c_int, [_P, C.POINTER(_DeviceInfo), _E]),
     "cxlsim_device_presets": (_STRS, []),
+    "cxlsim_backend_available": (C.c_int, [C.c_char_p]),
     "cxlsim_probe": (C.c_int, [_P, C.POINTER(_ProbeOptions), C.POINTER(_ProbeResult), _E]),
     "cxlsim_backend_open": (C.c_int, [_P, C.c_char_p, C.POINTER(_P), _E]),
     "cxlsim_backend_open_opts": (C.c_int, [_P, C.c_char_p, _STRS, C.c_size_t, C.POINTER(_P), _E]),
@@ -261,6 +262,12 @@ def device_presets():
     return out
 
 
+def backend_available(name):
+    """True when the library has backend `name`: csim and analytical always; verilator and xrt where their
+    modules are installed beside the library (docs/library.md, "Backends")."""
+    return bool(_lib.cxlsim_backend_available(_b(name)))
+
+
 class _Handle:
     _free = None
 
@@ -325,8 +332,8 @@ PATTERNS = {"seq": 0, "random": 1, "stride": 2}
 
 
 class Backend(_Handle):
-    """A cycle-level backend instance ("csim", "analytical"; "xrt" where its module is installed, with
-    options {"xclbin": FILE, "card": "0", "timeout_ms": 10000}) of a device."""
+    """A cycle-level backend instance ("csim", "analytical"; "verilator" and "xrt" where their modules are
+    installed, xrt with options {"xclbin": FILE, "card": "0", "timeout_ms": 10000}) of a device."""
     _free = _lib.cxlsim_backend_close
 
     def __init__(self, device, name=None, options=None):

@@ -137,4 +137,12 @@ cases <<'EOF'
 3|gbatch.yaml:3:26: training.global_batch: 1073741824 gives 134217728 micro-batches .* at most 4194304 .* at most 33554432|memory|gbatch.yaml|name: x\nextends: llama2-7b-2x8-h100\ntraining: {global_batch: 1073741824}\n
 EOF
 
+# ---- the NVLink domain: whole nodes, whole in the job; the TP group inside one ----
+cases <<'EOF'
+3|dom.yaml:3:59: cluster.nvlink_domain: 72 GPUs does not divide the cluster's nodes 64 .* nearest valid: 64 or 128|train|dom.yaml|name: x\nextends: llama2-7b-2x8-h100\ncluster: {extends: gb200-nvl72, nodes: 64, nvlink_domain: 72}\n
+3|domb.yaml:3:58: cluster.nvlink_domain: 1048575 GPUs is not a whole number of nodes of 4 .* nearest valid: 1048572 or 1048576|memory|domb.yaml|name: x\nextends: llama2-7b-2x8-h100\ncluster: {extends: gb200-nvl72, nodes: 4, nvlink_domain: 1048575}\n
+3|dom0.yaml:3:58: .cluster.nvlink_domain. = .0. is out of range|train|dom0.yaml|name: x\nextends: llama2-7b-2x8-h100\ncluster: {extends: gb200-nvl72, nodes: 4, nvlink_domain: 0}\n
+3|domtp.yaml:4:16: training.tp: 8 leaves the NVLink domain of 4 GPUs .* valid tp: 1, 2, 4|train|domtp.yaml|name: x\nextends: llama2-7b-2x8-h100\ncluster: {extends: gb200-nvl72, nodes: 4, nvlink_domain: 4}\ntraining: {tp: 8, dp: 2}\n
+EOF
+
 finish bad_input

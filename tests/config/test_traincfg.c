@@ -54,9 +54,11 @@ static void every_component_preset_loads(void **state)
     for (const char *const *p = presets_names("clusters"); *p; p++, n++) {
         clustercfg c;
         ok_or_fail(clustercfg_load(*p, &c, &e), &e, *p);
-        assert_int_equal(c.gpus_per_node, 8);
+        /* DGX nodes of 8; GB200 NVL72's compute trays of 4 in a rack-wide NVLink domain of 72 */
+        assert_int_equal(c.gpus_per_node, strcmp(*p, "gb200-nvl72") ? 8 : 4);
+        assert_int_equal(c.nvlink_domain, strcmp(*p, "gb200-nvl72") ? 0 : 72);
     }
-    assert_int_equal(n, 3);
+    assert_int_equal(n, 4);
     /* The device presets are still there, unchanged in name. */
     assert_non_null(presets_device_text("asic"));
     assert_string_equal(presets_device_display("asic"), "configs/devices/asic.yaml");
@@ -212,6 +214,26 @@ static void te_activations(void **state)
     t.precision = GPUCFG_FP8;
     gpumem_stage(&m, &t, 0, &f8);
     assert_true(f8.weights_bytes == bf.weights_bytes);
+    /* MXFP8: the saved FP8 GEMM inputs keep their E8M0 scales (1 B per 32 elements: the QKV, fc1, projection
+     * and fc2 inputs, 2h + q + f per token); the weight copies add both copies' scales, 2/32 B per layer
+     * weight, with or without fp8_param_gather (then the copies are the weights) */
+    double L = 80 * (double)modelcfg_layer_params_tp(&m, 1);
+    gpumem cs, mx;
+    t.zero = 1, t.dp = 1, t.global_batch = 1;
+    t.fp8_recipe = TRAINCFG_FP8_MXFP8;
+    double want = s * (6 * h + 4 * q + 4 * k + q + 5 * f + 4 * a) + s * (2 * h + q + f) / 32;
+    assert_true(fabs(gpumem_layer_activation_bytes(&m, &t) - want) < 1e-12 * want);
+    gpumem_stage(&m, &t, 0, &mx);
+    t.fp8_recipe = TRAINCFG_FP8_TENSORWISE;
+    gpumem_stage(&m, &t, 0, &cs);
+    assert_true(fabs(mx.weights_bytes - cs.weights_bytes - L / 16) < 1e-9 * L);
+    t.fp8_param_gather = 1;
+    gpumem_stage(&m, &t, 0, &cs);
+    t.fp8_recipe = TRAINCFG_FP8_MXFP8;
+    gpumem_stage(&m, &t, 0, &mx);
+    assert_true(fabs(mx.weights_bytes - cs.weights_bytes - L / 16) < 1e-9 * L);
+    t.fp8_param_gather = 0;
+    t.fp8_recipe = TRAINCFG_FP8_TENSORWISE;
 
     /* MoE (Qwen3-30B-A3B: h 2048, 32 heads x 128, 4 KV heads, 128 experts, top 8, expert_ffn 768), bf16,
      * tp 1, one stage of all-MoE layers: per token the dense part without its MLP (the router's 16-bit input
@@ -348,6 +370,50 @@ static void err_virtual_stages(void **state)
     expect_err(p, 9, 19, "needs the 4 micro-batches per iteration", "multiple of pp 8");
 }
 
+/* training.pipeline_schedule against pp, virtual_stages and the micro-batches, at the key's value */
+static void err_pipeline_schedule(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *training;
+        int line;
+        const char *needle1, *needle2;
+    } bad[] = {
+        { "  global_batch: 16\n  dp: 16\n  pipeline_schedule: zb-h1\n", 8, "zb-h1 needs a pipeline, but pp is 1",
+          "pp >= 2" },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  pipeline_schedule: zb-h1\n", 10,
+          "zb-h1 runs one model chunk per rank, but virtual_stages is 2", NULL },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  pipeline_schedule: 1f1b\n", 10,
+          "1f1b runs one model chunk per rank", "use interleaved" },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  pipeline_schedule: interleaved\n", 9,
+          "interleaved needs pp >= 2 and virtual_stages >= 2", NULL },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  pipeline_schedule: zb-h2\n", 9, "zb-h2", "dualpipev" },
+        { "  global_batch: 32\n  pp: 4\n  dp: 4\n  pipeline_schedule: dualpipev\n", 9,
+          "dualpipev places two model chunks per rank", "virtual_stages 1" },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  pipeline_schedule: dualpipev\n", 10,
+          "at least 2 x pp = 8 micro-batches", "global_batch of at least 32" },
+        { "  global_batch: 32\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  decoder_first_pipeline_num_layers: 4\n"
+          "  pipeline_schedule: dualpipev\n", 11, "dualpipev takes an even split", NULL },
+        { "  global_batch: 16\n  pp: 4\n  dp: 4\n  data_parallel: fsdp\n  pipeline_schedule: zb-h1\n", 10,
+          "zb-h1 splits the backward", "data_parallel ddp" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "sched%zu.yaml", i);
+        const char *p = exp_file(name, "llama2-7b", "{ extends: dgx-h100, nodes: 2 }", bad[i].training);
+        expect_err(p, bad[i].line, 22, bad[i].needle1, bad[i].needle2);
+    }
+    const char *ok[2] = { "  global_batch: 16\n  pp: 4\n  dp: 4\n  pipeline_schedule: zb-h1\n",
+                          "  global_batch: 32\n  pp: 4\n  dp: 4\n  virtual_stages: 2\n  pipeline_schedule: dualpipev\n" };
+    for (int i = 0; i < 2; i++) {
+        cxl_err e;
+        expcfg x;
+        const char *p = exp_file(i ? "dpv.yaml" : "zb.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }", ok[i]);
+        assert_int_equal(expcfg_load(p, &x, &e), 0);
+        assert_int_equal(x.train.pipeline_schedule, i ? TRAINCFG_SCHEDULE_DUALPIPEV : TRAINCFG_SCHEDULE_ZB_H1);
+    }
+}
+
 static void err_batch(void **state)
 {
     (void)state;
@@ -423,6 +489,34 @@ static void err_precision(void **state)
                                 "training:\n  global_batch: 16\n  dp: 16\n  precision: fp8\n");
     const char *p = tmpdir_write("fp8.yaml", text);
     expect_err(p, 8, 14, "GPU 'a100-80gb' has no fp8 peak", NULL);
+}
+
+/* MXFP8 (fp8_recipe: mxfp8): FP8 training's recipe, on a GPU whose tensor cores take MXFP8 (Blackwell) */
+static void err_mxfp8(void **state)
+{
+    (void)state;
+    const char *fmt = "name: t\nmodel: llama2-7b\ngpu: %s\ncluster: { extends: %s, nodes: 2 }\n"
+                      "training:\n  global_batch: 16\n  dp: 16\n  precision: %s\n  fp8_recipe: %s\n";
+    char text[512];
+    snprintf(text, sizeof text, fmt, "h100-sxm", "dgx-h100", "fp8", "mxfp8");
+    expect_err(tmpdir_write("mx1.yaml", text), 9, 15, "training.fp8_recipe: GPU 'h100-sxm' has no MXFP8 tensor cores",
+               "valid here: fp8_recipe: tensorwise");
+    snprintf(text, sizeof text, fmt, "b200", "dgx-b200", "bf16", "mxfp8");
+    expect_err(tmpdir_write("mx2.yaml", text), 9, 15, "mxfp8 is a recipe of FP8 training, but precision is bf16",
+               "set precision: fp8");
+    snprintf(text, sizeof text, fmt, "b200", "dgx-b200", "fp8", "delayed");
+    expect_err(tmpdir_write("mx3.yaml", text), 9, 15, "delayed", "mxfp8");
+    /* valid: MXFP8 on Blackwell, and the tensorwise recipe (the default) anywhere with an fp8 peak */
+    snprintf(text, sizeof text, fmt, "b200", "dgx-b200", "fp8", "mxfp8");
+    cxl_err e;
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    ok_or_fail(expcfg_load(tmpdir_write("mx4.yaml", text), x, &e), &e, "mx4.yaml");
+    assert_true(traincfg_mxfp8(&x->train) && x->gpu.mxfp8);
+    snprintf(text, sizeof text, fmt, "h100-sxm", "dgx-h100", "fp8", "tensorwise");
+    ok_or_fail(expcfg_load(tmpdir_write("mx5.yaml", text), x, &e), &e, "mx5.yaml");
+    assert_true(!traincfg_mxfp8(&x->train) && !x->gpu.mxfp8);
+    free(x);
 }
 
 static void err_unknown_names(void **state)
@@ -561,20 +655,71 @@ static void err_moe_layouts(void **state)
 
 /* The engine: an MoE run is slower with imbalanced routing, and the all-to-all over nodes costs more
  * than inside one (ep 16 over two nodes against ep 8 in one). */
-static double run_iter(const char *name, const char *model, const char *training)
+/* The iteration time in picoseconds of an experiment on `cluster` (a reference, as exp_file writes it). */
+static int64_t run_on(const char *name, const char *model, const char *cluster, const char *training)
 {
-    const char *p = exp_file(name, model, "{ extends: dgx-h100, nodes: 2 }", training);
+    const char *p = exp_file(name, model, cluster, training);
     expcfg *x = malloc(sizeof *x);
     assert_non_null(x);
     cxl_err e;
     ok_or_fail(expcfg_load(p, x, &e), &e, p);
     train_result res;
     ok_or_fail(train_run(x, NULL, &res, &e), &e, p);
-    double s = (double)res.iteration_ps / 1e12;
+    int64_t ps = res.iteration_ps;
     assert_true(res.model_flops > 0);
     train_result_free(&res);
     free(x);
-    return s;
+    return ps;
+}
+
+static double run_iter(const char *name, const char *model, const char *training)
+{
+    return (double)run_on(name, model, "{ extends: dgx-h100, nodes: 2 }", training) / 1e12;
+}
+
+/* An NVLink domain larger than a node (GB200 NVL72: trays of 4 GPUs, 72 on one NVLink fabric): the domain, not
+ * the node, decides which groups use NVLink; its checks name the key and the nearest valid values. */
+static void nvlink_domain(void **state)
+{
+    (void)state;
+    /* a TP 8 group over two 4-GPU trays of one domain stays on NVLink: the same time as in one node of 8 with
+     * the same NIC share per GPU (dp 1: TP is the only communication) */
+    const char *tr = "  global_batch: 8\n  tp: 8\n  sp: true\n";
+    tmpdir_write("l4.yaml", "extends: llama2-7b\nname: l4\nlayers: 4\n");
+    int64_t trays = run_on("d1.yaml", "l4.yaml", "{ extends: gb200-nvl72, nodes: 2 }", tr);
+    int64_t node =
+        run_on("d2.yaml", "l4.yaml", "{ extends: gb200-nvl72, nodes: 1, gpus_per_node: 8, nics_per_node: 8 }", tr);
+    assert_int_equal(trays, node);
+    /* an EP 8 group: on NVLink inside the domain, over the NICs when the domain is the tray */
+    tmpdir_write("q4.yaml", "extends: qwen3-30b-a3b\nname: q4\nlayers: 4\n");
+    const char *te = "  global_batch: 16\n  ep: 8\n";
+    int64_t in = run_on("d3.yaml", "q4.yaml", "{ extends: gb200-nvl72, nodes: 2 }", te);
+    int64_t out = run_on("d4.yaml", "q4.yaml", "{ extends: gb200-nvl72, nodes: 2, nvlink_domain: 4 }", te);
+    printf("NVLINK DOMAIN tp 8 over 2 trays %.4f s, in a node of 8 %.4f s; ep 8 in the domain %.4f s, over the NICs "
+           "%.4f s\n", (double)trays / 1e12, (double)node / 1e12, (double)in / 1e12, (double)out / 1e12);
+    assert_true(out > in);
+    /* the checks */
+    const char *p = exp_file("dn.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 18, nvlink_domain: 70 }",
+                             "  global_batch: 72\n");
+    expect_err(p, 4, 60, "cluster.nvlink_domain: 70 GPUs is not a whole number of nodes of 4",
+               "nearest valid: 36 or 72");
+    p = exp_file("dd.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 64, nvlink_domain: 72 }",
+                 "  global_batch: 256\n");
+    expect_err(p, 4, 60, "72 GPUs does not divide the cluster's nodes 64 x gpus_per_node 4 = 256 GPUs",
+               "nearest valid: 64 or 128");
+    p = exp_file("dt.yaml", "llama2-7b", "{ extends: dgx-h100, nodes: 2 }", "  global_batch: 16\n  tp: 16\n");
+    expect_err(p, 7, 7, "training.tp: 16 leaves the NVLink domain of 8 GPUs", "valid tp: 1, 2, 4, 8");
+    p = exp_file("dt4.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 4, nvlink_domain: 4 }",
+                 "  global_batch: 16\n  tp: 8\n");
+    expect_err(p, 7, 7, "training.tp: 8 leaves the NVLink domain of 4 GPUs", "valid tp: 1, 2, 4");
+    /* a job smaller than one domain sits in it: 16 GPUs of an NVL72 rack take tp 16 */
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    p = exp_file("d16.yaml", "llama2-7b", "{ extends: gb200-nvl72, nodes: 4 }", "  global_batch: 16\n  tp: 16\n");
+    ok_or_fail(expcfg_load(p, x, &e), &e, p);
+    assert_int_equal(clustercfg_domain(&x->cluster), 16);
+    free(x);
 }
 
 static void moe_engine(void **state)
@@ -686,6 +831,7 @@ int main(void)
         cmocka_unit_test(every_component_preset_loads),
         cmocka_unit_test(moe_params),
         cmocka_unit_test(err_moe_layouts),
+        cmocka_unit_test(nvlink_domain),
         cmocka_unit_test(moe_engine),
         cmocka_unit_test(uneven_split),
         cmocka_unit_test(preset_values),
@@ -699,7 +845,9 @@ int main(void)
         cmocka_unit_test(err_tp_kv_heads),
         cmocka_unit_test(err_pp_layers),
         cmocka_unit_test(err_virtual_stages),
+        cmocka_unit_test(err_pipeline_schedule),
         cmocka_unit_test(err_batch),
+        cmocka_unit_test(err_mxfp8),
         cmocka_unit_test(context_parallel_layout),
         cmocka_unit_test(err_gpu_count),
         cmocka_unit_test(err_sp_without_tp),

@@ -352,6 +352,11 @@ static void bad_options(void **state)
     search_default_opts(&o);
     o.jobs = 0;
     assert_int_equal(search_run(base, &o, &r, &e), CXL_EUSAGE);
+    /* the split-backward schedules are not searched (their lower bound is not written yet) */
+    search_default_opts(&o);
+    base->train.pipeline_schedule = TRAINCFG_SCHEDULE_ZB_H1;
+    assert_int_equal(search_run(base, &o, &r, &e), CXL_EUSAGE);
+    assert_non_null(strstr(e.msg, "zb-h1 is not searched yet"));
     free(base);
 }
 

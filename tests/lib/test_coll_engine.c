@@ -163,11 +163,45 @@ static void alltoall_spans_both_fabrics(void **state)
     cxlsim_cluster_free(cl);
 }
 
+/* GB200 NVL72 (trays of 4, 72 GPUs on one NVLink domain): an all-to-all over 16 ranks on 4 trays stays on
+ * NVLink; ranks_per_node counts the ranks per domain, its default the domain's GPUs. */
+static void alltoall_in_an_nvlink_domain(void **state)
+{
+    (void)state;
+    cxlsim_cluster *cl, *h;
+    cxlsim_error e;
+    cxlsim_error_init(&e);
+    assert_int_equal(cxlsim_cluster_load("gb200-nvl72", "gb200", &cl, &e), 0);
+    assert_int_equal(cxlsim_cluster_load("dgx-b200", "b200", &h, &e), 0);
+    cxlsim_collective q = { sizeof q, CXLSIM_ALLTOALL, 16u << 20, 16, 0, CXLSIM_ALGO_AUTO, CXLSIM_PROTO_AUTO, 0 };
+    cxlsim_collective_result rack, nics, node;
+    cxlsim_collective_result_init(&rack);
+    cxlsim_collective_result_init(&nics);
+    cxlsim_collective_result_init(&node);
+    assert_int_equal(cxlsim_collective_time(cl, &q, &rack, &e), 0); /* 16 ranks on 4 trays of one rack */
+    q.ranks = 8;
+    assert_int_equal(cxlsim_collective_time(h, &q, &node, &e), 0);  /* 8 ranks in one DGX B200 */
+    q.ranks = 16;
+    q.ranks_per_node = 4;                                           /* as if each tray were its own domain */
+    assert_int_equal(cxlsim_collective_time(cl, &q, &nics, &e), 0);
+    assert_true(nics.time_ps > rack.time_ps);
+    /* the same NVLink 5 and efficiency: 15/16 of the buffer on NVLink against 7/8 in a node of 8 */
+    assert_true(rack.time_ps > node.time_ps && rack.time_ps < node.time_ps * 11 / 10);
+    q.ranks = 144;
+    q.ranks_per_node = 0;                                           /* two racks: 72 ranks per domain */
+    assert_int_equal(cxlsim_collective_time(cl, &q, &rack, &e), 0);
+    q.ranks_per_node = 73;
+    assert_int_equal(cxlsim_collective_time(cl, &q, &rack, &e), CXLSIM_ECONFIG);
+    cxlsim_cluster_free(h);
+    cxlsim_cluster_free(cl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(api_and_plugin_equal_the_engine),
         cmocka_unit_test(alltoall_spans_both_fabrics),
+        cmocka_unit_test(alltoall_in_an_nvlink_domain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -100,15 +100,15 @@ static void backends(void **state)
     assert_true(s1.read_latency_ns[0] > 0 && s1.read_gbps > 0);
     assert_true(one_read("analytical", &s2) > 0);
     assert_true(cxlsim_backend_available("csim"));
-    assert_false(cxlsim_backend_available("verilator"));
+    assert_false(cxlsim_backend_available("nope"));
     cxlsim_error e;
     cxlsim_error_init(&e);
     cxlsim_device *d;
     cxlsim_backend *b;
     assert_int_equal(cxlsim_device_load("asic", NULL, 0, &d, &e), 0);
-    assert_int_equal(cxlsim_backend_open(d, "verilator", &b, &e), CXLSIM_EBACKEND);
-    assert_non_null(strstr(e.message, "not built into this library"));
+    /* verilator and xrt, loaded from their modules or reported missing: lib_verilator, test_libxrt */
     assert_int_equal(cxlsim_backend_open(d, "nope", &b, &e), CXLSIM_EBACKEND);
+    assert_non_null(strstr(e.message, "unknown backend 'nope'"));
     assert_int_equal(cxlsim_backend_open(d, NULL, &b, &e), 0);
     cxlsim_desc bad = { .size = sizeof bad, .id = 1, .bytes = 100, .read_weight = 1 }; /* not a multiple of 64 */
     assert_true(cxlsim_backend_submit(b, &bad, 1, &e) < 0);
@@ -135,8 +135,9 @@ static void probe(void **state)
     assert_true(r.bandwidth_gbps[0] > 0);
     assert_int_equal(r.ncurves, 1);
     assert_int_equal(r.curve_points, 6);
-    o.backend = "verilator";
-    assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_EBACKEND);
+    o.backend = "verilator"; /* where its module is built, lib_verilator runs it */
+    if (!cxlsim_backend_available("verilator"))
+        assert_int_equal(cxlsim_probe(d, &o, &r, &e), CXLSIM_EBACKEND);
     /* the xrt options (the command's --xclbin, --card): checked, and refused with another backend */
     const char *bad[] = { "xclbim=k.xclbin" }, *xrt[] = { "xclbin=k.xclbin", "card=0" };
     o.backend = NULL;
@@ -265,7 +266,9 @@ static void transfers(void **state)
     assert_int_equal(cxlsim_memory_next(m, INT64_MAX, &t, &tag, &e), 0);
     assert_int_equal(cxlsim_memory_start(m, 0, 0, 0, 64, 1, 0, 0, 1, &e), CXLSIM_EUSAGE); /* in the past */
     cxlsim_memory_close(m);
-    assert_int_equal(cxlsim_memory_open(d, "verilator", 1, 0, &m, &e), CXLSIM_EBACKEND);
+    int rc = cxlsim_memory_open(d, "verilator", 1, 0, &m, &e); /* from its module where built */
+    assert_int_equal(rc, cxlsim_backend_available("verilator") ? 0 : CXLSIM_EBACKEND);
+    cxlsim_memory_close(rc ? NULL : m);
     cxlsim_device_free(d);
 }
 

@@ -13,9 +13,11 @@
 
 #include "train/schedule.h"
 
+#include "schedule_sim.h"
+
 /* Shorthands for expected orders: forward / backward of micro-batch mb on model chunk c. */
-#define F(mb, c) {(mb), (c), 0}
-#define B(mb, c) {(mb), (c), 1}
+#define F(mb, c) {(mb), (c), 0, 0}
+#define B(mb, c) {(mb), (c), 1, 0}
 
 static schedule_item *build(uint32_t pp, uint32_t rank, uint32_t m, uint32_t v, size_t *n)
 {
@@ -218,52 +220,7 @@ static void invariants(void **state)
 static long simulate_lists(uint32_t pp, uint32_t m, uint32_t v, schedule_item *const *list, const size_t *len,
                            long tf, long tb)
 {
-    uint32_t S = pp * v;
-    size_t *next = calloc(pp, sizeof *next);
-    long *clock = calloc(pp, sizeof *clock), *busy = calloc(pp, sizeof *busy);
-    long *done_f = malloc(sizeof(long) * S * m), *done_b = malloc(sizeof(long) * S * m);
-    assert_true(next && clock && busy && done_f && done_b);
-    for (size_t i = 0; i < (size_t)S * m; i++)
-        done_f[i] = done_b[i] = -1;
-    int progress = 1;
-    while (progress) {
-        progress = 0;
-        for (uint32_t r = 0; r < pp; r++)
-            while (next[r] < len[r]) {
-                const schedule_item *it = &list[r][next[r]];
-                uint32_t s = it->chunk * pp + r, mb = it->microbatch;
-                long dep;
-                if (!it->backward)
-                    dep = s == 0 ? 0 : done_f[(size_t)(s - 1) * m + mb];
-                else
-                    dep = s == S - 1 ? done_f[(size_t)s * m + mb] : done_b[(size_t)(s + 1) * m + mb];
-                if (dep < 0)
-                    break; /* blocked: try the other ranks */
-                long d = it->backward ? tb : tf;
-                long start = clock[r] > dep ? clock[r] : dep;
-                clock[r] = start + d;
-                busy[r] += d;
-                (it->backward ? done_b : done_f)[(size_t)s * m + mb] = clock[r];
-                next[r]++;
-                progress = 1;
-            }
-    }
-    long makespan = 0;
-    for (uint32_t r = 0; r < pp; r++) {
-        if (next[r] < len[r]) {
-            makespan = -1;
-            continue;
-        }
-        assert_int_equal(busy[r], (long)m * v * (tf + tb));
-        if (makespan >= 0 && clock[r] > makespan)
-            makespan = clock[r];
-    }
-    free(next);
-    free(clock);
-    free(busy);
-    free(done_f);
-    free(done_b);
-    return makespan;
+    return schedule_sim_run(SCHEDULE_AUTO, pp, m, v, list, len, tf, tb, 0); /* a whole backward: tb */
 }
 
 /* The same with every rank running its schedule_build order. */
