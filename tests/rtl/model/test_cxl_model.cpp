@@ -9,9 +9,11 @@
 // idle and model_error; at checkpoints and at the end, every 64-bit word of cxl_stats. The first
 // difference prints preset, seed, cycle, what differs and both values, and fails the test.
 // The even seeds run the model cycle by cycle (run_until = 0: no idle skip); the odd seeds let the RTL
-// skip idle stretches (run_until far ahead: one `run` may cross k quiet cycles, cxl_model.v) and run the
-// C to the cycle the RTL reached, then compare the same way; they also hold descriptors back longer
-// (not_before up to 2^20 cycles ahead), so that refreshes fall inside the skipped stretches.
+// skip idle stretches (run_until up to 2^24 cycles ahead: one `run` may cross k quiet cycles or whole
+// refresh periods, cxl_model.v, and none past run_until) and run the
+// C to the cycle the RTL reached, then compare the same way; they submit fewer and smaller descriptors and
+// hold them back longer (not_before up to 2^20 cycles ahead), so that the model is often quiet and
+// refreshes and whole refresh periods fall inside the skipped stretches.
 // CXLSIM_SANITIZED (ASan/UBSan builds) shortens the runs; CXLSIM_MODEL_TEST_CYCLES sets the cycles per
 // run, CXLSIM_MODEL_TEST_VERBOSE prints progress; an argument limits the run to one preset.
 // Built with -DCXLSIM_RTL_MODEL_TEST=ON (the whole verilated model takes long to compile; docs/rtl.md).
@@ -61,10 +63,14 @@ cxl_desc random_desc(Rng &r, const cxl_params &p, uint64_t now, uint64_t id, uin
     d.id = id;
     d.requester = static_cast<uint16_t>(req);
     d.base = (r.next() & 0x3ffffffull) << 6;
-    uint32_t lines = r.chance(30) ? 1 + r.below(4) : 1 + r.below(r.chance(20) ? 2000 : 200);
+    // the skipping seeds: small descriptors, often held back far, so that the model is often quiet
+    uint32_t lines = far ? 1 + r.below(16) : r.chance(30) ? 1 + r.below(4) : 1 + r.below(r.chance(20) ? 2000 : 200);
     d.bytes = static_cast<uint64_t>(lines) * 64;
     d.footprint = r.chance(50) ? 0 : static_cast<uint64_t>(lines + r.below(r.chance(10) ? 1u << 22 : 4096)) * 64;
-    d.not_before = r.chance(70) ? 0 : now + r.below(r.chance(10) ? (far ? 1u << 20 : 5000) : 300);
+    if (far)
+        d.not_before = r.chance(40) ? 0 : now + r.below(r.chance(30) ? 1u << 20 : 3000);
+    else
+        d.not_before = r.chance(70) ? 0 : now + r.below(r.chance(10) ? 5000 : 300);
     d.pattern = static_cast<uint8_t>(r.below(3));
     uint64_t fp = d.footprint ? d.footprint : d.bytes;
     if (d.pattern == CXL_PAT_STRIDE) {
@@ -180,15 +186,23 @@ bool run_one(VerilatedContext &ctx, const char *preset, uint64_t seed)
         b.tick();
 
     const bool skips = seed % 2 != 0;
-    b.top->run_until = skips ? ~0ull : 0;
-    uint64_t next_id = 1, submitted = 0, completed = 0, refused = 0, skipped = 0;
-    uint32_t burst = 0;
+    b.top->run_until = 0;
+    uint64_t next_id = 1, submitted = 0, completed = 0, refused = 0, skipped = 0, jumps = 0;
+    uint32_t burst = 0, hush = 0;
     const uint64_t checkpoint = kCycles / 2;
     for (run.cycle = 0; run.cycle < kCycles; run.cycle++) {
-        // submissions between model cycles: bursts that fill queues, then quiet stretches
-        if (burst == 0 && rng.chance(2))
+        // submissions between model cycles: bursts that fill queues, then quiet stretches; the skipping
+        // seeds also go 600 model steps without any submission now and then, long enough for the DRAM's
+        // refresh state to repeat and the RTL to jump whole periods (a submission forgets its copy)
+        if (skips && hush == 0 && rng.below(1000) == 0)
+            hush = 600;
+        if (burst == 0 && rng.chance(skips ? 1 : 2))
             burst = 1 + rng.below(rng.chance(30) ? 200 : 10);
         uint32_t n_sub = burst && rng.chance(60) ? 1 + rng.below(4) : 0;
+        if (hush) {
+            hush--;
+            n_sub = 0;
+        }
         for (uint32_t k = 0; k < n_sub && run.cycle < kCycles * 3 / 4; k++) {
             uint32_t req = rng.below(p.requesters);
             cxl_desc d = random_desc(rng, p, m.now, next_id, req, skips);
@@ -214,21 +228,29 @@ bool run_one(VerilatedContext &ctx, const char *preset, uint64_t seed)
         const uint64_t before = b.top->now;
         if (!skips)
             cxl_model_run(&m, m.now + 1, 0);
-        b.top->run = 1;
-        b.top->eval();
-        b.tick();
-        b.top->run = 0;
-        b.top->eval();
-        int guard = 0;
-        while (!b.top->at_boundary) {
+        else // a skip or jump ends at run_until: near (it shrinks jumps) or far
+            b.top->run_until = before + (rng.chance(20) ? 1 + rng.below(20000) : 1ull << 24);
+        // a run that shrinks a period jump (cxl_model.v) moves nothing: run again, as the kernel does
+        for (int again = 0; again < 70 && (again == 0 || (skips && b.top->now == before)); again++) {
+            b.top->run = 1;
+            b.top->eval();
             b.tick();
-            if (++guard > 100000)
-                return run.fail("model cycle did not finish (clocks)", guard, 0);
+            b.top->run = 0;
+            b.top->eval();
+            int guard = 0;
+            while (!b.top->at_boundary) {
+                b.tick();
+                if (++guard > 100000)
+                    return run.fail("model cycle did not finish (clocks)", guard, 0);
+            }
         }
         if (skips) {
             if (b.top->now <= before)
                 return run.fail("now did not advance", b.top->now, before);
             skipped += b.top->now - before - 1;
+            // a skip stops at the next refresh deadline, at most tREFI ahead: more is a period jump
+            if (p.dram.refresh != CXL_REF_OFF && b.top->now - before > p.dram.tREFI)
+                jumps++;
             cxl_model_run(&m, b.top->now, 0);
         }
         if (b.top->now != m.now)
@@ -273,9 +295,9 @@ bool run_one(VerilatedContext &ctx, const char *preset, uint64_t seed)
         return false;
     b.top->final();
     std::printf("test_cxl_model: %-10s seed %" PRIu64 ": %" PRIu64 " model steps (%" PRIu64 " clocks, %" PRIu64
-                " cycles skipped), %" PRIu64 " descriptors (%" PRIu64 " refused), %" PRIu64 " completed, %" PRIu64
-                " B read, %" PRIu64 " B written: equal\n",
-                preset, seed, kCycles, b.clocks, skipped, submitted, refused, completed, m.st.read_bytes,
+                " cycles skipped, %" PRIu64 " in period jumps), %" PRIu64 " descriptors (%" PRIu64 " refused), %" PRIu64
+                " completed, %" PRIu64 " B read, %" PRIu64 " B written: equal\n",
+                preset, seed, kCycles, b.clocks, skipped, jumps, submitted, refused, completed, m.st.read_bytes,
                 m.st.write_bytes);
     return true;
 }
