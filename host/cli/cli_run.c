@@ -112,6 +112,12 @@ int cli_check_device_outputs(const char *const *out, size_t n, const char *devic
     return compose_each_file("devices", device, check_config_file, &c);
 }
 
+int cli_check_file_outputs(const char *const *out, size_t n, const char *path, cxl_err *e)
+{
+    struct cfg_out_check c = { out, n, e };
+    return compose_each_file(NULL, path, check_config_file, &c);
+}
+
 FILE *cli_summary_stream(const char *const *out, size_t n)
 {
     for (size_t i = 0; i < n; i++)

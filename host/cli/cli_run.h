@@ -53,6 +53,8 @@ int cli_check_outputs(const char *const *out, size_t n, const char *const *in, s
  * through `extends`, a component or device file). */
 int cli_check_experiment_outputs(const char *const *out, size_t n, const expcfg *x, cxl_err *e);
 int cli_check_device_outputs(const char *const *out, size_t n, const char *device, cxl_err *e);
+/* The same for a file of a kind without presets (an op-times file) and its `extends` chain. */
+int cli_check_file_outputs(const char *const *out, size_t n, const char *path, cxl_err *e);
 /* Where the human summary goes: standard error when an output is standard output. */
 FILE *cli_summary_stream(const char *const *out, size_t n);
 

@@ -167,7 +167,7 @@ static int train_main(const cli_command *self, int argc, char **argv, cli_ctx *c
     if (cli_load_experiment(a.exp, cl->ov, &x, &e))
         return cli_fail(&e);
     int rc;
-    if (cli_check_experiment_outputs(outs, 2, x, &e))
+    if (cli_check_experiment_outputs(outs, 2, x, &e) || cli_check_file_outputs(outs, 2, a.times, &e))
         rc = cli_fail(&e);
     else if (a.dump)
         rc = expcfg_dump(stdout, x) ? 6 : 0;

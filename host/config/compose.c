@@ -84,7 +84,7 @@ int compose_each_file(const char *presets_kind, const char *source, int (*fn)(vo
     cfg_doc *doc = NULL;
     cxl_err e;
     /* it loaded before the run; a file changed since then has nothing more to say */
-    if (cfg_load_file(source, resolve, &r, &doc, &e))
+    if (cfg_load_file(source, presets_kind ? resolve : NULL, &r, &doc, &e))
         return 0;
     int rc = cfg_each_file(doc, fn, ctx);
     cfg_free(doc);

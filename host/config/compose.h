@@ -51,7 +51,8 @@ int compose_load(const compose_kind *k, const char *name_or_path, void *obj, cxl
 
 /* Call fn for each configuration file a component loaded from `source` (its recorded source: a file
  * path, else a preset or inline text, which read no file) was read from: that file and every file of its
- * `extends` chain (cfg_each_file), found by loading it again with the presets of presets_kind. Stops at
+ * `extends` chain (cfg_each_file), found by loading it again with the presets of presets_kind (NULL: a
+ * kind without presets, such as an op-times file: files only). Stops at
  * and returns fn's first non-zero result; 0 when source is no readable file. */
 int compose_each_file(const char *presets_kind, const char *source, int (*fn)(void *ctx, const char *path),
                       void *ctx);

@@ -159,6 +159,15 @@ expect_rc 5 "probe --json DEVICE-PARENT" "$bin" probe "$tmp/inc/dev.yaml" --quic
 expect_rc 5 "compare --json DEVICE-PARENT" "$bin" compare "$tmp/inc/dev.yaml" --random 10 --backends csim,csim \
   --json "$tmp/inc/dev-base.yaml"
 cmp -s "$tmp/inc/dev-base.yaml" "$src/configs/devices/asic.yaml" && ok || bad "a parent device was overwritten"
+# an op-times file's own parent (--op-times FILE extends another)
+cp "$src/configs/optimes/sample-llama2-7b-h100.yaml" "$tmp/inc/times-base.yaml"
+printf 'extends: times-base.yaml\n' >"$tmp/inc/times.yaml"
+expect_rc 0 "train --op-times CHILD runs" "$bin" train llama2-7b-2x8-h100 --op-times "$tmp/inc/times.yaml" \
+  --json "$tmp/inc/times.json"
+expect_rc 5 "train --json OP-TIMES-PARENT" "$bin" train llama2-7b-2x8-h100 --op-times "$tmp/inc/times.yaml" \
+  --json "$tmp/inc/times-base.yaml"
+cmp -s "$tmp/inc/times-base.yaml" "$src/configs/optimes/sample-llama2-7b-h100.yaml" && ok ||
+  bad "an op-times file's parent was overwritten"
 # a sweep's base and everything it reads (the sweep file names it)
 printf 'base: child.yaml\ncommand: memory\naxes:\n  training.micro_batch: [1, 2]\n' >"$tmp/inc/sw.yaml"
 expect_rc 5 "sweep --csv BASE" "$bin" sweep "$tmp/inc/sw.yaml" -j 1 --csv "$tmp/inc/child.yaml"
