@@ -3,7 +3,9 @@
  * usage: bench_model [DEVICE] [--backend NAME] [--pattern random|seq] [--mix R:W] [--cycles N] [--no-csim]
  *                    [--idle]
  * Default: the ASIC preset, every requester issuing random 64 B reads with all tags outstanding.
- * Prints cycles simulated, wall seconds, cycles per second, and what the model did (bandwidth, flits,
+ * Prints cycles simulated, wall seconds, cycles per second, the RTL's kernel clocks per model cycle (verilator:
+ * the clocks the verilated kernel ran, the host protocol's included, and what they would give on a card at
+ * the platforms' 300 MHz), and what the model did (bandwidth, flits,
  * DRAM commands) so the figure can be checked to be a saturating run. With a backend other than csim
  * (issue 5: --backend verilator) it also runs csim on the same workload and prints the ratio, unless
  * --no-csim (the verilated kernel's profile-guided build runs it so: cmake/rtl_pgo.cmake). Default
@@ -31,6 +33,7 @@ static double now_s(void)
 typedef struct run {
     double wall;
     cxl_stats st;
+    uint64_t clocks; /* kernel clocks of the run (verilator: the RTL's; 0 for the others) */
 } run;
 
 /* Every requester streams with all tags outstanding until `cycles` (none when `idle`); 0 or 1 (message
@@ -47,6 +50,7 @@ static int run_workload(const char *backend, const cxl_params *p, const workload
     if (!rc && !idle)
         rc = cxl_backend_submit(b, d, p->requesters, &e);
     double t0 = now_s();
+    uint64_t c0 = b ? cxl_backend_kernel_clocks(b) : 0;
     while (!rc && cxl_backend_now(b) < cycles) {
         rc = cxl_backend_advance(b, cycles, 0, &e);
         cxl_completion cc[64];
@@ -54,6 +58,7 @@ static int run_workload(const char *backend, const cxl_params *p, const workload
         }
     }
     out->wall = now_s() - t0;
+    out->clocks = b ? cxl_backend_kernel_clocks(b) - c0 : 0;
     if (!rc)
         rc = cxl_backend_stats(b, &out->st, &e);
     cxl_backend_close(b);
@@ -112,6 +117,10 @@ int main(int argc, char **argv)
     printf("model cycles      %llu\n", (unsigned long long)st->cycles);
     printf("wall seconds      %.3f\n", wall);
     printf("cycles per second %.4f M\n", st->cycles / wall / 1e6);
+    if (r.clocks)
+        printf("kernel clocks     %llu: %.3f per model cycle; on a card at 300 MHz %.1f M model cycles per second\n",
+               (unsigned long long)r.clocks, (double)r.clocks / (double)st->cycles,
+               300.0 * (double)st->cycles / (double)r.clocks);
     if (idle && !is_csim)
         printf("csim              skips idle stretches exactly (docs/cxl-model.md 2.4): no ratio\n");
     if (ratio)

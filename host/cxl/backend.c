@@ -10,6 +10,7 @@ extern const cxl_backend_ops cxl_backend_analytical_ops;
 extern const cxl_backend_ops cxl_backend_verilator_ops;
 const char *cxl_backend_verilator_builds(void); /* backend_verilator.c */
 int cxl_backend_verilator_can_trace(void);      /* backend_verilator.c */
+uint64_t cxl_backend_verilator_clocks(cxl_backend *b); /* backend_verilator.c */
 #endif
 #ifdef CXLSIM_HAVE_XRT
 extern const cxl_backend_ops cxl_backend_xrt_ops;
@@ -92,6 +93,16 @@ int cxl_backend_can_trace(const char *name)
         return cxl_backend_verilator_can_trace();
 #endif
     (void)name;
+    return 0;
+}
+
+uint64_t cxl_backend_kernel_clocks(cxl_backend *b)
+{
+#ifdef CXLSIM_HAVE_VERILATOR
+    if (b->ops == &cxl_backend_verilator_ops)
+        return cxl_backend_verilator_clocks(b);
+#endif
+    (void)b;
     return 0;
 }
 

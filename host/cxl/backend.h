@@ -87,6 +87,9 @@ const char *cxl_backend_rtl_builds(const char *name);
 /* 1 when backend `name` can write an FST waveform (verilator, compiled with CMake's CXLSIM_RTL_TRACE: a
  * traced twin of each kernel build, run only when asked), else 0. */
 int cxl_backend_can_trace(const char *name);
+/* The kernel clocks the RTL has run since the backend opened (verilator: the verilated kernel's, the host
+ * protocol's included; docs/rtl.md "Simulation speed"); 0 for a backend without one. */
+uint64_t cxl_backend_kernel_clocks(cxl_backend *b);
 
 int cxl_backend_open(const char *name, const cxl_params *p, cxl_backend **out, cxl_err *err);
 /* Same with options (o may be NULL); an option the named backend does not take is CXL_EUSAGE. */

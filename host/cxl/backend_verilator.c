@@ -196,6 +196,8 @@ const char *cxl_backend_verilator_builds(void);
 const char *cxl_backend_verilator_builds(void) { return vkernel_builds(); }
 int cxl_backend_verilator_can_trace(void);
 int cxl_backend_verilator_can_trace(void) { return vkernel_can_trace(); }
+uint64_t cxl_backend_verilator_clocks(cxl_backend *b);
+uint64_t cxl_backend_verilator_clocks(cxl_backend *b) { return vdev_clocks(((const vbk *)b->impl)->d); }
 
 const cxl_backend_ops cxl_backend_verilator_ops = {
     "verilator", "verilator", vbk_open, vbk_submit, vbk_space, vbk_advance, vbk_now, vbk_poll, vbk_stats, vbk_idle,
