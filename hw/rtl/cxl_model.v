@@ -1166,35 +1166,17 @@ module cxl_model #(
 
     // ---------------------------------------------------------------- submit and idle
     assign sub_ready = sub_r < 16'd16 && rq_sub_ready[sub_r[3:0]];
-    reg idle_c;
-    always @* begin
-        idle_c = 1'b1;
-        for (r = 0; r < NREQ; r = r + 1)
-            if (r < p_requesters && (rq_quiet[64*r +: 64] != 64'hffffffffffffffff || hq_count[32*r +: 32] != 32'd0))
-                idle_c = 1'b0;
-        for (h = 0; h < NH; h = h + 1)
-            if (h < p_hosts && (hr_count[32*h +: 32] != 32'd0 || (lp && (!um_idle[h] || !us_idle[h]))))
-                idle_c = 1'b0;
-        if (lp && sw) begin
-            if (!sw_idle)
-                idle_c = 1'b0;
-            for (d = 0; d < ND; d = d + 1)
-                if (d < p_devices && (!dm_idle[d] || !ds_idle[d]))
-                    idle_c = 1'b0;
-        end
-        for (d = 0; d < ND; d = d + 1)
-            if (d < p_devices && (!dv_idle[d] || dv_refdue[d]))  // quiet_until: a due refresh is work
-                idle_c = 1'b0;
-    end
-    assign idle = idle_c;
 
     // ---------------------------------------------------------------- idle skip (header)
     // quiet_c: the C's quiet_until(m) > now; k_c: the cycles to the next event, capped by `run_until`
-    reg        quiet_c, quiet_x, settled_c, rest0_c, same_c, nonref_c;
+    // quiet_u: quiet_c without the bound on t_c; all_done: no requester has a descriptor left to issue,
+    // so quiet_u && all_done is cxl_model_idle (the `idle` output)
+    reg        quiet_c, quiet_u, quiet_x, all_done, settled_c, rest0_c, same_c, nonref_c;
     reg [63:0] t_c, k_c, kj_c;
     reg [31:0] ref_c;
     always @* begin
         quiet_c = 1'b1;
+        all_done = 1'b1;
         rest0_c = 1'b1;
         same_c = 1'b1;
         nonref_c = 1'b0;
@@ -1205,6 +1187,8 @@ module cxl_model #(
             if (r < p_requesters) begin
                 if (rq_quiet[64*r +: 64] <= now_q || hq_count[32*r +: 32] != 32'd0)
                     quiet_c = 1'b0;
+                if (rq_quiet[64*r +: 64] != 64'hffffffffffffffff)
+                    all_done = 1'b0;
                 if (rq_quiet[64*r +: 64] < t_c)
                     t_c = rq_quiet[64*r +: 64];
             end
@@ -1226,6 +1210,7 @@ module cxl_model #(
                         settled_c = 1'b0;
                 end
         end
+        quiet_u = quiet_c;
         if (t_c <= now_q)
             quiet_c = 1'b0;
         quiet_x = quiet_c;   // quiet but for refreshes due
@@ -1233,8 +1218,10 @@ module cxl_model #(
             if (d < p_devices) begin
                 if (!dv_idle[d])
                     quiet_x = 1'b0;
-                if (!dv_idle[d] || dv_refdue[d])
+                if (!dv_idle[d] || dv_refdue[d]) begin
                     quiet_c = 1'b0;
+                    quiet_u = 1'b0;
+                end
                 if ($signed(dv_refmin[32*d +: 32]) < $signed(ref_c))
                     ref_c = dv_refmin[32*d +: 32];
                 if (dv_rest[16*d +: 16] != 16'd0)
@@ -1255,6 +1242,7 @@ module cxl_model #(
     // only in a main clock with no response clock before it in this model cycle (mid_q low): the state is
     // then the cycle's start, where the C decides (responses popped in this cycle's response clocks may
     // have completed a descriptor that a stopping run returns with, as the C does before it skips)
+    assign idle = quiet_u && all_done;
     assign skip_c = main_clk && !mid_q && quiet_c && settled_c && k_c > 64'd1;
     assign skip_n = skip_c ? k_c - 64'd1 : 64'd0;
     assign skip_n32 = pj_jump ? (pj_amount[63:32] != 32'd0 || pj_amount[31:0] == 32'd0 ? 32'hffffffff
