@@ -1,7 +1,9 @@
 /* test_compute.c - the efficiency-curve compute model: GEMM time grows with k, wave quantization steps,
  * memory-bound GEMMs fall to the roofline, a large bf16 GEMM on the H200 preset lands where the measured
  * one does (docs/references.md "GPUs and clusters": 770-800 of 989 TFLOP/s), memory-bound kernels cost
- * bytes / (bandwidth x efficiency) + overhead exactly, and the GPU fields' defaults and errors. */
+ * bytes / (bandwidth x efficiency) + overhead exactly, the Blackwell presets' measured curve (the B200's
+ * 8192^3 point, monotone in K and in whole waves, bounded by gemm_efficiency), and the GPU fields' defaults
+ * and errors. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
@@ -63,13 +65,21 @@ static void presets_have_compute_fields(void **state)
     load_gpu("b200", &g);
     assert_true(g.tflops[GPUCFG_BF16] == 2250 && g.tflops[GPUCFG_FP8] == 4500);
     assert_int_equal(g.hbm_bytes, 180000000000ull);
-    assert_int_equal(g.hbm_bw_bps, 8000000000000ull);
-    assert_int_equal(g.sms, 0);
-    /* GB200's GPU (GB200 NVL72 datasheet, the rack's figures / 72, dense) */
+    assert_int_equal(g.hbm_bw_bps, 7700000000000ull); /* the later HGX B200 specification's 7.7 TB/s */
+    /* Blackwell's efficiencies, measured on B200 (configs/gpus/b200.yaml, docs/references.md "Blackwell
+     * efficiencies"): 148 SMs; cuBLAS 8192^3 bf16 at 63.1 % of the peak; a streamed kernel at 6.72 of
+     * 7.7 TB/s; FlashAttention-4's 1,613 (forward) and 1,359.8 (backward) of 2,250 TFLOP/s */
+    assert_int_equal(g.sms, 148);
+    assert_true(g.gemm_efficiency == 0.64 && g.memory_efficiency == 0.87);
+    assert_true(g.attention_fwd_efficiency == 0.717 && g.attention_bwd_efficiency == 0.604);
+    /* GB200's GPU (GB200 NVL72 datasheet, the rack's figures / 72, dense), the B200's fractions assumed */
     load_gpu("gb200", &g);
     assert_true(g.tflops[GPUCFG_BF16] == 2500 && g.tflops[GPUCFG_FP8] == 5000 && g.tflops[GPUCFG_TF32] == 1250);
     assert_int_equal(g.hbm_bytes, 186000000000ull);
     assert_int_equal(g.hbm_bw_bps, 8000000000000ull);
+    assert_int_equal(g.sms, 148);
+    assert_true(g.gemm_efficiency == 0.64 && g.memory_efficiency == 0.87);
+    assert_true(g.attention_fwd_efficiency == 0.717 && g.attention_bwd_efficiency == 0.604);
 }
 
 static void older_gpu_file_gets_defaults(void **state)
@@ -204,6 +214,50 @@ static void large_gemm_efficiency_h200(void **state)
     assert_true(llabs(2 * c8.math_ps - c.math_ps) <= (int64_t)(c.math_ps / 500));
 }
 
+/* The B200's efficiency curve: the measured 8192^3 point (pytorch/ao PR #2427: 63.1 % of 2,250 TFLOP/s) comes
+ * back within a point; the fraction of the peak rises with K at a fixed grid (the launch gap amortised) and
+ * with M in whole waves, never above gemm_efficiency, and reaches it in the limit; one tile past a whole
+ * wave costs a wave; FP8 halves the math of the same shape. */
+static void blackwell_gemm_curve(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("b200", &g);
+    op_desc op = gemm(1, 8192, 8192, 8192, GPUCFG_BF16);
+    compute_cost c = cost_of(&g, &op);
+    assert_int_equal(c.tiles, 2048);
+    assert_int_equal(c.waves, 14); /* ceil(2048 / 148) */
+    double eff = compute_op_efficiency(&g, &op);
+    if (fabs(eff - 0.631) > 0.01)
+        fail_msg("8192^3 bf16 on b200: efficiency %.4f, measured 0.631", eff);
+    /* K grows at a fixed grid of 148 x 2 tiles (one full wave): the fraction rises towards 0.64 */
+    double prev = 0;
+    for (uint64_t k = 256; k <= 65536; k *= 2) {
+        op_desc o = gemm(1, 128 * 148, 512, k, GPUCFG_FP8);
+        double e = compute_op_efficiency(&g, &o);
+        assert_true(e >= prev && e <= g.gemm_efficiency);
+        prev = e;
+    }
+    assert_true(prev > 0.99 * g.gemm_efficiency);
+    /* M grows in whole waves (148 tiles of 128 x 256 each): the fraction never falls */
+    prev = 0;
+    for (uint64_t w = 1; w <= 64; w *= 2) {
+        op_desc o = gemm(1, 128 * 148 * w, 256, 8192, GPUCFG_FP8);
+        double e = compute_op_efficiency(&g, &o);
+        assert_true(e >= prev && e <= g.gemm_efficiency);
+        prev = e;
+    }
+    /* 149 tiles take two waves: one tile more than a wave doubles the math */
+    op_desc full = gemm(1, 128 * 148, 256, 4096, GPUCFG_FP8), over = gemm(1, 128 * 149, 256, 4096, GPUCFG_FP8);
+    assert_int_equal(cost_of(&g, &over).math_ps, 2 * cost_of(&g, &full).math_ps);
+    /* fp8 doubles the peak: the same GEMM takes half the math time */
+    op_desc op8 = gemm(1, 8192, 8192, 8192, GPUCFG_FP8);
+    assert_true(llabs(2 * cost_of(&g, &op8).math_ps - c.math_ps) <= 2);
+    /* memory-bound kernels at the measured streaming rate: 6.699 TB/s (7.7 x 0.87); 6.699 GB -> 1 ms */
+    op_desc m = { "ln.fwd", OP_MEM, GPUCFG_BF16, 1, 1, 1, 1, 0, 6.699e9, 0 };
+    assert_int_equal(cost_of(&g, &m).memory_ps, 1000000000ll);
+}
+
 static void mem_op_exact(void **state)
 {
     (void)state;
@@ -303,6 +357,7 @@ int main(void)
         cmocka_unit_test(grouped_gemm_launches_and_small_m),
         cmocka_unit_test(memory_bound_gemm_falls_to_roofline),
         cmocka_unit_test(large_gemm_efficiency_h200),
+        cmocka_unit_test(blackwell_gemm_curve),
         cmocka_unit_test(mem_op_exact),
         cmocka_unit_test(attention_kernel_time),
         cmocka_unit_test(errors),
