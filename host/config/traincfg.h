@@ -87,6 +87,13 @@ typedef struct traincfg {
     /* FP8 training's scaling (enum traincfg_fp8_recipe, Megatron's --fp8-recipe): tensorwise = per-tensor
      * current scaling (Megatron-Bridge's FP8-CS), mxfp8 = MXFP8 block scaling (FP8-MX; needs gpucfg.mxfp8) */
     int fp8_recipe;
+    /* derived, not a key (expcfg_check_layout: the GPU's gpucfg.mxfp8): the GPU runs FP8 GEMMs in any
+     * operand layout, so FP8 tensors keep no transposed copy. Transformer Engine creates the columnwise
+     * (transposed) data of a tensorwise-scaled FP8 tensor only when is_non_tn_fp8_gemm_supported() is false,
+     * i.e. below compute capability 10.0 (transformer_engine/pytorch/utils.py; tensor/float8_tensor.py):
+     * Blackwell (B200, GB200: the GPUs with MXFP8, gpucfg.mxfp8) keeps 1 B per FP8 weight, Hopper 2 B.
+     * MXFP8 keeps both copies on every GPU (their scales run along different axes). */
+    int fp8_non_tn;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;

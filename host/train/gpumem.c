@@ -232,7 +232,8 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
          * weight once per iteration and keeps the FP8 copy for the later micro-batches (megatron/core/
          * extensions/transformer_engine.py, TELinear.forward; TE module/base.py, the weight workspace):
          * the rowwise copy for the forward GEMM and the columnwise (transposed) one for the data-gradient
-         * GEMM on Hopper, 2 x 1 B per weight of the stage's layers held by this GPU (the output layer is
+         * GEMM on Hopper (on Blackwell the rowwise copy only, traincfg.h fp8_non_tn), 2 x 1 B per weight
+         * of the stage's layers held by this GPU (the output layer is
          * Megatron's own bf16 GEMM; under ZeRO-3 / FSDP the gathered weights are transient, none kept).
          * With fp8_param_gather the layers' weights are those FP8 tensors (rowwise and columnwise, 2 B),
          * in place of the bf16 weights: as many bytes as counted above. MXFP8 adds both copies' E8M0
@@ -243,6 +244,11 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
                               (double)(stage == traincfg_head_stage(t) ? modelcfg_head_params_tp(m, tp, p) : 0);
         double fp8_copy = (t->fp8_param_gather ? 0 : 2) + (traincfg_mxfp8(t) ? 2.0 / 32 : 0);
+        if (t->fp8_non_tn && !traincfg_mxfp8(t)) {
+            /* Blackwell, tensorwise scaling: the rowwise data serves both GEMMs, no transpose (traincfg.h
+             * fp8_non_tn): 1 B per layer weight, with fp8_param_gather 1 B less than counted above */
+            fp8_copy -= 1;
+        }
         out->weights_bytes += fp8_copy * layer_params;
         out->expert_weights_bytes += fp8_copy * (double)expert;
     }

@@ -234,6 +234,24 @@ static void te_activations(void **state)
     assert_true(fabs(mx.weights_bytes - cs.weights_bytes - L / 16) < 1e-9 * L);
     t.fp8_param_gather = 0;
     t.fp8_recipe = TRAINCFG_FP8_TENSORWISE;
+    /* Blackwell (fp8_non_tn): tensorwise FP8 weights keep no transpose, 1 B per layer weight less, with or
+     * without fp8_param_gather; MXFP8 keeps both copies */
+    gpumem hop, bw;
+    for (int pg = 0; pg < 2; pg++) {
+        t.fp8_param_gather = pg;
+        t.fp8_non_tn = 0;
+        gpumem_stage(&m, &t, 0, &hop);
+        t.fp8_non_tn = 1;
+        gpumem_stage(&m, &t, 0, &bw);
+        assert_true(fabs(hop.weights_bytes - bw.weights_bytes - L) < 1e-9 * L);
+        t.fp8_recipe = TRAINCFG_FP8_MXFP8;
+        gpumem_stage(&m, &t, 0, &bw);
+        t.fp8_non_tn = 0;
+        gpumem_stage(&m, &t, 0, &hop);
+        assert_true(bw.weights_bytes == hop.weights_bytes);
+        t.fp8_recipe = TRAINCFG_FP8_TENSORWISE;
+    }
+    t.fp8_param_gather = 0;
 
     /* MoE (Qwen3-30B-A3B: h 2048, 32 heads x 128, 4 KV heads, 128 experts, top 8, expert_ffn 768), bf16,
      * tp 1, one stage of all-MoE layers: per token the dense part without its MLP (the router's 16-bit input
