@@ -220,6 +220,13 @@ static int cxl_error(const expcfg *x, const tiers *t, cxl_err *err)
 static int host_check(const expcfg *x, cxl_err *err)
 {
     const clustercfg *c = &x->cluster;
+    if (x->train.cpu_offload_layers && x->cxl.memory != CXLCFG_NONE && x->cxl.offload_activations) {
+        const cfgloc *a = &x->cxl.loc[CXLCFG_F_OFFLOAD_ACT];
+        return cfgloc_errf(err, a->file[0] ? a : &x->cxl.ref,
+                           "cxl.offload_activations: the activations already go to the CPU's memory "
+                           "(training.cpu_offload_layers %llu); use one of the two",
+                           (ull)x->train.cpu_offload_layers);
+    }
     if (!x->train.cpu_offload_layers || !c->host_memory_bytes)
         return 0;
     gpumem g;

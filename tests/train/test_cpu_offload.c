@@ -135,6 +135,23 @@ static void bad_input(void **state)
     expect_error("", ", cpu_offload_layers: 2", col, "host_link_bandwidth");
     expect_error(", host_link_bandwidth: 25GB/s, host_memory: 1MB", ", cpu_offload_layers: 2", col,
                  "out of CPU memory");
+    /* with cxl.offload_activations: one offload of the activations or the other (at the cxl key, line 6) */
+    char text[2048];
+    snprintf(text, sizeof text, head, bw, ", cpu_offload_layers: 2");
+    strcat(text, "cxl: { memory: per-node, device: cz120, offload_activations: true }\n");
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (expcfg_load_text("tinyoff.yaml", text, NULL, x, &e))
+        fail_msg("%s", e.msg);
+    tiers t;
+    tiers_compute(x, &t);
+    assert_int_not_equal(tiers_check(x, &t, &e), 0);
+    if (!strstr(e.msg, "use one of the two"))
+        fail_msg("%s", e.msg);
+    assert_int_equal(e.line, 6);
+    free(x);
 }
 
 static void bad_pipeline(void **state)
