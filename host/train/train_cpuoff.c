@@ -14,7 +14,8 @@
  * layer_window_map), so the copies spread evenly over the pass. A copy takes its layer's activation bytes
  * (gpumem.h, as kept without recomputation) over cluster.host_link_bandwidth: each GPU's share of its
  * link to the CPU's memory (NVLink-C2C on GB200, PCIe on x86 nodes), a dedicated path, so no other
- * transfer shares it. What the compute stream waits is accounted as a memory-tier stall (TRAIN_BK_CXL). */
+ * transfer shares it. What the compute stream waits is accounted as a memory-tier stall (TRAIN_BK_CXL);
+ * the copies are traced on the stage's transfer lanes (cpu_offload.out / cpu_offload.in). */
 #include <math.h>
 
 #include "train/gpumem.h"
@@ -27,11 +28,18 @@ static uint32_t window(const eng *E, uint32_t k)
     return q * (k + 1) - 1 + (k + 1 < r ? k + 1 : r);
 }
 
-/* The end of a copy of layer `layer`'s activations started at t0. */
-static int64_t copy_end(const eng *E, int64_t t0, uint32_t layer)
+/* A copy of layer `layer`'s activations out (back 0) or back (1) started at t0: its end, and its slice on
+ * the stage's transfer lanes of the trace. */
+static int64_t copy_end(eng *E, const rep *R, int64_t t0, uint32_t layer, int back)
 {
     uint64_t bytes = E->cpuoff_bytes[eng_layer_moe(E, 0, layer)];
-    return t0 + (int64_t)ceil((double)bytes / (double)E->x->cluster.host_link_bw_bps * 1e12);
+    int64_t t1 = t0 + (int64_t)ceil((double)bytes / (double)E->x->cluster.host_link_bw_bps * 1e12);
+    if (E->ct && eng_traced(E, R->r)) {
+        ctrace_arg a[2] = { ARG_U("bytes", bytes), ARG_U("layer", layer) };
+        uint32_t t = ctrace_lane(E->ct, &E->lanes[R->r * TL_N + TL_CXL], t0, t1);
+        eng_trace_slice(E, R->r, t, "cpu_offload", back ? "cpu_offload.in" : "cpu_offload.out", t0, t1, a, 2);
+    }
+    return t1;
 }
 
 void eng_cpuoff_setup(eng *E)
@@ -53,14 +61,14 @@ void eng_cpuoff_forward_done(eng *E, rep *R, uint32_t layer)
         return;
     if (layer == 0) {
         R->off_count = 0;
-        R->off_done_ps = copy_end(E, E->now, 0);
+        R->off_done_ps = copy_end(E, R, E->now, 0, 0);
     }
     if (R->off_count < E->cpuoff_layers && layer == window(E, R->off_count)) {
         /* both streams synchronise: the compute stream waits for this copy, the next one starts after */
         R->off_wait_ps = R->off_done_ps;
         int64_t t0 = R->off_done_ps > E->now ? R->off_done_ps : E->now;
         if (++R->off_count < E->cpuoff_layers)
-            R->off_done_ps = copy_end(E, t0, R->off_count);
+            R->off_done_ps = copy_end(E, R, t0, R->off_count, 0);
     }
 }
 
@@ -84,7 +92,7 @@ int eng_cpuoff_backward_start(eng *E, rep *R, uint32_t step)
         if (R->in_count && layer == window(E, R->in_count - 1)) {
             if (eng_wait_until(E, R, R->in_done_ps))
                 return 1;
-            R->in_done_ps = copy_end(E, E->now, R->in_count - 1);
+            R->in_done_ps = copy_end(E, R, E->now, R->in_count - 1, 1);
             if (R->in_count > 1)
                 R->in_count--;
         }
