@@ -181,6 +181,18 @@ static void korthikanti_activations(void **state)
     t.virtual_stages = 1;
     assert_true(gpumem_layers_in_flight(&m, &t, 0) == 96.0);
     assert_true(gpumem_layers_in_flight(&m, &t, 7) == 12.0);
+    /* Megatron-Core's interleaved warm-up (pipeline_parallel/schedules.py,
+     * forward_backward_pipelining_with_interleaving: (p - r - 1) x 2 + (v - 1) x
+     * microbatch_group_size_per_vp_stage, the group = p) plus the chunk whose backward follows: the GB200
+     * Llama 3.1 405B layout, p 16, v 4, 126 layers + embedding + loss in chunks of 2: stage 1 holds 28 + 48 + 1
+     * = 77 chunks of 2 layers */
+    cxl_err e405;
+    ok_or_fail(modelcfg_load("llama3-405b", &m, &e405), &e405, "llama3-405b");
+    t.pp = 16, t.virtual_stages = 4, t.dp = 4, t.global_batch = 1536, t.micro_batch = 1;
+    t.embedding_in_split = t.loss_in_split = 1;
+    assert_true(gpumem_layers_in_flight(&m, &t, 1) == 154.0);
+    t.embedding_in_split = t.loss_in_split = 0;
+    t.dp = 1;
 }
 
 /* Activations as Megatron-Core and Transformer Engine keep them (gpumem.c): the fused SwiGLU keeps its input
