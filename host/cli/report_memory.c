@@ -26,6 +26,15 @@ void report_memory_text(FILE *so, const expcfg *x, const gpumem *m, const tiers 
             "    total        %8.2f   of %.2f GiB HBM\n",
             m->weights_bytes / GIB, m->gradients_bytes / GIB, m->optimizer_bytes / GIB, m->activations_bytes / GIB,
             m->total_bytes / GIB, (double)x->gpu.hbm_bytes / GIB);
+    if (m->host_activations_bytes > 0) {
+        fprintf(so, "  CPU activation offload: %llu layers, %.2f GiB per GPU in host memory, %.2f GiB per node",
+                (unsigned long long)t->cpu_offload_layers, m->host_activations_bytes / GIB,
+                m->host_activations_bytes * (double)x->cluster.gpus_per_node / GIB);
+        if (x->cluster.host_memory_bytes)
+            fprintf(so, " of %.2f GiB\n", (double)x->cluster.host_memory_bytes / GIB);
+        else
+            fprintf(so, " (the cluster gives no host_memory to check)\n");
+    }
     if (tr && x->cxl.memory != CXLCFG_NONE)
         fprintf(so, "  after offloading to CXL (%s '%s'): HBM %.2f GiB per GPU; CXL %.2f GiB per GPU, %.2f of %.2f GiB "
                 "in the fullest domain\n",
@@ -41,6 +50,8 @@ void report_gpumem_json(json_w *w, const gpumem *m, int with_stage)
     json_num(w, "optimizer", m->optimizer_bytes / GIB);
     json_num(w, "activations", m->activations_bytes / GIB);
     json_num(w, "total", m->total_bytes / GIB);
+    if (m->host_activations_bytes > 0)
+        json_num(w, "host_activations", m->host_activations_bytes / GIB);
     if (with_stage)
         json_u64(w, "stage", m->stage);
     json_obj_end(w);

@@ -41,6 +41,11 @@ static const cfg_field fields[] = {
       "the nodes' CPU vendor, intel or amd (NCCL's tuning model: LL bandwidth cap and network overhead)" },
     { "nvlink_domain", CFG_T_U64, C(nvlink_domain), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
       "GPUs on one NVLink fabric, a multiple of gpus_per_node (GB200 NVL72: 72); default gpus_per_node" },
+    { "host_link_bandwidth", CFG_T_BW, C(host_link_bw_bps), 0, 1e6, 1e13, NULL, NULL, 0, NULL,
+      "one GPU's bandwidth to the CPU's memory per direction while all GPUs of a node copy (NVLink-C2C, PCIe), "
+      "e.g. 225GB/s; for training.cpu_offload_layers" },
+    { "host_memory", CFG_T_SIZE, C(host_memory_bytes), 0, 1, 1e16, NULL, NULL, 0, NULL,
+      "the CPUs' memory per node, e.g. 960GB; checked against training.cpu_offload_layers' activations" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

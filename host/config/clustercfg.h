@@ -19,7 +19,7 @@ enum { CLUSTERCFG_F_NAME, CLUSTERCFG_F_DESCRIPTION, CLUSTERCFG_F_NODES, CLUSTERC
        CLUSTERCFG_F_INTRA, CLUSTERCFG_F_NICS, CLUSTERCFG_F_NIC_BW, CLUSTERCFG_F_TOPOLOGY,
        CLUSTERCFG_F_OVERSUB, CLUSTERCFG_F_NVLINK_LAT, CLUSTERCFG_F_NIC_LAT, CLUSTERCFG_F_SWITCH_LAT,
        CLUSTERCFG_F_NVLINK_EFF, CLUSTERCFG_F_NIC_EFF, CLUSTERCFG_F_NCCL_CHANNELS, CLUSTERCFG_F_CPU_VENDOR,
-       CLUSTERCFG_F_NVLINK_DOMAIN, CLUSTERCFG_NFIELDS };
+       CLUSTERCFG_F_NVLINK_DOMAIN, CLUSTERCFG_F_HOST_LINK_BW, CLUSTERCFG_F_HOST_MEMORY, CLUSTERCFG_NFIELDS };
 
 typedef struct clustercfg {
     char name[64];
@@ -37,6 +37,10 @@ typedef struct clustercfg {
     uint64_t nccl_channels;         /* NCCL channels (rings) per collective: message sizes and steps */
     int cpu_vendor;                 /* enum clustercfg_cpu: NCCL's tuning model has per-vendor figures */
     uint64_t nvlink_domain;         /* GPUs on one NVLink fabric (GB200 NVL72: 72); 0 = gpus_per_node */
+    /* one GPU's copies to and from the CPU's memory, per direction, while every GPU of the node copies
+     * (NVLink-C2C on GB200, PCIe on x86 nodes); 0 = not given (training.cpu_offload_layers needs it) */
+    uint64_t host_link_bw_bps;
+    uint64_t host_memory_bytes;     /* the CPUs' memory per node; 0 = not given (not checked) */
     cfgloc loc[CLUSTERCFG_NFIELDS];
     cfgloc ref;
 } clustercfg;

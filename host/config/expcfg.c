@@ -114,6 +114,7 @@ int expcfg_check_layout(expcfg *x, cxl_err *err)
      * it): memory, tiers and the optimizer's shard read the stage from `zero` */
     if (!rc && x->train.data_parallel == TRAINCFG_DP_FSDP)
         x->train.zero = 3;
+    x->train.fp8_non_tn = x->gpu.mxfp8;
     return rc;
 }
 

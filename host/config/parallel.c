@@ -356,6 +356,33 @@ static int check_cp(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* Megatron-Core's activation offloading (TransformerConfig.__post_init__, megatron/core/transformer/
+ * transformer_config.py): cpu_offloading_num_layers below num_layers, "no support for Pipeline parallelism
+ * with CPU offloading", and "CPU offloading does not work when activation recomputation is enabled". */
+static int check_cpu_offload(const modelcfg *m, const clustercfg *c, const traincfg *t, cxl_err *err)
+{
+    uint64_t n = t->cpu_offload_layers;
+    if (!n)
+        return 0;
+    const cfgloc *at = tloc(t, TRAINCFG_F_CPU_OFFLOAD);
+    if (n >= m->layers)
+        return cfgloc_errf(err, at, "training.cpu_offload_layers: %llu, but Megatron-Core offloads fewer layers "
+                           "than the model's %llu (cpu_offloading_num_layers < num_layers); use 1 to %llu",
+                           (ull)n, (ull)m->layers, (ull)(m->layers - 1));
+    if (t->pp > 1)
+        return cfgloc_errf(err, at, "training.cpu_offload_layers: Megatron-Core has no activation offloading with "
+                           "pipeline parallelism (pp is %llu); use pp 1, or cpu_offload_layers 0", (ull)t->pp);
+    if (t->recompute != TRAINCFG_RECOMPUTE_NONE)
+        return cfgloc_errf(err, at, "training.cpu_offload_layers: Megatron-Core offloads activations only without "
+                           "recomputation (recompute is %s); use recompute none, or cpu_offload_layers 0",
+                           traincfg_recompute_names[t->recompute]);
+    if (!c->host_link_bw_bps)
+        return cfgloc_errf(err, at, "training.cpu_offload_layers: cluster '%s' gives no host_link_bandwidth (each "
+                           "GPU's copies to the CPU's memory, e.g. 225GB/s on gb200-nvl72's NVLink-C2C); set "
+                           "cluster.host_link_bandwidth", c->name);
+    return 0;
+}
+
 /* Megatron-FSDP (data_parallel: fsdp) with data_parallel_sharding_strategy optim_grads_params: it is ZeRO-3
  * (megatron/core/distributed/fsdp/src/megatron_fsdp/megatron_fsdp.py, class MegatronFSDP), and it always
  * overlaps the gradient reduce-scatter with the backward pass (the constructor sets overlap_grad_reduce for
@@ -462,6 +489,9 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
     int rc_fsdp = check_fsdp(m, t, err);
     if (rc_fsdp)
         return rc_fsdp;
+    int rc_off = check_cpu_offload(m, c, t, err);
+    if (rc_off)
+        return rc_off;
     if (t->zero >= 2 && t->pp > 1 && t->data_parallel != TRAINCFG_DP_FSDP)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_ZERO),
                            "training.zero: stage %llu shards gradients%s over dp, which pipeline parallelism (pp %llu) "

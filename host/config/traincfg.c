@@ -11,6 +11,7 @@ const char *const traincfg_attention_names[] = { "flash", "unfused", NULL };
 const char *const traincfg_schedule_names[] = { "auto", "1f1b", "interleaved", "zb-h1", "dualpipev", NULL };
 const char *const traincfg_data_parallel_names[] = { "ddp", "fsdp", NULL };
 const char *const traincfg_fp8_recipe_names[] = { "tensorwise", "mxfp8", NULL };
+const char *const traincfg_ce_names[] = { "native", "te", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
 const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
 const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
@@ -103,6 +104,13 @@ static const cfg_field fields[] = {
     { "fp8_recipe", CFG_T_ENUM, T(fp8_recipe), 0, 1, 0, traincfg_fp8_recipe_names, NULL, 0, NULL,
       "with precision fp8: tensorwise (per-tensor current scaling, FP8-CS; the default) or mxfp8 (a scale per "
       "32 elements, FP8-MX; Blackwell GPUs: gpu mxfp8 true) (Megatron's --fp8-recipe)" },
+    { "cpu_offload_layers", CFG_T_U64, T(cpu_offload_layers), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
+      "transformer layers whose saved activations are offloaded to the CPU's memory over the host link "
+      "(cluster host_link_bandwidth) and fetched back before their backward (Megatron's cpu_offloading_num_layers; "
+      "pp 1, recompute none, fewer than the model's layers); 0 = off" },
+    { "cross_entropy_fusion_impl", CFG_T_ENUM, T(ce_impl), 0, 1, 0, traincfg_ce_names, NULL, 0, NULL,
+      "the loss's kernels (Megatron's --cross-entropy-fusion-impl): native (fp32 logits kept for the backward) "
+      "or te (Transformer Engine's fused cross entropy: the gradient written into the 16-bit logits)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

@@ -26,6 +26,7 @@ enum traincfg_schedule { TRAINCFG_SCHEDULE_AUTO = 0, TRAINCFG_SCHEDULE_1F1B = 1,
                          TRAINCFG_SCHEDULE_ZB_H1 = 3, TRAINCFG_SCHEDULE_DUALPIPEV = 4 };
 
 enum traincfg_fp8_recipe { TRAINCFG_FP8_TENSORWISE = 0, TRAINCFG_FP8_MXFP8 = 1 };
+enum traincfg_ce { TRAINCFG_CE_NATIVE = 0, TRAINCFG_CE_TE = 1 };
 
 enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_F_PP, TRAINCFG_F_DP,
        TRAINCFG_F_SP, TRAINCFG_F_VIRTUAL_STAGES, TRAINCFG_F_ZERO, TRAINCFG_F_RECOMPUTE, TRAINCFG_F_PRECISION,
@@ -34,7 +35,7 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
        TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_PIPELINE_SCHEDULE,
        TRAINCFG_F_DATA_PARALLEL, TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION,
-       TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_NFIELDS };
+       TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_F_CPU_OFFLOAD, TRAINCFG_F_CE_IMPL, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -87,6 +88,22 @@ typedef struct traincfg {
     /* FP8 training's scaling (enum traincfg_fp8_recipe, Megatron's --fp8-recipe): tensorwise = per-tensor
      * current scaling (Megatron-Bridge's FP8-CS), mxfp8 = MXFP8 block scaling (FP8-MX; needs gpucfg.mxfp8) */
     int fp8_recipe;
+    /* Megatron-Core's activation offloading to the CPU's memory (cpu_offloading with
+     * cpu_offloading_num_layers; Transformer Engine's get_cpu_offload_context): the saved activations of
+     * the first cpu_offload_layers transformer layers go to pinned host memory after their forward and come
+     * back before their backward (train_cpuoff.c, gpumem.h); 0 = off. pp 1 and no recomputation only. */
+    uint64_t cpu_offload_layers;
+    /* the loss (enum traincfg_ce, Megatron's --cross-entropy-fusion-impl): native keeps the fp32 logits for
+     * the cross entropy's backward (4 B per logit), te Transformer Engine's fused parallel_cross_entropy,
+     * which writes the logits' gradient into the 16-bit logits in its forward and keeps only those (2 B) */
+    int ce_impl;
+    /* derived, not a key (expcfg_check_layout: the GPU's gpucfg.mxfp8): the GPU runs FP8 GEMMs in any
+     * operand layout, so FP8 tensors keep no transposed copy. Transformer Engine creates the columnwise
+     * (transposed) data of a tensorwise-scaled FP8 tensor only when is_non_tn_fp8_gemm_supported() is false,
+     * i.e. below compute capability 10.0 (transformer_engine/pytorch/utils.py; tensor/float8_tensor.py):
+     * Blackwell (B200, GB200: the GPUs with MXFP8, gpucfg.mxfp8) keeps 1 B per FP8 weight, Hopper 2 B.
+     * MXFP8 keeps both copies on every GPU (their scales run along different axes). */
+    int fp8_non_tn;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
@@ -113,6 +130,7 @@ extern const char *const traincfg_recompute_names[];
 extern const char *const traincfg_attention_names[]; /* in traincfg_attention order */
 extern const char *const traincfg_schedule_names[];  /* in traincfg_schedule order */
 extern const char *const traincfg_fp8_recipe_names[]; /* in traincfg_fp8_recipe order */
+extern const char *const traincfg_ce_names[];         /* in traincfg_ce order */
 
 /* 1 when an FP8 run quantizes with MXFP8 block scales (32 elements per E8M0 scale) */
 static inline int traincfg_mxfp8(const traincfg *t)

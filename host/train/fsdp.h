@@ -35,7 +35,8 @@
  *  - FP8 weights (fp8_param_gather) are gathered rowwise; the pre-backward hook makes each one's transpose
  *    for the data-gradient GEMM (fp8_create_transpose_cache: a cast-transpose reading and writing 1 B per
  *    weight) and the release drops it, unless keep_fp8_transpose_cache keeps them all (1 B per FP8 weight of
- *    the stage, unsharded; megatron_fsdp.py release_module_parameters).
+ *    the stage, unsharded; megatron_fsdp.py release_module_parameters). Not on Blackwell with tensorwise
+ *    scaling: its FP8 GEMMs read the rowwise weights (traincfg.h fp8_non_tn; train_setup.c).
  * All-gathers and reduce-scatters share the data-parallel communicator, so NCCL runs them in the order they
  * were issued (megatron/core/distributed/fsdp/src/docs/runtime_schedule.md, footnote 1): the engine's one
  * data-parallel queue.

@@ -232,7 +232,8 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
          * weight once per iteration and keeps the FP8 copy for the later micro-batches (megatron/core/
          * extensions/transformer_engine.py, TELinear.forward; TE module/base.py, the weight workspace):
          * the rowwise copy for the forward GEMM and the columnwise (transposed) one for the data-gradient
-         * GEMM on Hopper, 2 x 1 B per weight of the stage's layers held by this GPU (the output layer is
+         * GEMM on Hopper (on Blackwell the rowwise copy only, traincfg.h fp8_non_tn), 2 x 1 B per weight
+         * of the stage's layers held by this GPU (the output layer is
          * Megatron's own bf16 GEMM; under ZeRO-3 / FSDP the gathered weights are transient, none kept).
          * With fp8_param_gather the layers' weights are those FP8 tensors (rowwise and columnwise, 2 B),
          * in place of the bf16 weights: as many bytes as counted above. MXFP8 adds both copies' E8M0
@@ -243,6 +244,11 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
                               (double)(stage == traincfg_head_stage(t) ? modelcfg_head_params_tp(m, tp, p) : 0);
         double fp8_copy = (t->fp8_param_gather ? 0 : 2) + (traincfg_mxfp8(t) ? 2.0 / 32 : 0);
+        if (t->fp8_non_tn && !traincfg_mxfp8(t)) {
+            /* Blackwell, tensorwise scaling: the rowwise data serves both GEMMs, no transpose (traincfg.h
+             * fp8_non_tn): 1 B per layer weight, with fp8_param_gather 1 B less than counted above */
+            fp8_copy -= 1;
+        }
         out->weights_bytes += fp8_copy * layer_params;
         out->expert_weights_bytes += fp8_copy * (double)expert;
     }
@@ -254,7 +260,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
     if (moe) /* the stage's mean layer */
         layer = ((double)(layers - moe) * layer + (double)moe * gpumem_moe_layer_activation_bytes(m, t)) / (double)layers;
-    double act = gpumem_layers_in_flight(m, t, stage) * layer;
+    double act = gpumem_layers_in_flight(m, t, stage) * layer, head = 0;
     if (t->recompute == TRAINCFG_RECOMPUTE_FULL) {
         traincfg none = *t;
         none.recompute = TRAINCFG_RECOMPUTE_NONE;
@@ -267,14 +273,27 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     }
     if (stage == traincfg_head_stage(t)) {
         /* final norm input and output-layer input 4sbh, fp32 logits for the cross entropy 4sbV/t
-         * (Korthikanti Sec. 4.3), for the one micro-batch whose backward starts at once */
-        act += 4 * s * b * h / div + 4 * s * b * (double)modelcfg_vocab(m) / (double)tp;
+         * (Korthikanti Sec. 4.3; 16-bit, 2sbV/t, with TE's fused cross entropy), for the one micro-batch
+         * whose backward starts at once */
+        double logit = t->ce_impl == TRAINCFG_CE_TE ? 2 : 4; /* traincfg.h ce_impl */
+        head = 4 * s * b * h / div + logit * s * b * (double)modelcfg_vocab(m) / (double)tp;
+        act += head;
         if (t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1) {
             /* ZB-H1 defers the last stage's W by p - 1 micro-batches: each keeps what the output layer's
              * weight GEMM X^T.dY reads, its input (2sbh) and the 16-bit logits gradient (2sbV/t) */
             uint64_t n = t->global_batch / (t->micro_batch * t->dp), w = p - 1 < n ? p - 1 : n;
             act += (double)w * (2 * s * b * h / div + 2 * s * b * (double)modelcfg_vocab(m) / (double)tp);
         }
+    }
+    out->host_activations_bytes = 0;
+    if (t->cpu_offload_layers) {
+        /* pp 1 (parallel.c): one micro-batch in flight, N layers in host memory; in HBM the L - N layers not
+         * offloaded and, at the peak, either the last offloaded layer during the last layer's forward or
+         * the head's tensors after it (gpumem.h) */
+        double n = (double)t->cpu_offload_layers;
+        act -= n * layer + head;
+        act += head > layer ? head : layer;
+        out->host_activations_bytes = n * layer;
     }
     out->activations_bytes = act;
     out->total_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes + act;

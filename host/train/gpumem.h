@@ -19,6 +19,14 @@
  * layer weight (counted in weights_bytes). The stage holds as many micro-batches as its 1F1B (or
  * interleaved) warm-up keeps in flight.
  *
+ * CPU activation offload (training.cpu_offload_layers = N, pp 1): Transformer Engine's offload handler
+ * (transformer_engine/pytorch/cpu_offload_v1.py, AsyncDoubleBufferGroupOffloadHandler) copies layer k's
+ * saved tensors (k < N) to pinned host memory and frees them on the GPU at the forward of layer
+ * window(k) ~ (k + 1) L / N - 1, one group's copy at a time; the forward's peak is at its end, with the
+ * L - N layers not offloaded and the last offloaded group whose copy is waited there: L - N + 1 layers of
+ * activations in HBM (the backward brings group k back at window(k), so it never holds more). The N layers'
+ * activations live in the CPU's memory: host_activations_bytes per GPU.
+ *
  * Pure functions of the configuration; no allocation. */
 #ifndef CXLSIM_GPUMEM_H
 #define CXLSIM_GPUMEM_H
@@ -42,6 +50,7 @@ typedef struct gpumem {
     uint64_t expert_params;     /* routed experts' parameters the GPU's stage holds, before ZeRO sharding */
     uint64_t layers, moe_layers;/* transformer layers of the stage (all its model chunks), MoE ones among them */
     double expert_weights_bytes, expert_gradients_bytes, expert_optimizer_bytes;
+    double host_activations_bytes; /* cpu_offload_layers: this GPU's activations in the CPU's memory */
 } gpumem;
 
 /* Activation bytes of one transformer layer for one micro-batch on one GPU (tp, sp, recompute of t). */

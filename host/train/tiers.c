@@ -215,8 +215,39 @@ static int cxl_error(const expcfg *x, const tiers *t, cxl_err *err)
                        pool ? "fewer nodes per pool, " : "");
 }
 
+/* training.cpu_offload_layers: the activations of a node's GPUs in its CPUs' memory (cluster host_memory,
+ * when given). pp is 1 (parallel.c): every GPU holds the same layers. */
+static int host_check(const expcfg *x, cxl_err *err)
+{
+    const clustercfg *c = &x->cluster;
+    if (x->train.cpu_offload_layers && x->cxl.memory != CXLCFG_NONE && x->cxl.offload_activations) {
+        const cfgloc *a = &x->cxl.loc[CXLCFG_F_OFFLOAD_ACT];
+        return cfgloc_errf(err, a->file[0] ? a : &x->cxl.ref,
+                           "cxl.offload_activations: the activations already go to the CPU's memory "
+                           "(training.cpu_offload_layers %llu); use one of the two",
+                           (ull)x->train.cpu_offload_layers);
+    }
+    if (!x->train.cpu_offload_layers || !c->host_memory_bytes)
+        return 0;
+    gpumem g;
+    gpumem_stage(&x->model, &x->train, 0, &g);
+    double node = g.host_activations_bytes * (double)c->gpus_per_node;
+    if (node <= (double)c->host_memory_bytes)
+        return 0;
+    const cfgloc *at = x->train.loc[TRAINCFG_F_CPU_OFFLOAD].file[0] ? &x->train.loc[TRAINCFG_F_CPU_OFFLOAD] : &x->root;
+    return cfgloc_errf(err, at,
+                       "out of CPU memory: training.cpu_offload_layers %llu puts %.1f GiB of activations per GPU in "
+                       "host memory, %.1f GiB for the %llu GPUs of a node, but cluster '%s' has host_memory %.1f GiB "
+                       "per node (try fewer cpu_offload_layers or a smaller micro_batch)",
+                       (ull)x->train.cpu_offload_layers, GPUMEM_GIB(g.host_activations_bytes), GPUMEM_GIB(node),
+                       (ull)c->gpus_per_node, c->name, GPUMEM_GIB((double)c->host_memory_bytes));
+}
+
 int tiers_check(const expcfg *x, const tiers *t, cxl_err *err)
 {
+    int rc = host_check(x, err);
+    if (rc)
+        return rc;
     if (!offloads(&x->cxl)) {
         gpumem g;
         gpumem_stage(&x->model, &x->train, t->stage, &g);

@@ -177,6 +177,13 @@ typedef struct rep {
     uint64_t rs_pend_elems, rs_pend_bytes;
     uint32_t copy_pend;             /* gradient_accumulation_fusion off: the gradient copy to run first, op + 1 */
     uint8_t unit_transposed;        /* the current layer's FP8 weights are transposed for its backward */
+    /* CPU activation offload (train_cpuoff.c): the copy out in flight ends at off_done_ps, off_count groups
+     * are synchronised this forward, the compute stream waits until off_wait_ps before its next step; the
+     * copy back in flight ends at in_done_ps, in_count as TE's offloaded_group_count in the backward;
+     * off_layer_done: the current backward layer's copy back is issued */
+    int64_t off_done_ps, off_wait_ps, in_done_ps;
+    uint32_t off_count, in_count;
+    uint8_t off_layer_done;
 } rep;
 
 /* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:
@@ -246,6 +253,10 @@ typedef struct eng {
     eng_coll_memo coll_memo[ENG_COLL_MEMO]; /* start_coll's plans, direct-mapped */
     uint32_t fsdp_copy_op[FSDP_KINDS];  /* Megatron-FSDP's gradient copy per unit kind, op + 1 (0: none) */
     uint32_t fsdp_transpose_op;         /* its FP8 weight transpose before a layer's backward, op + 1 (0: none) */
+    /* CPU activation offload (training.cpu_offload_layers; train_cpuoff.c): layers offloaded of the model's,
+     * and a dense [0] and an MoE [1] layer's activation bytes */
+    uint32_t cpuoff_layers, cpuoff_model_layers;
+    uint64_t cpuoff_bytes[2];
 } eng;
 
 /* ---- train.c ---- */
@@ -296,6 +307,16 @@ void eng_fsdp_grads(eng *E, rep *R, fsdp_unit u);
 int eng_fsdp_flush(eng *E, rep *R);
 /* The end of a backward pass: wait for every reduce-scatter. */
 int eng_fsdp_backward_end(eng *E, rep *R);
+
+/* ---- train_cpuoff.c (activation offload to the CPU's memory, pp 1) ---- */
+void eng_cpuoff_setup(eng *E);
+/* Layer `layer`'s forward has ended: start or synchronise the copies out (the wait is eng_cpuoff_wait's). */
+void eng_cpuoff_forward_done(eng *E, rep *R, uint32_t layer);
+/* Before the stream's next step: 1 (blocked) while a synchronised copy out is in flight. */
+int eng_cpuoff_wait(eng *E, rep *R);
+/* Before the backward pass's step-th layer (the model's layer L - 1 - step): the copies back; 1 when the
+ * stream must wait. */
+int eng_cpuoff_backward_start(eng *E, rep *R, uint32_t step);
 
 /* ---- train_net.c ---- */
 uint32_t eng_link_of(uint32_t r, int which);

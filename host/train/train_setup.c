@@ -211,8 +211,9 @@ static int setup_stages(eng *E, cxl_err *err)
                 return cop;
             E->fsdp_copy_op[k] = (uint32_t)cop + 1;
         }
+        /* (on Blackwell the gathered FP8 weights serve the backward's GEMM untransposed: traincfg.h fp8_non_tn) */
         if (t->data_parallel == TRAINCFG_DP_FSDP && t->precision == GPUCFG_FP8 && t->fp8_param_gather &&
-            !t->keep_fp8_transpose) {
+            !t->keep_fp8_transpose && !(t->fp8_non_tn && !traincfg_mxfp8(t))) {
             int top = opgraph_fsdp_fp8_transpose_op(&E->g, t, E->g.layer_params, err);
             if (top < 0)
                 return top;
@@ -470,6 +471,8 @@ int eng_setup(eng *E, const expcfg *x, const train_opts *o, train_result *res, c
     }
     if (!rc)
         rc = price_kernels(E, res, err);
+    if (!rc)
+        eng_cpuoff_setup(E);
     if (!rc)
         rc = setup_network(E, intra, inter, err);
     if (!rc && x->cxl.memory != CXLCFG_NONE)

@@ -314,6 +314,7 @@ static void next_layer(rep *R)
     R->layer_gathered = 0;
     R->layer_fetched = 0;
     R->unit_transposed = 0;
+    R->off_layer_done = 0;
 }
 
 /* LAYER_GRADS: the layer's gradients are complete after the chunk's last backward; ZeRO-2/3 keep only
@@ -363,6 +364,8 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
         return zero3_gather(E, R, c);
     }
     if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->vs, c->I->backward))
+        return STEP_BLOCKED;
+    if (c->I->backward && R->lstep == LAYER_START && eng_cpuoff_backward_start(E, R, R->layer))
         return STEP_BLOCKED;
     int moe = eng_layer_moe(E, c->vs, R->layer), hp = eng_layer_bf16(E, c->vs, R->layer);
 #define TPL(id) (&E->g.tpl[hp ? OPGRAPH_BF16_OF(id) : (id)])
@@ -415,6 +418,8 @@ static int pick_template(eng *E, rep *R, const item_ctx *c)
 {
     const schedule_item *I = c->I;
     int id;
+    if (R->off_wait_ps && eng_cpuoff_wait(E, R))
+        return STEP_BLOCKED;
     switch (R->seg) {
     case SEG_PRE:
         id = I->backward ? (c->last_vs ? OPGRAPH_HEAD_BWD : -1) : (c->first_vs ? OPGRAPH_EMBED_FWD : -1);
@@ -458,6 +463,7 @@ static void template_done(eng *E, rep *R, const item_ctx *c)
             R->lstep = R->lstep == LAYER_START ? LAYER_BACKWARD : LAYER_GRADS;
         } else {
             eng_cxl_layer_out(E, R, c->vs, 0, 0);
+            eng_cpuoff_forward_done(E, R, R->layer);
             next_layer(R);
         }
     }

@@ -181,6 +181,18 @@ static void korthikanti_activations(void **state)
     t.virtual_stages = 1;
     assert_true(gpumem_layers_in_flight(&m, &t, 0) == 96.0);
     assert_true(gpumem_layers_in_flight(&m, &t, 7) == 12.0);
+    /* Megatron-Core's interleaved warm-up (pipeline_parallel/schedules.py,
+     * forward_backward_pipelining_with_interleaving: (p - r - 1) x 2 + (v - 1) x
+     * microbatch_group_size_per_vp_stage, the group = p) plus the chunk whose backward follows: the GB200
+     * Llama 3.1 405B layout, p 16, v 4, 126 layers + embedding + loss in chunks of 2: stage 1 holds 28 + 48 + 1
+     * = 77 chunks of 2 layers */
+    cxl_err e405;
+    ok_or_fail(modelcfg_load("llama3-405b", &m, &e405), &e405, "llama3-405b");
+    t.pp = 16, t.virtual_stages = 4, t.dp = 4, t.global_batch = 1536, t.micro_batch = 1;
+    t.embedding_in_split = t.loss_in_split = 1;
+    assert_true(gpumem_layers_in_flight(&m, &t, 1) == 154.0);
+    t.embedding_in_split = t.loss_in_split = 0;
+    t.dp = 1;
 }
 
 /* Activations as Megatron-Core and Transformer Engine keep them (gpumem.c): the fused SwiGLU keeps its input
@@ -234,6 +246,24 @@ static void te_activations(void **state)
     assert_true(fabs(mx.weights_bytes - cs.weights_bytes - L / 16) < 1e-9 * L);
     t.fp8_param_gather = 0;
     t.fp8_recipe = TRAINCFG_FP8_TENSORWISE;
+    /* Blackwell (fp8_non_tn): tensorwise FP8 weights keep no transpose, 1 B per layer weight less, with or
+     * without fp8_param_gather; MXFP8 keeps both copies */
+    gpumem hop, bw;
+    for (int pg = 0; pg < 2; pg++) {
+        t.fp8_param_gather = pg;
+        t.fp8_non_tn = 0;
+        gpumem_stage(&m, &t, 0, &hop);
+        t.fp8_non_tn = 1;
+        gpumem_stage(&m, &t, 0, &bw);
+        assert_true(fabs(hop.weights_bytes - bw.weights_bytes - L) < 1e-9 * L);
+        t.fp8_recipe = TRAINCFG_FP8_MXFP8;
+        gpumem_stage(&m, &t, 0, &bw);
+        t.fp8_non_tn = 0;
+        gpumem_stage(&m, &t, 0, &hop);
+        assert_true(bw.weights_bytes == hop.weights_bytes);
+        t.fp8_recipe = TRAINCFG_FP8_TENSORWISE;
+    }
+    t.fp8_param_gather = 0;
 
     /* MoE (Qwen3-30B-A3B: h 2048, 32 heads x 128, 4 KV heads, 128 experts, top 8, expert_ffn 768), bf16,
      * tp 1, one stage of all-MoE layers: per token the dense part without its MLP (the router's 16-bit input
