@@ -50,7 +50,10 @@ static void dispatch(eng *E, const evq_event *ev)
     switch (ev->kind) {
     case EV_CXL_DONE: eng_cxl_xfer_done(E, ev->a); break;
     case EV_TIMER:
-        eng_set_state(E, R, ST_RUN, TRAIN_BK_CXL);
+        /* a wait for the host's launch is the framework's time (compute, as host_overhead_*); the others
+         * are the CPU optimizer's (policy_opt_cpu.c) */
+        eng_set_state(E, R, ST_RUN, R->host_wait ? TRAIN_BK_COMPUTE : TRAIN_BK_CXL);
+        R->host_wait = 0;
         eng_advance(E, R);
         break;
     case EV_KERNEL:

@@ -177,6 +177,11 @@ typedef struct rep {
     uint64_t rs_pend_elems, rs_pend_bytes;
     uint32_t copy_pend;             /* gradient_accumulation_fusion off: the gradient copy to run first, op + 1 */
     uint8_t unit_transposed;        /* the current layer's FP8 weights are transposed for its backward */
+    /* the host timeline (train_step.c, host_launch): when the host has launched the last entry, when the
+     * stream reached the last device-to-host copies' point, whether the current entry's launch is counted,
+     * and whether the stream waits for the host (its EV_TIMER counts as compute) */
+    int64_t host_ps, dtoh_ps;
+    uint8_t launch_paid, host_wait;
 } rep;
 
 /* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:
