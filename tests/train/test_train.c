@@ -574,6 +574,21 @@ static void zero_stages_move_communication(void **state)
         train_result_free(&r[z]);
 }
 
+/* A measured-times file of g's kernels at times[] (ps), written at path (a mkstemp template), loaded. */
+static optimes *times_file(const opgraph *g, const int64_t *times, char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    assert_int_equal(optimes_write_list(f, g->ops, g->nops, "test", "test", times), 0);
+    fclose(f);
+    optimes *ot;
+    cxl_err e;
+    assert_int_equal(optimes_load(path, &ot, 1, &e), 0);
+    return ot;
+}
+
 static void measured_times_replace_the_model(void **state)
 {
     (void)state;
@@ -589,13 +604,7 @@ static void measured_times_replace_the_model(void **state)
     for (uint32_t i = 0; i < g.nops; i++)
         times[i] = 2 * compute_op_ps(&x->gpu, &g.ops[i]);
     char path[] = "/tmp/cxlsim-optimes-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_int_equal(optimes_write_list(f, g.ops, g.nops, "test", "test", times), 0);
-    fclose(f);
-    optimes *ot;
-    assert_int_equal(optimes_load(path, &ot, 1, &e), 0);
+    optimes *ot = times_file(&g, times, path);
     train_result a, b;
     train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
     run(x, NULL, &a);
@@ -888,13 +897,7 @@ static void host_timeline_sync(void **state)
                 assert_true(g.tpl[OPGRAPH_MOE_BWD].e[i].kind != OPGRAPH_HOST_SYNC);
         }
         char path[] = "/tmp/cxlsim-host-XXXXXX";
-        int fd = mkstemp(path);
-        assert_true(fd >= 0);
-        FILE *f = fdopen(fd, "w");
-        assert_int_equal(optimes_write_list(f, g.ops, g.nops, "test", "test", times), 0);
-        fclose(f);
-        optimes *ot;
-        assert_int_equal(optimes_load(path, &ot, 1, &e), 0);
+        optimes *ot = times_file(&g, times, path);
         train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
         free(x);
         for (int h = 0; h < 2; h++) {
