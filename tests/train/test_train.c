@@ -21,6 +21,7 @@
 #include "train/optimes.h"
 #include "train/nccltune.h"
 #include "train/train.h"
+#include "times_file.h"
 
 /* A small GPT on A100 nodes; the training section is appended by each test. */
 static const char tiny_head[] =
@@ -29,17 +30,23 @@ static const char tiny_head[] =
     "         tied_embeddings: true }\n"
     "gpu: a100-80gb\n";
 
+/* An experiment from its text (named file for the messages); fails the test on an error. */
+static expcfg *load_text(const char *file, const char *text)
+{
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (expcfg_load_text(file, text, NULL, x, &e))
+        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
+    return x;
+}
+
 static expcfg *load(const char *cluster_and_training)
 {
     static char text[4096];
     snprintf(text, sizeof text, "%s%s", tiny_head, cluster_and_training);
-    expcfg *x = malloc(sizeof *x);
-    cxl_err e;
-    cxl_err_clear(&e);
-    int rc = expcfg_load_text("tiny.yaml", text, NULL, x, &e);
-    if (rc)
-        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
-    return x;
+    return load_text("tiny.yaml", text);
 }
 
 static void run(const expcfg *x, const train_opts *o, train_result *r)
@@ -574,21 +581,6 @@ static void zero_stages_move_communication(void **state)
         train_result_free(&r[z]);
 }
 
-/* A measured-times file of g's kernels at times[] (ps), written at path (a mkstemp template), loaded. */
-static optimes *times_file(const opgraph *g, const int64_t *times, char *path)
-{
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
-    assert_int_equal(optimes_write_list(f, g->ops, g->nops, "test", "test", times), 0);
-    fclose(f);
-    optimes *ot;
-    cxl_err e;
-    assert_int_equal(optimes_load(path, &ot, 1, &e), 0);
-    return ot;
-}
-
 static void measured_times_replace_the_model(void **state)
 {
     (void)state;
@@ -604,7 +596,7 @@ static void measured_times_replace_the_model(void **state)
     for (uint32_t i = 0; i < g.nops; i++)
         times[i] = 2 * compute_op_ps(&x->gpu, &g.ops[i]);
     char path[] = "/tmp/cxlsim-optimes-XXXXXX";
-    optimes *ot = times_file(&g, times, path);
+    optimes *ot = times_file_of(&g, times, path);
     train_result a, b;
     train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
     run(x, NULL, &a);
@@ -648,12 +640,7 @@ static expcfg *load_small(const char *rest)
              "model: { name: small, layers: 4, hidden: 128, heads: 4, vocab: 4096, seq_len: 64, bias: true,\n"
              "         dropout: true, tied_embeddings: true }\n"
              "gpu: a100-80gb\n%s", rest);
-    expcfg *x = malloc(sizeof *x);
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (expcfg_load_text("small.yaml", text, NULL, x, &e))
-        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
-    return x;
+    return load_text("small.yaml", text);
 }
 
 static void cxl_offload_policies(void **state)
@@ -862,11 +849,8 @@ static void host_timeline_sync(void **state)
     for (int moe = 0; moe < 2; moe++) {
         static char text[1024];
         snprintf(text, sizeof text, fmt, model[moe], launch[0]);
-        expcfg *x = malloc(sizeof *x);
+        expcfg *x = load_text("h.yaml", text);
         cxl_err e;
-        cxl_err_clear(&e);
-        if (expcfg_load_text("h.yaml", text, NULL, x, &e))
-            fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
         opgraph g;
         assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
         uint64_t params = x->model.layers * (moe ? g.moe_layer_params : g.layer_params) + g.embed_params + g.head_params;
@@ -897,14 +881,12 @@ static void host_timeline_sync(void **state)
                 assert_true(g.tpl[OPGRAPH_MOE_BWD].e[i].kind != OPGRAPH_HOST_SYNC);
         }
         char path[] = "/tmp/cxlsim-host-XXXXXX";
-        optimes *ot = times_file(&g, times, path);
+        optimes *ot = times_file_of(&g, times, path);
         train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
         free(x);
         for (int h = 0; h < 2; h++) {
             snprintf(text, sizeof text, fmt, model[moe], launch[h]);
-            x = malloc(sizeof *x);
-            if (expcfg_load_text("h.yaml", text, NULL, x, &e))
-                fail_msg("%s", e.msg);
+            x = load_text("h.yaml", text);
             train_result r;
             run(x, &o, &r);
             assert_adds_up(&r);
