@@ -817,12 +817,7 @@ static void moe_fine_grained_kernels(void **state)
             marks++;
         }
         if (F->e[i].kind == OPGRAPH_HOST_SYNC) {
-            /* the tokens' all-to-all, then the routing probabilities', one 2 B value per routed copy */
             assert_int_equal(F->e[i + 1].kind, OPGRAPH_EP_A2A);
-            assert_int_equal(F->e[i + 2].kind, OPGRAPH_EP_A2A);
-            assert_string_equal(F->e[i + 2].name, "ep.alltoall.dispatch.probs");
-            assert_int_equal(F->e[i + 2].bytes, F->e[i + 1].bytes / x->model.hidden);
-            assert_int_equal(F->e[i + 2].bytes, 2 * tl * x->model.top_k);
             marks++;
         }
     }
