@@ -382,7 +382,6 @@ static void host_mark(bld *B, int tpl, int kind, uint64_t copies)
  * all-gather) over its experts / ep local experts. */
 typedef struct moe_shape {
     uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo, h;
-    uint64_t probs_bytes;   /* the routing probabilities the dispatch all-to-all's companion sends */
 } moe_shape;
 
 /* The router's GEMM: Megatron-Core's TopKRouter.gating computes the logits with router_gating_linear in
@@ -434,10 +433,6 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     if (groups)
         host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
-    /* the routing probabilities follow the tokens in an all-to-all of their own (Megatron-Core
-     * MoEAlltoAllTokenDispatcher.token_dispatch: all_to_all of permuted_probs with the same splits), one
-     * value per routed copy in the activations' dtype (assumed: the router's output, moe_router_dtype unset) */
-    moec(B, L, OPGRAPH_EP_A2A, 0, e->probs_bytes, "ep.alltoall.dispatch.probs", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
     sort_chunks(B, L, e, "moe.sort_chunks.fwd");
     if (!groups)
@@ -476,7 +471,6 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     grouped_gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
     sort_chunks(B, L, e, "moe.sort_chunks.bwd");
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
-    moec(B, L, OPGRAPH_EP_A2A, 0, e->probs_bytes, "ep.alltoall.dispatch.probs.grad", e->ep);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
     mem(B, L, "moe.permute.bwd", e->routed * x->h, 4);
     router_gemm(B, L, "moe.router.bwd_data", e->tl, x->h, e->nexp);
@@ -559,7 +553,6 @@ static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, 
     e->me = (uint64_t)ceil(per_expert * load);
     e->routed = e->tl * m->top_k;
     e->a2a_bytes = (uint64_t)ceil((double)e->routed * (double)h * act * load);
-    e->probs_bytes = (uint64_t)ceil((double)e->routed * act * load);
     e->etp_bytes = e->etp > 1 ? e->a2a_bytes * e->etp : 0;
     e->sh_fo = m->shared_experts * m->expert_ffn / tp;
     e->sh_fin = mats_in * e->sh_fo;
