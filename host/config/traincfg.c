@@ -111,6 +111,10 @@ static const cfg_field fields[] = {
     { "cross_entropy_fusion_impl", CFG_T_ENUM, T(ce_impl), 0, 1, 0, traincfg_ce_names, NULL, 0, NULL,
       "the loss's kernels (Megatron's --cross-entropy-fusion-impl): native (fp32 logits kept for the backward) "
       "or te (Transformer Engine's fused cross entropy: the gradient written into the 16-bit logits)" },
+    { "host_launch", CFG_T_TIME, T(host_launch_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "host time to launch one kernel or collective (the host timeline: a kernel starts no earlier than its "
+      "launch; a device-to-host synchronisation lets the GPU's queue run dry), e.g. 3us; 0: the host is never "
+      "behind" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -139,6 +143,10 @@ static void defaults(void *obj)
      * attention: unfused. */
     t->attention = TRAINCFG_ATTENTION_FLASH;
     t->grad_acc_fusion = 1;             /* Megatron-LM --gradient-accumulation-fusion defaults on (with TE) */
+    /* the CUDA driver's cuLaunchKernel, measured 3.0 us per kernel (no arguments; 3.3 us with 19) on a GB200
+     * host: meta-pytorch/tritonbench pull request 1017, "nop_triton_direct_culaunch" (docs/references.md);
+     * a lower bound for eager PyTorch, whose dispatcher and Python come on top */
+    t->host_launch_ps = 3000000;
 }
 
 const compose_kind traincfg_kind = {

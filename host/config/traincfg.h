@@ -35,7 +35,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_FIRST_LAYERS, TRAINCFG_F_LAST_LAYERS, TRAINCFG_F_EMBED_SPLIT, TRAINCFG_F_LOSS_SPLIT,
        TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_PIPELINE_SCHEDULE,
        TRAINCFG_F_DATA_PARALLEL, TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION,
-       TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_F_CPU_OFFLOAD, TRAINCFG_F_CE_IMPL, TRAINCFG_NFIELDS };
+       TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_F_CPU_OFFLOAD, TRAINCFG_F_CE_IMPL,
+       TRAINCFG_F_HOST_LAUNCH, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -104,6 +105,9 @@ typedef struct traincfg {
      * Blackwell (B200, GB200: the GPUs with MXFP8, gpucfg.mxfp8) keeps 1 B per FP8 weight, Hopper 2 B.
      * MXFP8 keeps both copies on every GPU (their scales run along different axes). */
     int fp8_non_tn;
+    /* host time to launch one kernel or collective: the host timeline (train_step.c; docs/training.md, "Host
+     * timeline"); 0: the host is never behind the GPU */
+    uint64_t host_launch_ps;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;

@@ -176,7 +176,8 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
                     sum[id] += (en->coll == OPGRAPH_ALLREDUCE ? 2 : 1) * (n - 1) / n * (double)en->bytes / bps * 1e12;
                 continue;
             }
-            if (en->kind == OPGRAPH_CP_P2P || en->kind == OPGRAPH_CP_WAIT)
+            if (en->kind == OPGRAPH_CP_P2P || en->kind == OPGRAPH_CP_WAIT || en->kind == OPGRAPH_DTOH ||
+                en->kind == OPGRAPH_HOST_SYNC)
                 continue; /* overlapped with the attention kernel: no bound of its own */
             int64_t ps = compute_op_ps(&x->gpu, &g->ops[en->op]);
             if (ps < 0) {

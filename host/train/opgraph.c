@@ -118,13 +118,18 @@ static void grouped_gemm(bld *B, int tpl, const char *name, uint64_t le, uint64_
 
 /* A memory-bound kernel over `elems` elements moving bytes_per_elem each (at 16-bit activations; scaled
  * for fp32 training where the factor applies to activation traffic). */
-static void mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem)
+static void mem_n(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem, uint32_t launches)
 {
-    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, 0 };
+    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
+}
+
+static void mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem)
+{
+    mem_n(B, tpl, name, elems, bytes_per_elem, 0);
 }
 
 /* FP8 training (Transformer Engine): every GEMM operand that is an activation or an output gradient is
@@ -138,21 +143,31 @@ static void mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_
  *     columnwise FP8 copies (read 2 B, write 1 + 1 B): 6 B per element, priced as one memory-bound kernel
  *     (TE transformer_engine/pytorch/tensor/float8_tensor.py Float8CurrentScalingQuantizer; common/
  *     recipe/current_scaling.cu nvte_compute_amax, nvte_compute_scale_from_amax; common/transpose/
- *     cast_transpose.cu). The second kernel's launch is not counted separately.
+ *     cast_transpose.cu), three launches: nvte_compute_amax, nvte_compute_scale_from_amax and
+ *     nvte_quantize_v2 (TE pytorch/csrc/quantizer.cpp, Float8CurrentScalingQuantizer::quantize_impl).
  *   mxfp8 (MXFP8BlockScaling, FP8-MX): one kernel reads the 16-bit tensor once and writes both copies with
  *     their E8M0 scales, one per 32 elements along the rows and along the columns, computed in the kernel
  *     from each block's own amax: no amax pass, no scale history (TE common/util/cast_kernels.cuh
  *     cast_mxfp8_2D_kernel, SCALE_DIM_X = SCALE_DIM_Y = 32; pytorch/tensor/mxfp8_tensor.py MXFP8Quantizer;
  *     OCP Microscaling Formats (MX) v1.0, Sec. 5.3): 2 + 2 x (1 + 1/32) = 4.0625 B per element. The
- *     GEMMs swizzle the scales before they run (gemm_n). */
-static void fp8_quant(bld *B, int tpl, const char *name, uint64_t elems)
+ *     GEMMs swizzle the scales before they run (gemm_n); one launch (nvte_quantize_v2).
+ * `tensors` is how many tensors the elements are quantized as, each with its own kernels: 1, or for a
+ * grouped expert GEMM's input the local experts (Transformer Engine's GroupedLinear quantizes with
+ * tex.split_quantize, which for current scaling and MXFP8 quantizers runs each split's quantize in a loop:
+ * pytorch/csrc/extensions/cast.cpp, split_quantize and multi_tensor_quantize_impl, whose one fused
+ * multi-tensor kernel serves only delayed scaling). Its bytes are the same; its launches multiply. */
+static void fp8_quant_n(bld *B, int tpl, const char *name, uint64_t elems, uint64_t tensors)
 {
     if (B->dtype != GPUCFG_FP8)
         return;
-    if (B->mx)
-        mem(B, tpl, name, elems, 2 + 2 * (1 + 1.0 / 32));
-    else
-        mem(B, tpl, name + 2, elems, 6);
+    uint64_t per = B->mx ? 1 : 3, n = (tensors ? tensors : 1) * per;
+    mem_n(B, tpl, B->mx ? name : name + 2, elems, B->mx ? 2 + 2 * (1 + 1.0 / 32) : 6,
+          (uint32_t)(n > UINT32_MAX ? UINT32_MAX : n));
+}
+
+static void fp8_quant(bld *B, int tpl, const char *name, uint64_t elems)
+{
+    fp8_quant_n(B, tpl, name, elems, 1);
 }
 
 static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
@@ -355,6 +370,13 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
     push(B, tpl, e);
 }
 
+/* A host-timeline mark (OPGRAPH_DTOH with its copies, OPGRAPH_HOST_SYNC) */
+static void host_mark(bld *B, int tpl, int kind, uint64_t copies)
+{
+    opgraph_entry e = { (uint8_t)kind, 0, 0, copies, kind == OPGRAPH_DTOH ? "moe.dispatch.dtoh" : "moe.dispatch.sync", 0 };
+    push(B, tpl, e);
+}
+
 /* The expert half of an MoE layer (after the attention half). Per GPU: tl = T / tp tokens (sp; tp 1: T),
  * each sent to top_k experts; the busiest GPU receives load x tl x top_k of them (x etp after the ETP
  * all-gather) over its experts / ep local experts. */
@@ -393,19 +415,32 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     router_gemm(B, L, "moe.router.fwd", e->tl, e->nexp, x->h);
     /* read the logits, write fp32 probabilities, top-k selection reads them again (10 B per logit) */
     mem(B, L, "moe.router.topk.fwd", e->tl * e->nexp, 10);
+    /* the dropless all-to-all dispatcher's split sizes go to the host: copies queued before permutation 1,
+     * the host waiting for them before the all-to-all (or, with no EP or TP group, before the experts, whose
+     * grouped GEMM takes the tokens per expert as a host list; the dispatcher's TP group is the expert-
+     * tensor-parallel one, expt_tp). Megatron-Core token_dispatcher.py,
+     * MoEAlltoAllTokenDispatcher.preprocess and _maybe_dtoh_and_synchronize: tokens_per_expert,
+     * input_splits, output_splits and output_splits_tp moved with maybe_move_tensor_to_cpu on the side
+     * stream (only tokens_per_expert without an EP or TP group), then d2h_event.synchronize() */
+    int groups = e->ep > 1 || e->etp > 1;
+    host_mark(B, L, OPGRAPH_DTOH, groups ? 4 : 1);
     /* the permutation's index map, built once and kept for the unpermutation and both backward passes:
      * Transformer Engine's fused moe_permute (transformer_engine/pytorch/permutation.py, the mask-map path;
      * common/permutation/permutation.cu) reads the tl x experts routing map (1 B per entry, bool) and writes
      * an int32 row-id map of the same shape: 1 + 4 = 5 B per entry */
     mem(B, L, "moe.permute.rowmap.fwd", e->tl * e->nexp, 5);
     mem(B, L, "moe.permute.fwd", e->routed * x->h, 4);
+    if (groups)
+        host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
     sort_chunks(B, L, e, "moe.sort_chunks.fwd");
-    fp8_quant(B, L, "mxfp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h);
+    if (!groups)
+        host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
+    fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h, e->le);
     grouped_gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
     mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);
-    fp8_quant(B, L, "mxfp8.quant.moe.expert.fc2.fwd", e->le * e->me * e->fo_e);
+    fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc2.fwd", e->le * e->me * e->fo_e, e->le);
     grouped_gemm(B, L, "moe.expert.fc2.fwd", e->le, e->me, x->h, e->fo_e);
     sort_chunks(B, L, e, "moe.unsort_chunks.fwd");
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
@@ -426,12 +461,12 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
     sort_chunks(B, L, e, "moe.unsort_chunks.bwd");
-    fp8_quant(B, L, "mxfp8.quant.moe.expert.fc2.bwd", e->le * e->me * x->h);
+    fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc2.bwd", e->le * e->me * x->h, e->le);
     grouped_gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
     grouped_gemm(B, L, "moe.expert.fc2.bwd_weight", e->le, e->fo_e, x->h, e->me);
     mem(B, L, x->swiglu ? "moe.expert.swiglu.bwd" : "moe.expert.gelu.bwd", e->le * e->me * e->fo_e,
         x->swiglu ? 10 : 6);
-    fp8_quant(B, L, "mxfp8.quant.moe.expert.fc1.bwd", e->le * e->me * e->fin_e);
+    fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc1.bwd", e->le * e->me * e->fin_e, e->le);
     grouped_gemm(B, L, "moe.expert.fc1.bwd_data", e->le, e->me, x->h, e->fin_e);
     grouped_gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
     sort_chunks(B, L, e, "moe.sort_chunks.bwd");

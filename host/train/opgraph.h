@@ -45,8 +45,14 @@
 /* OPGRAPH_CP_P2P: context parallelism's ring exchange of K and V (and their gradients) over the CP group,
  * started without blocking the compute stream; OPGRAPH_CP_WAIT: the stream waits for it (after the
  * attention kernel it overlaps). */
+/* OPGRAPH_DTOH: the host queues device-to-host copies (`bytes` of them, each a launch) that start when the
+ * stream reaches this point; OPGRAPH_HOST_SYNC: the host waits for them (an event synchronize), after which
+ * it can launch nothing before the GPU has reached the copies' point (the host timeline, train_step.c). The
+ * all-to-all token dispatcher's pair (Megatron-Core MoEAlltoAllTokenDispatcher: cuda_dtoh_point
+ * "before_permutation_1", cuda_sync_point "before_ep_alltoall" or "before_finish"). Neither is work on the
+ * stream. */
 enum opgraph_entry_kind { OPGRAPH_KERNEL = 0, OPGRAPH_TP_COLL = 1, OPGRAPH_EP_A2A = 2, OPGRAPH_ETP_COLL = 3,
-                          OPGRAPH_CP_P2P = 4, OPGRAPH_CP_WAIT = 5 };
+                          OPGRAPH_CP_P2P = 4, OPGRAPH_CP_WAIT = 5, OPGRAPH_DTOH = 6, OPGRAPH_HOST_SYNC = 7 };
 /* Collective kinds of OPGRAPH_TP_COLL entries (values match collalgo_op's first three). */
 enum opgraph_coll { OPGRAPH_ALLREDUCE = 0, OPGRAPH_REDUCE_SCATTER = 1, OPGRAPH_ALLGATHER = 2 };
 
@@ -55,7 +61,8 @@ typedef struct opgraph_entry {
     uint8_t coll;       /* OPGRAPH_TP_COLL: enum opgraph_coll */
     uint16_t op;        /* OPGRAPH_KERNEL: index into ops[] */
     uint64_t bytes;     /* OPGRAPH_TP_COLL: the collective's buffer (all-gather: output; others: input);
-                           OPGRAPH_CP_P2P: the bytes each rank sends around the ring (and receives) */
+                           OPGRAPH_CP_P2P: the bytes each rank sends around the ring (and receives);
+                           OPGRAPH_DTOH: the number of copies the host queues */
     const char *name;   /* OPGRAPH_TP_COLL: "tp.allreduce.attn" ... */
     uint8_t wgrad;      /* part of the weight gradient (a *.bwd_weight GEMM, or the *.wgrad all-gather that
                            sequence parallelism repeats for it): what a zero-bubble schedule's W pass runs,

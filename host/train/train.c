@@ -50,7 +50,12 @@ static void dispatch(eng *E, const evq_event *ev)
     switch (ev->kind) {
     case EV_CXL_DONE: eng_cxl_xfer_done(E, ev->a); break;
     case EV_TIMER:
-        eng_set_state(E, R, ST_RUN, TRAIN_BK_CXL);
+        /* a wait for the host's launch is the framework's time (compute, as host_overhead_*); the others
+         * are the CPU optimizer's (policy_opt_cpu.c) */
+        if (R->host_wait)
+            eng_trace_wait(E, R->r, "wait host launch", R->since);
+        eng_set_state(E, R, ST_RUN, R->host_wait ? TRAIN_BK_COMPUTE : TRAIN_BK_CXL);
+        R->host_wait = 0;
         eng_advance(E, R);
         break;
     case EV_KERNEL:

@@ -184,6 +184,11 @@ typedef struct rep {
     int64_t off_done_ps, off_wait_ps, in_done_ps;
     uint32_t off_count, in_count;
     uint8_t off_layer_done;
+    /* the host timeline (train_step.c, host_launch): when the host has launched the last entry, when the
+     * stream reached the last device-to-host copies' point, whether the current entry's launch is counted,
+     * and whether the stream waits for the host (its EV_TIMER counts as compute) */
+    int64_t host_ps, dtoh_ps;
+    uint8_t launch_paid, host_wait;
 } rep;
 
 /* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:

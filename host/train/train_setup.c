@@ -175,6 +175,8 @@ static int setup_stages(eng *E, cxl_err *err)
         E->pp_intra[r] = (a / gpn == b / gpn);
         rep *R = &E->reps[r];
         R->r = r;
+        /* the iteration starts as the host launches its first entry (train_step.c, host timeline) */
+        R->host_ps = -(int64_t)t->host_launch_ps;
         R->first_stage = r == 0;
         R->last_stage = r == traincfg_head_stage(t);
         R->params = (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);

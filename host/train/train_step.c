@@ -469,6 +469,48 @@ static void template_done(eng *E, rep *R, const item_ctx *c)
     }
 }
 
+/* The host timeline (docs/training.md, "Host timeline"). The host launches the stream's entries in order,
+ * host_launch each (a kernel of n launches: n x host_launch), running ahead of the GPU, which starts an
+ * entry no earlier than its launch. A device-to-host copy (OPGRAPH_DTOH) starts when the stream reaches its
+ * point; the host's synchronisation on it (OPGRAPH_HOST_SYNC) holds the host until then, so the launches
+ * after it come no earlier than that point: with the queue run dry the GPU waits for them. Launches on the
+ * host's clock: 1 when the stream must wait for the entry's launch (R->host_wait, an EV_TIMER). */
+static uint64_t entry_launches(const eng *E, const opgraph_entry *e)
+{
+    switch (e->kind) {
+    case OPGRAPH_KERNEL: return E->g.ops[e->op].launches > 1 ? E->g.ops[e->op].launches : 1;
+    case OPGRAPH_TP_COLL: case OPGRAPH_EP_A2A: case OPGRAPH_ETP_COLL: case OPGRAPH_CP_P2P: return 1;
+    default: return 0;
+    }
+}
+
+static int host_launch(eng *E, rep *R, const opgraph_entry *e)
+{
+    uint64_t per = E->t->host_launch_ps;
+    if (e->kind == OPGRAPH_HOST_SYNC) {
+        if (R->dtoh_ps > R->host_ps)
+            R->host_ps = R->dtoh_ps;
+        return 0;
+    }
+    if (e->kind == OPGRAPH_DTOH) {
+        /* the copies are launched on a side stream, which waits for the compute stream's point */
+        R->host_ps += (int64_t)(per * e->bytes);
+        R->dtoh_ps = R->host_ps > E->now ? R->host_ps : E->now;
+        return 0;
+    }
+    if (R->launch_paid || !per)
+        return 0;
+    R->launch_paid = 1;
+    /* at most 2^32 launches of at most 1 ms (traincfg.c): no overflow, then held to TRAIN_MAX_PS */
+    R->host_ps += (int64_t)(entry_launches(E, e) * per);
+    if (R->host_ps > TRAIN_MAX_PS)
+        R->host_ps = TRAIN_MAX_PS;
+    if (R->host_ps <= E->now)
+        return 0;
+    R->host_wait = 1;
+    return eng_wait_until(E, R, R->host_ps);
+}
+
 static int item_body(eng *E, rep *R, const item_ctx *c)
 {
     if (R->copy_pend) {
@@ -489,9 +531,17 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
         template_done(E, R, c);
         return STEP_NEXT;
     }
-    const opgraph_entry *e = &R->cur_tpl->e[R->entry++];
+    const opgraph_entry *e = &R->cur_tpl->e[R->entry];
     /* a split backward: B leaves the weight-gradient entries to W, which runs only those */
-    if (c->I->part != SCHEDULE_BW && e->wgrad != is_w(c))
+    if (c->I->part != SCHEDULE_BW && e->wgrad != is_w(c)) {
+        R->entry++;
+        return STEP_NEXT;
+    }
+    if (host_launch(E, R, e))
+        return STEP_BLOCKED;
+    R->launch_paid = 0;
+    R->entry++;
+    if (e->kind == OPGRAPH_DTOH || e->kind == OPGRAPH_HOST_SYNC)
         return STEP_NEXT;
     if (e->kind == OPGRAPH_CP_P2P) {
         /* started beside the compute stream, which goes on to the attention kernel */

@@ -21,6 +21,7 @@
 #include "train/optimes.h"
 #include "train/nccltune.h"
 #include "train/train.h"
+#include "times_file.h"
 
 /* A small GPT on A100 nodes; the training section is appended by each test. */
 static const char tiny_head[] =
@@ -29,17 +30,23 @@ static const char tiny_head[] =
     "         tied_embeddings: true }\n"
     "gpu: a100-80gb\n";
 
+/* An experiment from its text (named file for the messages); fails the test on an error. */
+static expcfg *load_text(const char *file, const char *text)
+{
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (expcfg_load_text(file, text, NULL, x, &e))
+        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
+    return x;
+}
+
 static expcfg *load(const char *cluster_and_training)
 {
     static char text[4096];
     snprintf(text, sizeof text, "%s%s", tiny_head, cluster_and_training);
-    expcfg *x = malloc(sizeof *x);
-    cxl_err e;
-    cxl_err_clear(&e);
-    int rc = expcfg_load_text("tiny.yaml", text, NULL, x, &e);
-    if (rc)
-        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
-    return x;
+    return load_text("tiny.yaml", text);
 }
 
 static void run(const expcfg *x, const train_opts *o, train_result *r)
@@ -589,13 +596,7 @@ static void measured_times_replace_the_model(void **state)
     for (uint32_t i = 0; i < g.nops; i++)
         times[i] = 2 * compute_op_ps(&x->gpu, &g.ops[i]);
     char path[] = "/tmp/cxlsim-optimes-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_int_equal(optimes_write_list(f, g.ops, g.nops, "test", "test", times), 0);
-    fclose(f);
-    optimes *ot;
-    assert_int_equal(optimes_load(path, &ot, 1, &e), 0);
+    optimes *ot = times_file_of(&g, times, path);
     train_result a, b;
     train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
     run(x, NULL, &a);
@@ -639,12 +640,7 @@ static expcfg *load_small(const char *rest)
              "model: { name: small, layers: 4, hidden: 128, heads: 4, vocab: 4096, seq_len: 64, bias: true,\n"
              "         dropout: true, tied_embeddings: true }\n"
              "gpu: a100-80gb\n%s", rest);
-    expcfg *x = malloc(sizeof *x);
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (expcfg_load_text("small.yaml", text, NULL, x, &e))
-        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
-    return x;
+    return load_text("small.yaml", text);
 }
 
 static void cxl_offload_policies(void **state)
@@ -800,7 +796,111 @@ static void moe_fine_grained_kernels(void **state)
     r = find_op(&g, OPGRAPH_MOE_FWD, "qkv.fwd");
     assert_true(r >= 0);
     assert_true(g.ops[r].launches <= 1);
+    /* FP8 current scaling quantizes with three kernels (amax, scale, cast-transpose), the experts' inputs and
+     * output gradients each expert on its own (Transformer Engine's split_quantize): 3 x 16 launches */
+    assert_int_equal(g.ops[find_op(&g, OPGRAPH_MOE_FWD, "fp8.quant.qkv.fwd")].launches, 3);
+    static const char *const quants[] = { "fp8.quant.moe.expert.fc1.fwd", "fp8.quant.moe.expert.fc2.fwd",
+                                          "fp8.quant.moe.expert.fc2.bwd", "fp8.quant.moe.expert.fc1.bwd" };
+    for (int i = 0; i < 4; i++) {
+        r = find_op(&g, i < 2 ? OPGRAPH_MOE_FWD : OPGRAPH_MOE_BWD, quants[i]);
+        assert_true(r >= 0);
+        assert_int_equal(g.ops[r].launches, 3 * le);
+    }
+    /* EP 8: four split tensors copied to the host before permutation 1, the host waiting for them right
+     * before the dispatch all-to-all */
+    const opgraph_tpl *F = &g.tpl[OPGRAPH_MOE_FWD];
+    int marks = 0;
+    for (uint32_t i = 0; i + 1 < F->n; i++) {
+        if (F->e[i].kind == OPGRAPH_DTOH) {
+            assert_int_equal(F->e[i].bytes, 4);
+            assert_string_equal(g.ops[F->e[i + 1].op].name, "moe.permute.rowmap.fwd");
+            marks++;
+        }
+        if (F->e[i].kind == OPGRAPH_HOST_SYNC) {
+            assert_int_equal(F->e[i + 1].kind, OPGRAPH_EP_A2A);
+            marks++;
+        }
+    }
+    assert_int_equal(marks, 2);
     free(x);
+}
+
+
+/* The host timeline (issue 31): a kernel starts no earlier than the host has launched it, host_launch per
+ * launch. Every kernel measured at 50 us, but the permutation's three between the dispatcher's
+ * device-to-host copies and its synchronisation at 1 ps (a one-GPU MoE layer of 4 experts, bf16: no EP group,
+ * so the host waits for tokens_per_expert before the experts, Megatron-Core's "before_finish"). With
+ * host_launch 10 us the host stays ahead of every 50 us kernel, but after each synchronisation it has to
+ * launch the grouped GEMM's 4 per-expert GEMMs while the GPU's queue is dry: 4 x 10 us exposed per MoE
+ * layer and micro-batch (less the three 1 ps kernels), counted as compute. A dense model with the same
+ * times, which never synchronises, does not change. */
+static void host_timeline_sync(void **state)
+{
+    (void)state;
+    const char *fmt = "name: h\n"
+                      "model: { name: h, layers: 2, hidden: 512, heads: 4, vocab: 4096, seq_len: 256, bias: false,\n"
+                      "         dropout: false, activation: swiglu, ffn: 1024%s }\n"
+                      "gpu: a100-80gb\n"
+                      "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                      "training: { global_batch: 2, micro_batch: 1, host_launch: %s }\n";
+    const char *model[2] = { "", ", experts: 4, top_k: 2, expert_ffn: 512" };
+    const char *launch[2] = { "0ps", "10us" };
+    int64_t it[2][2];
+    for (int moe = 0; moe < 2; moe++) {
+        static char text[1024];
+        snprintf(text, sizeof text, fmt, model[moe], launch[0]);
+        expcfg *x = load_text("h.yaml", text);
+        cxl_err e;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        uint64_t params = x->model.layers * (moe ? g.moe_layer_params : g.layer_params) + g.embed_params + g.head_params;
+        assert_true(opgraph_optimizer_op(&g, &x->train, params, &e) >= 0);
+        int64_t times[OPGRAPH_MAX_OPS];
+        for (uint32_t i = 0; i < g.nops; i++) {
+            const char *n = g.ops[i].name;
+            int quick = !strcmp(n, "moe.permute.rowmap.fwd") || !strcmp(n, "moe.permute.fwd") ||
+                        !strcmp(n, "moe.sort_chunks.fwd");
+            times[i] = quick ? 1 : 50000000;
+        }
+        if (moe) { /* the marks: copies queued before permutation 1, the wait after the second permutation */
+            const opgraph_tpl *F = &g.tpl[OPGRAPH_MOE_FWD];
+            int dtoh = -1, sync = -1, rowmap = find_op(&g, OPGRAPH_MOE_FWD, "moe.permute.rowmap.fwd");
+            int fc1 = find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc1.fwd");
+            for (uint32_t i = 0; i < F->n; i++) {
+                if (F->e[i].kind == OPGRAPH_DTOH)
+                    dtoh = (int)i;
+                if (F->e[i].kind == OPGRAPH_HOST_SYNC)
+                    sync = (int)i;
+            }
+            assert_true(dtoh >= 0 && sync > dtoh);
+            assert_int_equal(F->e[dtoh].bytes, 1); /* tokens_per_expert only: no EP or TP group */
+            assert_int_equal(F->e[dtoh + 1].op, rowmap);
+            assert_int_equal(F->e[sync + 1].op, fc1);
+            assert_int_equal(g.ops[fc1].launches, 4);
+            for (uint32_t i = 0; i < g.tpl[OPGRAPH_MOE_BWD].n; i++)
+                assert_true(g.tpl[OPGRAPH_MOE_BWD].e[i].kind != OPGRAPH_HOST_SYNC);
+        }
+        char path[] = "/tmp/cxlsim-host-XXXXXX";
+        optimes *ot = times_file_of(&g, times, path);
+        train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
+        free(x);
+        for (int h = 0; h < 2; h++) {
+            snprintf(text, sizeof text, fmt, model[moe], launch[h]);
+            x = load_text("h.yaml", text);
+            train_result r;
+            run(x, &o, &r);
+            assert_adds_up(&r);
+            assert_int_equal(r.stages[0].bk_ps[TRAIN_BK_COMPUTE], r.iteration_ps);
+            it[moe][h] = r.iteration_ps;
+            train_result_free(&r);
+            free(x);
+        }
+        optimes_free(ot);
+        remove(path);
+    }
+    assert_int_equal(it[0][1], it[0][0]);
+    /* 2 layers x 2 micro-batches, each 4 launches of 10 us less the three 1 ps kernels */
+    assert_int_equal(it[1][1] - it[1][0], 2 * 2 * (4 * 10000000 - 3));
 }
 
 int main(void)
@@ -821,6 +921,7 @@ int main(void)
         cmocka_unit_test(cxl_offload_policies),
         cmocka_unit_test(trace_is_written),
         cmocka_unit_test(moe_fine_grained_kernels),
+        cmocka_unit_test(host_timeline_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
