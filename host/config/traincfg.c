@@ -103,6 +103,12 @@ static const cfg_field fields[] = {
     { "fp8_recipe", CFG_T_ENUM, T(fp8_recipe), 0, 1, 0, traincfg_fp8_recipe_names, NULL, 0, NULL,
       "with precision fp8: tensorwise (per-tensor current scaling, FP8-CS; the default) or mxfp8 (a scale per "
       "32 elements, FP8-MX; Blackwell GPUs: gpu mxfp8 true) (Megatron's --fp8-recipe)" },
+    { "pipeline_model_parallel_layout", CFG_T_STRING, T(pp_layout), 0, 1, 0, NULL, NULL, 512, NULL,
+      "layers of each virtual pipeline stage (Megatron's --pipeline-model-parallel-layout), e.g. "
+      "\"Et*4|(t*4|)*14tmL\": E embedding, t transformer layer, m MTP module, L loss, | between stages" },
+    { "recompute_mla_up_proj", CFG_T_BOOL, T(recompute_mla_up_proj), 0, 1, 0, NULL, NULL, 0, NULL,
+      "multi-head latent attention: rerun the up-projections before the backward instead of keeping Q, K, V "
+      "(Megatron's --recompute-modules mla_up_proj)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
