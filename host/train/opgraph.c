@@ -546,27 +546,37 @@ static void embed_head_tpls(bld *B, const modelcfg *m, const lshape *x)
         tpc(B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.embed.grad", tp);
     mem(B, L, "embed.bwd", E, 10);
 
-    /* ---- head (last stage): final norm, column-parallel logits, vocabulary-parallel cross entropy
-     * (three all-reduces of T fp32 values: max, sum of exponentials, target logit). The output layer is
-     * Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so under FP8 training its
-     * GEMMs stay bf16 (megatron/core/models/gpt/gpt_model.py, output_layer) ---- */
+    static const head_names head = { "lnf.fwd", "tp.allgather.head", "logits.fwd", "xent.fwd", "tp.allreduce.xent",
+                                      "xent.bwd", "logits.bwd_data", "logits.bwd_weight", "tp.reducescatter.head.grad",
+                                      "tp.allreduce.head.grad", "lnf.bwd" };
+    opg_head(B, x, V, &head);
+}
+
+/* The head (last stage): final norm, column-parallel logits, vocabulary-parallel cross entropy (three
+ * all-reduces of T fp32 values: max, sum of exponentials, target logit), forward into HEAD_FWD and backward
+ * into HEAD_BWD. The output layer is Megatron-Core's own ColumnParallelLinear, not a Transformer Engine
+ * module, so under FP8 training its GEMMs stay bf16 (megatron/core/models/gpt/gpt_model.py, output_layer). */
+void opg_head(bld *B, const lshape *x, uint64_t V, const head_names *nm)
+{
+    uint64_t tp = x->tp, T = x->T, h = x->h, Eh = x->Eh;
+    int dt = B->dtype;
     if (B->dtype == GPUCFG_FP8)
         B->dtype = GPUCFG_BF16;
-    L = OPGRAPH_HEAD_FWD;
-    mem(B, L, "lnf.fwd", Eh, 4);
-    if (sp)
-        tpc(B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.head", tp);
-    gemm(B, L, "logits.fwd", 1, T, V / tp, h);
-    mem(B, L, "xent.fwd", T * V / tp, 14);
+    int L = OPGRAPH_HEAD_FWD;
+    mem(B, L, nm->lnf, Eh, 4);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, tp);
+    gemm(B, L, nm->logits, 1, T, V / tp, h);
+    mem(B, L, nm->xent, T * V / tp, 14);
     for (int i = 0; i < 3; i++)
-        tpc(B, L, OPGRAPH_ALLREDUCE, 4 * T, "tp.allreduce.xent", tp);
+        tpc(B, L, OPGRAPH_ALLREDUCE, 4 * T, nm->ar_xent, tp);
     L = OPGRAPH_HEAD_BWD;
-    mem(B, L, "xent.bwd", T * V / tp, 6);
-    gemm(B, L, "logits.bwd_data", 1, T, h, V / tp);
-    gemm(B, L, "logits.bwd_weight", 1, h, V / tp, T);
-    tpc(B, L, ar, act_bytes, sp ? "tp.reducescatter.head.grad" : "tp.allreduce.head.grad", tp);
-    mem(B, L, "lnf.bwd", Eh, 8);
-
+    mem(B, L, nm->xent_b, T * V / tp, 6);
+    gemm(B, L, nm->logits_bd, 1, T, h, V / tp);
+    gemm(B, L, nm->logits_bw, 1, h, V / tp, T);
+    tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_g : nm->ar_g, tp);
+    mem(B, L, nm->lnf_b, Eh, 8);
+    B->dtype = dt;
 }
 
 /* Parameters and gradients per GPU, and the FLOPs the MFU counts. */
@@ -660,9 +670,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
         B.failed = Bh.failed;
     }
 
-    int dt = B.dtype;
     embed_head_tpls(&B, m, &x);
-    B.dtype = dt;
     opg_mtp_tpls(&B, m, &x);
     if (B.failed)
         return B.failed;

@@ -44,6 +44,13 @@ void opg_tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64
 /* The attention core, forward or backward (flash, with cp > 1 in its ring exchange, or unfused) */
 void opg_attn_core(bld *B, int tpl, const lshape *x, int bwd);
 
+/* The names of a head's kernels and collectives: the model's, or an MTP module's */
+typedef struct head_names {
+    const char *lnf, *ag, *logits, *xent, *ar_xent, *xent_b, *logits_bd, *logits_bw, *rs_g, *ar_g, *lnf_b;
+} head_names;
+/* A head of V (padded) logits: its forward appended to HEAD_FWD, its backward to HEAD_BWD (opgraph.c) */
+void opg_head(bld *B, const lshape *x, uint64_t V, const head_names *nm);
+
 /* opgraph_mla.c: MLA's attention half of a layer, its up-projections alone (what recompute_mla_up_proj
  * reruns; sfx_ag names the all-gather), and the MTP modules' own kernels appended to the head's templates */
 void opg_mla_fwd(bld *B, int L, const lshape *x);

@@ -93,35 +93,23 @@ void opg_mla_bwd(bld *B, int L, const lshape *x)
  * it. Kernel traffic as for the embedding, norms and head above; the concatenation is a copy of 2 E. */
 void opg_mtp_tpls(bld *B, const modelcfg *m, const lshape *x)
 {
+    static const head_names mtp_head = { "mtp.lnf.fwd", "tp.allgather.mtp.head", "mtp.logits.fwd", "mtp.xent.fwd",
+                                         "tp.allreduce.mtp.xent", "mtp.xent.bwd", "mtp.logits.bwd_data",
+                                         "mtp.logits.bwd_weight", "tp.reducescatter.mtp.head.grad",
+                                         "tp.allreduce.mtp.head.grad", "mtp.lnf.bwd" };
     uint64_t tp = x->tp, T = x->T, h = x->h, E = T * h, Eh = x->Eh, V = modelcfg_vocab(m);
-    int dt = B->dtype;
     for (uint64_t i = 0; i < m->mtp_layers; i++) {
         int L = OPGRAPH_HEAD_FWD;
         opg_mem(B, L, "mtp.embed.fwd", E, 4);
         opg_tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.mtp.embed" : "tp.allreduce.mtp.embed", tp);
         opg_mem(B, L, "mtp.norms.fwd", 2 * Eh, 4);
         opg_mem(B, L, "mtp.concat.fwd", 2 * Eh, 4);
-        B->dtype = dt;
         opg_fp8_quant(B, L, "mxfp8.quant.mtp.eh_proj.fwd", 2 * Eh);
         if (x->sp)
             opg_tpc(B, L, OPGRAPH_ALLGATHER, 2 * x->act_bytes, "tp.allgather.mtp", tp);
         opg_gemm(B, L, "mtp.eh_proj.fwd", 1, T, h / tp, 2 * h);
-        if (B->dtype == GPUCFG_FP8)
-            B->dtype = GPUCFG_BF16; /* the output layer stays bf16 (embed_head_tpls) */
-        opg_mem(B, L, "mtp.lnf.fwd", Eh, 4);
-        if (x->sp)
-            opg_tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.mtp.head", tp);
-        opg_gemm(B, L, "mtp.logits.fwd", 1, T, V / tp, h);
-        opg_mem(B, L, "mtp.xent.fwd", T * V / tp, 14);
-        for (int k = 0; k < 3; k++)
-            opg_tpc(B, L, OPGRAPH_ALLREDUCE, 4 * T, "tp.allreduce.mtp.xent", tp);
+        opg_head(B, x, V, &mtp_head);
         L = OPGRAPH_HEAD_BWD;
-        opg_mem(B, L, "mtp.xent.bwd", T * V / tp, 6);
-        opg_gemm(B, L, "mtp.logits.bwd_data", 1, T, h, V / tp);
-        opg_gemm(B, L, "mtp.logits.bwd_weight", 1, h, V / tp, T);
-        opg_tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.mtp.head.grad" : "tp.allreduce.mtp.head.grad", tp);
-        opg_mem(B, L, "mtp.lnf.bwd", Eh, 8);
-        B->dtype = dt;
         if (x->sp)
             opg_tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.mtp.grad", tp);
         opg_fp8_quant(B, L, "mxfp8.quant.mtp.eh_proj.bwd", Eh);
@@ -134,6 +122,5 @@ void opg_mtp_tpls(bld *B, const modelcfg *m, const lshape *x)
             opg_tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.mtp.embed.grad", tp);
         opg_mem(B, L, "mtp.embed.bwd", E, 10);
     }
-    B->dtype = dt;
 }
 

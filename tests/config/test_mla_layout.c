@@ -69,6 +69,14 @@ static void mla_params(void **state)
     assert_int_equal(modelcfg_mtp_params_tp(&m, 1, 16), 2ull * 7168 * 7168 + 3 * 7168 + 129280ull * 7168);
 }
 
+/* One GPU, one sequence, bf16, flash attention, no recomputation */
+static void one_gpu(traincfg *t)
+{
+    memset(t, 0, sizeof *t);
+    t->global_batch = 1, t->micro_batch = 1, t->tp = t->pp = t->dp = t->ep = t->cp = t->virtual_stages = 1;
+    t->precision = GPUCFG_BF16, t->main_grads = GPUCFG_BF16, t->attention = TRAINCFG_ATTENTION_FLASH;
+}
+
 static const op_desc *find(const opgraph *g, int tpl, const char *name)
 {
     for (uint32_t i = 0; i < g->tpl[tpl].n; i++) {
@@ -97,9 +105,7 @@ static void mla_flops(void **state)
     modelcfg m;
     small_model(&m);
     traincfg t;
-    memset(&t, 0, sizeof t);
-    t.global_batch = 1, t.micro_batch = 1, t.tp = t.pp = t.dp = t.ep = t.cp = t.virtual_stages = 1;
-    t.precision = GPUCFG_BF16, t.main_grads = GPUCFG_BF16, t.attention = TRAINCFG_ATTENTION_FLASH;
+    one_gpu(&t);
     opgraph *g = malloc(sizeof *g);
     assert_non_null(g);
     cxl_err e;
@@ -138,9 +144,7 @@ static void mla_memory(void **state)
     modelcfg m;
     small_model(&m);
     traincfg t;
-    memset(&t, 0, sizeof t);
-    t.global_batch = 1, t.micro_batch = 1, t.tp = t.pp = t.dp = t.ep = t.cp = t.virtual_stages = 1;
-    t.precision = GPUCFG_BF16, t.main_grads = GPUCFG_BF16, t.attention = TRAINCFG_ATTENTION_FLASH;
+    one_gpu(&t);
     /* R: norm inputs 4h, the down-projections' and MLP's inputs 2h + 2h, latents (2 + 2)(32 + 16) = 704;
      * S: Q and K 4 x 4 x 12, V 2 x 32, the core's output 2 x 32, SwiGLU (4 + 2) x 128 = 1088; A: 4 x 4 = 16 */
     double per_token = 704 + 1088 + 16;
