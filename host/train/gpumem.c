@@ -118,9 +118,9 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
     }
     if (units > total)
         units = total;
-    if (!parallel_uneven_split(t))
+    if (!parallel_uneven_split(t) && !m->mtp_layers)
         return (double)units * (double)m->layers / (double)(p * (v ? v : 1));
-    /* an uneven split: the k-th forward pass of the rank runs its chunk (k / p) mod v (Megatron's
+    /* an uneven split (or MTP modules on the last virtual stage): the k-th forward pass of the rank runs its chunk (k / p) mod v (Megatron's
      * interleaved order, p micro-batches per chunk in turn), so sum those chunks' layers */
     uint64_t vv = v ? v : 1, per_round = 0, layers;
     for (uint64_t c = 0; c < vv; c++)
