@@ -7,6 +7,7 @@
 static const char *const act_names[] = { "gelu", "swiglu", NULL };
 static const char *const norm_names[] = { "layernorm", "rmsnorm", NULL };
 static const char *const pos_names[] = { "learned", "rope", NULL };
+static const char *const attn_names[] = { "gqa", "mla", NULL };
 
 #define M(f) offsetof(modelcfg, f)
 /* Order = MODELCFG_F_* */
@@ -48,6 +49,19 @@ static const cfg_field fields[] = {
       "tokens of the busiest expert over the mean; default 1 (balanced routing)" },
     { "moe_capacity_factor", CFG_T_DOUBLE, M(moe_capacity), 0, 0, 1e6, NULL, NULL, 0, NULL,
       "expert capacity over the mean load (tokens beyond are dropped); default 0: dropless" },
+    { "attention_type", CFG_T_ENUM, M(attention_type), 0, 1, 0, attn_names, NULL, 0, NULL,
+      "gqa (query heads and kv_heads key/value heads; the default) or mla (multi-head latent attention, DeepSeek-V3)" },
+    { "q_lora_rank", CFG_T_U64, M(q_lora_rank), 0, 0, 1 << 20, NULL, NULL, 0, NULL,
+      "mla: width of the compressed query, e.g. 1536; 0: queries projected from the hidden state" },
+    { "kv_lora_rank", CFG_T_U64, M(kv_lora_rank), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "mla: width of the compressed keys and values, e.g. 512" },
+    { "qk_nope_head_dim", CFG_T_U64, M(qk_nope_head_dim), 0, 1, 65536, NULL, NULL, 0, NULL,
+      "mla: per-head query/key dimension without position embedding, e.g. 128" },
+    { "qk_rope_head_dim", CFG_T_U64, M(qk_rope_head_dim), 0, 1, 65536, NULL, NULL, 0, NULL,
+      "mla: per-head query/key dimension carrying RoPE (decoupled), e.g. 64" },
+    { "v_head_dim", CFG_T_U64, M(v_head_dim), 0, 1, 65536, NULL, NULL, 0, NULL, "mla: per-head value dimension, e.g. 128" },
+    { "mtp_layers", CFG_T_U64, M(mtp_layers), 0, 0, 64, NULL, NULL, 0, NULL,
+      "multi-token prediction modules (DeepSeek-V3: 1; Megatron's mtp_num_layers); default 0" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -73,8 +87,44 @@ const compose_kind modelcfg_kind = {
 
 static const cfgloc *where(const modelcfg *m, int f) { return m->loc[f].file[0] ? &m->loc[f] : &m->ref; }
 
+/* The MLA keys: all four dimensions given under attention_type mla, none of them (nor kv_heads) otherwise. */
+static int finish_mla(modelcfg *m, cxl_err *err)
+{
+    static const int mla_keys[] = { MODELCFG_F_Q_LORA, MODELCFG_F_KV_LORA, MODELCFG_F_QK_NOPE, MODELCFG_F_QK_ROPE,
+                                    MODELCFG_F_V_HEAD };
+    static const char *const mla_names[] = { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                                             "v_head_dim" };
+    int mla = m->attention_type == MODELCFG_ATTN_MLA;
+    for (size_t i = 0; i < sizeof mla_keys / sizeof mla_keys[0]; i++) {
+        int given = m->loc[mla_keys[i]].file[0] != 0;
+        if (!mla && given)
+            return cfgloc_errf(err, &m->loc[mla_keys[i]], "model.%s: a multi-head latent attention key, but "
+                               "attention_type is gqa; set attention_type: mla or remove the key", mla_names[i]);
+        if (mla && !given && i > 0)
+            return cfgloc_errf(err, where(m, MODELCFG_F_ATTENTION_TYPE), "model.%s: missing; attention_type mla "
+                               "needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim (DeepSeek-V3: "
+                               "512, 128, 64, 128)", mla_names[i]);
+    }
+    if (!mla)
+        return 0;
+    if (m->loc[MODELCFG_F_KV_HEADS].file[0] && m->kv_heads != m->heads)
+        return cfgloc_errf(err, &m->loc[MODELCFG_F_KV_HEADS], "model.kv_heads: %llu, but multi-head latent attention "
+                           "up-projects keys and values for every one of the %llu heads; remove kv_heads",
+                           (unsigned long long)m->kv_heads, (unsigned long long)m->heads);
+    if (m->loc[MODELCFG_F_HEAD_DIM].file[0] && m->head_dim != m->v_head_dim)
+        return cfgloc_errf(err, &m->loc[MODELCFG_F_HEAD_DIM], "model.head_dim: %llu, but under attention_type mla "
+                           "the head dimension is v_head_dim %llu; remove head_dim",
+                           (unsigned long long)m->head_dim, (unsigned long long)m->v_head_dim);
+    m->kv_heads = m->heads;
+    m->head_dim = m->v_head_dim;
+    return 0;
+}
+
 int modelcfg_finish(modelcfg *m, cxl_err *err)
 {
+    int rc = finish_mla(m, err);
+    if (rc)
+        return rc;
     if (!m->kv_heads)
         m->kv_heads = m->heads;
     if (!m->ffn)
@@ -112,7 +162,7 @@ int modelcfg_finish(modelcfg *m, cxl_err *err)
                                    "model.%s: a mixture-of-experts key in a dense model (experts is 0); set "
                                    "experts, e.g. 8, or remove the key", fields[moe_keys[i]].key);
     }
-    if (!m->loc[MODELCFG_F_HEAD_DIM].file[0] && m->hidden % m->heads)
+    if (!m->loc[MODELCFG_F_HEAD_DIM].file[0] && !modelcfg_is_mla(m) && m->hidden % m->heads)
         return cfgloc_errf(err, where(m, MODELCFG_F_HEADS),
                            "model.heads: %llu does not divide hidden %llu (the head dimension must be whole; or give head_dim)",
                            (unsigned long long)m->heads, (unsigned long long)m->hidden);
@@ -136,14 +186,51 @@ static uint64_t q_dim(const modelcfg *m) { return m->heads * m->head_dim; }
 static uint64_t norm_params(const modelcfg *m) { return m->norm == MODELCFG_LAYERNORM ? 2 * m->hidden : m->hidden; }
 static uint64_t mlp_mats(const modelcfg *m) { return m->activation == MODELCFG_SWIGLU ? 3 : 2; }
 
+int modelcfg_is_mla(const modelcfg *m) { return m->attention_type == MODELCFG_ATTN_MLA; }
+
+uint64_t modelcfg_qk_head_dim(const modelcfg *m)
+{
+    return modelcfg_is_mla(m) ? m->qk_nope_head_dim + m->qk_rope_head_dim : m->head_dim;
+}
+
+/* A norm over n elements: LayerNorm weight and bias, RMSNorm weight. */
+static uint64_t norm_of(const modelcfg *m, uint64_t n) { return m->norm == MODELCFG_LAYERNORM ? 2 * n : n; }
+
 /* The attention's parameters split by tp (Q, K, V weights and biases, output projection weights), and
- * those every rank holds (the two norms, the output projection's bias). */
+ * those every rank holds (the two norms, the output projection's bias). MLA (Megatron-Core MLASelfAttention,
+ * megatron/core/transformer/multi_latent_attention.py): split by tp the column-parallel up-projections
+ * (q_lora_rank x heads (nope + rope), or hidden x that without query compression; kv_lora_rank x heads
+ * (nope + v)) and the row-parallel output projection (heads v x hidden); on every rank the down-projections
+ * (TELinear, parallel_mode "duplicated": hidden x q_lora_rank, hidden x (kv_lora_rank + rope)) and the two
+ * latent norms. DeepSeek-V3: 37.7M + 16.8M + 117.4M split, 11.0M + 4.1M + 2,048 whole = 187.1M. */
 static uint64_t attn_split(const modelcfg *m)
 {
-    uint64_t h = m->hidden, qkv_out = q_dim(m) + 2 * kv_dim(m);
+    uint64_t h = m->hidden, a = m->heads;
+    if (modelcfg_is_mla(m)) {
+        uint64_t qk = modelcfg_qk_head_dim(m), q_in = m->q_lora_rank ? m->q_lora_rank : h;
+        return q_in * a * qk + m->kv_lora_rank * a * (m->qk_nope_head_dim + m->v_head_dim) + a * m->v_head_dim * h;
+    }
+    uint64_t qkv_out = q_dim(m) + 2 * kv_dim(m);
     return h * qkv_out + q_dim(m) * h + (m->bias ? qkv_out : 0);
 }
-static uint64_t attn_whole(const modelcfg *m) { return 2 * norm_params(m) + (m->bias ? m->hidden : 0); }
+static uint64_t attn_whole(const modelcfg *m)
+{
+    uint64_t mla = 0;
+    if (modelcfg_is_mla(m))
+        mla = m->hidden * (m->q_lora_rank + m->kv_lora_rank + m->qk_rope_head_dim) +
+              (m->q_lora_rank ? norm_of(m, m->q_lora_rank) : 0) + norm_of(m, m->kv_lora_rank);
+    return 2 * norm_params(m) + (m->bias ? m->hidden : 0) + mla;
+}
+
+uint64_t modelcfg_mtp_params_tp(const modelcfg *m, uint64_t tp, uint64_t pp_stages)
+{
+    if (!m->mtp_layers)
+        return 0;
+    /* Megatron-Core MultiTokenPredictionLayer (megatron/core/transformer/multi_token_prediction.py): enorm,
+     * hnorm, eh_proj (column-parallel, 2 hidden -> hidden), final_layernorm; the output layer is the model's */
+    uint64_t per = 2 * m->hidden * m->hidden / tp + 3 * norm_params(m);
+    return m->mtp_layers * per + (pp_stages > 1 ? modelcfg_vocab(m) * m->hidden / tp : 0);
+}
 
 /* One MLP of inner size f: its matrices and, with biases, the input biases and the output bias. */
 static uint64_t mlp_params(const modelcfg *m, uint64_t f)

@@ -29,7 +29,12 @@ enum { MODELCFG_F_NAME, MODELCFG_F_DESCRIPTION, MODELCFG_F_LAYERS, MODELCFG_F_HI
        MODELCFG_F_BIAS, MODELCFG_F_NORM, MODELCFG_F_POSITION, MODELCFG_F_TIED, MODELCFG_F_DROPOUT,
        MODELCFG_F_HEAD_DIM, MODELCFG_F_EXPERTS, MODELCFG_F_TOP_K, MODELCFG_F_SHARED_EXPERTS, MODELCFG_F_EXPERT_FFN,
        MODELCFG_F_MOE_FIRST_DENSE, MODELCFG_F_MOE_FREQ, MODELCFG_F_MOE_IMBALANCE, MODELCFG_F_MOE_CAPACITY,
-       MODELCFG_NFIELDS };
+       MODELCFG_F_ATTENTION_TYPE, MODELCFG_F_Q_LORA, MODELCFG_F_KV_LORA, MODELCFG_F_QK_NOPE, MODELCFG_F_QK_ROPE,
+       MODELCFG_F_V_HEAD, MODELCFG_F_MTP, MODELCFG_NFIELDS };
+
+/* The attention's projections: grouped-query (query heads, kv_heads key/value heads of head_dim; multi-head
+ * when kv_heads = heads) or multi-head latent attention (DeepSeek-V2/V3; the fields below). */
+enum modelcfg_attn { MODELCFG_ATTN_GQA = 0, MODELCFG_ATTN_MLA = 1 };
 
 typedef struct modelcfg {
     char name[64];
@@ -51,6 +56,17 @@ typedef struct modelcfg {
     uint64_t moe_layer_freq;    /* after them, every moe_layer_freq-th layer is MoE (1: all) */
     double moe_imbalance;       /* tokens of the busiest expert over the mean; 1 = balanced routing */
     double moe_capacity;        /* capacity factor (tokens beyond it are dropped); 0 = dropless */
+    /* multi-head latent attention (attention_type mla; DeepSeek-V3 Sec. 2.1.1, arXiv 2412.19437; Megatron-Core
+     * MLASelfAttention): the query compressed to q_lora_rank (0: projected from the hidden state directly),
+     * keys and values to kv_lora_rank, each latent RMS-normed; heads of qk_nope_head_dim + qk_rope_head_dim
+     * for queries and keys (the rope part of the key one per token, shared by the heads) and v_head_dim for
+     * values. head_dim is v_head_dim and kv_heads is heads under MLA. */
+    int attention_type;         /* enum modelcfg_attn */
+    uint64_t q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+    /* multi-token prediction modules (DeepSeek-V3 Sec. 2.2; Megatron-Core mtp_num_layers): each one more
+     * transformer layer (of the model's last layer's kind), a projection of 2 hidden to hidden, three norms
+     * and one more output layer and loss, run after the last layer on the stage holding the loss */
+    uint64_t mtp_layers;
     uint64_t vocab_padded;      /* derived, not a key: vocab padded for the training (expcfg); 0 = vocab */
     cfgloc loc[MODELCFG_NFIELDS];
     cfgloc ref;                 /* where the experiment named the model */
@@ -94,6 +110,16 @@ uint64_t modelcfg_moe_layer_params_tp(const modelcfg *m, uint64_t tp, uint64_t e
 /* Parameters a token activates: every dense layer, the attention, router, top_k routed and the shared
  * experts of every MoE layer, the embeddings and the head (for MFU-style reports of MoE models). */
 uint64_t modelcfg_active_params(const modelcfg *m);
+
+/* 1 when the model uses multi-head latent attention */
+int modelcfg_is_mla(const modelcfg *m);
+/* The query/key head dimension: qk_nope_head_dim + qk_rope_head_dim under MLA, else head_dim. */
+uint64_t modelcfg_qk_head_dim(const modelcfg *m);
+/* The multi-token prediction modules' parameters besides their transformer layers (counted as layers):
+ * per module the projection (2 hidden x hidden, split by tp) and three norms; with more than one pipeline
+ * stage the stage holding them keeps a copy of the word embedding (vocabulary-parallel), as Megatron-Core's
+ * MTP embedding on the last stage. 0 without MTP. */
+uint64_t modelcfg_mtp_params_tp(const modelcfg *m, uint64_t tp, uint64_t pp_stages);
 
 /* Per tensor-parallel rank (Megatron layout: column-parallel Q/K/V and MLP-in with their biases, row-
  * parallel output and MLP-out whose biases stay whole, norms replicated; vocabulary-parallel embedding

@@ -1,6 +1,8 @@
 /* parallel.c - checks of the parallel layout (issue 3, section 7). */
 #include "config/parallel.h"
 
+#include "config/pplayout.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -71,7 +73,8 @@ static int check_tp(const modelcfg *m, const clustercfg *c, const traincfg *t, c
 
 int parallel_uneven_split(const traincfg *t)
 {
-    return t->first_stage_layers || t->last_stage_layers || t->embedding_in_split || t->loss_in_split;
+    return t->first_stage_layers || t->last_stage_layers || t->embedding_in_split || t->loss_in_split ||
+           t->pp_layout[0];
 }
 
 /* With first/last stage layers: the layers of each of the other stages (the even share of the rest). */
@@ -86,6 +89,22 @@ uint64_t parallel_chunk_layers(const modelcfg *m, const traincfg *t, uint64_t ra
     uint64_t p = t->pp, v = t->virtual_stages ? t->virtual_stages : 1, L = m->layers, vs = chunk * p + rank, n, f;
     if (t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV && chunk == 1)
         vs = 2 * p - 1 - rank; /* the V: chunk 1 of rank r is virtual stage 2p - 1 - r (schedule.h) */
+    if (t->pp_layout[0]) {
+        /* the layout's own counts (parallel_check has accepted it): the layers of the virtual stages before
+         * this one, then this one's transformer layers and MTP modules */
+        pplayout lay;
+        size_t bad;
+        char why[8];
+        f = 0, n = 0;
+        if (!pplayout_parse(t->pp_layout, &lay, &bad, why, sizeof why) && vs < lay.stages) {
+            for (uint64_t i = 0; i < vs; i++)
+                f += lay.layers[i];
+            n = (uint64_t)lay.layers[vs] + lay.mtp[vs];
+        }
+        if (first)
+            *first = f;
+        return n;
+    }
     if (t->first_stage_layers || t->last_stage_layers) {
         uint64_t M = middle_stage_layers(m, t), F = t->first_stage_layers ? t->first_stage_layers : M;
         uint64_t La = t->last_stage_layers ? t->last_stage_layers : M;
@@ -97,9 +116,64 @@ uint64_t parallel_chunk_layers(const modelcfg *m, const traincfg *t, uint64_t ra
         n = per - (vs == 0 ? e : 0) - (vs == p * v - 1 ? l : 0);
         f = vs * per - (vs ? e : 0);
     }
+    /* without a layout the MTP modules run on the last virtual stage, after its layers (Megatron-Core builds
+     * them on the last pipeline stage) */
+    if (vs == p * v - 1)
+        n += m->mtp_layers;
     if (first)
         *first = f;
     return n;
+}
+
+/* pipeline_model_parallel_layout against the model and the pipeline (Megatron-Core's
+ * PipelineParallelLayerLayout.validate_layer_layout), each error naming its rule. */
+static int check_layout(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    const cfgloc *at = tloc(t, TRAINCFG_F_PP_LAYOUT);
+    pplayout lay;
+    size_t bad;
+    char why[192];
+    if (pplayout_parse(t->pp_layout, &lay, &bad, why, sizeof why)) {
+        cfgloc here = *at;
+        if (here.col)
+            here.col += (int)bad; /* the offending character, when the value is written unquoted */
+        return cfgloc_errf(err, &here, "training.pipeline_model_parallel_layout: \"%s\" at character %llu: %s",
+                           t->pp_layout, (ull)bad + 1, why);
+    }
+    uint64_t p = t->pp, v = t->virtual_stages;
+    if (t->first_stage_layers || t->last_stage_layers || t->embedding_in_split || t->loss_in_split)
+        return cfgloc_errf(err, at, "training.pipeline_model_parallel_layout: a layout and "
+                           "decoder_first/last_pipeline_num_layers or account_for_embedding/loss_in_pipeline_split "
+                           "exclude each other (Megatron-Core); give one or the other");
+    if (t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV)
+        return cfgloc_errf(err, at, "training.pipeline_model_parallel_layout: dualpipev takes an even split of the "
+                           "layers; remove the layout or use another pipeline_schedule");
+    if (lay.stages != p * v)
+        return cfgloc_errf(err, at, "training.pipeline_model_parallel_layout: rule 'one entry per virtual stage': "
+                           "%llu stages (separated by '|') for pp %llu x virtual_stages %llu = %llu; valid: %llu "
+                           "stages%s", (ull)lay.stages, (ull)p, (ull)v, (ull)(p * v), (ull)(p * v),
+                           lay.stages % p ? "" : " (or set virtual_stages to the stages / pp)");
+    if (lay.embeds != 1 || !lay.embed_first)
+        return cfgloc_errf(err, at, "training.pipeline_model_parallel_layout: rule 'E first, once': the layout "
+                           "must begin with the embedding E and name it once (it names it %llu times)",
+                           (ull)lay.embeds);
+    if (lay.losses != 1 || !lay.loss_last)
+        return cfgloc_errf(err, at, "training.pipeline_model_parallel_layout: rule 'L last, once': the layout "
+                           "must end with the loss L and name it once (it names it %llu times)", (ull)lay.losses);
+    if (lay.decoders != m->layers)
+        return cfgloc_errf(err, at, "training.pipeline_model_parallel_layout: rule 'one t per layer': %llu "
+                           "transformer layers (t) for the %llu layers of model '%s'", (ull)lay.decoders,
+                           (ull)m->layers, m->name);
+    if (lay.mtps != m->mtp_layers)
+        return cfgloc_errf(err, at, "training.pipeline_model_parallel_layout: rule 'one m per MTP module': %llu "
+                           "MTP modules (m) for the %llu of model '%s' (model.mtp_layers)", (ull)lay.mtps,
+                           (ull)m->mtp_layers, m->name);
+    if (lay.mtps && (!lay.mtp_after_layers || lay.mtp_vs != lay.loss_vs || lay.mtp[lay.mtp_vs] != lay.mtps))
+        return cfgloc_errf(err, at, "training.pipeline_model_parallel_layout: rule 'm after the layers, with L': "
+                           "the MTP modules follow every transformer layer and stand in the loss's virtual stage "
+                           "(Megatron-Core puts them after the layers in one stage; the engine runs them with the "
+                           "loss), e.g. ...tmL");
+    return 0;
 }
 
 /* The uneven split's rules (Megatron-Core's TransformerConfig checks), each naming the valid values. */
@@ -209,6 +283,8 @@ static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_VIRTUAL_STAGES),
                            "training.virtual_stages: %llu, but interleaving needs a pipeline (pp is 1); use 1",
                            (ull)v);
+    if (t->pp_layout[0])
+        return check_layout(m, t, err);
     if (parallel_uneven_split(t))
         return check_uneven(m, t, err);
     if (m->layers % t->pp)

@@ -115,6 +115,12 @@ static const cfg_field fields[] = {
       "host time to launch one kernel or collective (the host timeline: a kernel starts no earlier than its "
       "launch; a device-to-host synchronisation lets the GPU's queue run dry), e.g. 3us; 0: the host is never "
       "behind" },
+    { "pipeline_model_parallel_layout", CFG_T_STRING, T(pp_layout), 0, 1, 0, NULL, NULL, 512, NULL,
+      "layers of each virtual pipeline stage (Megatron's --pipeline-model-parallel-layout), e.g. "
+      "\"Et*4|(t*4|)*14tmL\": E embedding, t transformer layer, m MTP module, L loss, | between stages" },
+    { "recompute_mla_up_proj", CFG_T_BOOL, T(recompute_mla_up_proj), 0, 1, 0, NULL, NULL, 0, NULL,
+      "multi-head latent attention: rerun the up-projections before the backward instead of keeping Q, K, V "
+      "(Megatron's --recompute-modules mla_up_proj)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

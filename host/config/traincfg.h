@@ -36,7 +36,7 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_PIPELINE_SCHEDULE,
        TRAINCFG_F_DATA_PARALLEL, TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION,
        TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_F_CPU_OFFLOAD, TRAINCFG_F_CE_IMPL,
-       TRAINCFG_F_HOST_LAUNCH, TRAINCFG_NFIELDS };
+       TRAINCFG_F_HOST_LAUNCH, TRAINCFG_F_PP_LAYOUT, TRAINCFG_F_RECOMPUTE_MLA_UP, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -108,6 +108,13 @@ typedef struct traincfg {
     /* host time to launch one kernel or collective: the host timeline (train_step.c; docs/training.md, "Host
      * timeline"); 0: the host is never behind the GPU */
     uint64_t host_launch_ps;
+    /* Megatron-Core's pipeline_model_parallel_layout ("" = none): per virtual stage, in Megatron's order,
+     * the embedding E, transformer layers t, multi-token prediction modules m and the loss L, stages
+     * separated by '|', "x*n" and "(...)*n" repeating (pplayout.h; parallel_chunk_layers reads it) */
+    char pp_layout[512];
+    /* Megatron-Core's recompute_modules "mla_up_proj": MLA's up-projections and RoPE rerun before each
+     * layer's backward, their outputs (Q, K, V) not kept */
+    int recompute_mla_up_proj;
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;

@@ -27,6 +27,12 @@
  * sbh(10 + 24/t + 5as/(ht)) with tensor parallelism and (34sbh + 5as^2b)/t with sequence parallelism.
  * Selective recomputation drops A (Sec. 4.2); full recomputation keeps only the layer input, 2sbh (/t
  * with sp), plus one layer's activations while that layer's backward runs (not in the paper's totals).
+ * Multi-head latent attention (opgraph.c, mla_fwd; c = q_lora_rank + kv_lora_rank the latents' width, e =
+ * heads x (nope + rope) the query and key width, q = heads x v_head_dim the value width): R adds the two
+ * latent norms' inputs and the up-projections' saved inputs, (2 + g) sbc (whole on every rank, split by t
+ * with sp: the down-projections are duplicated, the up-projections' inputs saved before their all-gather);
+ * S holds Q and K 4sbe, V 2sbq (the flash kernel's saved inputs; none with recompute_mla_up_proj, which
+ * discards them after the core's forward), the attention output 2sbq (+ g sbq FP8).
  */
 #include "train/gpumem.h"
 
@@ -62,6 +68,12 @@ static void layer_parts(const modelcfg *m, const traincfg *t, int moe, double *R
     double q = a * hd, k = (double)(m->kv_heads ? m->kv_heads : m->heads) * hd;
     *R = (4 + 2 * d + g) * h + (moe ? 2 : g) * h;
     *S = 4 * q + 4 * k + (g < 2 ? g * q : 0) + (moe ? 0 : mlp_act_bytes(m, t, (double)m->ffn));
+    if (modelcfg_is_mla(m)) {
+        double c = (double)(m->q_lora_rank + m->kv_lora_rank), e = a * (double)modelcfg_qk_head_dim(m);
+        *R += (2 + g) * c;
+        *S = (t->recompute_mla_up_proj ? 0 : 4 * e + 2 * q) + 2 * q + (g < 2 ? g * q : 0) +
+             (moe ? 0 : mlp_act_bytes(m, t, (double)m->ffn));
+    }
     *A = traincfg_flash(t) ? 4 * a : (2 + 3 * d) * a * s;
 }
 
@@ -106,9 +118,9 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
     }
     if (units > total)
         units = total;
-    if (!parallel_uneven_split(t))
+    if (!parallel_uneven_split(t) && !m->mtp_layers)
         return (double)units * (double)m->layers / (double)(p * (v ? v : 1));
-    /* an uneven split: the k-th forward pass of the rank runs its chunk (k / p) mod v (Megatron's
+    /* an uneven split (or MTP modules on the last virtual stage): the k-th forward pass of the rank runs its chunk (k / p) mod v (Megatron's
      * interleaved order, p micro-batches per chunk in turn), so sum those chunks' layers */
     uint64_t vv = v ? v : 1, per_round = 0, layers;
     for (uint64_t c = 0; c < vv; c++)
@@ -202,7 +214,7 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     if (stage == 0)
         params += modelcfg_embedding_params_tp(m, tp);
     if (stage == traincfg_head_stage(t))
-        params += modelcfg_head_params_tp(m, tp, p);
+        params += modelcfg_head_params_tp(m, tp, p) + modelcfg_mtp_params_tp(m, tp, p);
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
     double wb = fp32 ? 4 : 2, gb = (fp32 || t->main_grads == GPUCFG_FP32) ? 4 : 2, ob = fp32 ? 8 : 12;
     double P = (double)params;
@@ -242,7 +254,8 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
          * (megatron/core/distributed/distributed_data_parallel.py, reuse_grad_buf_for_mxfp8_param_ag, which
          * Megatron-Bridge's bf16_with_mxfp8_mixed sets): no bf16 weight buffer besides the gradients'. */
         double layer_params = P - (double)(stage == 0 ? modelcfg_embedding_params_tp(m, tp) : 0) -
-                              (double)(stage == traincfg_head_stage(t) ? modelcfg_head_params_tp(m, tp, p) : 0);
+                              (double)(stage == traincfg_head_stage(t) ? modelcfg_head_params_tp(m, tp, p) +
+                                                                          modelcfg_mtp_params_tp(m, tp, p) : 0);
         double fp8_copy = (t->fp8_param_gather ? 0 : 2) + (traincfg_mxfp8(t) ? 2.0 / 32 : 0);
         if (t->fp8_non_tn && !traincfg_mxfp8(t)) {
             /* Blackwell, tensorwise scaling: the rowwise data serves both GEMMs, no transpose (traincfg.h
@@ -278,6 +291,11 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         double logit = t->ce_impl == TRAINCFG_CE_TE ? 2 : 4; /* traincfg.h ce_impl */
         head = 4 * s * b * h / div + logit * s * b * (double)modelcfg_vocab(m) / (double)tp;
         act += head;
+        /* each MTP module besides its layer: the embedding output and the hidden state (the two norms'
+         * inputs, 4sbh), eh_proj's input (2 g sbh), the final norm's and the output layer's inputs and the
+         * logits as the head's, for the same one micro-batch */
+        act += (double)m->mtp_layers * ((8 + 2 * saved_gemm_input_bytes(t)) * s * b * h / div +
+                                        logit * s * b * (double)modelcfg_vocab(m) / (double)tp);
         if (t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1) {
             /* ZB-H1 defers the last stage's W by p - 1 micro-batches: each keeps what the output layer's
              * weight GEMM X^T.dY reads, its input (2sbh) and the 16-bit logits gradient (2sbV/t) */

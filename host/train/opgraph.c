@@ -31,15 +31,8 @@
 #include <string.h>
 
 #include "config/gpucfg.h"
+#include "train/opgraph_int.h"
 
-typedef struct bld {
-    opgraph *g;
-    int dtype;
-    double act; /* bytes per activation element */
-    cxl_err *err;
-    int failed;
-    int mx; /* FP8 with MXFP8 block scaling (traincfg_mxfp8) */
-} bld;
 
 static int add_op(bld *B, const op_desc *d)
 {
@@ -178,12 +171,6 @@ static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uin
     push(B, tpl, e);
 }
 
-/* Shapes of one micro-batch's layer on one GPU (notation at the top of this file). */
-typedef struct lshape {
-    uint64_t tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes;
-    int sp, drop, rope, swiglu, ar, flash;
-    uint64_t cp, skv;   /* context parallelism: s is this rank's s / cp tokens, skv the whole sequence's keys */
-} lshape;
 
 /* A fused (flash) attention kernel over bah = b x a/t heads of s queries and skv keys (causal; with
  * context parallelism s = skv / cp, load-balanced so that each rank does 1/cp of the causal work), head
@@ -196,14 +183,15 @@ typedef struct lshape {
 static void flash(bld *B, int tpl, const lshape *x, int bwd)
 {
     int dt = B->dtype == GPUCFG_FP8 ? GPUCFG_BF16 : B->dtype;
-    double q = (double)x->bah * (double)x->s * (double)x->dh;
-    double kv = (double)(x->bah / x->at) * (double)(x->kv / x->tp) * (double)x->skv * (double)x->dh;
-    double rows = (double)x->bah * (double)x->s;
+    /* per query row / key row the widths of Q and O (dqk + dh), of K and V (dqk + dh) */
+    double rows = (double)x->bah * (double)x->s, w = (double)(x->dqk + x->dh);
+    double q = rows * w, kv = (double)(x->bah / x->at) * (double)(x->kv / x->tp) * (double)x->skv * w;
+    /* k: the mean of the Q.K^T and P.V head dimensions, so that 4 batch m n k stays the model's FLOPs */
     op_desc d = { bwd ? "attn.flash.bwd" : "attn.flash.fwd", bwd ? OP_ATTN_BWD : OP_ATTN_FWD, dt,
-                  x->bah, x->s, x->skv, x->dh, 0, 0, 0 };
-    double fwd_flops = 4.0 * q * (double)x->skv / 2; /* causal: the blocks above the diagonal are skipped */
+                  x->bah, x->s, x->skv, (x->dqk + x->dh) / 2, 0, 0, 0 };
+    double fwd_flops = 2.0 * rows * (double)x->skv * w / 2; /* causal: the blocks above the diagonal are skipped */
     d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
-    d.bytes = bwd ? 2.0 * (4 * q + 4 * kv) + 4.0 * 3 * rows : 2.0 * (2 * q + 2 * kv) + 4.0 * rows;
+    d.bytes = bwd ? 2.0 * (2 * q + 2 * kv) + 4.0 * 3 * rows : 2.0 * (q + kv) + 4.0 * rows;
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
 }
@@ -212,12 +200,12 @@ static void flash(bld *B, int tpl, const lshape *x, int bwd)
  * attention in Transformer Engine): in cp - 1 steps each rank passes the K and V block it holds to the next
  * rank of the CP ring while it computes with the previous one, so the sends overlap the kernel; the
  * backward passes K and V around again together with the gradients of K and V (twice the bytes). Block:
- * K and V of the rank's s / cp tokens, kv / t heads of dh, 2 B. */
+ * K and V of the rank's s / cp tokens, kv / t heads of dqk + dh, 2 B. */
 static void cp_ring(bld *B, int tpl, const lshape *x, int bwd, int wait)
 {
     if (x->cp <= 1)
         return;
-    uint64_t block = 2 * (x->bah / x->at) * (x->kv / x->tp) * x->s * x->dh * 2;
+    uint64_t block = (x->bah / x->at) * (x->kv / x->tp) * x->s * (x->dqk + x->dh) * 2;
     opgraph_entry e = { (uint8_t)(wait ? OPGRAPH_CP_WAIT : OPGRAPH_CP_P2P), 0, 0, (x->cp - 1) * block * (bwd ? 2 : 1),
                         bwd ? "cp.ring.kv.grad" : "cp.ring.kv", 0 };
     push(B, tpl, e);
@@ -235,7 +223,7 @@ static void flash_pass(bld *B, int tpl, const lshape *x, int bwd)
 static void unfused_fwd(bld *B, int tpl, const lshape *x)
 {
     uint64_t bah = x->bah, s = x->s, d = x->dh;
-    gemm(B, tpl, "attn.score.fwd", bah, s, s, d);
+    gemm(B, tpl, "attn.score.fwd", bah, s, s, x->dqk);
     mem(B, tpl, "attn.softmax.fwd", bah * s * s, 4);
     if (x->drop)
         mem(B, tpl, "attn.dropout.fwd", bah * s * s, 5);
@@ -251,8 +239,8 @@ static void unfused_bwd(bld *B, int L, const lshape *x)
     if (x->drop)
         mem(B, L, "attn.dropout.bwd", bah * s * s, 5);
     mem(B, L, "attn.softmax.bwd", bah * s * s, 6);
-    gemm(B, L, "attn.score.bwd_q", bah, s, dh, s);
-    gemm(B, L, "attn.score.bwd_k", bah, s, dh, s);
+    gemm(B, L, "attn.score.bwd_q", bah, s, x->dqk, s);
+    gemm(B, L, "attn.score.bwd_k", bah, s, x->dqk, s);
 }
 
 /* The attention core, forward or backward: one flash kernel (with cp > 1 inside its ring exchange; its
@@ -269,6 +257,10 @@ static void attn_core(bld *B, int tpl, const lshape *x, int bwd)
 
 static void attn_fwd(bld *B, int L, const lshape *x)
 {
+    if (x->mla) {
+        opg_mla_fwd(B, L, x);
+        return;
+    }
     mem(B, L, "ln1.fwd", x->Eh, 4);
     fp8_quant(B, L, "mxfp8.quant.qkv.fwd", x->Eh);
     if (x->sp)
@@ -286,6 +278,10 @@ static void attn_fwd(bld *B, int L, const lshape *x)
 static void attn_bwd(bld *B, int L, const lshape *x)
 {
     uint64_t dh = x->dh;
+    if (x->mla) {
+        opg_mla_bwd(B, L, x);
+        return;
+    }
     mem(B, L, "resid1.bwd", x->Eh, x->drop ? 5 : 4);
     if (x->sp)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.grad", x->tp);
@@ -503,7 +499,7 @@ static double tpl_gemm_flops(const opgraph *g, int tpl)
 
 /* The six layer templates (dense and MoE forward, backward, recomputation), or with bf16 their variants
  * (OPGRAPH_BF16_OF) built by B (whose dtype the GEMMs and quantizations follow). */
-static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recompute, int bf16)
+static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recompute, int up, int bf16)
 {
     opgraph *g = B->g;
 #define ID(id) (bf16 ? OPGRAPH_BF16_OF(id) : (id))
@@ -525,12 +521,19 @@ static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recomput
             g->tpl[ID(OPGRAPH_MOE_RECOMPUTE)] = g->tpl[ID(OPGRAPH_MOE_FWD)];
         else if (recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
             attn_core(B, ID(OPGRAPH_MOE_RECOMPUTE), x, 0);
+        if (up)
+            opg_mla_up(B, ID(OPGRAPH_MOE_RECOMPUTE), x, "tp.allgather.mla.recompute");
     }
     /* recomputation before a layer's backward */
     if (recompute == TRAINCFG_RECOMPUTE_FULL)
         g->tpl[ID(OPGRAPH_LAYER_RECOMPUTE)] = g->tpl[ID(OPGRAPH_LAYER_FWD)];
     else if (recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
         attn_core(B, ID(OPGRAPH_LAYER_RECOMPUTE), x, 0);
+    /* Megatron-Core's recompute_modules "mla_up_proj": the up-projections and RoPE run again before the
+     * backward (their outputs Q, K, V are discarded after the core's forward: MultiLatentAttention.forward,
+     * qkv_up_checkpoint.discard_output_and_register_recompute) */
+    if (up)
+        opg_mla_up(B, ID(OPGRAPH_LAYER_RECOMPUTE), x, "tp.allgather.mla.recompute");
 #undef ID
 }
 
@@ -578,27 +581,37 @@ static void embed_head_tpls(bld *B, const modelcfg *m, const lshape *x)
         tpc(B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.embed.grad", tp);
     mem(B, L, "embed.bwd", E, 10);
 
-    /* ---- head (last stage): final norm, column-parallel logits, vocabulary-parallel cross entropy
-     * (three all-reduces of T fp32 values: max, sum of exponentials, target logit). The output layer is
-     * Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so under FP8 training its
-     * GEMMs stay bf16 (megatron/core/models/gpt/gpt_model.py, output_layer) ---- */
+    static const head_names head = { "lnf.fwd", "tp.allgather.head", "logits.fwd", "xent.fwd", "tp.allreduce.xent",
+                                      "xent.bwd", "logits.bwd_data", "logits.bwd_weight", "tp.reducescatter.head.grad",
+                                      "tp.allreduce.head.grad", "lnf.bwd" };
+    opg_head(B, x, V, &head);
+}
+
+/* The head (last stage): final norm, column-parallel logits, vocabulary-parallel cross entropy (three
+ * all-reduces of T fp32 values: max, sum of exponentials, target logit), forward into HEAD_FWD and backward
+ * into HEAD_BWD. The output layer is Megatron-Core's own ColumnParallelLinear, not a Transformer Engine
+ * module, so under FP8 training its GEMMs stay bf16 (megatron/core/models/gpt/gpt_model.py, output_layer). */
+void opg_head(bld *B, const lshape *x, uint64_t V, const head_names *nm)
+{
+    uint64_t tp = x->tp, T = x->T, h = x->h, Eh = x->Eh;
+    int dt = B->dtype;
     if (B->dtype == GPUCFG_FP8)
         B->dtype = GPUCFG_BF16;
-    L = OPGRAPH_HEAD_FWD;
-    mem(B, L, "lnf.fwd", Eh, 4);
-    if (sp)
-        tpc(B, L, OPGRAPH_ALLGATHER, act_bytes, "tp.allgather.head", tp);
-    gemm(B, L, "logits.fwd", 1, T, V / tp, h);
-    mem(B, L, "xent.fwd", T * V / tp, 14);
+    int L = OPGRAPH_HEAD_FWD;
+    mem(B, L, nm->lnf, Eh, 4);
+    if (x->sp)
+        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, tp);
+    gemm(B, L, nm->logits, 1, T, V / tp, h);
+    mem(B, L, nm->xent, T * V / tp, 14);
     for (int i = 0; i < 3; i++)
-        tpc(B, L, OPGRAPH_ALLREDUCE, 4 * T, "tp.allreduce.xent", tp);
+        tpc(B, L, OPGRAPH_ALLREDUCE, 4 * T, nm->ar_xent, tp);
     L = OPGRAPH_HEAD_BWD;
-    mem(B, L, "xent.bwd", T * V / tp, 6);
-    gemm(B, L, "logits.bwd_data", 1, T, h, V / tp);
-    gemm(B, L, "logits.bwd_weight", 1, h, V / tp, T);
-    tpc(B, L, ar, act_bytes, sp ? "tp.reducescatter.head.grad" : "tp.allreduce.head.grad", tp);
-    mem(B, L, "lnf.bwd", Eh, 8);
-
+    mem(B, L, nm->xent_b, T * V / tp, 6);
+    gemm(B, L, nm->logits_bd, 1, T, h, V / tp);
+    gemm(B, L, nm->logits_bw, 1, h, V / tp, T);
+    tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_g : nm->ar_g, tp);
+    mem(B, L, nm->lnf_b, Eh, 8);
+    B->dtype = dt;
 }
 
 /* Parameters and gradients per GPU, and the FLOPs the MFU counts. */
@@ -611,7 +624,7 @@ static void params_and_flops(const modelcfg *m, const traincfg *t, const lshape 
     g->grad_elem_bytes = (fp32 || t->main_grads == GPUCFG_FP32) ? 4 : 2;
     g->layer_params = modelcfg_layer_params_tp(m, tp);
     g->embed_params = modelcfg_embedding_params_tp(m, tp);
-    g->head_params = modelcfg_head_params_tp(m, tp, t->pp);
+    g->head_params = modelcfg_head_params_tp(m, tp, t->pp) + modelcfg_mtp_params_tp(m, tp, t->pp);
     g->layer_grad_bytes = g->layer_params * g->grad_elem_bytes;
     g->embed_grad_bytes = g->embed_params * g->grad_elem_bytes;
     g->head_grad_bytes = g->head_params * g->grad_elem_bytes;
@@ -638,10 +651,28 @@ static void params_and_flops(const modelcfg *m, const traincfg *t, const lshape 
     }
     /* all GPUs: tp x cp x (per-GPU flops), micro-batches x dp of them, forward + backward = 3 x forward */
     double mbs = (double)(t->global_batch / t->micro_batch);
+    /* the MTP modules' layers are of the last layer's kind (their own GEMMs are in the head's template) */
+    double mtp = (double)m->mtp_layers * (modelcfg_layer_is_moe(m, m->layers) ? g->moe_fwd_flops : g->layer_fwd_flops);
     g->model_flops_iteration =
         3.0 * mbs * (double)(tp * cp) * ((double)(m->layers - moe_layers) * g->layer_fwd_flops +
-                                  (double)moe_layers * g->moe_fwd_flops + g->head_fwd_flops);
+                                  (double)moe_layers * g->moe_fwd_flops + mtp + g->head_fwd_flops);
 }
+
+/* The helpers opgraph_mla.c builds with (opgraph_int.h) */
+void opg_gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
+{
+    gemm(B, tpl, name, batch, m, n, k);
+}
+void opg_mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem)
+{
+    mem(B, tpl, name, elems, bytes_per_elem);
+}
+void opg_fp8_quant(bld *B, int tpl, const char *name, uint64_t elems) { fp8_quant(B, tpl, name, elems); }
+void opg_tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
+{
+    tpc(B, tpl, coll, bytes, name, tp);
+}
+void opg_attn_core(bld *B, int tpl, const lshape *x, int bwd) { attn_core(B, tpl, x, bwd); }
 
 int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err)
 {
@@ -658,21 +689,24 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     int ar = sp ? OPGRAPH_REDUCE_SCATTER : OPGRAPH_ALLREDUCE;
     const lshape x = { tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes,
                        sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
-                       traincfg_flash(t), cp, m->seq_len };
+                       traincfg_flash(t), cp, m->seq_len, modelcfg_qk_head_dim(m), modelcfg_is_mla(m),
+                       m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, sp ? T / tp : T };
 
     /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
     moe_shape e = { 0 };
     if (modelcfg_is_moe(m))
         moe_shape_of(m, t, &x, B.act, &e);
-    layer_tpls(&B, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 0);
+    int up = x.mla && t->recompute_mla_up_proj && t->recompute != TRAINCFG_RECOMPUTE_FULL;
+    layer_tpls(&B, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, up, 0);
     if (B.dtype == GPUCFG_FP8 && (t->bf16_layers_start || t->bf16_layers_end)) {
         bld Bh = B;
         Bh.dtype = GPUCFG_BF16;
-        layer_tpls(&Bh, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, 1);
+        layer_tpls(&Bh, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, up, 1);
         B.failed = Bh.failed;
     }
 
     embed_head_tpls(&B, m, &x);
+    opg_mtp_tpls(&B, m, &x);
     if (B.failed)
         return B.failed;
 

@@ -797,15 +797,17 @@ static void uneven_split(void **state)
             total += n;
         }
     assert_int_equal(total, 126);
-    /* DeepSeek-V3's 61 layers on pp 16: the first stage 4, the last 1, the 14 others 56 / 14 = 4 */
+    /* DeepSeek-V3's 61 layers on pp 16: the first stage 4, the last 1 and the MTP module (model.mtp_layers 1,
+     * run as a layer after the last), the 14 others 56 / 14 = 4 */
     ok_or_fail(modelcfg_load("deepseek-v3", &m, &e), &e, "deepseek-v3");
     memset(&t, 0, sizeof t);
     t.pp = 16, t.virtual_stages = 1, t.first_stage_layers = 4, t.last_stage_layers = 1;
     assert_int_equal(parallel_chunk_layers(&m, &t, 0, 0, &first), 4);
     assert_int_equal(parallel_chunk_layers(&m, &t, 14, 0, &first), 4);
     assert_int_equal(first, 56);
-    assert_int_equal(parallel_chunk_layers(&m, &t, 15, 0, &first), 1);
+    assert_int_equal(parallel_chunk_layers(&m, &t, 15, 0, &first), 2);
     assert_int_equal(first, 60);
+    m.mtp_layers = 0;
     /* with v 2 (the first stage's 4 layers in two chunks of 2): chunk 1 of rank 0 starts after all chunk 0s */
     t.pp = 2, t.virtual_stages = 2, t.first_stage_layers = 4, t.last_stage_layers = 0;
     m.layers = 8;

@@ -1,0 +1,61 @@
+/* opgraph_int.h - what opgraph.c shares with the files that build parts of its templates (opgraph_mla.c:
+ * multi-head latent attention and the multi-token prediction modules). Not a public interface: the
+ * builder's state, one layer's shapes, and the kernel and collective helpers (opgraph.c states each
+ * kernel's bytes beside it). */
+#ifndef CXLSIM_OPGRAPH_INT_H
+#define CXLSIM_OPGRAPH_INT_H
+
+#include <stdint.h>
+
+#include "config/modelcfg.h"
+#include "train/opgraph.h"
+#include "util/err.h"
+
+typedef struct bld {
+    opgraph *g;
+    int dtype;
+    double act; /* bytes per activation element */
+    cxl_err *err;
+    int failed;
+    int mx; /* FP8 with MXFP8 block scaling (traincfg_mxfp8) */
+} bld;
+
+/* Shapes of one micro-batch's layer on one GPU (notation at the top of this file). */
+typedef struct lshape {
+    uint64_t tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes;
+    int sp, drop, rope, swiglu, ar, flash;
+    uint64_t cp, skv;   /* context parallelism: s is this rank's s / cp tokens, skv the whole sequence's keys */
+    uint64_t dqk;       /* query/key head dimension (dh, or MLA's nope + rope); dh is the value's */
+    /* multi-head latent attention (mla 1): q_lora_rank (0: no query compression), kv_lora_rank, the
+     * per-head nope and rope dimensions, and Ts, the tokens the duplicated down-projections run on (T / tp
+     * with sequence parallelism, else T) */
+    int mla;
+    uint64_t qr, kvr, dn, dr, Ts;
+} lshape;
+
+/* A GEMM of `batch` products (m x k).(k x n) in the builder's dtype */
+void opg_gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k);
+/* A memory-bound kernel over `elems` elements moving bytes_per_elem each (at 16-bit activations) */
+void opg_mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem);
+/* FP8 training: the quantization of a GEMM operand of `elems` elements ("mxfp8.quant.<what>"); nothing else */
+void opg_fp8_quant(bld *B, int tpl, const char *name, uint64_t elems);
+/* A blocking tensor-parallel collective (enum opgraph_coll) of `bytes`; nothing with tp 1 */
+void opg_tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp);
+/* The attention core, forward or backward (flash, with cp > 1 in its ring exchange, or unfused) */
+void opg_attn_core(bld *B, int tpl, const lshape *x, int bwd);
+
+/* The names of a head's kernels and collectives: the model's, or an MTP module's */
+typedef struct head_names {
+    const char *lnf, *ag, *logits, *xent, *ar_xent, *xent_b, *logits_bd, *logits_bw, *rs_g, *ar_g, *lnf_b;
+} head_names;
+/* A head of V (padded) logits: its forward appended to HEAD_FWD, its backward to HEAD_BWD (opgraph.c) */
+void opg_head(bld *B, const lshape *x, uint64_t V, const head_names *nm);
+
+/* opgraph_mla.c: MLA's attention half of a layer, its up-projections alone (what recompute_mla_up_proj
+ * reruns; sfx_ag names the all-gather), and the MTP modules' own kernels appended to the head's templates */
+void opg_mla_fwd(bld *B, int L, const lshape *x);
+void opg_mla_bwd(bld *B, int L, const lshape *x);
+void opg_mla_up(bld *B, int L, const lshape *x, const char *sfx_ag);
+void opg_mtp_tpls(bld *B, const modelcfg *m, const lshape *x);
+
+#endif
