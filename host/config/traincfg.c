@@ -103,6 +103,10 @@ static const cfg_field fields[] = {
     { "fp8_recipe", CFG_T_ENUM, T(fp8_recipe), 0, 1, 0, traincfg_fp8_recipe_names, NULL, 0, NULL,
       "with precision fp8: tensorwise (per-tensor current scaling, FP8-CS; the default) or mxfp8 (a scale per "
       "32 elements, FP8-MX; Blackwell GPUs: gpu mxfp8 true) (Megatron's --fp8-recipe)" },
+    { "tp_grad_comm_overlap", CFG_T_BOOL, T(tp_grad_overlap), 0, 1, 0, NULL, NULL, 0, NULL,
+      "the column-parallel layers' input-gradient all-reduce (sp: reduce-scatter) runs beside their weight-gradient "
+      "GEMM, and with sp the input all-gather beside the input-gradient GEMM (Megatron-LM since 2021-08, "
+      "Megatron-Core, Transformer Engine: the default); false: Megatron-LM before 2021-08, blocking" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -131,6 +135,10 @@ static void defaults(void *obj)
      * attention: unfused. */
     t->attention = TRAINCFG_ATTENTION_FLASH;
     t->grad_acc_fusion = 1;             /* Megatron-LM --gradient-accumulation-fusion defaults on (with TE) */
+    /* Megatron-LM's async_tensor_model_parallel_allreduce (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30, on unless
+     * --no-async-tensor-model-parallel-allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
+     * and Transformer Engine's Linear backward all start it asynchronously before the weight-gradient GEMM */
+    t->tp_grad_overlap = 1;
 }
 
 const compose_kind traincfg_kind = {

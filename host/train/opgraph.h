@@ -45,8 +45,11 @@
 /* OPGRAPH_CP_P2P: context parallelism's ring exchange of K and V (and their gradients) over the CP group,
  * started without blocking the compute stream; OPGRAPH_CP_WAIT: the stream waits for it (after the
  * attention kernel it overlaps). */
+/* OPGRAPH_TP_ASYNC: a tensor-parallel collective (coll, bytes, name as OPGRAPH_TP_COLL) started beside the
+ * compute stream (training.tp_grad_comm_overlap: a column-parallel layer's backward); OPGRAPH_TP_WAIT: the
+ * stream waits for it (after the GEMM it overlaps; nothing when none runs). */
 enum opgraph_entry_kind { OPGRAPH_KERNEL = 0, OPGRAPH_TP_COLL = 1, OPGRAPH_EP_A2A = 2, OPGRAPH_ETP_COLL = 3,
-                          OPGRAPH_CP_P2P = 4, OPGRAPH_CP_WAIT = 5 };
+                          OPGRAPH_CP_P2P = 4, OPGRAPH_CP_WAIT = 5, OPGRAPH_TP_ASYNC = 6, OPGRAPH_TP_WAIT = 7 };
 /* Collective kinds of OPGRAPH_TP_COLL entries (values match collalgo_op's first three). */
 enum opgraph_coll { OPGRAPH_ALLREDUCE = 0, OPGRAPH_REDUCE_SCATTER = 1, OPGRAPH_ALLGATHER = 2 };
 
@@ -113,6 +116,10 @@ int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err
 /* Index of Megatron-FSDP's gradient copy into the reduce-scatter buffer for a unit of `params` parameters
  * (gradient_accumulation_fusion off; fsdp.h): adds the op on first use. Returns the index or a negative code. */
 int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err);
+/* DDP without gradient accumulation fusion: the accumulation of one layer's (params) weight gradients into
+ * the main gradients after its backward (opgraph.c); adds the op on first use. Returns the index or a
+ * negative code. */
+int opgraph_grad_accum_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err);
 /* Index of Megatron-FSDP's transpose of a gathered FP8 layer's weights (`params` of them) before its
  * backward (fsdp.h): adds the op on first use. Returns the index or a negative code. */
 int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err);

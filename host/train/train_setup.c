@@ -211,6 +211,16 @@ static int setup_stages(eng *E, cxl_err *err)
                 return cop;
             E->fsdp_copy_op[k] = (uint32_t)cop + 1;
         }
+        /* DDP without gradient accumulation fusion: the accumulation kernel after each layer's backward */
+        uint64_t acc_params[2] = { E->g.layer_params, E->g.moe_layer_params };
+        for (int k = 0; k < 2 && t->data_parallel != TRAINCFG_DP_FSDP && !t->grad_acc_fusion; k++) {
+            if (!acc_params[k])
+                continue;
+            int aop = opgraph_grad_accum_op(&E->g, t, acc_params[k], err);
+            if (aop < 0)
+                return aop;
+            E->accum_op[k] = (uint32_t)aop + 1;
+        }
         if (t->data_parallel == TRAINCFG_DP_FSDP && t->precision == GPUCFG_FP8 && t->fp8_param_gather &&
             !t->keep_fp8_transpose) {
             int top = opgraph_fsdp_fp8_transpose_op(&E->g, t, E->g.layer_params, err);

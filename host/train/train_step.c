@@ -77,7 +77,17 @@ void eng_xfer_done(eng *E, uint32_t xid)
 {
     xfer X = E->xf[xid];
     eng_free_xfer(E, xid);
-    if (X.kind == XK_TP || X.kind == XK_EP) {
+    if (X.kind == XK_TP && E->reps[X.rep].tpa_running && E->reps[X.rep].state != ST_TP) {
+        /* an asynchronous tensor-parallel collective (OPGRAPH_TP_ASYNC): the stream ran on beside it */
+        rep *R = &E->reps[X.rep];
+        eng_trace_xfer(E, &X);
+        R->tpa_running = 0;
+        if (R->state == ST_WAIT_TPA) {
+            eng_trace_wait(E, R->r, "wait tp", R->since);
+            eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
+            eng_advance(E, R);
+        }
+    } else if (X.kind == XK_TP || X.kind == XK_EP) {
         rep *R = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
         eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
@@ -327,6 +337,15 @@ static void layer_grads(eng *E, rep *R, const item_ctx *c)
         bucket_add(E, R, eng_layer_grad_bytes(E, c->vs, R->layer), 0);
     if (!is_w(c)) /* the offload policies act with the input gradient (docs/schedules.md) */
         eng_cxl_layer_out(E, R, c->vs, 1, last_mb);
+    /* DDP without gradient accumulation fusion: the layer's weight gradients are added to the main gradients
+     * (opgraph_grad_accum_op), run before the next step; 16-bit gradients of the chunk's first backward are
+     * taken over by autograd without a kernel */
+    uint32_t acc = E->accum_op[eng_layer_moe(E, c->vs, R->layer) ? 1 : 0];
+    const traincfg *t = E->t;
+    int own_dtype = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32 || t->main_grads != GPUCFG_FP32;
+    int taken_over = own_dtype && R->bwd_done[c->I->chunk] == 0;
+    if (acc && c->I->part != SCHEDULE_B && !taken_over)
+        R->copy_pend = acc;
     next_layer(R);
 }
 
@@ -484,9 +503,26 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
         return STEP_NEXT;
     }
     const opgraph_entry *e = &R->cur_tpl->e[R->entry++];
-    /* a split backward: B leaves the weight-gradient entries to W, which runs only those */
-    if (c->I->part != SCHEDULE_BW && e->wgrad != is_w(c))
+    /* a split backward: B leaves the weight-gradient entries to W, which runs only those (both wait for an
+     * asynchronous collective they started) */
+    if (c->I->part != SCHEDULE_BW && e->wgrad != is_w(c) && e->kind != OPGRAPH_TP_WAIT)
         return STEP_NEXT;
+    if (e->kind == OPGRAPH_TP_WAIT || (R->tpa_running && e->kind != OPGRAPH_KERNEL && e->kind != OPGRAPH_CP_P2P &&
+                                       e->kind != OPGRAPH_CP_WAIT)) {
+        /* the stream waits for the asynchronous collective (before another collective: then runs that) */
+        if (!R->tpa_running)
+            return STEP_NEXT;
+        if (e->kind != OPGRAPH_TP_WAIT)
+            R->entry--;
+        eng_set_state(E, R, ST_WAIT_TPA, -1);
+        return STEP_BLOCKED;
+    }
+    if (e->kind == OPGRAPH_TP_ASYNC) {
+        /* started beside the compute stream, which goes on to the weight-gradient GEMM */
+        R->tpa_running = 1;
+        eng_start_coll(E, XK_TP, R->r, e->coll, e->bytes, e->name);
+        return STEP_NEXT;
+    }
     if (e->kind == OPGRAPH_CP_P2P) {
         /* started beside the compute stream, which goes on to the attention kernel */
         R->cp_running = 1;
