@@ -290,7 +290,7 @@ static void attn_fwd(bld *B, int L, const lshape *x)
  * GEMM bd (m x n x k), the weight-gradient GEMM bw (wm x wn x wk; with sp on the all-gathered input ag), and the
  * input gradient's all-reduce (sp: reduce-scatter) red. With tp_grad_comm_overlap, as Megatron-LM's
  * LinearWithGradAccumulationAndAsyncCommunication.backward (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30; the
- * sp form in 2022, megatron/core/tensor_parallel/layers.py): sp's all-gather starts before bd and is waited for
+ * sp form 02bb1f5c86, 2022-03-02; megatron/core/tensor_parallel/layers.py): sp's all-gather starts before bd and is waited for
  * after it; red starts after bd and is waited for after bw. Without (Megatron-LM before 2021-08): each
  * collective blocks the stream where it stands. */
 typedef struct col_bwd_names {
