@@ -73,6 +73,17 @@ static uint32_t key_of(const eng *E, uint32_t chunk, uint32_t mb, int dir)
     return ((chunk * E->m) + mb) * 2 + (uint32_t)dir;
 }
 
+/* A transfer that ran beside the compute stream (an asynchronous tensor-parallel collective, the
+ * context-parallel exchange) ended: a stream waiting for it (wait_state) goes on, the wait exposed. */
+static void beside_done(eng *E, rep *R, int wait_state, const char *what)
+{
+    if (R->state != wait_state)
+        return;
+    eng_trace_wait(E, R->r, what, R->since);
+    eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
+    eng_advance(E, R);
+}
+
 void eng_xfer_done(eng *E, uint32_t xid)
 {
     xfer X = E->xf[xid];
@@ -82,26 +93,18 @@ void eng_xfer_done(eng *E, uint32_t xid)
         rep *R = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
         R->tpa_running = 0;
-        if (R->state == ST_WAIT_TPA) {
-            eng_trace_wait(E, R->r, "wait tp", R->since);
-            eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
-            eng_advance(E, R);
-        }
+        beside_done(E, R, ST_WAIT_TPA, "wait tp");
     } else if (X.kind == XK_TP || X.kind == XK_EP) {
         rep *R = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
         eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
         eng_advance(E, R);
     } else if (X.kind == XK_CP) {
+        /* the exchange may outlast the attention kernel it overlaps: the rest is exposed */
         rep *R = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
         R->cp_running = 0;
-        if (R->state == ST_WAIT_CP) {
-            /* the exchange outlasted the attention kernel it overlaps: the rest is exposed */
-            eng_trace_wait(E, R->r, "wait cp exchange", R->since);
-            eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
-            eng_advance(E, R);
-        }
+        beside_done(E, R, ST_WAIT_CP, "wait cp exchange");
     } else if (X.kind == XK_PP) {
         rep *D = &E->reps[X.dst], *S = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
