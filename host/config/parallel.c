@@ -470,11 +470,6 @@ static int check_fsdp(const modelcfg *m, const traincfg *t, cxl_err *err)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_FSDP_DOUBLE_BUFFER),
                            "training.fsdp_double_buffer: Megatron-FSDP's buffers; it needs data_parallel fsdp (the "
                            "data_parallel is ddp)");
-    if (t->data_parallel != TRAINCFG_DP_FSDP && !t->grad_acc_fusion)
-        return cfgloc_errf(err, tloc(t, TRAINCFG_F_GRAD_ACC_FUSION),
-                           "training.gradient_accumulation_fusion: false is modelled with data_parallel fsdp only "
-                           "(Megatron-FSDP's gradient copy); DDP's main_grad accumulation is not priced yet: remove "
-                           "the key or use data_parallel fsdp");
     if (t->keep_fp8_transpose && (t->data_parallel != TRAINCFG_DP_FSDP || t->precision != GPUCFG_FP8 ||
                                   !t->fp8_param_gather))
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_KEEP_FP8_TRANSPOSE),

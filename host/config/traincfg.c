@@ -121,6 +121,10 @@ static const cfg_field fields[] = {
     { "recompute_mla_up_proj", CFG_T_BOOL, T(recompute_mla_up_proj), 0, 1, 0, NULL, NULL, 0, NULL,
       "multi-head latent attention: rerun the up-projections before the backward instead of keeping Q, K, V "
       "(Megatron's --recompute-modules mla_up_proj)" },
+    { "tp_grad_comm_overlap", CFG_T_BOOL, T(tp_grad_overlap), 0, 1, 0, NULL, NULL, 0, NULL,
+      "the column-parallel layers' input-gradient all-reduce (sp: reduce-scatter) runs beside their weight-gradient "
+      "GEMM, and with sp the input all-gather beside the input-gradient GEMM (Megatron-LM since 2021-08, "
+      "Megatron-Core, Transformer Engine: the default); false: Megatron-LM before 2021-08, blocking" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -153,6 +157,10 @@ static void defaults(void *obj)
      * host: meta-pytorch/tritonbench pull request 1017, "nop_triton_direct_culaunch" (docs/references.md);
      * a lower bound for eager PyTorch, whose dispatcher and Python come on top */
     t->host_launch_ps = 3000000;
+    /* Megatron-LM's async_tensor_model_parallel_allreduce (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30, on unless
+     * --no-async-tensor-model-parallel-allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
+     * and Transformer Engine's Linear backward all start it asynchronously before the weight-gradient GEMM */
+    t->tp_grad_overlap = 1;
 }
 
 const compose_kind traincfg_kind = {

@@ -36,7 +36,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_FP8_PARAM_GATHER, TRAINCFG_F_BF16_START, TRAINCFG_F_BF16_END, TRAINCFG_F_PIPELINE_SCHEDULE,
        TRAINCFG_F_DATA_PARALLEL, TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION,
        TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_F_CPU_OFFLOAD, TRAINCFG_F_CE_IMPL,
-       TRAINCFG_F_HOST_LAUNCH, TRAINCFG_F_PP_LAYOUT, TRAINCFG_F_RECOMPUTE_MLA_UP, TRAINCFG_NFIELDS };
+       TRAINCFG_F_HOST_LAUNCH, TRAINCFG_F_PP_LAYOUT, TRAINCFG_F_RECOMPUTE_MLA_UP, TRAINCFG_F_TP_GRAD_OVERLAP,
+       TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -84,7 +85,10 @@ typedef struct traincfg {
     int pipeline_schedule;
     int data_parallel;                      /* enum traincfg_data_parallel; fsdp implies zero 3 (expcfg.c) */
     int fsdp_double_buffer;                 /* Megatron-FSDP's fsdp_double_buffer: two units' buffers (fsdp.h) */
-    int grad_acc_fusion;                    /* gradient_accumulation_fusion (default on); off: fsdp only (fsdp.h) */
+    int grad_acc_fusion;                    /* gradient_accumulation_fusion (default on); off: fsdp.h, or with ddp
+                                               the main-gradient accumulation kernel after each layer's backward */
+    int tp_grad_overlap;                    /* tp_grad_comm_overlap (default on): the column-parallel input-gradient
+                                               all-reduce / reduce-scatter beside the weight-gradient GEMM */
     int keep_fp8_transpose;                 /* Megatron-FSDP's keep_fp8_transpose_cache (fsdp.h) */
     /* FP8 training's scaling (enum traincfg_fp8_recipe, Megatron's --fp8-recipe): tensorwise = per-tensor
      * current scaling (Megatron-Bridge's FP8-CS), mxfp8 = MXFP8 block scaling (FP8-MX; needs gpucfg.mxfp8) */

@@ -179,6 +179,8 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
             if (en->kind == OPGRAPH_CP_P2P || en->kind == OPGRAPH_CP_WAIT || en->kind == OPGRAPH_DTOH ||
                 en->kind == OPGRAPH_HOST_SYNC)
                 continue; /* overlapped with the attention kernel: no bound of its own */
+            if (en->kind == OPGRAPH_TP_ASYNC || en->kind == OPGRAPH_TP_WAIT)
+                continue; /* overlapped with the weight-gradient GEMM: no bound of its own */
             int64_t ps = compute_op_ps(&x->gpu, &g->ops[en->op]);
             if (ps < 0) {
                 rc = cxl_errf(err, (int)ps, "a kernel of the layout cannot be priced");

@@ -171,6 +171,23 @@ static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uin
     push(B, tpl, e);
 }
 
+/* A tensor-parallel collective started beside the compute stream (async), and the stream's wait for it. */
+static void tpc_async(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
+{
+    if (tp <= 1 || bytes == 0)
+        return;
+    opgraph_entry e = { OPGRAPH_TP_ASYNC, (uint8_t)coll, 0, bytes, name, 0 };
+    push(B, tpl, e);
+}
+
+static void tp_wait(bld *B, int tpl, uint64_t tp)
+{
+    if (tp <= 1)
+        return;
+    opgraph_entry e = { OPGRAPH_TP_WAIT, 0, 0, 0, "tp.wait", 0 };
+    push(B, tpl, e);
+}
+
 
 /* A fused (flash) attention kernel over bah = b x a/t heads of s queries and skv keys (causal; with
  * context parallelism s = skv / cp, load-balanced so that each rank does 1/cp of the causal work), head
@@ -275,6 +292,37 @@ static void attn_fwd(bld *B, int L, const lshape *x)
     mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
 }
 
+/* The tail of a column-parallel layer's backward (QKV, FC1) after its output gradient: the input-gradient
+ * GEMM bd (m x n x k), the weight-gradient GEMM bw (wm x wn x wk; with sp on the all-gathered input ag), and the
+ * input gradient's all-reduce (sp: reduce-scatter) red. With tp_grad_comm_overlap, as Megatron-LM's
+ * LinearWithGradAccumulationAndAsyncCommunication.backward (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30; the
+ * sp form 02bb1f5c86, 2022-03-02; megatron/core/tensor_parallel/layers.py): sp's all-gather starts before bd and is waited for
+ * after it; red starts after bd and is waited for after bw. Without (Megatron-LM before 2021-08): each
+ * collective blocks the stream where it stands. */
+typedef struct col_bwd_names {
+    const char *bd, *bw, *ag, *red;
+} col_bwd_names;
+
+static void col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, const uint64_t bd[3], const uint64_t bw[3])
+{
+    if (!x->tpo) {
+        gemm(B, L, nm->bd, 1, bd[0], bd[1], bd[2]);
+        if (x->sp)
+            tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, x->tp);
+        gemm(B, L, nm->bw, 1, bw[0], bw[1], bw[2]);
+        tpc(B, L, x->ar, x->act_bytes, nm->red, x->tp);
+        return;
+    }
+    if (x->sp)
+        tpc_async(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, x->tp);
+    gemm(B, L, nm->bd, 1, bd[0], bd[1], bd[2]);
+    if (x->sp)
+        tp_wait(B, L, x->tp);
+    tpc_async(B, L, x->ar, x->act_bytes, nm->red, x->tp);
+    gemm(B, L, nm->bw, 1, bw[0], bw[1], bw[2]);
+    tp_wait(B, L, x->tp);
+}
+
 static void attn_bwd(bld *B, int L, const lshape *x)
 {
     uint64_t dh = x->dh;
@@ -292,11 +340,9 @@ static void attn_bwd(bld *B, int L, const lshape *x)
     if (x->rope)
         mem(B, L, "rope.bwd", x->T * (x->at + 2 * x->kv / x->tp) * dh, 4);
     fp8_quant(B, L, "mxfp8.quant.qkv.bwd", x->T * x->qkv_n);
-    gemm(B, L, "qkv.bwd_data", 1, x->T, x->h, x->qkv_n);
-    if (x->sp)
-        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.wgrad", x->tp);
-    gemm(B, L, "qkv.bwd_weight", 1, x->h, x->qkv_n, x->T);
-    tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn.grad" : "tp.allreduce.attn.grad", x->tp);
+    const col_bwd_names nm = { "qkv.bwd_data", "qkv.bwd_weight", "tp.allgather.attn.wgrad",
+                               x->sp ? "tp.reducescatter.attn.grad" : "tp.allreduce.attn.grad" };
+    col_bwd(B, L, x, &nm, (const uint64_t[3]){ x->T, x->h, x->qkv_n }, (const uint64_t[3]){ x->h, x->qkv_n, x->T });
     mem(B, L, "ln1.bwd", x->Eh, 8);
 }
 
@@ -350,11 +396,8 @@ static void mlp_bwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, c
     else
         mem(B, L, nm->act_b ? nm->act_b : "gelu.bwd", x->T * fo, 6);
     fp8_quant(B, L, nm->q_fc1_b, x->T * fin);
-    gemm(B, L, nm->fc1_bd, 1, x->T, x->h, fin);
-    if (x->sp)
-        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag_wg, x->tp);
-    gemm(B, L, nm->fc1_bw, 1, x->h, fin, x->T);
-    tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_ar_g_sp : nm->rs_ar_g, x->tp);
+    const col_bwd_names cn = { nm->fc1_bd, nm->fc1_bw, nm->ag_wg, x->sp ? nm->rs_ar_g_sp : nm->rs_ar_g };
+    col_bwd(B, L, x, &cn, (const uint64_t[3]){ x->T, x->h, fin }, (const uint64_t[3]){ x->h, fin, x->T });
 }
 
 /* An all-to-all over the EP group (ep > 1) or a collective over the ETP group (etp > 1). */
@@ -690,7 +733,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     const lshape x = { tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes,
                        sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
                        traincfg_flash(t), cp, m->seq_len, modelcfg_qk_head_dim(m), modelcfg_is_mla(m),
-                       m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, sp ? T / tp : T };
+                       m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, sp ? T / tp : T, t->tp_grad_overlap };
 
     /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
     moe_shape e = { 0 };
@@ -730,6 +773,23 @@ int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cx
     return B.failed ? B.failed : idx;
 }
 
+int opgraph_grad_accum_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
+{
+    int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
+    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, 0 };
+    /* Without --gradient-accumulation-fusion the weight-gradient GEMM writes a fresh tensor that is then added
+     * to the main gradient: with fp32 main gradients Megatron-LM's DDP hook main_grad.add_(grad) (megatron/
+     * model/distributed.py, _make_param_hook) reads both and writes the fp32 sum; with gradients in the
+     * compute dtype autograd's AccumulateGrad adds in place (read, read, write; the first micro-batch's
+     * gradient is taken over without a kernel: train_step.c) */
+    double wb = B.act, gb = (double)g->grad_elem_bytes;
+    op_desc d = { "grad.accumulate", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0 };
+    d.bytes = (double)params * (wb + 2.0 * gb);
+    d.flops = (double)params;
+    int idx = add_op(&B, &d);
+    return B.failed ? B.failed : idx;
+}
+
 int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
     bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t) };
@@ -754,6 +814,14 @@ int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err
      * torch._amp_foreach_non_finite_check_and_unscale_); bf16 needs no loss scale */
     if (t->precision == GPUCFG_FP16)
         per_param += gb + gb;
+    /* mixed precision with 16-bit gradients: Megatron-LM's Float16OptimizerWithFloat16Params first copies them
+     * to fp32 (_copy_model_grads_to_main_grads: main_param.grad = model_param.grad.float(), read 2 write 4), so
+     * the unscale, the norm and Adam read and write 4 B gradients, not 2 (the zeroing stays on the 16-bit
+     * ones) */
+    if (!fp32 && gb == 2) {
+        double passes = 2.0 + (t->precision == GPUCFG_FP16 ? 2.0 : 0.0); /* Adam, norm (+ unscale r/w) */
+        per_param += 2 + 4 + passes * (4 - gb);
+    }
     op_desc d = { "optimizer.adam", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0 };
     d.bytes = (double)params * per_param;
     d.flops = (double)params * 12.0;

@@ -50,9 +50,12 @@
  * it can launch nothing before the GPU has reached the copies' point (the host timeline, train_step.c). The
  * all-to-all token dispatcher's pair (Megatron-Core MoEAlltoAllTokenDispatcher: cuda_dtoh_point
  * "before_permutation_1", cuda_sync_point "before_ep_alltoall" or "before_finish"). Neither is work on the
- * stream. */
+ * stream. OPGRAPH_TP_ASYNC: a tensor-parallel collective (coll, bytes, name as OPGRAPH_TP_COLL) started beside
+ * the compute stream (training.tp_grad_comm_overlap: a column-parallel layer's backward); OPGRAPH_TP_WAIT: the
+ * stream waits for it (after the GEMM it overlaps; nothing when none runs). */
 enum opgraph_entry_kind { OPGRAPH_KERNEL = 0, OPGRAPH_TP_COLL = 1, OPGRAPH_EP_A2A = 2, OPGRAPH_ETP_COLL = 3,
-                          OPGRAPH_CP_P2P = 4, OPGRAPH_CP_WAIT = 5, OPGRAPH_DTOH = 6, OPGRAPH_HOST_SYNC = 7 };
+                          OPGRAPH_CP_P2P = 4, OPGRAPH_CP_WAIT = 5, OPGRAPH_DTOH = 6, OPGRAPH_HOST_SYNC = 7,
+                          OPGRAPH_TP_ASYNC = 8, OPGRAPH_TP_WAIT = 9 };
 /* Collective kinds of OPGRAPH_TP_COLL entries (values match collalgo_op's first three). */
 enum opgraph_coll { OPGRAPH_ALLREDUCE = 0, OPGRAPH_REDUCE_SCATTER = 1, OPGRAPH_ALLGATHER = 2 };
 
@@ -120,6 +123,10 @@ int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err
 /* Index of Megatron-FSDP's gradient copy into the reduce-scatter buffer for a unit of `params` parameters
  * (gradient_accumulation_fusion off; fsdp.h): adds the op on first use. Returns the index or a negative code. */
 int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err);
+/* DDP without gradient accumulation fusion: the accumulation of one layer's (params) weight gradients into
+ * the main gradients after its backward (opgraph.c); adds the op on first use. Returns the index or a
+ * negative code. */
+int opgraph_grad_accum_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err);
 /* Index of Megatron-FSDP's transpose of a gathered FP8 layer's weights (`params` of them) before its
  * backward (fsdp.h): adds the op on first use. Returns the index or a negative code. */
 int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err);

@@ -31,6 +31,7 @@ typedef struct lshape {
      * with sequence parallelism, else T) */
     int mla;
     uint64_t qr, kvr, dn, dr, Ts;
+    int tpo;            /* training.tp_grad_comm_overlap: column-parallel backward collectives beside the GEMMs */
 } lshape;
 
 /* A GEMM of `batch` products (m x k).(k x n) in the builder's dtype */

@@ -36,7 +36,7 @@
 enum { EV_KERNEL, EV_LATENCY, EV_FLOW, EV_CXL_DONE, EV_TIMER };
 /* what the compute stream is doing */
 enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_WAIT_GATHER, ST_WAIT_CXL, ST_WAIT_TIMER,
-       ST_WAIT_CP, ST_DONE };
+       ST_WAIT_CP, ST_WAIT_TPA, ST_DONE };
 /* kinds of transfer: tensor-parallel collective, pipeline send, data-parallel collective, the tied
  * embeddings' all-reduce between the first and the last stage, CXL transfer */
 enum { XK_TP, XK_PP, XK_DP, XK_EMB, XK_CXL, XK_EP,    /* XK_EP: an expert-parallel all-to-all */
@@ -134,6 +134,7 @@ typedef struct rep {
     uint32_t wait_key;
     uint32_t send_xid;              /* the blocking send the stream waits for (ST_WAIT_SEND) */
     int cp_running;                 /* a context-parallel ring exchange is under way (ST_WAIT_CP waits for it) */
+    int tpa_running;                /* an OPGRAPH_TP_ASYNC collective is under way (ST_WAIT_TPA waits for it) */
     /* pipeline arrivals, per (chunk, micro-batch, direction): arrival and send times, -1 = not yet */
     int64_t *arrived, *sent;
     /* data parallel */
@@ -262,6 +263,8 @@ typedef struct eng {
      * and a dense [0] and an MoE [1] layer's activation bytes */
     uint32_t cpuoff_layers, cpuoff_model_layers;
     uint64_t cpuoff_bytes[2];
+    uint32_t accum_op[2];               /* DDP without gradient accumulation fusion: a dense / MoE layer's
+                                           main-gradient accumulation after its backward, op + 1 (0: none) */
 } eng;
 
 /* ---- train.c ---- */

@@ -159,6 +159,21 @@ uint64_t eng_layer_grad_bytes(const eng *E, uint32_t vs, uint32_t layer)
     return eng_layer_moe(E, vs, layer) ? E->g.moe_layer_grad_bytes : E->g.layer_grad_bytes;
 }
 
+/* One op per nonzero entry of params[n] from make (an opgraph_*_op), stored as op + 1 in out[]. */
+static int grad_ops(eng *E, const traincfg *t, const uint64_t *params, int n,
+                    int (*make)(opgraph *, const traincfg *, uint64_t, cxl_err *), uint32_t *out, cxl_err *err)
+{
+    for (int k = 0; k < n; k++) {
+        if (!params[k])
+            continue;
+        int op = make(&E->g, t, params[k], err);
+        if (op < 0)
+            return op;
+        out[k] = (uint32_t)op + 1;
+    }
+    return 0;
+}
+
 /* One representative per stage: what it holds, its optimizer kernel, whether its pipeline link stays in
  * the NVLink domain. */
 static int setup_stages(eng *E, cxl_err *err)
@@ -203,15 +218,16 @@ static int setup_stages(eng *E, cxl_err *err)
                 return op;
             R->opt_dense_op = (uint32_t)op;
         }
-        /* Megatron-FSDP without gradient accumulation fusion: the copy into the reduce-scatter buffer */
-        uint64_t unit_params[FSDP_KINDS] = { E->g.layer_params, E->g.embed_params, E->g.head_params };
-        for (int k = 0; k < FSDP_KINDS && t->data_parallel == TRAINCFG_DP_FSDP && !t->grad_acc_fusion; k++) {
-            if (!unit_params[k])
-                continue;
-            int cop = opgraph_fsdp_grad_copy_op(&E->g, t, unit_params[k], err);
-            if (cop < 0)
-                return cop;
-            E->fsdp_copy_op[k] = (uint32_t)cop + 1;
+        /* without gradient accumulation fusion: Megatron-FSDP's copy into the reduce-scatter buffer per unit
+         * kind, or DDP's accumulation kernel after each (dense or MoE) layer's backward */
+        if (!t->grad_acc_fusion) {
+            int fsdp = t->data_parallel == TRAINCFG_DP_FSDP;
+            uint64_t unit_params[FSDP_KINDS] = { E->g.layer_params, E->g.embed_params, E->g.head_params };
+            uint64_t acc_params[2] = { E->g.layer_params, E->g.moe_layer_params };
+            int rc = fsdp ? grad_ops(E, t, unit_params, FSDP_KINDS, opgraph_fsdp_grad_copy_op, E->fsdp_copy_op, err)
+                          : grad_ops(E, t, acc_params, 2, opgraph_grad_accum_op, E->accum_op, err);
+            if (rc < 0)
+                return rc;
         }
         /* (on Blackwell the gathered FP8 weights serve the backward's GEMM untransposed: traincfg.h fp8_non_tn) */
         if (t->data_parallel == TRAINCFG_DP_FSDP && t->precision == GPUCFG_FP8 && t->fp8_param_gather &&

@@ -73,25 +73,38 @@ static uint32_t key_of(const eng *E, uint32_t chunk, uint32_t mb, int dir)
     return ((chunk * E->m) + mb) * 2 + (uint32_t)dir;
 }
 
+/* A transfer that ran beside the compute stream (an asynchronous tensor-parallel collective, the
+ * context-parallel exchange) ended: a stream waiting for it (wait_state) goes on, the wait exposed. */
+static void beside_done(eng *E, rep *R, int wait_state, const char *what)
+{
+    if (R->state != wait_state)
+        return;
+    eng_trace_wait(E, R->r, what, R->since);
+    eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
+    eng_advance(E, R);
+}
+
 void eng_xfer_done(eng *E, uint32_t xid)
 {
     xfer X = E->xf[xid];
     eng_free_xfer(E, xid);
-    if (X.kind == XK_TP || X.kind == XK_EP) {
+    if (X.kind == XK_TP && E->reps[X.rep].tpa_running && E->reps[X.rep].state != ST_TP) {
+        /* an asynchronous tensor-parallel collective (OPGRAPH_TP_ASYNC): the stream ran on beside it */
+        rep *R = &E->reps[X.rep];
+        eng_trace_xfer(E, &X);
+        R->tpa_running = 0;
+        beside_done(E, R, ST_WAIT_TPA, "wait tp");
+    } else if (X.kind == XK_TP || X.kind == XK_EP) {
         rep *R = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
         eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
         eng_advance(E, R);
     } else if (X.kind == XK_CP) {
+        /* the exchange may outlast the attention kernel it overlaps: the rest is exposed */
         rep *R = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
         R->cp_running = 0;
-        if (R->state == ST_WAIT_CP) {
-            /* the exchange outlasted the attention kernel it overlaps: the rest is exposed */
-            eng_trace_wait(E, R->r, "wait cp exchange", R->since);
-            eng_set_state(E, R, ST_RUN, TRAIN_BK_TP);
-            eng_advance(E, R);
-        }
+        beside_done(E, R, ST_WAIT_CP, "wait cp exchange");
     } else if (X.kind == XK_PP) {
         rep *D = &E->reps[X.dst], *S = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
@@ -328,6 +341,15 @@ static void layer_grads(eng *E, rep *R, const item_ctx *c)
         bucket_add(E, R, eng_layer_grad_bytes(E, c->vs, R->layer), 0);
     if (!is_w(c)) /* the offload policies act with the input gradient (docs/schedules.md) */
         eng_cxl_layer_out(E, R, c->vs, 1, last_mb);
+    /* DDP without gradient accumulation fusion: the layer's weight gradients are added to the main gradients
+     * (opgraph_grad_accum_op), run before the next step; 16-bit gradients of the chunk's first backward are
+     * taken over by autograd without a kernel */
+    uint32_t acc = E->accum_op[eng_layer_moe(E, c->vs, R->layer) ? 1 : 0];
+    const traincfg *t = E->t;
+    int own_dtype = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32 || t->main_grads != GPUCFG_FP32;
+    int taken_over = own_dtype && R->bwd_done[c->I->chunk] == 0;
+    if (acc && c->I->part != SCHEDULE_B && !taken_over)
+        R->copy_pend = acc;
     next_layer(R);
 }
 
@@ -532,10 +554,22 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
         return STEP_NEXT;
     }
     const opgraph_entry *e = &R->cur_tpl->e[R->entry];
-    /* a split backward: B leaves the weight-gradient entries to W, which runs only those */
-    if (c->I->part != SCHEDULE_BW && e->wgrad != is_w(c)) {
+    /* a split backward: B leaves the weight-gradient entries to W, which runs only those (both wait for an
+     * asynchronous collective they started) */
+    if (c->I->part != SCHEDULE_BW && e->wgrad != is_w(c) && e->kind != OPGRAPH_TP_WAIT) {
         R->entry++;
         return STEP_NEXT;
+    }
+    if (e->kind == OPGRAPH_TP_WAIT || (R->tpa_running && e->kind != OPGRAPH_KERNEL && e->kind != OPGRAPH_CP_P2P &&
+                                       e->kind != OPGRAPH_CP_WAIT && e->kind != OPGRAPH_DTOH &&
+                                       e->kind != OPGRAPH_HOST_SYNC)) {
+        /* the stream waits for the asynchronous collective (before another collective: then runs that) */
+        if (e->kind == OPGRAPH_TP_WAIT)
+            R->entry++;
+        if (!R->tpa_running)
+            return STEP_NEXT;
+        eng_set_state(E, R, ST_WAIT_TPA, -1);
+        return STEP_BLOCKED;
     }
     if (host_launch(E, R, e))
         return STEP_BLOCKED;
@@ -543,6 +577,12 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
     R->entry++;
     if (e->kind == OPGRAPH_DTOH || e->kind == OPGRAPH_HOST_SYNC)
         return STEP_NEXT;
+    if (e->kind == OPGRAPH_TP_ASYNC) {
+        /* started beside the compute stream, which goes on to the weight-gradient GEMM */
+        R->tpa_running = 1;
+        eng_start_coll(E, XK_TP, R->r, e->coll, e->bytes, e->name);
+        return STEP_NEXT;
+    }
     if (e->kind == OPGRAPH_CP_P2P) {
         /* started beside the compute stream, which goes on to the attention kernel */
         R->cp_running = 1;

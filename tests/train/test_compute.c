@@ -260,12 +260,12 @@ static void mem_op_exact(void **state)
     assert_int_equal(c.math_ps, 0);
     assert_int_equal(c.tiles, 0);
     assert_int_equal(compute_op_ps(&g, &op), 1000000000ll + 3000000ll);
-    /* a100: 2.04 TB/s x 0.8 (fitted, docs/calibration.md) = 1.632 TB/s; 1632 bytes -> 1 ns */
+    /* a100: 2.04 TB/s x 0.6 (fitted, docs/calibration.md) = 1.224 TB/s; 1224 bytes -> 1 ns */
     load_gpu("a100-80gb", &g);
-    op.bytes = 1632;
+    op.bytes = 1224;
     assert_int_equal(compute_op_ps(&g, &op), 1000 + 3000000);
     /* rounding goes up: one byte more is a partial picosecond */
-    op.bytes = 1633;
+    op.bytes = 1225;
     assert_int_equal(compute_op_ps(&g, &op), 1001 + 3000000);
     /* no traffic: the overhead alone */
     op.bytes = 0;
@@ -323,7 +323,7 @@ static void errors(void **state)
     assert_non_null(strstr(e.msg, "GPU 'a100-80gb' has no fp8 peak"));
     assert_true(compute_op_efficiency(&g, &op) == (double)CXL_ECONFIG);
     /* a memory-bound op in fp8 needs no peak */
-    op_desc mem = { "act.fp8", OP_MEM, GPUCFG_FP8, 1, 1000, 1, 1, 0, 1632, 0 };
+    op_desc mem = { "act.fp8", OP_MEM, GPUCFG_FP8, 1, 1000, 1, 1, 0, 1224, 0 };
     assert_int_equal(compute_op_ps(&g, &mem), 1000 + 3000000);
     assert_true(compute_op_efficiency(&g, &mem) == 0);
     op.dtype = GPUCFG_NDTYPES;

@@ -332,8 +332,6 @@ static void bad_input(void **state)
     expect_error(tiny_head, "training:\n  global_batch: 16\n  data_parallel: zero3\n", 7, 18, "ddp", "fsdp");
     expect_error(tiny_head, "training:\n  global_batch: 16\n  fsdp_double_buffer: true\n", 7, 23,
                  "fsdp_double_buffer", "needs data_parallel fsdp");
-    expect_error(tiny_head, "training:\n  global_batch: 16\n  gradient_accumulation_fusion: false\n", 7, 33,
-                 "gradient_accumulation_fusion", "data_parallel fsdp");
     expect_error(tiny_head, "training:\n  global_batch: 16\n  data_parallel: fsdp\n  keep_fp8_transpose_cache: true\n",
                  8, 29, "keep_fp8_transpose_cache", "here fsdp, bf16, false");
     const char *moe = "name: q\nmodel: qwen3-30b-a3b\ngpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 2 }\n";

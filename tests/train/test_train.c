@@ -394,7 +394,7 @@ static void framework_overheads_and_padding(void **state)
     train_result_free(&r1);
     free(x);
 
-    /* fp16: two more passes over the gradients in the optimizer */
+    /* fp16: the unscale pass, read and written, over the gradients the optimizer copied to fp32 */
     opgraph g;
     cxl_err e;
     snprintf(tr, sizeof tr, base, ", precision: bf16");
@@ -407,7 +407,8 @@ static void framework_overheads_and_padding(void **state)
     x = load(tr);
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
     int of = opgraph_optimizer_op(&g, &x->train, 1000, &e);
-    assert_true(g.ops[of].bytes == bf16_bytes + 1000.0 * 2 * g.grad_elem_bytes);
+    assert_int_equal(g.grad_elem_bytes, 2);
+    assert_true(g.ops[of].bytes == bf16_bytes + 1000.0 * 2 * 4);
     free(x);
 
     /* vocabulary 4096 with tp 8 and the default 128: 4096 is a multiple of 1024, no padding; 4000 pads to 4096;
@@ -452,6 +453,99 @@ static void framework_overheads_and_padding(void **state)
     assert_true(dp_seen && tp_simple);
     train_result_free(&r0);
     free(x);
+}
+
+static int entry_at(const opgraph *g, int tpl, const char *kernel)
+{
+    for (uint32_t i = 0; i < g->tpl[tpl].n; i++) {
+        const opgraph_entry *en = &g->tpl[tpl].e[i];
+        if (en->kind == OPGRAPH_KERNEL && !strcmp(g->ops[en->op].name, kernel))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Megatron-LM's software of 2021 against that of 2022 (issue 30, Narayanan et al. Table 1):
+ * tp_grad_comm_overlap starts the column-parallel backward collective after the input-gradient GEMM and waits
+ * for it after the weight-gradient GEMM (sp: the input all-gather beside the input-gradient GEMM too), never
+ * slower than the blocking form; gradient_accumulation_fusion false with DDP adds one accumulation kernel per
+ * layer and backward, except the first micro-batch's with 16-bit gradients (autograd takes them over). */
+static void tp_grad_overlap_and_grad_accumulation(void **state)
+{
+    (void)state;
+    const char *base = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: %d, nics_per_node: 1 }\n"
+                       "training: { global_batch: 8, micro_batch: 2, tp: 2, pp: %d, sp: %s, recompute: full, "
+                       "tp_grad_comm_overlap: %s%s }\n";
+    char tr[640];
+    cxl_err e;
+    opgraph *g = malloc(sizeof *g);
+    for (int sp = 0; sp < 2; sp++) {
+        train_result r[2];
+        for (int ov = 0; ov < 2; ov++) {
+            snprintf(tr, sizeof tr, base, 2, 1, sp ? "true" : "false", ov ? "true" : "false", "");
+            expcfg *x = load(tr);
+            assert_int_equal(opgraph_build(&x->model, &x->train, g, &e), 0);
+            const opgraph_entry *B = g->tpl[OPGRAPH_LAYER_BWD].e;
+            int i = entry_at(g, OPGRAPH_LAYER_BWD, "qkv.bwd_data"), w = entry_at(g, OPGRAPH_LAYER_BWD, "qkv.bwd_weight");
+            assert_true(i > 0 && w > i);
+            if (ov) {
+                if (sp) {
+                    assert_int_equal(B[i - 1].kind, OPGRAPH_TP_ASYNC);
+                    assert_int_equal(B[i - 1].coll, OPGRAPH_ALLGATHER);
+                    assert_int_equal(B[i + 1].kind, OPGRAPH_TP_WAIT);
+                }
+                assert_int_equal(B[w - 1].kind, OPGRAPH_TP_ASYNC);
+                assert_int_equal(B[w - 1].coll, sp ? OPGRAPH_REDUCE_SCATTER : OPGRAPH_ALLREDUCE);
+                assert_int_equal(B[w + 1].kind, OPGRAPH_TP_WAIT);
+            } else {
+                assert_int_equal(B[w - 1].kind, sp ? OPGRAPH_TP_COLL : OPGRAPH_KERNEL);
+                assert_int_equal(B[w + 1].kind, OPGRAPH_TP_COLL);
+            }
+            run(x, NULL, &r[ov]);
+            assert_adds_up(&r[ov]);
+            free(x);
+        }
+        assert_true(r[1].iteration_ps < r[0].iteration_ps);
+        assert_true(r[1].stages[0].bk_ps[TRAIN_BK_TP] < r[0].stages[0].bk_ps[TRAIN_BK_TP]);
+        train_result_free(&r[0]);
+        train_result_free(&r[1]);
+    }
+    /* the zero-bubble split: B and W each wait for the collective they started */
+    snprintf(tr, sizeof tr, base, 4, 2, "true", "true", ", pipeline_schedule: zb-h1");
+    expcfg *x = load(tr);
+    train_result z;
+    run(x, NULL, &z);
+    assert_adds_up(&z);
+    train_result_free(&z);
+    free(x);
+
+    /* one GPU, 3 micro-batches: the accumulation kernels add exactly their time */
+    const char *one = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                      "training: { global_batch: 6, micro_batch: 2, main_grads: %s, gradient_accumulation_fusion: %s }\n";
+    const char *mg[2] = { "bf16", "fp32" };
+    for (int k = 0; k < 2; k++) {
+        train_result a, b;
+        snprintf(tr, sizeof tr, one, mg[k], "true");
+        x = load(tr);
+        run(x, NULL, &a);
+        free(x);
+        snprintf(tr, sizeof tr, one, mg[k], "false");
+        x = load(tr);
+        run(x, NULL, &b);
+        assert_adds_up(&b);
+        assert_int_equal(opgraph_build(&x->model, &x->train, g, &e), 0);
+        int op = opgraph_grad_accum_op(g, &x->train, g->layer_params, &e);
+        assert_true(op >= 0);
+        /* read the 16-bit weight gradient, read and write the main gradient */
+        assert_true(g->ops[op].bytes == (double)g->layer_params * (2 + 2 * (k ? 4 : 2)));
+        int64_t per = compute_op_ps(&x->gpu, &g->ops[op]);
+        int64_t n = (int64_t)x->model.layers * (k ? 3 : 2);
+        assert_int_equal(b.iteration_ps - a.iteration_ps, n * per);
+        train_result_free(&a);
+        train_result_free(&b);
+        free(x);
+    }
+    free(g);
 }
 
 static void default_experiment_adds_up_and_is_deterministic(void **state)
@@ -912,6 +1006,7 @@ int main(void)
         cmocka_unit_test(mxfp8_kernels),
         cmocka_unit_test(context_parallel_ring),
         cmocka_unit_test(framework_overheads_and_padding),
+        cmocka_unit_test(tp_grad_overlap_and_grad_accumulation),
         cmocka_unit_test(default_experiment_adds_up_and_is_deterministic),
         cmocka_unit_test(pipeline_bubble_and_interleaving),
         cmocka_unit_test(overlap_switches),
