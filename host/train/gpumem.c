@@ -291,9 +291,8 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
         double logit = t->ce_impl == TRAINCFG_CE_TE ? 2 : 4; /* traincfg.h ce_impl */
         head = 4 * s * b * h / div + logit * s * b * (double)modelcfg_vocab(m) / (double)tp;
         act += head;
-        /* each MTP module besides its layer: the embedding output and the hidden state (the two norms'
-         * inputs, 4sbh), eh_proj's input (2 g sbh), the final norm's and the output layer's inputs and the
-         * logits as the head's, for the same one micro-batch */
+        /* each MTP module besides its layer: embedding output and hidden state (the norms' inputs, 4sbh),
+         * eh_proj's input (2 g sbh), the final norm's and output layer's inputs and the logits as the head's */
         act += (double)m->mtp_layers * ((8 + 2 * saved_gemm_input_bytes(t)) * s * b * h / div +
                                         logit * s * b * (double)modelcfg_vocab(m) / (double)tp);
         if (t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1) {

@@ -33,8 +33,7 @@
 #include "config/gpucfg.h"
 #include "train/opgraph_int.h"
 
-
-static int add_op(bld *B, const op_desc *d)
+int opg_add_op(bld *B, const op_desc *d)
 {
     opgraph *g = B->g;
     for (uint32_t i = 0; i < g->nops; i++) {
@@ -90,7 +89,7 @@ static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m
     op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
 }
 
@@ -116,7 +115,7 @@ static void mem_n(bld *B, int tpl, const char *name, uint64_t elems, double byte
     op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
 }
 
@@ -209,7 +208,7 @@ static void flash(bld *B, int tpl, const lshape *x, int bwd)
     double fwd_flops = 2.0 * rows * (double)x->skv * w / 2; /* causal: the blocks above the diagonal are skipped */
     d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
     d.bytes = bwd ? 2.0 * (2 * q + 2 * kv) + 4.0 * 3 * rows : 2.0 * (q + kv) + 4.0 * rows;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)add_op(B, &d), 0, NULL, 0 };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
     push(B, tpl, e);
 }
 
@@ -760,71 +759,4 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
 
     params_and_flops(m, t, &x, &e, g);
     return 0;
-}
-
-int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
-{
-    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t) };
-    /* param.main_grad.copy_(param.grad): the weight gradient in the compute dtype read (bf16 under FP8 too:
-     * TE's wgrad output), the main gradient written */
-    op_desc d = { "fsdp.grad_copy", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0 };
-    d.bytes = (double)params * (double)(g->weight_elem_bytes + g->grad_elem_bytes);
-    int idx = add_op(&B, &d);
-    return B.failed ? B.failed : idx;
-}
-
-int opgraph_grad_accum_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
-{
-    int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
-    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, 0 };
-    /* Without --gradient-accumulation-fusion the weight-gradient GEMM writes a fresh tensor that is then added
-     * to the main gradient: with fp32 main gradients Megatron-LM's DDP hook main_grad.add_(grad) (megatron/
-     * model/distributed.py, _make_param_hook) reads both and writes the fp32 sum; with gradients in the
-     * compute dtype autograd's AccumulateGrad adds in place (read, read, write; the first micro-batch's
-     * gradient is taken over without a kernel: train_step.c) */
-    double wb = B.act, gb = (double)g->grad_elem_bytes;
-    op_desc d = { "grad.accumulate", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0 };
-    d.bytes = (double)params * (wb + 2.0 * gb);
-    d.flops = (double)params;
-    int idx = add_op(&B, &d);
-    return B.failed ? B.failed : idx;
-}
-
-int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
-{
-    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t) };
-    /* fp8_create_transpose_cache: the rowwise FP8 data read, its transpose written, 1 B each */
-    op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, params, 1, 1, 0, 0, 0 };
-    d.bytes = 2.0 * (double)params;
-    int idx = add_op(&B, &d);
-    return B.failed ? B.failed : idx;
-}
-
-int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
-{
-    bld B = { g, t->precision, 2.0, err, 0, 0 };
-    double gb = (double)g->grad_elem_bytes;
-    int fp32 = g->weight_elem_bytes == 4;
-    /* Adam on fp32 master weights (mixed precision): grad + 3 x 4 read, 3 x 4 written, 16-bit weight
-     * written; grad-norm reads the gradients again; the gradient buffer is zeroed (written). In fp32
-     * training the master copy is the weight itself. */
-    double per_param = gb + 12 + 12 + (fp32 ? 0 : 2) + gb + gb;
-    /* fp16 with loss scaling: the gradients are unscaled and checked for inf/NaN in one more pass, read and
-     * written (Megatron-LM optimizer.py _unscale_main_grads_and_check_for_nan,
-     * torch._amp_foreach_non_finite_check_and_unscale_); bf16 needs no loss scale */
-    if (t->precision == GPUCFG_FP16)
-        per_param += gb + gb;
-    /* mixed precision with 16-bit gradients: Megatron-LM's Float16OptimizerWithFloat16Params first copies them
-     * to fp32 (_copy_model_grads_to_main_grads: main_param.grad = model_param.grad.float(), read 2 write 4), so
-     * the unscale, the norm and Adam read and write 4 B gradients, not 2 (the zeroing stays on the 16-bit
-     * ones) */
-    if (!fp32 && gb == 2) {
-        double passes = 2.0 + (t->precision == GPUCFG_FP16 ? 2.0 : 0.0); /* Adam, norm (+ unscale r/w) */
-        per_param += 2 + 4 + passes * (4 - gb);
-    }
-    op_desc d = { "optimizer.adam", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0 };
-    d.bytes = (double)params * per_param;
-    d.flops = (double)params * 12.0;
-    int idx = add_op(&B, &d);
-    return B.failed ? B.failed : idx;
 }

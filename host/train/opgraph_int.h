@@ -1,7 +1,7 @@
-/* opgraph_int.h - what opgraph.c shares with the files that build parts of its templates (opgraph_mla.c:
- * multi-head latent attention and the multi-token prediction modules). Not a public interface: the
- * builder's state, one layer's shapes, and the kernel and collective helpers (opgraph.c states each
- * kernel's bytes beside it). */
+/* opgraph_int.h - what opgraph.c shares with the files that build parts of its graph (opgraph_mla.c:
+ * multi-head latent attention and the multi-token prediction modules; opgraph_ops.c: the single ops the
+ * engine adds outside the templates). Not a public interface: the builder's state, one layer's shapes,
+ * and the kernel and collective helpers (opgraph.c states each kernel's bytes beside it). */
 #ifndef CXLSIM_OPGRAPH_INT_H
 #define CXLSIM_OPGRAPH_INT_H
 
@@ -34,6 +34,8 @@ typedef struct lshape {
     int tpo;            /* training.tp_grad_comm_overlap: column-parallel backward collectives beside the GEMMs */
 } lshape;
 
+/* Append op d to the graph (deduplicated by name and shape): its index, or -1 with B->failed set */
+int opg_add_op(bld *B, const op_desc *d);
 /* A GEMM of `batch` products (m x k).(k x n) in the builder's dtype */
 void opg_gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k);
 /* A memory-bound kernel over `elems` elements moving bytes_per_elem each (at 16-bit activations) */
