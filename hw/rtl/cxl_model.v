@@ -142,7 +142,8 @@ module cxl_model #(
 
     // ---------------------------------------------------------------- sequencing
     reg  [63:0] now_q;
-    reg  [7:0]  local_rr_q, local_rr_n;   // the local path's round robin (below)
+    reg  [7:0]  local_rr_q;       // the local path's round robin (below)
+    wire [7:0]  local_rr_n;
     reg         mid_q;            // a model cycle is in progress (response clocks done, main clock next)
     assign now = now_q;
     assign at_boundary = !mid_q && !clearing;
@@ -247,7 +248,7 @@ module cxl_model #(
     wire [NREQ*32-1:0]  hq_count, hq_space;
     wire [NREQ-1:0]     hq_wait;         // an entry waits for its ready cycle (the path must see each cycle)
     reg  [NREQ*8-1:0]   hq_pop_n;
-    reg  [NREQ-1:0]     li_pop;          // local path: moved into the controller this cycle
+    wire [NREQ-1:0]     li_pop;          // local path: moved into the controller this cycle
     wire [NREQ-1:0]     rq_iss_en;
 
     // The requesters share one clock and their request paths another (two domains rather than 32: a
@@ -364,8 +365,8 @@ module cxl_model #(
     reg  [ND*32-1:0] dm_ret, ds_ret;
 
     // the local path (below): device 0's ingress and response pops, host 0's response pushes
-    reg [7:0]       li_n;
-    reg [DIN*W-1:0] li_msg;
+    wire [7:0]       li_n;
+    wire [DIN*W-1:0] li_msg;
     reg [7:0]       lo_drs, lo_ndr;
 
     // device controllers' outputs
@@ -392,17 +393,16 @@ module cxl_model #(
     wire                 sw_idle;
     wire [63:0]          sw_stall;
 
+    // credits of each class that n delivered messages free: per class a count of the messages of that
+    // class (a population count each, not a running count indexed by each message's class)
     function [31:0] cls_count(input [3:0] n, input [NIN*W-1:0] msgs);
-        integer i;
-        reg [7:0] c;
+        integer i, k;
         begin
             cls_count = 32'd0;
-            for (i = 0; i < NIN; i = i + 1)
-                if (i < n) begin
-                    c = msgs[W*i + 88 +: 8];
-                    if (c < 8'd4)
-                        cls_count[8*c[1:0] +: 8] = cls_count[8*c[1:0] +: 8] + 8'd1;
-                end
+            for (k = 0; k < 4; k = k + 1)
+                for (i = 0; i < NIN; i = i + 1)
+                    cls_count[8*k +: 8] = cls_count[8*k +: 8] +
+                                          {7'd0, i < n && msgs[W*i + 88 +: 8] == k[7:0]};
         end
     endfunction
     function [31:0] one_cls(input v, input [7:0] c);
@@ -791,68 +791,19 @@ module cxl_model #(
 
     // ---------------------------------------------------------------- wiring of one main clock
     // local path (link_present = 0): host request paths straight into device 0's ingress, requesters
-    // visited once each from the one after the last that moved in the previous cycle
-    reg [31:0] li_sp_req, li_sp_rwd;
-    reg [7:0]  lr;
-    reg [W-1:0] lm;
-    // what iteration lk took: the message and its place in li_msg, placed after the loop with constant
-    // part-selects (a write at W*li_n inside the loop was, for Yosys, 30 shifters of the whole 1,920-bit
-    // vector; the simulator build, CXL_SIM_INDEXED_SELECT, writes in place as link.v does)
-`ifndef CXL_SIM_INDEXED_SELECT
-    reg [NREQ-1:0] lk_take;
-    reg [W-1:0]    lk_msg [0:NREQ-1];
-    reg [7:0]      lk_pos [0:NREQ-1];
-    integer        lj2;
-`endif
-    integer    lk;
-    always @* begin
-        li_n = 8'd0;
-        li_msg = {(DIN*W){1'b0}};
-`ifndef CXL_SIM_INDEXED_SELECT
-        lk_take = {NREQ{1'b0}};
-`endif
-        li_pop = {NREQ{1'b0}};
-        local_rr_n = local_rr_q;
-        li_sp_req = dv_sp_req[31:0];
-        li_sp_rwd = dv_sp_rwd[31:0];
-        lr = 8'd0;
-        lm = {W{1'b0}};
+    // visited once each from the one after the last that moved in the previous cycle (local_path.v)
+    reg [NREQ-1:0]   lp_rdy;
+    reg [NREQ*W-1:0] lp_msg;
+    integer          lk;
+    always @*
         for (lk = 0; lk < NREQ; lk = lk + 1) begin
-`ifndef CXL_SIM_INDEXED_SELECT
-            lk_msg[lk] = {W{1'b0}};
-            lk_pos[lk] = 8'd0;
-`endif
-            if (!lp && lk < p_requesters) begin
-                lr = local_rr_q + lk[7:0];
-                if ({24'd0, lr} >= p_requesters)
-                    lr = lr - p_requesters[7:0];
-                lm = hq_msg[lr[3:0]][W-1:0];
-                if (hq_rdy[lr[3:0]][0] && (lm[`CXL_MSG_CLS] == `CXL_M2S_RWD ? li_sp_rwd != 32'd0 : li_sp_req != 32'd0)) begin
-`ifdef CXL_SIM_INDEXED_SELECT
-                    li_msg[W*li_n +: W] = lm;   // the speed build writes in place (one copy per message)
-`else
-                    lk_take[lk] = 1'b1;
-                    lk_msg[lk] = lm;
-                    lk_pos[lk] = li_n;
-`endif
-                    li_n = li_n + 8'd1;
-                    if (lm[`CXL_MSG_CLS] == `CXL_M2S_RWD)
-                        li_sp_rwd = li_sp_rwd - 32'd1;
-                    else
-                        li_sp_req = li_sp_req - 32'd1;
-                    li_pop[lr[3:0]] = 1'b1;
-                    local_rr_n = ({24'd0, lr} + 32'd1 == p_requesters) ? 8'd0 : lr + 8'd1;
-                end
-            end
+            lp_rdy[lk] = hq_rdy[lk][0];
+            lp_msg[W*lk +: W] = hq_msg[lk][W-1:0];
         end
-`ifndef CXL_SIM_INDEXED_SELECT
-        // the place of a message is at most its iteration: lk >= lj2
-        for (lj2 = 0; lj2 < DIN; lj2 = lj2 + 1)
-            for (lk = lj2; lk < NREQ; lk = lk + 1)
-                if (lk_take[lk] && lk_pos[lk] == lj2[7:0])
-                    li_msg[W*lj2 +: W] = lk_msg[lk];
-`endif
-    end
+    local_path #(.NREQ(NREQ), .NIN(DIN), .W(W)) u_local (
+        .en(!lp), .rr(local_rr_q), .nreq(p_requesters), .rdy(lp_rdy), .msg(lp_msg),
+        .sp_req(dv_sp_req[31:0]), .sp_rwd(dv_sp_rwd[31:0]),
+        .in_n(li_n), .in_msg(li_msg), .pop(li_pop), .rr_n(local_rr_n));
 
     // local path: ready responses (DRS, then NDR) into host 0's response path
     integer   lj;

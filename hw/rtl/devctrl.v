@@ -131,31 +131,42 @@ module devctrl #(
     reg [31:0] rsp_reserved;
 
     // ---- 1. ingress pushes, split by class in call order ----
+    // Push i goes to slot "pushes of its class before it" (<= i) of its class's queue. Each push's slot is
+    // a population count over the pushes before it, and slot q an AND-OR select of the push whose slot
+    // is q: no push's place depends on the one before it (the C's push order, without its 16 dependent
+    // steps; tests/rtl/unit/test_devctrl.cpp).
+    localparam integer CW = $clog2(NIN + 1);   // counts 0 .. NIN
+    function [CW-1:0] popc(input [NIN-1:0] v);
+        integer b;
+        begin
+            popc = {CW{1'b0}};
+            for (b = 0; b < NIN; b = b + 1)
+                popc = popc + {{(CW-1){1'b0}}, v[b]};
+        end
+    endfunction
     reg [NIN*W-1:0] req_in, rwd_in;
     reg [7:0] req_n, rwd_n;
-    // (push i goes to slot "pushes of its class before it" <= i: constant-index writes, a compaction
-    // network in hardware)
+    reg [NIN-1:0] in_w, in_r;           // push i exists and is RwD / anything else (Req)
+    reg [CW-1:0]  in_slot [0:NIN-1];    // its slot in its class's queue
     integer i, q;
     always @* begin
+        for (i = 0; i < NIN; i = i + 1) begin
+            in_w[i] = i < {24'd0, in_n} && in_msg[W*i + 88 +: 8] == CLS_RWD;
+            in_r[i] = i < {24'd0, in_n} && in_msg[W*i + 88 +: 8] != CLS_RWD;
+        end
+        for (i = 0; i < NIN; i = i + 1)
+            in_slot[i] = popc((in_w[i] ? in_w : in_r) & ((1 << i) - 1));
+        rwd_n = {{(8-CW){1'b0}}, popc(in_w)};
+        req_n = {{(8-CW){1'b0}}, popc(in_r)};
         req_in = {(NIN*W){1'b0}};
         rwd_in = {(NIN*W){1'b0}};
-        req_n = 8'd0;
-        rwd_n = 8'd0;
-        for (i = 0; i < NIN; i = i + 1) begin
-            if (i < {24'd0, in_n}) begin
-                if (in_msg[W*i + 88 +: 8] == CLS_RWD) begin
-                    for (q = 0; q <= i; q = q + 1)
-                        if (rwd_n == q[7:0])
-                            rwd_in[W*q +: W] = in_msg[W*i +: W];
-                    rwd_n = rwd_n + 8'd1;
-                end else begin
-                    for (q = 0; q <= i; q = q + 1)
-                        if (req_n == q[7:0])
-                            req_in[W*q +: W] = in_msg[W*i +: W];
-                    req_n = req_n + 8'd1;
-                end
+        for (q = 0; q < NIN; q = q + 1)
+            for (i = q; i < NIN; i = i + 1) begin   // slot <= i
+                if (in_w[i] && in_slot[i] == q[CW-1:0])
+                    rwd_in[W*q +: W] = rwd_in[W*q +: W] | in_msg[W*i +: W];
+                if (in_r[i] && in_slot[i] == q[CW-1:0])
+                    req_in[W*q +: W] = req_in[W*q +: W] | in_msg[W*i +: W];
             end
-        end
     end
 
     // The two ingress queues keep no ready cycles (mpipe STAMP = 0): every entry is ready at its push
