@@ -136,14 +136,8 @@ module devctrl #(
     // is q: no push's place depends on the one before it (the C's push order, without its 16 dependent
     // steps; tests/rtl/unit/test_devctrl.cpp).
     localparam integer CW = $clog2(NIN + 1);   // counts 0 .. NIN
-    function [CW-1:0] popc(input [NIN-1:0] v);
-        integer b;
-        begin
-            popc = {CW{1'b0}};
-            for (b = 0; b < NIN; b = b + 1)
-                popc = popc + {{(CW-1){1'b0}}, v[b]};
-        end
-    endfunction
+    localparam integer PCN = NIN;
+`include "popc.vh"
     reg [NIN*W-1:0] req_in, rwd_in;
     reg [7:0] req_n, rwd_n;
     reg [NIN-1:0] in_w, in_r;           // push i exists and is RwD / anything else (Req)

@@ -38,15 +38,8 @@ module local_path #(
     output reg  [7:0]        rr_n           // local_rr after the cycle
 );
     localparam integer CW = $clog2(NREQ + 1);   // counts 0 .. NREQ
-
-    function [CW-1:0] popc(input [NREQ-1:0] v);
-        integer b;
-        begin
-            popc = {CW{1'b0}};
-            for (b = 0; b < NREQ; b = b + 1)
-                popc = popc + {{(CW-1){1'b0}}, v[b]};
-        end
-    endfunction
+    localparam integer PCN = NREQ;
+`include "popc.vh"
 
     // the smaller of a count and a 32-bit space
     function [CW-1:0] cmin(input [CW-1:0] n, input [31:0] sp);
