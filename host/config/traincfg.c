@@ -9,6 +9,7 @@
 const char *const traincfg_recompute_names[] = { "none", "selective", "full", NULL };
 const char *const traincfg_attention_names[] = { "flash", "unfused", NULL };
 const char *const traincfg_schedule_names[] = { "auto", "1f1b", "interleaved", "zb-h1", "dualpipev", NULL };
+static const char *const traincfg_p2p_exchange_names[] = { "batched", "per_pass", NULL };
 const char *const traincfg_data_parallel_names[] = { "ddp", "fsdp", NULL };
 const char *const traincfg_fp8_recipe_names[] = { "tensorwise", "mxfp8", NULL };
 const char *const traincfg_ce_names[] = { "native", "te", NULL };
@@ -125,6 +126,9 @@ static const cfg_field fields[] = {
       "the column-parallel layers' input-gradient all-reduce (sp: reduce-scatter) runs beside their weight-gradient "
       "GEMM, and with sp the input all-gather beside the input-gradient GEMM (Megatron-LM since 2021-08, "
       "Megatron-Core, Transformer Engine: the default); false: Megatron-LM before 2021-08, blocking" },
+    { "p2p_exchange", CFG_T_ENUM, T(p2p_exchange), 0, 1, 0, traincfg_p2p_exchange_names, NULL, 0, NULL,
+      "pipeline transfers without overlap_p2p_comm: batched (Megatron's blocking exchanges; interleaved: a forward's "
+      "output sent with the next backward's exchange) or per_pass (each pass sends at its end, receives at its start)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

@@ -25,6 +25,14 @@ enum traincfg_data_parallel { TRAINCFG_DP_DDP = 0, TRAINCFG_DP_FSDP = 1 };
 enum traincfg_schedule { TRAINCFG_SCHEDULE_AUTO = 0, TRAINCFG_SCHEDULE_1F1B = 1, TRAINCFG_SCHEDULE_INTERLEAVED = 2,
                          TRAINCFG_SCHEDULE_ZB_H1 = 3, TRAINCFG_SCHEDULE_DUALPIPEV = 4 };
 
+/* training.p2p_exchange: how a Megatron pipeline schedule without overlap_p2p_comm places its point-to-point
+ * transfers (train_step.c). batched: as Megatron-LM's schedules (2021) and Megatron-Core's do, each exchange a
+ * blocking batch_isend_irecv + synchronize, the receives for the next pass waited for before its host time, and
+ * in the interleaved schedule's steady phase a forward's output sent with the following backward's exchange
+ * (send_forward_backward_recv_forward_backward); per_pass: each pass sends its output at its end and waits
+ * for its input at its start, after its host time (the model before 2026-12-07). */
+enum traincfg_p2p_exchange { TRAINCFG_P2P_BATCHED = 0, TRAINCFG_P2P_PER_PASS = 1 };
+
 enum traincfg_fp8_recipe { TRAINCFG_FP8_TENSORWISE = 0, TRAINCFG_FP8_MXFP8 = 1 };
 enum traincfg_ce { TRAINCFG_CE_NATIVE = 0, TRAINCFG_CE_TE = 1 };
 
@@ -37,7 +45,7 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_DATA_PARALLEL, TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION,
        TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_F_CPU_OFFLOAD, TRAINCFG_F_CE_IMPL,
        TRAINCFG_F_HOST_LAUNCH, TRAINCFG_F_PP_LAYOUT, TRAINCFG_F_RECOMPUTE_MLA_UP, TRAINCFG_F_TP_GRAD_OVERLAP,
-       TRAINCFG_NFIELDS };
+       TRAINCFG_F_P2P_EXCHANGE, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -87,6 +95,7 @@ typedef struct traincfg {
     int fsdp_double_buffer;                 /* Megatron-FSDP's fsdp_double_buffer: two units' buffers (fsdp.h) */
     int grad_acc_fusion;                    /* gradient_accumulation_fusion (default on); off: fsdp.h, or with ddp
                                                the main-gradient accumulation kernel after each layer's backward */
+    int p2p_exchange;                       /* enum traincfg_p2p_exchange */
     int tp_grad_overlap;                    /* tp_grad_comm_overlap (default on): the column-parallel input-gradient
                                                all-reduce / reduce-scatter beside the weight-gradient GEMM */
     int keep_fp8_transpose;                 /* Megatron-FSDP's keep_fp8_transpose_cache (fsdp.h) */

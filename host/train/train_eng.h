@@ -63,6 +63,7 @@ enum { STEP_NEXT = 0, STEP_BLOCKED = 1 };
 
 /* The steps of one schedule item, in order. */
 enum item_step {
+    ITEM_PRE_RECV,  /* training.p2p_exchange batched: the receives of the exchange before this pass */
     ITEM_HOST,      /* the framework's host time for this pass (training.host_overhead_microbatch) */
     ITEM_RECV,      /* wait for the activation (forward) or gradient (backward) from the neighbour */
     ITEM_GATHER,    /* without sp: all-gather the received 1/tp slice over NVLink (Megatron's scatter-gather) */
@@ -132,7 +133,10 @@ typedef struct rep {
     int64_t since;
     int64_t bk[TRAIN_BK_N];
     uint32_t wait_key;
-    uint32_t send_xid;              /* the blocking send the stream waits for (ST_WAIT_SEND) */
+    uint32_t pp_sends;              /* its pipeline sends in flight; ST_WAIT_SEND waits for all of them */
+    size_t deferred;                /* p2p_exchange batched, interleaved: the steady-phase forward whose output
+                                       goes with the next backward's exchange, its item index + 1; 0 = none */
+    size_t steady_lo, steady_hi;    /* items [lo, hi) are the 1F1B steady phase (forward, backward, ...) */
     int cp_running;                 /* a context-parallel ring exchange is under way (ST_WAIT_CP waits for it) */
     int tpa_running;                /* an OPGRAPH_TP_ASYNC collective is under way (ST_WAIT_TPA waits for it) */
     /* pipeline arrivals, per (chunk, micro-batch, direction): arrival and send times, -1 = not yet */

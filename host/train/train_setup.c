@@ -454,6 +454,13 @@ static int setup_programs(eng *E, cxl_err *err)
             return rc;
         for (size_t i = 0; i < slots; i++)
             R->arrived[i] = R->sent[i] = -1;
+        if (pp > 1 && kind <= TRAINCFG_SCHEDULE_INTERLEAVED) {
+            /* Megatron's 1F1B and interleaved orders (schedule_build): warm-up forwards, then the steady
+             * phase's forward-backward pairs */
+            uint64_t w = schedule_warmup(pp, r, E->m, E->v), total = (uint64_t)E->m * E->v;
+            R->steady_lo = (size_t)w;
+            R->steady_hi = (size_t)(w + 2 * (total - w));
+        }
         E->items_total += R->nitems;
     }
     return 0;

@@ -2,7 +2,7 @@
  * item_step, body_seg, layer_step, end_step), its data-parallel stream, and the wake-up of a compute
  * stream when what it waits for has finished.
  *
- * Per schedule item: ITEM_HOST, ITEM_RECV, ITEM_GATHER, ITEM_BODY (templates of opgraph.h: what comes
+ * Per schedule item: ITEM_PRE_RECV, ITEM_HOST, ITEM_RECV, ITEM_GATHER, ITEM_BODY (templates of opgraph.h: what comes
  * before the layers, each layer's LAYER_* steps, what comes after, the item's end), ITEM_SEND, ITEM_NEXT;
  * after the last item: END_HOST, END_GRAD_FLUSH, END_EMBEDDING_SYNC, END_OPTIMIZER (the optimizer
  * policy, policy.h), END_PARAM_GATHER, END_DONE. Each step records the next one before it may block, so
@@ -108,7 +108,8 @@ void eng_xfer_done(eng *E, uint32_t xid)
     } else if (X.kind == XK_PP) {
         rep *D = &E->reps[X.dst], *S = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
-        if (S->state == ST_WAIT_SEND && S->send_xid == xid) {
+        S->pp_sends--;
+        if (S->state == ST_WAIT_SEND && S->pp_sends == 0) {
             eng_trace_wait(E, S->r, "wait pp send", S->since);
             eng_set_state(E, S, ST_RUN, TRAIN_BK_PP);
             eng_advance(E, S);
@@ -248,19 +249,58 @@ static int item_host(eng *E, rep *R, const item_ctx *c)
     return STEP_BLOCKED;
 }
 
+/* Blocks R until the input of item I has arrived, where it has one from the previous (forward) or the
+ * next (backward) virtual stage; 0 when it is there. */
+static int await_input(eng *E, rep *R, const schedule_item *I)
+{
+    uint32_t pos = schedule_stage_of(E->t->pipeline_schedule, E->pp, R->r, I->chunk);
+    int need = I->backward ? pos != E->pp * E->v - 1 : pos != 0;
+    if (!need || I->part == SCHEDULE_W)
+        return 0;
+    uint32_t k = key_of(E, I->chunk, I->microbatch, I->backward);
+    if (R->arrived[k] >= 0)
+        return 0;
+    R->wait_key = k;
+    eng_set_state(E, R, ST_WAIT_RECV, -1);
+    return 1;
+}
+
+/* Megatron's blocking exchanges (training.p2p_exchange batched, without overlap_p2p_comm) in its 1F1B and
+ * interleaved orders: schedules.py calls p2p_communication between passes, and _communicate's
+ * batch_isend_irecv, wait and torch.cuda.synchronize() hold the host until the receives are in, so the
+ * next pass's host time starts after them. */
+static int batched_p2p(const eng *E, const rep *R)
+{
+    return E->t->p2p_exchange == TRAINCFG_P2P_BATCHED && !E->t->overlap_p2p_comm && R->steady_hi > 0;
+}
+
+/* A forward of the interleaved schedule's steady phase: its output waits for the next backward's exchange
+ * (send_forward_backward_recv_forward_backward after forward_step_helper and backward_step_helper). */
+static int deferred_forward(const eng *E, const rep *R, size_t it)
+{
+    return E->v > 1 && batched_p2p(E, R) && it >= R->steady_lo && it < R->steady_hi && (it - R->steady_lo) % 2 == 0;
+}
+
+/* The receives before item R->it. Batched: they come before its host time (the exchange that ends the
+ * item before), and a steady-phase interleaved forward's exchange also receives the next backward's
+ * gradient (the exchange after the backward before it did both). */
+static int item_pre_recv(eng *E, rep *R)
+{
+    if (batched_p2p(E, R)) {
+        /* the step stays until both are in: a wake-up runs it again */
+        if (await_input(E, R, &R->items[R->it]))
+            return STEP_BLOCKED;
+        if (deferred_forward(E, R, R->it) && R->it + 1 < R->nitems && await_input(E, R, &R->items[R->it + 1]))
+            return STEP_BLOCKED;
+    }
+    R->step = ITEM_HOST;
+    return STEP_NEXT;
+}
+
 static int item_recv(eng *E, rep *R, const item_ctx *c)
 {
     R->step = ITEM_GATHER;
-    int need = c->I->backward ? !c->last_vs : !c->first_vs;
-    if (need && !is_w(c)) {
-        uint32_t k = key_of(E, c->I->chunk, c->I->microbatch, c->I->backward);
-        if (R->arrived[k] < 0) {
-            R->wait_key = k;
-            eng_set_state(E, R, ST_WAIT_RECV, -1);
-            return STEP_BLOCKED;
-        }
-    }
-    return STEP_NEXT;
+    return await_input(E, R, c->I) ? STEP_BLOCKED : STEP_NEXT;
 }
 
 /* The item's input comes from another GPU: not for the first stage's forward or the last's backward, nor
@@ -604,24 +644,25 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
     return STEP_BLOCKED;
 }
 
-static int item_send(eng *E, rep *R, const item_ctx *c)
+/* Starts the pipeline transfer of item c's output, if it has one for another GPU; 1 when one started,
+ * 0 when none, -1 when the transfer table is full (the run fails). */
+static int start_send(eng *E, rep *R, const item_ctx *c)
 {
     const schedule_item *I = c->I;
-    R->step = ITEM_NEXT;
     int need = I->backward ? !c->first_vs : !c->last_vs;
     if (!need || is_w(c))
-        return STEP_NEXT;
+        return 0;
     uint32_t dst, dchunk, v_shape = E->t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV;
     schedule_stage_owner(E->t->pipeline_schedule, E->pp, I->backward ? c->pos - 1 : c->pos + 1, &dst, &dchunk);
     uint32_t k = key_of(E, dchunk, I->microbatch, I->backward);
     if (dst == R->r) {
         /* the turn of DualPipeV's V: the next stage is this GPU's other chunk, the tensor stays in place */
         R->sent[k] = R->arrived[k] = E->now;
-        return STEP_NEXT;
+        return 0;
     }
     uint32_t xid = eng_new_xfer(E, XK_PP, R->r, I->backward ? "pp.send.grad" : "pp.send.act");
     if (xid == UINT32_MAX)
-        return STEP_BLOCKED;
+        return -1;
     xfer *X = &E->xf[xid];
     X->dst = dst;
     X->key = k;
@@ -634,10 +675,45 @@ static int item_send(eng *E, rep *R, const item_ctx *c)
     X->fabric = E->pp_intra[lo] ? FAB_INTRA : FAB_INTER;
     X->bytes = (double)E->g.pp_bytes;
     E->reps[dst].sent[k] = E->now;
+    R->pp_sends++;
     eng_phase_begin(E, xid);
-    if (!E->t->overlap_p2p_comm) {
+    return 1;
+}
+
+static item_ctx ctx_of(const eng *E, const rep *R, size_t it)
+{
+    item_ctx c;
+    c.I = &R->items[it];
+    c.vs = c.I->chunk * E->pp + R->r;
+    c.pos = schedule_stage_of(E->t->pipeline_schedule, E->pp, R->r, c.I->chunk);
+    c.first_vs = c.pos == 0;
+    c.last_vs = c.pos == E->pp * E->v - 1;
+    return c;
+}
+
+static int item_send(eng *E, rep *R, const item_ctx *c)
+{
+    R->step = ITEM_NEXT;
+    if (deferred_forward(E, R, R->it)) {
+        R->deferred = R->it + 1;
+        return STEP_NEXT;
+    }
+    int sent = 0;
+    if (R->deferred) {
+        /* the exchange after a steady-phase backward sends the forward before it too */
+        item_ctx f = ctx_of(E, R, R->deferred - 1);
+        R->deferred = 0;
+        int rc = start_send(E, R, &f);
+        if (rc < 0)
+            return STEP_BLOCKED;
+        sent += rc;
+    }
+    int rc = start_send(E, R, c);
+    if (rc < 0)
+        return STEP_BLOCKED;
+    sent += rc;
+    if (sent && !E->t->overlap_p2p_comm) {
         /* Megatron-LM waits for its point-to-point operations (batch_isend_irecv + wait) */
-        R->send_xid = xid;
         eng_set_state(E, R, ST_WAIT_SEND, -1);
         return STEP_BLOCKED;
     }
@@ -647,7 +723,7 @@ static int item_send(eng *E, rep *R, const item_ctx *c)
 static int item_next(eng *E, rep *R)
 {
     R->it++;
-    R->step = ITEM_HOST;
+    R->step = ITEM_PRE_RECV;
     E->items_done++;
     if (E->o->progress && (E->items_done & 1023) == 0)
         E->o->progress(E->o->progress_ctx, (double)E->items_done / (double)E->items_total);
@@ -656,13 +732,9 @@ static int item_next(eng *E, rep *R)
 
 static int item_step(eng *E, rep *R)
 {
-    item_ctx c;
-    c.I = &R->items[R->it];
-    c.vs = c.I->chunk * E->pp + R->r;
-    c.pos = schedule_stage_of(E->t->pipeline_schedule, E->pp, R->r, c.I->chunk);
-    c.first_vs = c.pos == 0;
-    c.last_vs = c.pos == E->pp * E->v - 1;
+    item_ctx c = ctx_of(E, R, R->it);
     switch (R->step) {
+    case ITEM_PRE_RECV: return item_pre_recv(E, R);
     case ITEM_HOST: return item_host(E, R, &c);
     case ITEM_RECV: return item_recv(E, R, &c);
     case ITEM_GATHER: return item_gather(E, R, &c);

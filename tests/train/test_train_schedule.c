@@ -263,6 +263,83 @@ static void split_by_weight_gradient_entries(void **state)
     free(x);
 }
 
+/* A GPT of `layers` layers on pp GPUs of one node with m micro-batches; `more` adds training keys. */
+static expcfg *pipe_m(uint32_t layers, uint32_t pp, uint32_t m, const char *more)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "name: s\n"
+             "model: { name: s, layers: %u, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512, bias: true,\n"
+             "         dropout: false, tied_embeddings: false }\n"
+             "gpu: a100-80gb\n"
+             "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: %u, nics_per_node: %u }\n"
+             "training: { global_batch: %u, pp: %u, host_launch: 0ps%s }\n",
+             layers, pp, pp, m, pp, more);
+    return load(text);
+}
+
+/* training.p2p_exchange (train_step.c). Megatron's interleaved schedule of pp 2, v 2, m 4, one layer per
+ * chunk, F = T and B = 2 T and nothing else: worked by hand (docs/schedules.md), both placements give
+ * 27 T. Batched, rank 0 runs F4 only once the gradient of B0 is in (the exchange after its last warm-up
+ * forward receives it), and every steady forward's output leaves with the next backward's; the two
+ * warm-up forwards Megatron adds per rank before the steady phase absorb the delay. Without host time
+ * the 1F1B placements are the same; with it, batched puts each pass's host time after its receives. */
+static void megatron_p2p_exchange(void **state)
+{
+    (void)state;
+    const int64_t T = 10000000000;
+    expcfg *x = pipe_m(4, 2, 4, ", virtual_stages: 2");
+    opgraph g;
+    cxl_err e;
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    const uint64_t lp = 2 * g.layer_params;
+    assert_true(opgraph_optimizer_op(&g, &x->train, lp + g.embed_params, &e) >= 0);
+    assert_true(opgraph_optimizer_op(&g, &x->train, lp + g.head_params, &e) >= 0);
+    const char *const names[3] = { "qkv.fwd", "qkv.bwd_data", "qkv.bwd_weight" };
+    const int64_t ps[3] = { T, T, T };
+    char path[] = "/tmp/cxlsim-p2p-XXXXXX";
+    optimes *ot = times_file(&g, names, ps, path);
+    train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
+    const char *ex[2] = { ", virtual_stages: 2, p2p_exchange: batched", ", virtual_stages: 2, p2p_exchange: per_pass" };
+    for (int k = 0; k < 2; k++) {
+        expcfg *y = pipe_m(4, 2, 4, ex[k]);
+        train_result r;
+        run(y, &o, &r);
+        int64_t d = r.iteration_ps - 27 * T;
+        if (d < 0 || d > 500000000) /* the sends: 0.5 MiB over NVLink, under 0.5 ms in all */
+            fail_msg("%s: %lld ps, want 27 T = %lld + the sends", ex[k], (long long)r.iteration_ps, (long long)(27 * T));
+        train_result_free(&r);
+        free(y);
+    }
+    optimes_free(ot);
+    remove(path);
+    free(x);
+    /* 1F1B (pp 4, m 8) without host time: the same; with 1 ms per pass batched is slower, interleaved too;
+     * with overlap_p2p_comm the key changes nothing */
+    const char *cases[4][2] = {
+        { ", p2p_exchange: batched", ", p2p_exchange: per_pass" },
+        { ", host_overhead_microbatch: 1ms, p2p_exchange: batched", ", host_overhead_microbatch: 1ms, p2p_exchange: per_pass" },
+        { ", virtual_stages: 2, host_overhead_microbatch: 1ms, p2p_exchange: batched",
+          ", virtual_stages: 2, host_overhead_microbatch: 1ms, p2p_exchange: per_pass" },
+        { ", virtual_stages: 2, overlap_p2p_comm: true, p2p_exchange: batched",
+          ", virtual_stages: 2, overlap_p2p_comm: true, p2p_exchange: per_pass" } };
+    for (int k = 0; k < 4; k++) {
+        expcfg *a = pipe_m(8, 4, 8, cases[k][0]), *b = pipe_m(8, 4, 8, cases[k][1]);
+        train_result ra, rb;
+        run(a, NULL, &ra);
+        run(b, NULL, &rb);
+        if (k == 0 || k == 3)
+            same(&ra, &rb);
+        else if (ra.iteration_ps <= rb.iteration_ps)
+            fail_msg("%s: batched %lld ps, per pass %lld", cases[k][0], (long long)ra.iteration_ps,
+                     (long long)rb.iteration_ps);
+        train_result_free(&ra);
+        train_result_free(&rb);
+        free(a);
+        free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +347,7 @@ int main(void)
         cmocka_unit_test(zb_h1_bubble_is_the_papers),
         cmocka_unit_test(split_by_weight_gradient_entries),
         cmocka_unit_test(dualpipev_in_the_engine),
+        cmocka_unit_test(megatron_p2p_exchange),
     };
     return cmocka_run_group_tests_name("train_schedule", tests, NULL, NULL);
 }
