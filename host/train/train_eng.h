@@ -141,6 +141,10 @@ typedef struct rep {
     int tpa_running;                /* an OPGRAPH_TP_ASYNC collective is under way (ST_WAIT_TPA waits for it) */
     /* pipeline arrivals, per (chunk, micro-batch, direction): arrival and send times, -1 = not yet */
     int64_t *arrived, *sent;
+    /* p2p_exchange batched (NCCL's send needs its receive): when the receive of a slot was posted (-1 = not
+     * yet), and the send held until then (its xfer id + 1, 0 = none) */
+    int64_t *posted;
+    uint32_t *held;
     /* data parallel */
     dpq_item *dpq;
     uint32_t dpq_head, dpq_len, dpq_cap;

@@ -441,19 +441,21 @@ static int setup_programs(eng *E, cxl_err *err)
         R->items = malloc(n * sizeof *R->items);
         R->arrived = malloc(slots * sizeof *R->arrived);
         R->sent = malloc(slots * sizeof *R->sent);
+        R->posted = malloc(slots * sizeof *R->posted);
+        R->held = calloc(slots, sizeof *R->held);
         R->bwd_done = calloc(E->v, sizeof *R->bwd_done);
         uint32_t units = 0;     /* Megatron-FSDP: the most units of a pass (layers + embedding + head) */
         for (uint32_t c = 0; c < E->v; c++)
             units = E->chunk_layers[c * pp + r] + 2 > units ? E->chunk_layers[c * pp + r] + 2 : units;
         R->ag_enq = E->t->data_parallel == TRAINCFG_DP_FSDP ? calloc(units, sizeof *R->ag_enq) : NULL;
-        if (!R->items || !R->arrived || !R->sent || !R->bwd_done ||
+        if (!R->items || !R->arrived || !R->sent || !R->posted || !R->held || !R->bwd_done ||
             (E->t->data_parallel == TRAINCFG_DP_FSDP && !R->ag_enq))
             return eng_oom(E);
         rc = schedule_build_kind(kind, pp, r, E->m, E->v, R->items, n, &R->nitems, err);
         if (rc)
             return rc;
         for (size_t i = 0; i < slots; i++)
-            R->arrived[i] = R->sent[i] = -1;
+            R->arrived[i] = R->sent[i] = R->posted[i] = -1;
         if (pp > 1 && kind <= TRAINCFG_SCHEDULE_INTERLEAVED) {
             /* Megatron's 1F1B and interleaved orders (schedule_build): warm-up forwards, then the steady
              * phase's forward-backward pairs */
@@ -518,6 +520,8 @@ void eng_teardown(eng *E)
             free(E->reps[r].items);
             free(E->reps[r].arrived);
             free(E->reps[r].sent);
+            free(E->reps[r].posted);
+            free(E->reps[r].held);
             free(E->reps[r].bwd_done);
             free(E->reps[r].dpq);
             free(E->reps[r].ag_enq);

@@ -249,15 +249,39 @@ static int item_host(eng *E, rep *R, const item_ctx *c)
     return STEP_BLOCKED;
 }
 
-/* Blocks R until the input of item I has arrived, where it has one from the previous (forward) or the
- * next (backward) virtual stage; 0 when it is there. */
-static int await_input(eng *E, rep *R, const schedule_item *I)
+/* The arrival slot of item I's input from the previous (forward) or the next (backward) virtual stage;
+ * UINT32_MAX when it has none. */
+static uint32_t input_key(const eng *E, const rep *R, const schedule_item *I)
 {
     uint32_t pos = schedule_stage_of(E->t->pipeline_schedule, E->pp, R->r, I->chunk);
     int need = I->backward ? pos != E->pp * E->v - 1 : pos != 0;
     if (!need || I->part == SCHEDULE_W)
+        return UINT32_MAX;
+    return key_of(E, I->chunk, I->microbatch, I->backward);
+}
+
+/* The receive of slot k is posted (batched exchanges): a send held for it starts now. */
+static void post_recv(eng *E, rep *R, uint32_t k)
+{
+    if (k == UINT32_MAX || R->posted[k] >= 0)
+        return;
+    R->posted[k] = E->now;
+    if (R->held[k]) {
+        uint32_t xid = R->held[k] - 1;
+        R->held[k] = 0;
+        R->sent[k] = E->now;
+        E->xf[xid].t_start = E->now;
+        eng_phase_begin(E, xid);
+    }
+}
+
+/* Blocks R until the input of item I has arrived, where it has one; 0 when it is there. */
+static int await_input(eng *E, rep *R, const schedule_item *I)
+{
+    uint32_t k = input_key(E, R, I);
+    if (k == UINT32_MAX)
         return 0;
-    uint32_t k = key_of(E, I->chunk, I->microbatch, I->backward);
+    post_recv(E, R, k);
     if (R->arrived[k] >= 0)
         return 0;
     R->wait_key = k;
@@ -674,8 +698,15 @@ static int start_send(eng *E, rep *R, const item_ctx *c)
         lo = E->pp - 1; /* wrap-around between chunks */
     X->fabric = E->pp_intra[lo] ? FAB_INTRA : FAB_INTER;
     X->bytes = (double)E->g.pp_bytes;
-    E->reps[dst].sent[k] = E->now;
     R->pp_sends++;
+    rep *D = &E->reps[dst];
+    if (batched_p2p(E, R) && D->posted[k] < 0) {
+        /* NCCL's send completes only into a posted receive (its rendezvous; the tensors are megabytes, past
+         * what its buffers take ahead): it starts when the receiver's exchange posts it (post_recv) */
+        D->held[k] = xid + 1;
+        return 1;
+    }
+    D->sent[k] = E->now;
     eng_phase_begin(E, xid);
     return 1;
 }
@@ -697,6 +728,13 @@ static int item_send(eng *E, rep *R, const item_ctx *c)
     if (deferred_forward(E, R, R->it)) {
         R->deferred = R->it + 1;
         return STEP_NEXT;
+    }
+    if (batched_p2p(E, R) && R->it + 1 < R->nitems) {
+        /* the exchange posts its receives with its sends: the next pass's input, and the next backward's
+         * when the next pass is a steady forward whose own exchange waits */
+        post_recv(E, R, input_key(E, R, &R->items[R->it + 1]));
+        if (deferred_forward(E, R, R->it + 1) && R->it + 2 < R->nitems)
+            post_recv(E, R, input_key(E, R, &R->items[R->it + 2]));
     }
     int sent = 0;
     if (R->deferred) {
