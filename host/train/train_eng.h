@@ -310,6 +310,17 @@ int eng_wait_until(eng *E, rep *R, int64_t t_ps);
 /* Queue a data-parallel collective of R's stage (the data-parallel queue runs in order; R->dp_enq counts). */
 void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name);
 
+/* ---- train_pp.c (pipeline transfers: per pass or as Megatron's exchanges, training.p2p_exchange) ---- */
+/* ITEM_PRE_RECV: with Megatron's exchanges, wait for the receives of the exchange before item R->it (its
+ * input, and a steady interleaved forward's next backward's); STEP_BLOCKED while one is missing. */
+int eng_pp_pre_recv(eng *E, rep *R);
+/* 1 (the stream waits, ST_WAIT_RECV) until item I's input from its neighbouring stage has arrived; 0 when it
+ * has arrived or I has none. Posts the receive. */
+int eng_pp_await_input(eng *E, rep *R, const schedule_item *I);
+/* ITEM_SEND: send item R->it's output (and a deferred steady forward's), posting the exchange's receives;
+ * without overlap_p2p_comm the stream waits for its sends (ST_WAIT_SEND). STEP_NEXT or STEP_BLOCKED. */
+int eng_pp_send(eng *E, rep *R);
+
 /* ---- train_fsdp.c (Megatron-FSDP's steps, fsdp.h) ---- */
 /* Megatron-FSDP is on and shards over more than one GPU. */
 int eng_fsdp_on(const eng *E);

@@ -67,12 +67,6 @@ static void bucket_add(eng *E, rep *R, uint64_t bytes, int force)
     }
 }
 
-/* The arrival slot of a pipeline message: one per (chunk, micro-batch, direction). */
-static uint32_t key_of(const eng *E, uint32_t chunk, uint32_t mb, int dir)
-{
-    return ((chunk * E->m) + mb) * 2 + (uint32_t)dir;
-}
-
 /* A transfer that ran beside the compute stream (an asynchronous tensor-parallel collective, the
  * context-parallel exchange) ended: a stream waiting for it (wait_state) goes on, the wait exposed. */
 static void beside_done(eng *E, rep *R, int wait_state, const char *what)
@@ -247,84 +241,6 @@ static int item_host(eng *E, rep *R, const item_ctx *c)
     /* the framework's Python for this forward or backward step, before its kernels are queued */
     run_host(E, R, (int64_t)E->t->host_microbatch_ps, c->I->backward ? "host.backward" : "host.forward");
     return STEP_BLOCKED;
-}
-
-/* The arrival slot of item I's input from the previous (forward) or the next (backward) virtual stage;
- * UINT32_MAX when it has none. */
-static uint32_t input_key(const eng *E, const rep *R, const schedule_item *I)
-{
-    uint32_t pos = schedule_stage_of(E->t->pipeline_schedule, E->pp, R->r, I->chunk);
-    int need = I->backward ? pos != E->pp * E->v - 1 : pos != 0;
-    if (!need || I->part == SCHEDULE_W)
-        return UINT32_MAX;
-    return key_of(E, I->chunk, I->microbatch, I->backward);
-}
-
-/* The receive of slot k is posted (batched exchanges): a send held for it starts now. */
-static void post_recv(eng *E, rep *R, uint32_t k)
-{
-    if (k == UINT32_MAX || R->posted[k] >= 0)
-        return;
-    R->posted[k] = E->now;
-    if (R->held[k]) {
-        uint32_t xid = R->held[k] - 1;
-        R->held[k] = 0;
-        R->sent[k] = E->now;
-        E->xf[xid].t_start = E->now;
-        eng_phase_begin(E, xid);
-    }
-}
-
-/* Blocks R until the input of item I has arrived, where it has one; 0 when it is there. */
-static int await_input(eng *E, rep *R, const schedule_item *I)
-{
-    uint32_t k = input_key(E, R, I);
-    if (k == UINT32_MAX)
-        return 0;
-    post_recv(E, R, k);
-    if (R->arrived[k] >= 0)
-        return 0;
-    R->wait_key = k;
-    eng_set_state(E, R, ST_WAIT_RECV, -1);
-    return 1;
-}
-
-/* Megatron's blocking exchanges (training.p2p_exchange batched, without overlap_p2p_comm) in its 1F1B and
- * interleaved orders: schedules.py calls p2p_communication between passes, and _communicate's
- * batch_isend_irecv, wait and torch.cuda.synchronize() hold the host until the receives are in, so the
- * next pass's host time starts after them. */
-static int batched_p2p(const eng *E, const rep *R)
-{
-    return E->t->p2p_exchange == TRAINCFG_P2P_BATCHED && !E->t->overlap_p2p_comm && R->steady_hi > 0;
-}
-
-/* A forward of the interleaved schedule's steady phase: its output waits for the next backward's exchange
- * (send_forward_backward_recv_forward_backward after forward_step_helper and backward_step_helper). */
-static int deferred_forward(const eng *E, const rep *R, size_t it)
-{
-    return E->v > 1 && batched_p2p(E, R) && it >= R->steady_lo && it < R->steady_hi && (it - R->steady_lo) % 2 == 0;
-}
-
-/* The receives before item R->it. Batched: they come before its host time (the exchange that ends the
- * item before), and a steady-phase interleaved forward's exchange also receives the next backward's
- * gradient (the exchange after the backward before it did both). */
-static int item_pre_recv(eng *E, rep *R)
-{
-    if (batched_p2p(E, R)) {
-        /* the step stays until both are in: a wake-up runs it again */
-        if (await_input(E, R, &R->items[R->it]))
-            return STEP_BLOCKED;
-        if (deferred_forward(E, R, R->it) && R->it + 1 < R->nitems && await_input(E, R, &R->items[R->it + 1]))
-            return STEP_BLOCKED;
-    }
-    R->step = ITEM_HOST;
-    return STEP_NEXT;
-}
-
-static int item_recv(eng *E, rep *R, const item_ctx *c)
-{
-    R->step = ITEM_GATHER;
-    return await_input(E, R, c->I) ? STEP_BLOCKED : STEP_NEXT;
 }
 
 /* The item's input comes from another GPU: not for the first stage's forward or the last's backward, nor
@@ -668,49 +584,6 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
     return STEP_BLOCKED;
 }
 
-/* Starts the pipeline transfer of item c's output, if it has one for another GPU; 1 when one started,
- * 0 when none, -1 when the transfer table is full (the run fails). */
-static int start_send(eng *E, rep *R, const item_ctx *c)
-{
-    const schedule_item *I = c->I;
-    int need = I->backward ? !c->first_vs : !c->last_vs;
-    if (!need || is_w(c))
-        return 0;
-    uint32_t dst, dchunk, v_shape = E->t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV;
-    schedule_stage_owner(E->t->pipeline_schedule, E->pp, I->backward ? c->pos - 1 : c->pos + 1, &dst, &dchunk);
-    uint32_t k = key_of(E, dchunk, I->microbatch, I->backward);
-    if (dst == R->r) {
-        /* the turn of DualPipeV's V: the next stage is this GPU's other chunk, the tensor stays in place */
-        R->sent[k] = R->arrived[k] = E->now;
-        return 0;
-    }
-    uint32_t xid = eng_new_xfer(E, XK_PP, R->r, I->backward ? "pp.send.grad" : "pp.send.act");
-    if (xid == UINT32_MAX)
-        return -1;
-    xfer *X = &E->xf[xid];
-    X->dst = dst;
-    X->key = k;
-    /* the boundary between stage r and r+1 (or r-1 and r) */
-    uint32_t lo = I->backward ? dst : R->r;
-    if (v_shape)
-        lo = dst < R->r ? dst : R->r; /* the V never wraps around */
-    else if (I->backward ? R->r == 0 : R->r == E->pp - 1)
-        lo = E->pp - 1; /* wrap-around between chunks */
-    X->fabric = E->pp_intra[lo] ? FAB_INTRA : FAB_INTER;
-    X->bytes = (double)E->g.pp_bytes;
-    R->pp_sends++;
-    rep *D = &E->reps[dst];
-    if (batched_p2p(E, R) && D->posted[k] < 0) {
-        /* NCCL's send completes only into a posted receive (its rendezvous; the tensors are megabytes, past
-         * what its buffers take ahead): it starts when the receiver's exchange posts it (post_recv) */
-        D->held[k] = xid + 1;
-        return 1;
-    }
-    D->sent[k] = E->now;
-    eng_phase_begin(E, xid);
-    return 1;
-}
-
 static item_ctx ctx_of(const eng *E, const rep *R, size_t it)
 {
     item_ctx c;
@@ -720,42 +593,6 @@ static item_ctx ctx_of(const eng *E, const rep *R, size_t it)
     c.first_vs = c.pos == 0;
     c.last_vs = c.pos == E->pp * E->v - 1;
     return c;
-}
-
-static int item_send(eng *E, rep *R, const item_ctx *c)
-{
-    R->step = ITEM_NEXT;
-    if (deferred_forward(E, R, R->it)) {
-        R->deferred = R->it + 1;
-        return STEP_NEXT;
-    }
-    if (batched_p2p(E, R) && R->it + 1 < R->nitems) {
-        /* the exchange posts its receives with its sends: the next pass's input, and the next backward's
-         * when the next pass is a steady forward whose own exchange waits */
-        post_recv(E, R, input_key(E, R, &R->items[R->it + 1]));
-        if (deferred_forward(E, R, R->it + 1) && R->it + 2 < R->nitems)
-            post_recv(E, R, input_key(E, R, &R->items[R->it + 2]));
-    }
-    int sent = 0;
-    if (R->deferred) {
-        /* the exchange after a steady-phase backward sends the forward before it too */
-        item_ctx f = ctx_of(E, R, R->deferred - 1);
-        R->deferred = 0;
-        int rc = start_send(E, R, &f);
-        if (rc < 0)
-            return STEP_BLOCKED;
-        sent += rc;
-    }
-    int rc = start_send(E, R, c);
-    if (rc < 0)
-        return STEP_BLOCKED;
-    sent += rc;
-    if (sent && !E->t->overlap_p2p_comm) {
-        /* Megatron-LM waits for its point-to-point operations (batch_isend_irecv + wait) */
-        eng_set_state(E, R, ST_WAIT_SEND, -1);
-        return STEP_BLOCKED;
-    }
-    return STEP_NEXT;
 }
 
 static int item_next(eng *E, rep *R)
@@ -772,12 +609,20 @@ static int item_step(eng *E, rep *R)
 {
     item_ctx c = ctx_of(E, R, R->it);
     switch (R->step) {
-    case ITEM_PRE_RECV: return item_pre_recv(E, R);
+    case ITEM_PRE_RECV:
+        if (eng_pp_pre_recv(E, R))
+            return STEP_BLOCKED;
+        R->step = ITEM_HOST;
+        return STEP_NEXT;
     case ITEM_HOST: return item_host(E, R, &c);
-    case ITEM_RECV: return item_recv(E, R, &c);
+    case ITEM_RECV:
+        R->step = ITEM_GATHER;
+        return eng_pp_await_input(E, R, c.I) ? STEP_BLOCKED : STEP_NEXT;
     case ITEM_GATHER: return item_gather(E, R, &c);
     case ITEM_BODY: return item_body(E, R, &c);
-    case ITEM_SEND: return item_send(E, R, &c);
+    case ITEM_SEND:
+        R->step = ITEM_NEXT;
+        return eng_pp_send(E, R);
     default: return item_next(E, R);
     }
 }
