@@ -40,8 +40,8 @@ static void run(const expcfg *x, const train_opts *o, train_result *r)
         fail_msg("train_run: %s", e.msg);
 }
 
-/* A GPT of one layer per stage on 4 GPUs of one node, m = 8 micro-batches; `sched` the schedule line. */
-static expcfg *pipeline(const char *sched, uint32_t layers, const char *more)
+/* A GPT of `layers` layers on pp GPUs of one node with m micro-batches; `sched` and `more` add training keys. */
+static expcfg *pipe_m(uint32_t layers, uint32_t pp, uint32_t m, const char *sched, const char *more)
 {
     char text[1024];
     snprintf(text, sizeof text,
@@ -49,10 +49,16 @@ static expcfg *pipeline(const char *sched, uint32_t layers, const char *more)
              "model: { name: s, layers: %u, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512, bias: true,\n"
              "         dropout: false, tied_embeddings: false }\n"
              "gpu: a100-80gb\n"
-             "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 4, nics_per_node: 4 }\n"
-             "training: { global_batch: 8, pp: 4%s%s }\n",
-             layers, sched, more);
+             "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: %u, nics_per_node: %u }\n"
+             "training: { global_batch: %u, pp: %u%s%s }\n",
+             layers, pp, pp, m, pp, sched, more);
     return load(text);
+}
+
+/* A GPT of one layer per stage on 4 GPUs of one node, m = 8 micro-batches; `sched` the schedule line. */
+static expcfg *pipeline(const char *sched, uint32_t layers, const char *more)
+{
+    return pipe_m(layers, 4, 8, sched, more);
 }
 
 static void same(const train_result *a, const train_result *b)
@@ -263,22 +269,7 @@ static void split_by_weight_gradient_entries(void **state)
     free(x);
 }
 
-/* A GPT of `layers` layers on pp GPUs of one node with m micro-batches; `more` adds training keys. */
-static expcfg *pipe_m(uint32_t layers, uint32_t pp, uint32_t m, const char *more)
-{
-    char text[1024];
-    snprintf(text, sizeof text,
-             "name: s\n"
-             "model: { name: s, layers: %u, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512, bias: true,\n"
-             "         dropout: false, tied_embeddings: false }\n"
-             "gpu: a100-80gb\n"
-             "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: %u, nics_per_node: %u }\n"
-             "training: { global_batch: %u, pp: %u, host_launch: 0ps%s }\n",
-             layers, pp, pp, m, pp, more);
-    return load(text);
-}
-
-/* training.p2p_exchange (train_step.c). Megatron's interleaved schedule of pp 2, v 2, m 4, one layer per
+/* training.p2p_exchange (train_pp.c). Megatron's interleaved schedule of pp 2, v 2, m 4, one layer per
  * chunk, F = T and B = 2 T and nothing else: worked by hand (docs/schedules.md), both placements give
  * 27 T. Batched, rank 0 runs F4 only once the gradient of B0 is in (the exchange after its last warm-up
  * forward receives it), and every steady forward's output leaves with the next backward's; the two
@@ -288,7 +279,7 @@ static void megatron_p2p_exchange(void **state)
 {
     (void)state;
     const int64_t T = 10000000000;
-    expcfg *x = pipe_m(4, 2, 4, ", virtual_stages: 2");
+    expcfg *x = pipe_m(4, 2, 4, ", host_launch: 0ps", ", virtual_stages: 2");
     opgraph g;
     cxl_err e;
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
@@ -302,12 +293,13 @@ static void megatron_p2p_exchange(void **state)
     train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
     const char *ex[2] = { ", virtual_stages: 2, p2p_exchange: batched", ", virtual_stages: 2, p2p_exchange: per_pass" };
     for (int k = 0; k < 2; k++) {
-        expcfg *y = pipe_m(4, 2, 4, ex[k]);
+        expcfg *y = pipe_m(4, 2, 4, ", host_launch: 0ps", ex[k]);
         train_result r;
         run(y, &o, &r);
         int64_t d = r.iteration_ps - 27 * T;
         if (d < 0 || d > 500000000) /* the sends: 0.5 MiB over NVLink, under 0.5 ms in all */
-            fail_msg("%s: %lld ps, want 27 T = %lld + the sends", ex[k], (long long)r.iteration_ps, (long long)(27 * T));
+            fail_msg("%s: %lld ps, want 27 T = %lld + the sends", ex[k], (long long)r.iteration_ps,
+                     (long long)(27 * T));
         train_result_free(&r);
         free(y);
     }
@@ -318,13 +310,15 @@ static void megatron_p2p_exchange(void **state)
      * interleaved too; with overlap_p2p_comm the key changes nothing */
     const char *cases[4][2] = {
         { ", p2p_exchange: batched", ", p2p_exchange: per_pass" },
-        { ", host_overhead_microbatch: 1ms, p2p_exchange: batched", ", host_overhead_microbatch: 1ms, p2p_exchange: per_pass" },
+        { ", host_overhead_microbatch: 1ms, p2p_exchange: batched",
+          ", host_overhead_microbatch: 1ms, p2p_exchange: per_pass" },
         { ", virtual_stages: 2, host_overhead_microbatch: 1ms, p2p_exchange: batched",
           ", virtual_stages: 2, host_overhead_microbatch: 1ms, p2p_exchange: per_pass" },
         { ", virtual_stages: 2, overlap_p2p_comm: true, p2p_exchange: batched",
           ", virtual_stages: 2, overlap_p2p_comm: true, p2p_exchange: per_pass" } };
     for (int k = 0; k < 4; k++) {
-        expcfg *a = pipe_m(8, 4, 8, cases[k][0]), *b = pipe_m(8, 4, 8, cases[k][1]);
+        expcfg *a = pipeline(", host_launch: 0ps", 8, cases[k][0]);
+        expcfg *b = pipeline(", host_launch: 0ps", 8, cases[k][1]);
         train_result ra, rb;
         run(a, NULL, &ra);
         run(b, NULL, &rb);
