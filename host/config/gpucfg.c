@@ -43,6 +43,10 @@ static const cfg_field fields[] = {
       "fraction of the dense peak the flash attention backward kernel sustains, e.g. 0.63" },
     { "mxfp8", CFG_T_BOOL, G(mxfp8), 0, 0, 1, NULL, NULL, 0, NULL,
       "tensor cores take MXFP8 (FP8 with a scale per 32 elements) at the fp8 peak, e.g. true on Blackwell" },
+    { "fp8_gemm_efficiency", CFG_T_DOUBLE, G(fp8_gemm_efficiency), 0, 0, 1, NULL, NULL, 0, NULL,
+      "gemm_efficiency of per-tensor FP8 GEMMs, of the fp8 peak (0: gemm_efficiency), e.g. 0.615" },
+    { "mxfp8_gemm_efficiency", CFG_T_DOUBLE, G(mxfp8_gemm_efficiency), 0, 0, 1, NULL, NULL, 0, NULL,
+      "gemm_efficiency of MXFP8 GEMMs, of the fp8 peak (0: fp8_gemm_efficiency), e.g. 0.585" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

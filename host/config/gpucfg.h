@@ -19,7 +19,7 @@ extern const char *const gpucfg_dtype_names[]; /* "bf16", "fp16", "fp8", "tf32",
 enum { GPUCFG_F_NAME, GPUCFG_F_DESCRIPTION, GPUCFG_F_TFLOPS0, GPUCFG_F_HBM = GPUCFG_F_TFLOPS0 + GPUCFG_NDTYPES,
        GPUCFG_F_HBM_BW, GPUCFG_F_NVLINK, GPUCFG_F_SMS, GPUCFG_F_GEMM_EFF, GPUCFG_F_MEM_EFF,
        GPUCFG_F_KERNEL_OVERHEAD, GPUCFG_F_TILE_M, GPUCFG_F_TILE_N, GPUCFG_F_ATTN_FWD_EFF, GPUCFG_F_ATTN_BWD_EFF,
-       GPUCFG_F_MXFP8, GPUCFG_NFIELDS };
+       GPUCFG_F_MXFP8, GPUCFG_F_FP8_GEMM_EFF, GPUCFG_F_MXFP8_GEMM_EFF, GPUCFG_NFIELDS };
 
 typedef struct gpucfg {
     char name[64];
@@ -40,6 +40,11 @@ typedef struct gpucfg {
     /* 1 when the tensor cores take MXFP8 operands (OCP Microscaling: FP8 E4M3 elements, one E8M0 scale per
      * 32 elements) with their block scales, at the fp8 peak (Blackwell); 0: no MXFP8 (Hopper and older) */
     int mxfp8;
+    /* gemm_efficiency for GEMMs whose operands are FP8 with per-tensor scales, as a fraction of the fp8 peak,
+     * and for MXFP8 GEMMs (op.h block_scaled); 0 (the default): gemm_efficiency, and for MXFP8 the per-tensor
+     * figure. FP8 GEMMs need not reach the same fraction of their doubled peak (configs/gpus/ cite
+     * Transformer Engine's benchmark of the same shapes in bf16, FP8 and MXFP8) */
+    double fp8_gemm_efficiency, mxfp8_gemm_efficiency;
     cfgloc loc[GPUCFG_NFIELDS];
     cfgloc ref;
 } gpucfg;

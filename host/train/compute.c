@@ -50,6 +50,13 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
                             gpucfg_dtype_names[op->dtype], gpucfg_dtype_names[op->dtype]);
         if (g->gemm_tile_m == 0 || g->gemm_tile_n == 0 || g->gemm_efficiency <= 0)
             return cxl_errf(err, CXL_ECONFIG, "compute: GPU '%s' has no GEMM tile or efficiency", g->name);
+        /* FP8 operands: their own sustained fraction of the fp8 peak where the GPU file gives one, MXFP8's
+         * (block-scaled) below per-tensor FP8's (gpucfg.h) */
+        double eff = g->gemm_efficiency;
+        if (op->dtype == GPUCFG_FP8 && g->fp8_gemm_efficiency > 0)
+            eff = g->fp8_gemm_efficiency;
+        if (op->dtype == GPUCFG_FP8 && op->block_scaled && g->mxfp8_gemm_efficiency > 0)
+            eff = g->mxfp8_gemm_efficiency;
         uint64_t tm = g->gemm_tile_m, tn = g->gemm_tile_n, tiles;
         if (__builtin_mul_overflow(op->batch, ceil_div(op->m, tm), &tiles) ||
             __builtin_mul_overflow(tiles, ceil_div(op->n, tn), &tiles))
@@ -60,11 +67,11 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
         double tile_flops = 2.0 * (double)tm * (double)tn * (double)op->k, t_math;
         if (g->sms > 0) {
             out->waves = ceil_div(tiles, g->sms);
-            double sm_flops = peak / (double)g->sms * g->gemm_efficiency;
+            double sm_flops = peak / (double)g->sms * eff;
             t_math = (double)out->waves * (tile_flops / sm_flops);
         } else {
             out->waves = tiles;
-            t_math = (double)tiles * tile_flops / (peak * g->gemm_efficiency);
+            t_math = (double)tiles * tile_flops / (peak * eff);
         }
         if (to_ps(t_math, &out->math_ps))
             return cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' takes beyond %lld ps", op->name ? op->name : "?",

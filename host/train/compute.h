@@ -16,7 +16,10 @@
  * per-expert GEMMs overlap on Transformer Engine's several GEMM streams.)
  * A partial tile costs a whole tile and a partial wave a whole wave; t_mem is the memory side of the
  * roofline, so a GEMM with little reuse (skinny, small, or batched small products) falls to it.
- * peak = tflops[dtype] x 10^12 FLOP/s. With sms 0 (unknown) the waves are not quantized:
+ * peak = tflops[dtype] x 10^12 FLOP/s; gemm_efficiency is fp8_gemm_efficiency for an fp8 GEMM and
+ * mxfp8_gemm_efficiency for an MXFP8 one (op.h block_scaled) where the GPU gives them (FP8 GEMMs reach a
+ * smaller fraction of their doubled peak, MXFP8's smaller still: configs/gpus/b200.yaml, h100-sxm.yaml).
+ * With sms 0 (unknown) the waves are not quantized:
  * t_math = tiles x 2 x tile_m x tile_n x k / (peak x gemm_efficiency).
  *
  * Memory-bound kernel (OP_MEM):
@@ -71,7 +74,7 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
 int64_t compute_op_ps(const gpucfg *g, const op_desc *op);
 
 /* Achieved FLOP/s over the dtype's dense peak, for reports: 2 x batch x m x n x k FLOPs for a GEMM (at
- * most gemm_efficiency), op->flops for a memory-bound or attention kernel, over compute_op_ps; 0 when the dtype has no
+ * most the dtype's gemm efficiency), op->flops for a memory-bound or attention kernel, over compute_op_ps; 0 when the dtype has no
  * peak or the time is 0. A negative CXL_E* code (as a double) when compute_op_ps fails. */
 double compute_op_efficiency(const gpucfg *g, const op_desc *op);
 

@@ -30,6 +30,8 @@ typedef struct op_desc {
     uint32_t launches;      /* kernels the op launches, each paying the launch gap (compute.h); 0 means 1.
                                A grouped GEMM launched as one GEMM per local expert (Transformer Engine's
                                GroupedLinear on Hopper) sets the number of experts */
+    uint32_t block_scaled;  /* OP_GEMM in fp8: 1 when its operands are MXFP8 (a scale per 32 elements, applied by
+                               the tensor cores), priced at the GPU's mxfp8_gemm_efficiency (compute.h); 0 otherwise */
 } op_desc;
 
 #endif
