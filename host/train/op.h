@@ -30,6 +30,9 @@ typedef struct op_desc {
     uint32_t launches;      /* kernels the op launches, each paying the launch gap (compute.h); 0 means 1.
                                A grouped GEMM launched as one GEMM per local expert (Transformer Engine's
                                GroupedLinear on Hopper) sets the number of experts */
+    uint32_t calls;         /* OP_GEMM: the cuBLAS GEMM calls the framework makes for it, each priced on the
+                               host timeline at training.host_gemm (1; a grouped GEMM: one per local expert);
+                               0 for the other kinds */
 } op_desc;
 
 #endif

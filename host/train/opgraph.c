@@ -41,7 +41,7 @@ int opg_add_op(bld *B, const op_desc *d)
         if (o->name == d->name || !strcmp(o->name, d->name)) {
             if (o->kind == d->kind && o->batch == d->batch && o->m == d->m && o->n == d->n && o->k == d->k &&
                 o->bytes == d->bytes && o->dtype == d->dtype &&
-                o->launches == d->launches)
+                o->launches == d->launches && o->calls == d->calls)
                 return (int)i;
         }
     }
@@ -84,9 +84,10 @@ static void push(bld *B, int tpl, opgraph_entry e)
 static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
                    uint32_t launches)
 {
+    uint32_t calls = launches ? launches : 1;
     if (B->mx && B->dtype == GPUCFG_FP8)
         launches = (launches ? launches : 1) + (launches < UINT32_MAX - 2 ? 2 : 0);
-    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches };
+    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches, calls };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
@@ -112,7 +113,7 @@ static void grouped_gemm(bld *B, int tpl, const char *name, uint64_t le, uint64_
  * for fp32 training where the factor applies to activation traffic). */
 static void mem_n(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem, uint32_t launches)
 {
-    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0 };
+    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0, 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
@@ -204,7 +205,7 @@ static void flash(bld *B, int tpl, const lshape *x, int bwd)
     double q = rows * w, kv = (double)(x->bah / x->at) * (double)(x->kv / x->tp) * (double)x->skv * w;
     /* k: the mean of the Q.K^T and P.V head dimensions, so that 4 batch m n k stays the model's FLOPs */
     op_desc d = { bwd ? "attn.flash.bwd" : "attn.flash.fwd", bwd ? OP_ATTN_BWD : OP_ATTN_FWD, dt,
-                  x->bah, x->s, x->skv, (x->dqk + x->dh) / 2, 0, 0, 0 };
+                  x->bah, x->s, x->skv, (x->dqk + x->dh) / 2, 0, 0, 0, 0 };
     double fwd_flops = 2.0 * rows * (double)x->skv * w / 2; /* causal: the blocks above the diagonal are skipped */
     d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
     d.bytes = bwd ? 2.0 * (2 * q + 2 * kv) + 4.0 * 3 * rows : 2.0 * (q + kv) + 4.0 * rows;
