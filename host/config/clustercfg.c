@@ -47,8 +47,8 @@ static const cfg_field fields[] = {
     { "host_memory", CFG_T_SIZE, C(host_memory_bytes), 0, 1, 1e16, NULL, NULL, 0, NULL,
       "the CPUs' memory per node, e.g. 960GB; checked against training.cpu_offload_layers' activations" },
     { "host_time_scale", CFG_T_DOUBLE, C(host_time_scale), 0, 0.01, 100, NULL, NULL, 0, NULL,
-      "the framework's host time per GEMM call (training.host_gemm) on these nodes' CPUs over a DGX's x86 host, "
-      "e.g. 2.75 for Grace; default 1" },
+      "the framework's host time (training.host_gemm, host_gemm_mxfp8, host_module) on these nodes' CPUs over a "
+      "DGX's x86 host, e.g. 2.75 for Grace; default 1" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

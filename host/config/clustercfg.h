@@ -41,8 +41,8 @@ typedef struct clustercfg {
      * (NVLink-C2C on GB200, PCIe on x86 nodes); 0 = not given (training.cpu_offload_layers needs it) */
     uint64_t host_link_bw_bps;
     uint64_t host_memory_bytes;     /* the CPUs' memory per node; 0 = not given (not checked) */
-    /* the framework's host time (training.host_gemm) on these nodes' CPUs over that on a DGX's x86 host
-     * (Xeon Platinum 8480C), where it was measured; 1 = the same */
+    /* the framework's host time (training.host_gemm, host_gemm_mxfp8, host_module) on these nodes' CPUs over
+     * that on a DGX's x86 host (Xeon Platinum 8480C), where it was measured; 1 = the same */
     double host_time_scale;
     cfgloc loc[CLUSTERCFG_NFIELDS];
     cfgloc ref;
