@@ -493,10 +493,11 @@ static void template_done(eng *E, rep *R, const item_ctx *c)
 
 /* The host timeline (docs/training.md, "Host timeline"). The host launches the stream's entries in order,
  * host_launch each (a kernel: its host time, train_setup.c host_kernel_ps: launches, cuBLAS calls and the
- * framework's module), running ahead of the GPU, which starts an entry no earlier than its launch. A device-to-host copy (OPGRAPH_DTOH) starts when the stream reaches its
- * point; the host's synchronisation on it (OPGRAPH_HOST_SYNC) holds the host until then, so the launches
- * after it come no earlier than that point: with the queue run dry the GPU waits for them. Launches on the
- * host's clock: 1 when the stream must wait for the entry's launch (R->host_wait, an EV_TIMER). */
+ * framework's module), running ahead of the GPU, which starts an entry no earlier than its launch. A
+ * device-to-host copy (OPGRAPH_DTOH) starts when the stream reaches its point; the host's synchronisation
+ * on it (OPGRAPH_HOST_SYNC) holds the host until then, so the launches after it come no earlier than that
+ * point: with the queue run dry the GPU waits for them. Launches on the host's clock: 1 when the stream
+ * must wait for the entry's launch (R->host_wait, an EV_TIMER). */
 static uint64_t entry_launches(const eng *E, const opgraph_entry *e)
 {
     switch (e->kind) {

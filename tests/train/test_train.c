@@ -1014,7 +1014,8 @@ static void host_gemm_calls(void **state)
                       "model: { name: h, layers: 2, hidden: 512, heads: 4, vocab: 4096, seq_len: 256, bias: false,\n"
                       "         dropout: false, activation: swiglu, ffn: 1024%s }\n"
                       "gpu: b200\n"
-                      "cluster: { extends: dgx-b200, nodes: 1, gpus_per_node: 1, nics_per_node: 1, host_time_scale: %s }\n"
+                      "cluster: { extends: dgx-b200, nodes: 1, gpus_per_node: 1, nics_per_node: 1,\n"
+                      "           host_time_scale: %s }\n"
                       "training: { global_batch: 2, micro_batch: 1, host_launch: 10us, host_gemm: %s, precision: %s,\n"
                       "            fp8_recipe: %s, host_gemm_mxfp8: %s, host_module: %s }\n";
     const char *model[2] = { "", ", experts: 4, top_k: 2, expert_ffn: 512" };
