@@ -46,6 +46,9 @@ static const cfg_field fields[] = {
       "e.g. 225GB/s; for training.cpu_offload_layers" },
     { "host_memory", CFG_T_SIZE, C(host_memory_bytes), 0, 1, 1e16, NULL, NULL, 0, NULL,
       "the CPUs' memory per node, e.g. 960GB; checked against training.cpu_offload_layers' activations" },
+    { "host_time_scale", CFG_T_DOUBLE, C(host_time_scale), 0, 0.01, 100, NULL, NULL, 0, NULL,
+      "the framework's host time (training.host_gemm, host_gemm_mxfp8, host_module) on these nodes' CPUs over a "
+      "DGX's x86 host, e.g. 2.75 for Grace; default 1" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -58,6 +61,7 @@ static void defaults(void *obj)
     c->oversubscription = 1;
     c->nvlink_efficiency = 1;
     c->nic_efficiency = 1;
+    c->host_time_scale = 1;
     c->nccl_channels = 8;          /* knob: NCCL picks per topology; NCCL_MIN_NCHANNELS / MAX set it */
 }
 

@@ -19,7 +19,8 @@ enum { CLUSTERCFG_F_NAME, CLUSTERCFG_F_DESCRIPTION, CLUSTERCFG_F_NODES, CLUSTERC
        CLUSTERCFG_F_INTRA, CLUSTERCFG_F_NICS, CLUSTERCFG_F_NIC_BW, CLUSTERCFG_F_TOPOLOGY,
        CLUSTERCFG_F_OVERSUB, CLUSTERCFG_F_NVLINK_LAT, CLUSTERCFG_F_NIC_LAT, CLUSTERCFG_F_SWITCH_LAT,
        CLUSTERCFG_F_NVLINK_EFF, CLUSTERCFG_F_NIC_EFF, CLUSTERCFG_F_NCCL_CHANNELS, CLUSTERCFG_F_CPU_VENDOR,
-       CLUSTERCFG_F_NVLINK_DOMAIN, CLUSTERCFG_F_HOST_LINK_BW, CLUSTERCFG_F_HOST_MEMORY, CLUSTERCFG_NFIELDS };
+       CLUSTERCFG_F_NVLINK_DOMAIN, CLUSTERCFG_F_HOST_LINK_BW, CLUSTERCFG_F_HOST_MEMORY, CLUSTERCFG_F_HOST_TIME_SCALE,
+       CLUSTERCFG_NFIELDS };
 
 typedef struct clustercfg {
     char name[64];
@@ -41,6 +42,9 @@ typedef struct clustercfg {
      * (NVLink-C2C on GB200, PCIe on x86 nodes); 0 = not given (training.cpu_offload_layers needs it) */
     uint64_t host_link_bw_bps;
     uint64_t host_memory_bytes;     /* the CPUs' memory per node; 0 = not given (not checked) */
+    /* the framework's host time (training.host_gemm, host_gemm_mxfp8, host_module) on these nodes' CPUs over
+     * that on a DGX's x86 host (Xeon Platinum 8480C), where it was measured; 1 = the same */
+    double host_time_scale;
     cfgloc loc[CLUSTERCFG_NFIELDS];
     cfgloc ref;
 } clustercfg;

@@ -129,6 +129,15 @@ static const cfg_field fields[] = {
     { "p2p_exchange", CFG_T_ENUM, T(p2p_exchange), 0, 1, 0, traincfg_p2p_exchange_names, NULL, 0, NULL,
       "pipeline transfers without overlap_p2p_comm: batched (Megatron's blocking exchanges; interleaved: a forward's "
       "output sent with the next backward's exchange) or per_pass (each pass sends at its end, receives at its start)" },
+    { "host_gemm", CFG_T_TIME, T(host_gemm_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "host time of one GEMM call through Transformer Engine (cuBLASLt descriptors, algorithm heuristic, launch), "
+      "in place of host_launch for each GEMM and each expert of a grouped GEMM, times the cluster's "
+      "host_time_scale, e.g. 13.7us; 0: host_launch" },
+    { "host_gemm_mxfp8", CFG_T_TIME, T(host_gemm_mxfp8_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "host_gemm for an MXFP8 GEMM (fp8_recipe mxfp8: block-scaled cuBLASLt), e.g. 33.4us; 0: host_gemm" },
+    { "host_module", CFG_T_TIME, T(host_module_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
+      "the framework's host time per module call (a linear layer's forward or backward, the attention core's) "
+      "beside its launches and GEMM calls, times the cluster's host_time_scale, e.g. 22.5us" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -161,6 +170,25 @@ static void defaults(void *obj)
      * host: meta-pytorch/tritonbench pull request 1017, "nop_triton_direct_culaunch" (docs/references.md);
      * a lower bound for eager PyTorch, whose dispatcher and Python come on top */
     t->host_launch_ps = 3000000;
+    /* Transformer Engine's nvte_cublas_gemm on the host: median 13.7 us (mean 20.3 us) over 645,099 calls in
+     * an nsys profile of Megatron-Core training Qwen3-30B-A3B on one DGX B200 (x86 host), EP 8, MBS 1
+     * (yanring/Megatron-MoE-ModelZoo issue 7, 2025-08-18; docs/references.md). TE creates the cuBLASLt
+     * descriptors and queries cublasLtMatmulAlgoGetHeuristic on every call (transformer_engine/common/gemm/
+     * cublaslt_gemm.cu, cublas_gemm, v2.9), and its grouped GEMM makes one such call per expert. */
+    t->host_gemm_ps = 13700000;
+    /* a block-scaled GEMM through TE's multi-stream cuBLASLt path on SM100: 8 experts of 128 x 2048 x 2048
+     * (NVFP4, operands pre-swizzled, alpha precomputed: the GEMM calls alone) in 0.267 ms, 33.4 us per expert
+     * (NVIDIA/TransformerEngine pull request 3134, benchmarks/linear/benchmark_grouped_linear.py, "pure"
+     * multi-stream row; docs/references.md). Assumed for MXFP8, which takes the same per-call path with its
+     * own scale mode (CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0 against VEC16_UE4M3). */
+    t->host_gemm_mxfp8_ps = 33400000;
+    /* Transformer Engine's te.Linear forward (BF16, hidden 2048, 8192 tokens) takes 99.66 us of CPU time on
+     * GB200, where torch.nn.Linear takes 37.08 us against 13.48 us on a DGX H100 (Xeon Platinum 8480C)
+     * (NVIDIA/TransformerEngine issue 2053, 2025-08-11): 99.66 x 13.48 / 37.08 = 36.2 us on the DGX host, of
+     * which its GEMM call is host_gemm's 13.7 us; the rest, 22.5 us, is the module's. Assumed the same for
+     * the module's backward and for the attention core (no figure found); Megatron-Core's wrapper
+     * (TEColumnParallelLinear, 115 us per forward in TE pull request 1191, 2024) not counted. */
+    t->host_module_ps = 22500000;
     /* Megatron-LM's async_tensor_model_parallel_allreduce (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30, on unless
      * --no-async-tensor-model-parallel-allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
      * and Transformer Engine's Linear backward all start it asynchronously before the weight-gradient GEMM */

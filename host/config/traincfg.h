@@ -45,7 +45,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_DATA_PARALLEL, TRAINCFG_F_FSDP_DOUBLE_BUFFER, TRAINCFG_F_GRAD_ACC_FUSION,
        TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_F_CPU_OFFLOAD, TRAINCFG_F_CE_IMPL,
        TRAINCFG_F_HOST_LAUNCH, TRAINCFG_F_PP_LAYOUT, TRAINCFG_F_RECOMPUTE_MLA_UP, TRAINCFG_F_TP_GRAD_OVERLAP,
-       TRAINCFG_F_P2P_EXCHANGE, TRAINCFG_NFIELDS };
+       TRAINCFG_F_P2P_EXCHANGE, TRAINCFG_F_HOST_GEMM, TRAINCFG_F_HOST_GEMM_MXFP8,
+       TRAINCFG_F_HOST_MODULE, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -121,6 +122,14 @@ typedef struct traincfg {
     /* host time to launch one kernel or collective: the host timeline (train_step.c; docs/training.md, "Host
      * timeline"); 0: the host is never behind the GPU */
     uint64_t host_launch_ps;
+    /* host time of one cuBLAS GEMM call through Transformer Engine (descriptors, the algorithm heuristic and
+     * the launch), in place of host_launch for each of a GEMM op's calls (op_desc.calls); 0: host_launch */
+    uint64_t host_gemm_ps;
+    /* the same for an MXFP8 GEMM (block-scaled cuBLASLt: the scale modes and pointers set per call) */
+    uint64_t host_gemm_mxfp8_ps;
+    /* the framework's host time per module call (a linear layer's forward or backward, the attention
+     * core's) beside its launches and GEMM calls */
+    uint64_t host_module_ps;
     /* Megatron-Core's pipeline_model_parallel_layout ("" = none): per virtual stage, in Megatron's order,
      * the embedding E, transformer layers t, multi-token prediction modules m and the loss L, stages
      * separated by '|', "x*n" and "(...)*n" repeating (pplayout.h; parallel_chunk_layers reads it) */

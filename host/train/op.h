@@ -32,6 +32,9 @@ typedef struct op_desc {
                                GroupedLinear on Hopper) sets the number of experts */
     uint32_t block_scaled;  /* OP_GEMM in fp8: 1 when its operands are MXFP8 (a scale per 32 elements, applied by
                                the tensor cores), priced at the GPU's mxfp8_gemm_efficiency (compute.h); 0 otherwise */
+    uint32_t calls;         /* OP_GEMM: the cuBLAS GEMM calls the framework makes for it, each priced on the
+                               host timeline at training.host_gemm (1; a grouped GEMM: one per local expert);
+                               0 for the other kinds */
 } op_desc;
 
 #endif

@@ -41,7 +41,7 @@ int opg_add_op(bld *B, const op_desc *d)
         if (o->name == d->name || !strcmp(o->name, d->name)) {
             if (o->kind == d->kind && o->batch == d->batch && o->m == d->m && o->n == d->n && o->k == d->k &&
                 o->bytes == d->bytes && o->dtype == d->dtype &&
-                o->launches == d->launches && o->block_scaled == d->block_scaled)
+                o->launches == d->launches && o->block_scaled == d->block_scaled && o->calls == d->calls)
                 return (int)i;
         }
     }
@@ -84,9 +84,10 @@ static void push(bld *B, int tpl, opgraph_entry e)
 static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
                    uint32_t launches)
 {
+    uint32_t calls = launches ? launches : 1;
     if (B->mx && B->dtype == GPUCFG_FP8)
         launches = (launches ? launches : 1) + (launches < UINT32_MAX - 2 ? 2 : 0);
-    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches, B->mx && B->dtype == GPUCFG_FP8 };
+    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches, B->mx && B->dtype == GPUCFG_FP8, calls };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };

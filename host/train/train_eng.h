@@ -220,6 +220,7 @@ typedef struct eng {
     const traincfg *t;
     opgraph g;
     int64_t *dur;                   /* per kernel */
+    int64_t *host;                  /* per kernel: the host's time to issue it (train_setup.c host_kernel_ps) */
     uint8_t *measured;              /* per kernel: priced from the measured file (o->measured) */
     evq q;
     net *n;

@@ -254,14 +254,40 @@ static int setup_stages(eng *E, cxl_err *err)
     return 0;
 }
 
-/* Every kernel's time: from the measured file when it lists the kernel, else from the GPU's model. */
+/* A kernel's time on the host timeline (docs/training.md, "Host timeline"; 0 with host_launch 0): its
+ * launches at host_launch, except a GEMM's cuBLAS calls (op_desc.calls) at host_gemm (an MXFP8 GEMM's at
+ * host_gemm_mxfp8), plus host_module when it begins a framework module's forward or backward: a linear
+ * layer's (a GEMM named *.fwd or *.bwd_data: the backward's first GEMM) or the attention core's. The
+ * framework's times (host_gemm*, host_module) scale with the cluster's host_time_scale. At most 2^32
+ * launches of at most 1 ms (traincfg.c) times a scale of at most 100 (clustercfg.c): no overflow. */
+static int64_t host_kernel_ps(const eng *E, const op_desc *o)
+{
+    const traincfg *t = E->t;
+    uint64_t n = o->launches > 1 ? o->launches : 1, g = t->host_gemm_ps, calls = 0;
+    if (!t->host_launch_ps)
+        return 0;
+    if (o->dtype == GPUCFG_FP8 && traincfg_mxfp8(t) && t->host_gemm_mxfp8_ps)
+        g = t->host_gemm_mxfp8_ps;
+    if (o->kind == OP_GEMM && g)
+        calls = o->calls < 1 ? 1 : o->calls > n ? n : o->calls;
+    size_t len = strlen(o->name);
+    int module = o->kind == OP_ATTN_FWD || o->kind == OP_ATTN_BWD ||
+                 (o->kind == OP_GEMM && ((len > 4 && !strcmp(o->name + len - 4, ".fwd")) ||
+                                         (len > 9 && !strcmp(o->name + len - 9, ".bwd_data"))));
+    double fw = (double)calls * (double)g + (module ? (double)t->host_module_ps : 0);
+    return (int64_t)((n - calls) * t->host_launch_ps + (uint64_t)(fw * E->x->cluster.host_time_scale + 0.5));
+}
+
+/* Every kernel's time: from the measured file when it lists the kernel, else from the GPU's model; and its
+ * time on the host. */
 static int price_kernels(eng *E, train_result *res, cxl_err *err)
 {
     const expcfg *x = E->x;
     const optimes *measured = E->o->measured;
     E->dur = calloc(E->g.nops, sizeof *E->dur);
+    E->host = calloc(E->g.nops ? E->g.nops : 1, sizeof *E->host);
     E->measured = calloc(E->g.nops ? E->g.nops : 1, 1);
-    if (!E->dur || !E->measured)
+    if (!E->dur || !E->host || !E->measured)
         return eng_oom(E);
     res->kernels = E->g.nops;
     for (uint32_t i = 0; i < E->g.nops; i++) {
@@ -284,6 +310,7 @@ static int price_kernels(eng *E, train_result *res, cxl_err *err)
             ps = cc.total_ps;
         }
         E->dur[i] = ps;
+        E->host[i] = host_kernel_ps(E, op);
     }
     return 0;
 }
@@ -541,6 +568,7 @@ void eng_teardown(eng *E)
     free(E->chunk_layers);
     free(E->chunk_first);
     free(E->dur);
+    free(E->host);
     free(E->measured);
     free(E->xf);
     free(E->xfree);

@@ -472,11 +472,12 @@ static void template_done(eng *E, rep *R, const item_ctx *c)
 }
 
 /* The host timeline (docs/training.md, "Host timeline"). The host launches the stream's entries in order,
- * host_launch each (a kernel of n launches: n x host_launch), running ahead of the GPU, which starts an
- * entry no earlier than its launch. A device-to-host copy (OPGRAPH_DTOH) starts when the stream reaches its
- * point; the host's synchronisation on it (OPGRAPH_HOST_SYNC) holds the host until then, so the launches
- * after it come no earlier than that point: with the queue run dry the GPU waits for them. Launches on the
- * host's clock: 1 when the stream must wait for the entry's launch (R->host_wait, an EV_TIMER). */
+ * host_launch each (a kernel: its host time, train_setup.c host_kernel_ps: launches, cuBLAS calls and the
+ * framework's module), running ahead of the GPU, which starts an entry no earlier than its launch. A
+ * device-to-host copy (OPGRAPH_DTOH) starts when the stream reaches its point; the host's synchronisation
+ * on it (OPGRAPH_HOST_SYNC) holds the host until then, so the launches after it come no earlier than that
+ * point: with the queue run dry the GPU waits for them. Launches on the host's clock: 1 when the stream
+ * must wait for the entry's launch (R->host_wait, an EV_TIMER). */
 static uint64_t entry_launches(const eng *E, const opgraph_entry *e)
 {
     switch (e->kind) {
@@ -503,8 +504,8 @@ static int host_launch(eng *E, rep *R, const opgraph_entry *e)
     if (R->launch_paid || !per)
         return 0;
     R->launch_paid = 1;
-    /* at most 2^32 launches of at most 1 ms (traincfg.c): no overflow, then held to TRAIN_MAX_PS */
-    R->host_ps += (int64_t)(entry_launches(E, e) * per);
+    /* a kernel's host time (train_setup.c host_kernel_ps), else a launch; held to TRAIN_MAX_PS */
+    R->host_ps += e->kind == OPGRAPH_KERNEL ? E->host[e->op] : (int64_t)(entry_launches(E, e) * per);
     if (R->host_ps > TRAIN_MAX_PS)
         R->host_ps = TRAIN_MAX_PS;
     if (R->host_ps <= E->now)

@@ -32,7 +32,7 @@ static op_desc gemm(uint64_t batch, uint64_t m, uint64_t n, uint64_t k, int dtyp
 {
     double es = dtype == GPUCFG_FP8 ? 1 : dtype >= GPUCFG_TF32 ? 4 : 2;
     op_desc op = { "test.gemm", OP_GEMM, dtype, batch, m, n, k, 2.0 * batch * m * n * k,
-                   es * batch * ((double)m * k + (double)k * n + (double)m * n), 0, 0 };
+                   es * batch * ((double)m * k + (double)k * n + (double)m * n), 0, 0, 1 };
     return op;
 }
 

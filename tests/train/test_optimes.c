@@ -47,7 +47,7 @@ static const char good[] =
 
 static op_desc op(const char *name, int dtype, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
 {
-    op_desc o = { name, OP_GEMM, dtype, batch, m, n, k, 2.0 * batch * m * n * k, 0, 0, 0 };
+    op_desc o = { name, OP_GEMM, dtype, batch, m, n, k, 2.0 * batch * m * n * k, 0, 0, 0, 1 };
     return o;
 }
 

@@ -94,7 +94,7 @@ static void one_gpu_is_the_sum_of_its_kernels(void **state)
         char tr[512];
         snprintf(tr, sizeof tr,
                  "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
-                 "training: { global_batch: 6, micro_batch: 2, recompute: %s }\n", recomputes[rc]);
+                 "training: { global_batch: 6, micro_batch: 2, recompute: %s, host_launch: 0ps }\n", recomputes[rc]);
         expcfg *x = load(tr);
         opgraph g;
         cxl_err e;
@@ -193,7 +193,8 @@ static void load_fp8_model(expcfg *x, const char *gpu, const char *cluster, cons
     snprintf(text, sizeof text,
              "name: q\nmodel: { name: q, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512 }\n"
              "gpu: %s\ncluster: { extends: %s, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
-             "training: { global_batch: 2, micro_batch: 2, precision: %s }\n", gpu, cluster, precision);
+             "training: { global_batch: 2, micro_batch: 2, precision: %s, host_launch: 0ps }\n", gpu, cluster,
+             precision);
     if (expcfg_load_text("q.yaml", text, NULL, x, &e))
         fail_msg("%s", e.msg);
 }
@@ -387,7 +388,7 @@ static void framework_overheads_and_padding(void **state)
 {
     (void)state;
     const char *base = "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
-                       "training: { global_batch: 6, micro_batch: 2%s }\n";
+                       "training: { global_batch: 6, micro_batch: 2, host_launch: 0ps%s }\n";
     char tr[512];
     snprintf(tr, sizeof tr, base, "");
     expcfg *x = load(tr);
@@ -689,8 +690,9 @@ static void zero_stages_move_communication(void **state)
 static void measured_times_replace_the_model(void **state)
 {
     (void)state;
+    /* the host never behind (host_launch 0): the GPU's kernels alone set the time */
     expcfg *x = load("cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
-                     "training: { global_batch: 2 }\n");
+                     "training: { global_batch: 2, host_launch: 0ps }\n");
     opgraph g;
     cxl_err e;
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
@@ -935,10 +937,10 @@ static void moe_fine_grained_kernels(void **state)
  * launch. Every kernel measured at 50 us, but the permutation's three between the dispatcher's
  * device-to-host copies and its synchronisation at 1 ps (a one-GPU MoE layer of 4 experts, bf16: no EP group,
  * so the host waits for tokens_per_expert before the experts, Megatron-Core's "before_finish"). With
- * host_launch 10 us the host stays ahead of every 50 us kernel, but after each synchronisation it has to
- * launch the grouped GEMM's 4 per-expert GEMMs while the GPU's queue is dry: 4 x 10 us exposed per MoE
- * layer and micro-batch (less the three 1 ps kernels), counted as compute. A dense model with the same
- * times, which never synchronises, does not change. */
+ * host_launch 10 us (and GEMM calls at host_launch: host_gemm 0) the host stays ahead of every 50 us
+ * kernel, but after each synchronisation it has to launch the grouped GEMM's 4 per-expert GEMMs while the
+ * GPU's queue is dry: 4 x 10 us exposed per MoE layer and micro-batch (less the three 1 ps kernels),
+ * counted as compute. A dense model with the same times, which never synchronises, does not change. */
 static void host_timeline_sync(void **state)
 {
     (void)state;
@@ -947,7 +949,8 @@ static void host_timeline_sync(void **state)
                       "         dropout: false, activation: swiglu, ffn: 1024%s }\n"
                       "gpu: a100-80gb\n"
                       "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
-                      "training: { global_batch: 2, micro_batch: 1, host_launch: %s }\n";
+                      "training: { global_batch: 2, micro_batch: 1, host_launch: %s, host_gemm: 0ps,\n"
+                      "            host_module: 0ps }\n";
     const char *model[2] = { "", ", experts: 4, top_k: 2, expert_ffn: 512" };
     const char *launch[2] = { "0ps", "10us" };
     int64_t it[2][2];
@@ -1008,6 +1011,81 @@ static void host_timeline_sync(void **state)
     assert_int_equal(it[1][1] - it[1][0], 2 * 2 * (4 * 10000000 - 3));
 }
 
+/* The host's GEMM calls and modules (issue 31): with every kernel at 1 ps the host sets the pace, so the
+ * iteration is the host's time. Each cuBLAS call (one per GEMM, one per expert of the grouped GEMMs) costs
+ * host_gemm x the cluster's host_time_scale instead of host_launch: moving host_gemm from host_launch's
+ * 10 us to 20 us adds 10 us per call, and a host_time_scale of 2 then adds 30 us per call, three times as
+ * much. host_module adds its time once per module call (a linear layer's forward or backward, the
+ * attention core's), scaled too. The MoE model has more calls than the dense one (4 experts per grouped
+ * GEMM, the router). With fp8_recipe mxfp8 the FP8 GEMMs' calls cost host_gemm_mxfp8 instead. */
+static void host_gemm_calls(void **state)
+{
+    (void)state;
+    const char *fmt = "name: h\n"
+                      "model: { name: h, layers: 2, hidden: 512, heads: 4, vocab: 4096, seq_len: 256, bias: false,\n"
+                      "         dropout: false, activation: swiglu, ffn: 1024%s }\n"
+                      "gpu: b200\n"
+                      "cluster: { extends: dgx-b200, nodes: 1, gpus_per_node: 1, nics_per_node: 1,\n"
+                      "           host_time_scale: %s }\n"
+                      "training: { global_batch: 2, micro_batch: 1, host_launch: 10us, host_gemm: %s, precision: %s,\n"
+                      "            fp8_recipe: %s, host_gemm_mxfp8: %s, host_module: %s }\n";
+    const char *model[2] = { "", ", experts: 4, top_k: 2, expert_ffn: 512" };
+    enum { NC = 9 };
+    /* host_time_scale, host_gemm, precision, fp8_recipe, host_gemm_mxfp8, host_module */
+    const char *cfg[NC][6] = {
+        { "1", "10us", "bf16", "tensorwise", "0ps", "0ps" }, { "1", "20us", "bf16", "tensorwise", "0ps", "0ps" },
+        { "2", "20us", "bf16", "tensorwise", "0ps", "0ps" }, { "1", "10us", "fp8", "mxfp8", "10us", "0ps" },
+        { "1", "10us", "fp8", "mxfp8", "20us", "0ps" },      { "1", "10us", "fp8", "tensorwise", "20us", "0ps" },
+        { "1", "10us", "fp8", "tensorwise", "0ps", "0ps" },  { "1", "10us", "bf16", "tensorwise", "0ps", "10us" },
+        { "2", "5us", "bf16", "tensorwise", "0ps", "10us" },
+    };
+    int64_t it[2][NC];
+    for (int moe = 0; moe < 2; moe++) {
+        static char text[1024];
+        for (int c = 0; c < NC; c++) {
+            snprintf(text, sizeof text, fmt, model[moe], cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], cfg[c][4],
+                     cfg[c][5]);
+            expcfg *x = load_text("h.yaml", text);
+            cxl_err e;
+            opgraph g;
+            assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+            uint64_t params = x->model.layers * (moe ? g.moe_layer_params : g.layer_params) + g.embed_params +
+                              g.head_params;
+            assert_true(opgraph_optimizer_op(&g, &x->train, params, &e) >= 0);
+            int64_t times[OPGRAPH_MAX_OPS];
+            for (uint32_t i = 0; i < g.nops; i++)
+                times[i] = 1;
+            char path[] = "/tmp/cxlsim-hostgemm-XXXXXX";
+            optimes *ot = times_file_of(&g, times, path);
+            train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
+            train_result r;
+            run(x, &o, &r);
+            assert_adds_up(&r);
+            it[moe][c] = r.iteration_ps;
+            train_result_free(&r);
+            optimes_free(ot);
+            remove(path);
+            free(x);
+        }
+        int64_t d = it[moe][1] - it[moe][0];
+        assert_true(d > 0 && d % 10000000 == 0);
+        assert_int_equal(it[moe][2] - it[moe][0], 3 * d);
+        /* MXFP8: the FP8 GEMMs' calls at host_gemm_mxfp8 (the router's and the output layer's bf16 GEMMs
+         * keep host_gemm); tensorwise FP8 ignores it */
+        int64_t dm = it[moe][4] - it[moe][3];
+        assert_true(dm > 0 && dm % 10000000 == 0 && dm < d);
+        assert_int_equal(it[moe][5], it[moe][6]);
+        /* a module call per linear layer's forward and backward and per attention core: 10 us each; at
+         * host_time_scale 2 with host_gemm 5 us, the calls cost what they did at 10 us and the modules
+         * twice as much */
+        int64_t dmod = it[moe][7] - it[moe][0];
+        assert_true(dmod > 0 && dmod % 10000000 == 0);
+        assert_int_equal(it[moe][8] - it[moe][0], 2 * dmod);
+    }
+    assert_true(it[1][1] - it[1][0] > it[0][1] - it[0][0]);
+    assert_true(it[1][7] - it[1][0] > it[0][7] - it[0][0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1028,6 +1106,7 @@ int main(void)
         cmocka_unit_test(trace_is_written),
         cmocka_unit_test(moe_fine_grained_kernels),
         cmocka_unit_test(host_timeline_sync),
+        cmocka_unit_test(host_gemm_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
