@@ -113,7 +113,7 @@ static void grouped_gemm(bld *B, int tpl, const char *name, uint64_t le, uint64_
  * for fp32 training where the factor applies to activation traffic). */
 static void mem_n(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem, uint32_t launches)
 {
-    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0, 0 };
+    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0, 0, 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
@@ -205,7 +205,7 @@ static void flash(bld *B, int tpl, const lshape *x, int bwd)
     double q = rows * w, kv = (double)(x->bah / x->at) * (double)(x->kv / x->tp) * (double)x->skv * w;
     /* k: the mean of the Q.K^T and P.V head dimensions, so that 4 batch m n k stays the model's FLOPs */
     op_desc d = { bwd ? "attn.flash.bwd" : "attn.flash.fwd", bwd ? OP_ATTN_BWD : OP_ATTN_FWD, dt,
-                  x->bah, x->s, x->skv, (x->dqk + x->dh) / 2, 0, 0, 0, 0 };
+                  x->bah, x->s, x->skv, (x->dqk + x->dh) / 2, 0, 0, 0, 0, 0 };
     double fwd_flops = 2.0 * rows * (double)x->skv * w / 2; /* causal: the blocks above the diagonal are skipped */
     d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
     d.bytes = bwd ? 2.0 * (2 * q + 2 * kv) + 4.0 * 3 * rows : 2.0 * (q + kv) + 4.0 * rows;

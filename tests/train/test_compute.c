@@ -271,7 +271,7 @@ static void blackwell_gemm_curve(void **state)
     op_desc full = gemm(1, 128 * 148, 256, 4096, GPUCFG_FP8), over = gemm(1, 128 * 149, 256, 4096, GPUCFG_FP8);
     assert_true(llabs(cost_of(&g, &over).math_ps - 2 * cost_of(&g, &full).math_ps) <= 1); /* ps rounding */
     /* memory-bound kernels at the measured streaming rate: 6.699 TB/s (7.7 x 0.87); 6.699 GB -> 1 ms */
-    op_desc m = { "ln.fwd", OP_MEM, GPUCFG_BF16, 1, 1, 1, 1, 0, 6.699e9, 0, 0 };
+    op_desc m = { "ln.fwd", OP_MEM, GPUCFG_BF16, 1, 1, 1, 1, 0, 6.699e9, 0, 0, 0 };
     assert_int_equal(cost_of(&g, &m).memory_ps, 1000000000ll);
 }
 
@@ -281,7 +281,7 @@ static void mem_op_exact(void **state)
     gpucfg g;
     load_gpu("h200", &g);
     /* 4.32 GB at 4.8 TB/s x 0.9 = 4.32 TB/s: exactly 1 ms, plus 3 us */
-    op_desc op = { "layernorm.fwd", OP_MEM, GPUCFG_BF16, 1, 2160000000ull, 1, 1, 0, 4.32e9, 0, 0 };
+    op_desc op = { "layernorm.fwd", OP_MEM, GPUCFG_BF16, 1, 2160000000ull, 1, 1, 0, 4.32e9, 0, 0, 0 };
     compute_cost c = cost_of(&g, &op);
     assert_int_equal(c.memory_ps, 1000000000ll);
     assert_int_equal(c.math_ps, 0);
@@ -310,7 +310,7 @@ static void attention_kernel_time(void **state)
     /* FlashAttention-3's up-to figures, set here for round numbers: 741.75e9 FLOPs at 989 TFLOP/s x 0.75 take
      * exactly 1 ms */
     g.attention_fwd_efficiency = 0.75, g.attention_bwd_efficiency = 0.525;
-    op_desc f = { "attn.flash.fwd", OP_ATTN_FWD, GPUCFG_BF16, 32, 8192, 8192, 128, 741.75e9, 1e6, 0, 0 };
+    op_desc f = { "attn.flash.fwd", OP_ATTN_FWD, GPUCFG_BF16, 32, 8192, 8192, 128, 741.75e9, 1e6, 0, 0, 0 };
     compute_cost c = cost_of(&g, &f);
     assert_int_equal(c.math_ps, 1000000000ll);
     assert_int_equal(c.total_ps, 1000000000ll + 3000000ll);
@@ -352,7 +352,7 @@ static void errors(void **state)
     assert_non_null(strstr(e.msg, "GPU 'a100-80gb' has no fp8 peak"));
     assert_true(compute_op_efficiency(&g, &op) == (double)CXL_ECONFIG);
     /* a memory-bound op in fp8 needs no peak */
-    op_desc mem = { "act.fp8", OP_MEM, GPUCFG_FP8, 1, 1000, 1, 1, 0, 1224, 0, 0 };
+    op_desc mem = { "act.fp8", OP_MEM, GPUCFG_FP8, 1, 1000, 1, 1, 0, 1224, 0, 0, 0 };
     assert_int_equal(compute_op_ps(&g, &mem), 1000 + 3000000);
     assert_true(compute_op_efficiency(&g, &mem) == 0);
     op.dtype = GPUCFG_NDTYPES;
