@@ -19,7 +19,10 @@
  * fused attention takes the two head dimensions); linear_proj is row-parallel from heads x v as usual. The
  * backward mirrors it: the up-projections' input gradients (the latents' and the rope key's) are reduced
  * over the tensor-parallel group (reduce-scatter with sequence parallelism, else all-reduce), not the hidden
- * state's, because the duplicated down-projections' input gradient is whole on every rank. */
+ * state's, because the duplicated down-projections' input gradient is whole on every rank; with
+ * tp_grad_comm_overlap each up-projection overlaps them as a column-parallel layer (opg_col_bwd). The
+ * down-projections' weight gradients, partial with sequence parallelism, are summed once per iteration
+ * (train_step.c end_tp_grads). */
 void opg_mla_up(bld *B, int L, const lshape *x, const char *sfx_ag)
 {
     uint64_t qin = x->qr ? x->qr : x->h, T = x->T;
