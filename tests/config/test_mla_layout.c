@@ -2,7 +2,9 @@
  * MLA's parameters, FLOPs and activation bytes on a small model against a hand count (and DeepSeek-V3's
  * published 187.1M attention parameters per layer, 671B in all); the layout string's parse (repeats, groups,
  * each syntax error at its character); each layout rule and MLA key check as a file:line:column error; an
- * engine run with the layout and an MTP module. */
+ * engine run with the layout and an MTP module; MLA with tensor parallelism: the up-projections' backward
+ * collectives beside their GEMMs (tp_grad_comm_overlap) and, with sp, the iteration's all-reduce of the
+ * gradients every tensor-parallel rank holds whole. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -324,8 +326,9 @@ static void mla_key_errors(void **state)
     assert_non_null(strstr(e.msg, "model.kv_heads: 2, but multi-head latent attention"));
 }
 
-/* The engine with the layout: an MTP module costs time on the last stage; MLA runs with tp 2 and sp. */
-static int64_t iteration(const char *name, const char *model_yaml, const char *training)
+/* Run the small model (model_yaml) on one DGX H100 with `training`: the iteration time in picoseconds and,
+ * when n is not NULL, how many tensor-parallel all-reduces of `bytes` per rank it issued (train_result.colls). */
+static int64_t run_small(const char *name, const char *model_yaml, const char *training, uint64_t bytes, uint64_t *n)
 {
     char text[1024];
     tmpdir_write("m.yaml", model_yaml);
@@ -338,10 +341,19 @@ static int64_t iteration(const char *name, const char *model_yaml, const char *t
     ok_or_fail(expcfg_load(p, x, &e), &e, p);
     train_result res;
     ok_or_fail(train_run(x, NULL, &res, &e), &e, p);
+    for (uint32_t i = 0; n && i < res.ncolls; i++)
+        if (res.colls[i].tp && res.colls[i].op == COLLALGO_ALLREDUCE && res.colls[i].bytes == bytes)
+            *n += res.colls[i].count;
     int64_t ps = res.iteration_ps;
     train_result_free(&res);
     free(x);
     return ps;
+}
+
+/* The engine with the layout: an MTP module costs time on the last stage; MLA runs with tp 2 and sp. */
+static int64_t iteration(const char *name, const char *model_yaml, const char *training)
+{
+    return run_small(name, model_yaml, training, 0, NULL);
 }
 
 static void layout_engine(void **state)
@@ -358,27 +370,11 @@ static void layout_engine(void **state)
     assert_true(mtp > plain);
 }
 
-/* A run's tensor-parallel all-reduces of `bytes` per rank: how many were issued (train_result.colls) */
+/* A run's tensor-parallel all-reduces of `bytes` per rank (the small MLA model), its time in *ps */
 static uint64_t tp_allreduces(const char *name, const char *training, uint64_t bytes, int64_t *ps)
 {
-    char text[1024];
-    tmpdir_write("m.yaml", SMALL_MLA);
-    snprintf(text, sizeof text, "name: t\nmodel: %s/m.yaml\ngpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 1 }\n"
-             "training:\n%s", g_tmpdir, training);
-    const char *p = tmpdir_write(name, text);
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
-    cxl_err e;
-    ok_or_fail(expcfg_load(p, x, &e), &e, p);
-    train_result res;
-    ok_or_fail(train_run(x, NULL, &res, &e), &e, p);
     uint64_t n = 0;
-    for (uint32_t i = 0; i < res.ncolls; i++)
-        if (res.colls[i].tp && res.colls[i].op == COLLALGO_ALLREDUCE && res.colls[i].bytes == bytes)
-            n += res.colls[i].count;
-    *ps = res.iteration_ps;
-    train_result_free(&res);
-    free(x);
+    *ps = run_small(name, SMALL_MLA, training, bytes, &n);
     return n;
 }
 
