@@ -272,6 +272,11 @@ uint64_t modelcfg_moe_layer_params_tp(const modelcfg *m, uint64_t tp, uint64_t e
 
 uint64_t modelcfg_moe_layer_params(const modelcfg *m) { return modelcfg_moe_layer_params_tp(m, 1, 1, 1, NULL); }
 
+uint64_t modelcfg_layer_tp_whole_params(const modelcfg *m, int moe)
+{
+    return attn_whole(m) + (moe ? m->hidden * m->experts : (m->bias ? m->hidden : 0));
+}
+
 uint64_t modelcfg_active_params(const modelcfg *m)
 {
     uint64_t moe = modelcfg_moe_layers_in(m, 0, m->layers), dense = m->layers - moe;

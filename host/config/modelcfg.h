@@ -107,6 +107,10 @@ double modelcfg_moe_load(const modelcfg *m);
 uint64_t modelcfg_moe_layer_params(const modelcfg *m);
 uint64_t modelcfg_moe_layer_params_tp(const modelcfg *m, uint64_t tp, uint64_t ep, uint64_t etp,
                                       uint64_t *expert_part);
+/* A layer's parameters every tensor-parallel rank holds whole (the norms, the row-parallel biases, MLA's
+ * down-projections and latent norms; an MoE layer's router): with sequence parallelism their gradients
+ * are partial sums over the rank's tokens (Megatron-Core marks them sequence_parallel). */
+uint64_t modelcfg_layer_tp_whole_params(const modelcfg *m, int moe);
 /* Parameters a token activates: every dense layer, the attention, router, top_k routed and the shared
  * experts of every MoE layer, the embeddings and the head (for MFU-style reports of MoE models). */
 uint64_t modelcfg_active_params(const modelcfg *m);

@@ -292,35 +292,38 @@ static void attn_fwd(bld *B, int L, const lshape *x)
     mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
 }
 
-/* The tail of a column-parallel layer's backward (QKV, FC1) after its output gradient: the input-gradient
- * GEMM bd (m x n x k), the weight-gradient GEMM bw (wm x wn x wk; with sp on the all-gathered input ag), and the
- * input gradient's all-reduce (sp: reduce-scatter) red. With tp_grad_comm_overlap, as Megatron-LM's
+/* The tail of a column-parallel layer's backward (QKV, FC1, MLA's up-projections) after its output gradient:
+ * the input-gradient GEMM bd (m x n x k), the weight-gradient GEMM bw (wm x wn x wk; with sp on the
+ * all-gathered input ag), and the input gradient's all-reduce (sp: reduce-scatter) red, of in_bytes (the
+ * layer's whole input: ag and red move the same tensor). With tp_grad_comm_overlap, as Megatron-LM's
  * LinearWithGradAccumulationAndAsyncCommunication.backward (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30; the
  * sp form 02bb1f5c86, 2022-03-02; megatron/core/tensor_parallel/layers.py): sp's all-gather starts before bd and is waited for
  * after it; red starts after bd and is waited for after bw. Without (Megatron-LM before 2021-08): each
  * collective blocks the stream where it stands. */
-typedef struct col_bwd_names {
-    const char *bd, *bw, *ag, *red;
-} col_bwd_names;
-
-static void col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, const uint64_t bd[3], const uint64_t bw[3])
+void opg_col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, uint64_t in_bytes, const uint64_t bd[3],
+                 const uint64_t bw[3])
 {
     if (!x->tpo) {
         gemm(B, L, nm->bd, 1, bd[0], bd[1], bd[2]);
         if (x->sp)
-            tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, x->tp);
+            tpc(B, L, OPGRAPH_ALLGATHER, in_bytes, nm->ag, x->tp);
         gemm(B, L, nm->bw, 1, bw[0], bw[1], bw[2]);
-        tpc(B, L, x->ar, x->act_bytes, nm->red, x->tp);
+        tpc(B, L, x->ar, in_bytes, nm->red, x->tp);
         return;
     }
     if (x->sp)
-        tpc_async(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, x->tp);
+        tpc_async(B, L, OPGRAPH_ALLGATHER, in_bytes, nm->ag, x->tp);
     gemm(B, L, nm->bd, 1, bd[0], bd[1], bd[2]);
     if (x->sp)
         tp_wait(B, L, x->tp);
-    tpc_async(B, L, x->ar, x->act_bytes, nm->red, x->tp);
+    tpc_async(B, L, x->ar, in_bytes, nm->red, x->tp);
     gemm(B, L, nm->bw, 1, bw[0], bw[1], bw[2]);
     tp_wait(B, L, x->tp);
+}
+
+static void col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, const uint64_t bd[3], const uint64_t bw[3])
+{
+    opg_col_bwd(B, L, x, nm, x->act_bytes, bd, bw);
 }
 
 static void attn_bwd(bld *B, int L, const lshape *x)

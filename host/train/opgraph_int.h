@@ -47,6 +47,16 @@ void opg_tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64
 /* The attention core, forward or backward (flash, with cp > 1 in its ring exchange, or unfused) */
 void opg_attn_core(bld *B, int tpl, const lshape *x, int bwd);
 
+/* A column-parallel layer's backward after its output gradient (opgraph.c, with training.tp_grad_comm_overlap
+ * as Megatron-LM and Transformer Engine overlap it): the names of its input-gradient GEMM, weight-gradient
+ * GEMM, sp all-gather of the input for the weight gradient and the input gradient's reduction; in_bytes the
+ * input's bytes (all T tokens); bd and bw the two GEMMs' m, n, k. */
+typedef struct col_bwd_names {
+    const char *bd, *bw, *ag, *red;
+} col_bwd_names;
+void opg_col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, uint64_t in_bytes, const uint64_t bd[3],
+                 const uint64_t bw[3]);
+
 /* The names of a head's kernels and collectives: the model's, or an MTP module's */
 typedef struct head_names {
     const char *lnf, *ag, *logits, *xent, *ar_xent, *xent_b, *logits_bd, *logits_bw, *rs_g, *ar_g, *lnf_b;

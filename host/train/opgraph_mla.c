@@ -19,7 +19,10 @@
  * fused attention takes the two head dimensions); linear_proj is row-parallel from heads x v as usual. The
  * backward mirrors it: the up-projections' input gradients (the latents' and the rope key's) are reduced
  * over the tensor-parallel group (reduce-scatter with sequence parallelism, else all-reduce), not the hidden
- * state's, because the duplicated down-projections' input gradient is whole on every rank. */
+ * state's, because the duplicated down-projections' input gradient is whole on every rank; with
+ * tp_grad_comm_overlap each up-projection overlaps them as a column-parallel layer (opg_col_bwd). The
+ * down-projections' weight gradients, partial with sequence parallelism, are summed once per iteration
+ * (train_step.c end_tp_grads). */
 void opg_mla_up(bld *B, int L, const lshape *x, const char *sfx_ag)
 {
     uint64_t qin = x->qr ? x->qr : x->h, T = x->T;
@@ -66,13 +69,35 @@ void opg_mla_bwd(bld *B, int L, const lshape *x)
     if (x->rope)
         opg_mem(B, L, "rope.bwd", T * (x->at + 1) * x->dr, 4);
     opg_fp8_quant(B, L, "mxfp8.quant.mla.up.bwd", T * (qn + kvn));
-    opg_gemm(B, L, "mla.q_up.bwd_data", 1, T, qin, qn);
-    opg_gemm(B, L, "mla.kv_up.bwd_data", 1, T, x->kvr, kvn);
-    if (x->sp)
-        opg_tpc(B, L, OPGRAPH_ALLGATHER, (uint64_t)B->act * T * (x->qr + x->kvr), "tp.allgather.mla.wgrad", x->tp);
-    opg_gemm(B, L, "mla.q_up.bwd_weight", 1, qin, qn, T);
-    opg_gemm(B, L, "mla.kv_up.bwd_weight", 1, x->kvr, kvn, T);
-    opg_tpc(B, L, x->ar, lat, x->sp ? "tp.reducescatter.mla.grad" : "tp.allreduce.mla.grad", x->tp);
+    if (x->tpo && x->tp > 1) {
+        /* each up-projection is its own column-parallel layer (TELayerNormColumnParallelLinear, the latent
+         * norm fused): its input's all-gather (sp) beside its input-gradient GEMM, its input gradient's
+         * reduction beside its weight-gradient GEMM (opg_col_bwd); the rope key's gradient is reduced on
+         * the stream, the backward of Megatron-Core's explicit gather_from_sequence_parallel_region */
+        uint64_t a = (uint64_t)B->act * T;
+        const col_bwd_names kv = { "mla.kv_up.bwd_data", "mla.kv_up.bwd_weight", "tp.allgather.mla.kv.wgrad",
+                                   x->sp ? "tp.reducescatter.mla.kv.grad" : "tp.allreduce.mla.kv.grad" };
+        opg_col_bwd(B, L, x, &kv, a * x->kvr, (const uint64_t[3]){ T, x->kvr, kvn },
+                    (const uint64_t[3]){ x->kvr, kvn, T });
+        if (x->qr) {
+            const col_bwd_names q = { "mla.q_up.bwd_data", "mla.q_up.bwd_weight", "tp.allgather.mla.q.wgrad",
+                                      x->sp ? "tp.reducescatter.mla.q.grad" : "tp.allreduce.mla.q.grad" };
+            opg_col_bwd(B, L, x, &q, a * x->qr, (const uint64_t[3]){ T, qin, qn }, (const uint64_t[3]){ qin, qn, T });
+        } else {
+            opg_gemm(B, L, "mla.q_up.bwd_data", 1, T, qin, qn);
+            opg_gemm(B, L, "mla.q_up.bwd_weight", 1, qin, qn, T);
+        }
+        opg_tpc(B, L, x->ar, a * x->dr, x->sp ? "tp.reducescatter.mla.k_rope.grad" : "tp.allreduce.mla.k_rope.grad",
+                x->tp);
+    } else {
+        opg_gemm(B, L, "mla.q_up.bwd_data", 1, T, qin, qn);
+        opg_gemm(B, L, "mla.kv_up.bwd_data", 1, T, x->kvr, kvn);
+        if (x->sp)
+            opg_tpc(B, L, OPGRAPH_ALLGATHER, (uint64_t)B->act * T * (x->qr + x->kvr), "tp.allgather.mla.wgrad", x->tp);
+        opg_gemm(B, L, "mla.q_up.bwd_weight", 1, qin, qn, T);
+        opg_gemm(B, L, "mla.kv_up.bwd_weight", 1, x->kvr, kvn, T);
+        opg_tpc(B, L, x->ar, lat, x->sp ? "tp.reducescatter.mla.grad" : "tp.allreduce.mla.grad", x->tp);
+    }
     opg_mem(B, L, "mla.latent_norm.bwd", Ts * (x->qr + x->kvr), 8);
     opg_fp8_quant(B, L, "mxfp8.quant.mla.down.bwd", Ts * (x->qr + x->kvr + x->dr));
     if (x->qr) {

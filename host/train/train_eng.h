@@ -82,6 +82,7 @@ enum layer_step { LAYER_START, LAYER_BACKWARD, LAYER_GRADS };
 enum end_step {
     END_HOST,           /* the framework's host time per iteration (training.host_overhead_iteration) */
     END_GRAD_FLUSH,     /* the last gradient bucket, or every bucket without overlap; wait for the reduction */
+    END_TP_GRADS,       /* sp: all-reduce over tp of the gradients of parameters every tp rank holds (rep.tp_grad_bytes) */
     END_EMBEDDING_SYNC, /* tied embeddings over stages: the first and the last stage all-reduce them */
     END_OPTIMIZER,      /* the optimizer step, as the optimizer policy places it (policy.h) */
     END_PARAM_GATHER,   /* distributed optimizer (ZeRO >= 1): all-gather the updated parameters */
@@ -160,6 +161,7 @@ typedef struct rep {
     int64_t finish_ps;
     uint32_t opt_op;
     uint64_t params;                /* before ZeRO */
+    uint64_t tp_grad_bytes;         /* END_TP_GRADS: the gradients' bytes (train_setup.c; 0: no collective) */
     int first_stage, last_stage;    /* holds the embedding / the head */
     /* CXL */
     cxl_route *routes;

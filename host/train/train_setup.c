@@ -196,10 +196,18 @@ static int setup_stages(eng *E, cxl_err *err)
         R->last_stage = r == traincfg_head_stage(t);
         R->params = (R->first_stage ? E->g.embed_params : 0) + (R->last_stage ? E->g.head_params : 0);
         uint64_t expert = 0;    /* the routed experts' parameters (ZeRO shards them over the expert-dp group) */
+        /* sp: the stage's gradients of parameters every tp rank holds, summed over tp at the iteration's end
+         * (train_step.c end_tp_grads); priced for MLA, whose duplicated down-projections make them 8 % of a
+         * DeepSeek-V3 layer's attention; other models' (norms, biases, routers: a few h per layer) are left
+         * out, as before */
+        int tp_whole = tp > 1 && t->sp && modelcfg_is_mla(&E->x->model);
         for (uint32_t c = 0; c < E->v; c++)
             for (uint32_t l = 0; l < E->chunk_layers[c * pp + r]; l++) {
                 R->params += eng_layer_params(E, c * pp + r, l);
                 expert += eng_layer_moe(E, c * pp + r, l) ? E->g.moe_expert_params : 0;
+                if (tp_whole)
+                    R->tp_grad_bytes += modelcfg_layer_tp_whole_params(&E->x->model, eng_layer_moe(E, c * pp + r, l)) *
+                                        E->g.grad_elem_bytes;
             }
         uint64_t edp = gpumem_expert_dp(t), rest = R->params - expert;
         R->expert_shard_params = t->zero >= 1 ? (expert + edp - 1) / edp : expert;

@@ -4,7 +4,7 @@
  *
  * Per schedule item: ITEM_PRE_RECV, ITEM_HOST, ITEM_RECV, ITEM_GATHER, ITEM_BODY (templates of opgraph.h: what comes
  * before the layers, each layer's LAYER_* steps, what comes after, the item's end), ITEM_SEND, ITEM_NEXT;
- * after the last item: END_HOST, END_GRAD_FLUSH, END_EMBEDDING_SYNC, END_OPTIMIZER (the optimizer
+ * after the last item: END_HOST, END_GRAD_FLUSH, END_TP_GRADS, END_EMBEDDING_SYNC, END_OPTIMIZER (the optimizer
  * policy, policy.h), END_PARAM_GATHER, END_DONE. Each step records the next one before it may block, so
  * eng_advance resumes where the stream stopped. */
 #include <stdlib.h>
@@ -660,7 +660,7 @@ static int end_host(eng *E, rep *R)
 
 static int end_grad_flush(eng *E, rep *R)
 {
-    R->end = END_EMBEDDING_SYNC;
+    R->end = END_TP_GRADS;
     bucket_add(E, R, 0, 1);
     if (!E->t->overlap_grad_reduce && traincfg_dpcp(E->t) > 1) {
         /* all gradients at once, in buckets, after the backward pass */
@@ -668,6 +668,21 @@ static int end_grad_flush(eng *E, rep *R)
         enqueue_buckets(E, R, grad_op(E), total, "dp.grads");
     }
     return wait_dp(E, R);
+}
+
+/* With sequence parallelism each tensor-parallel rank computes the gradient of a parameter it holds whole
+ * (norms, MLA's duplicated down-projections, the router) on its own s / tp tokens: Megatron-Core's
+ * finalize_model_grads sums them over the tensor-parallel group in one coalesced all-reduce on the compute
+ * stream, after the data-parallel gradient sync and before the embedding's (megatron/core/distributed/
+ * finalize_model_grads.py, _allreduce_non_tensor_model_parallel_grads; the parameters marked sequence_parallel:
+ * TELinear in parallel_mode "duplicated", TopKRouter's weight, TE's norms). train_setup.c sizes it. */
+static int end_tp_grads(eng *E, rep *R)
+{
+    R->end = END_EMBEDDING_SYNC;
+    if (!R->tp_grad_bytes)
+        return STEP_NEXT;
+    run_tp(E, R, OPGRAPH_ALLREDUCE, R->tp_grad_bytes, "tp.allreduce.sp_grads");
+    return STEP_BLOCKED;
 }
 
 /* Tied embeddings over pipeline stages: all-reduce of the word-embedding gradients between the first and
@@ -719,6 +734,7 @@ static int end_step(eng *E, rep *R)
     switch (R->end) {
     case END_HOST: return end_host(E, R);
     case END_GRAD_FLUSH: return end_grad_flush(E, R);
+    case END_TP_GRADS: return end_tp_grads(E, R);
     case END_EMBEDDING_SYNC: return end_embedding_sync(E, R);
     case END_OPTIMIZER: return end_optimizer(E, R);
     case END_PARAM_GATHER: return end_param_gather(E, R);

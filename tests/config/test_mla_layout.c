@@ -2,7 +2,9 @@
  * MLA's parameters, FLOPs and activation bytes on a small model against a hand count (and DeepSeek-V3's
  * published 187.1M attention parameters per layer, 671B in all); the layout string's parse (repeats, groups,
  * each syntax error at its character); each layout rule and MLA key check as a file:line:column error; an
- * engine run with the layout and an MTP module. */
+ * engine run with the layout and an MTP module; MLA with tensor parallelism: the up-projections' backward
+ * collectives beside their GEMMs (tp_grad_comm_overlap) and, with sp, the iteration's all-reduce of the
+ * gradients every tensor-parallel rank holds whole. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include "config/expcfg.h"
 #include "config/parallel.h"
 #include "config/pplayout.h"
+#include "train/collalgo.h"
 #include "train/gpumem.h"
 #include "train/opgraph.h"
 #include "train/train.h"
@@ -87,6 +90,18 @@ static const op_desc *find(const opgraph *g, int tpl, const char *name)
     return NULL;
 }
 
+/* The index of the first entry of a template with that name (a kernel's op name or a collective's), or -1 */
+static int entry_at(const opgraph *g, int tpl, const char *name)
+{
+    for (uint32_t i = 0; i < g->tpl[tpl].n; i++) {
+        const opgraph_entry *en = &g->tpl[tpl].e[i];
+        const char *nm = en->kind == OPGRAPH_KERNEL ? g->ops[en->op].name : en->name;
+        if (nm && !strcmp(nm, name))
+            return (int)i;
+    }
+    return -1;
+}
+
 static int has_entry(const opgraph *g, int tpl, const char *name)
 {
     for (uint32_t i = 0; i < g->tpl[tpl].n; i++) {
@@ -130,6 +145,38 @@ static void mla_flops(void **state)
     assert_true(has_entry(g, OPGRAPH_LAYER_FWD, "tp.allgather.mla"));
     assert_true(has_entry(g, OPGRAPH_LAYER_BWD, "tp.reducescatter.mla.grad"));
     assert_false(has_entry(g, OPGRAPH_LAYER_FWD, "tp.allgather.attn"));
+    /* with tp_grad_comm_overlap each up-projection's backward is a column-parallel layer's, as Transformer
+     * Engine's LayerNormLinear runs it: the input's all-gather beside the input-gradient GEMM, the input
+     * gradient's reduce-scatter beside the weight-gradient GEMM; the rope key's gradient reduced on the
+     * stream. Bytes: T = 64 tokens x 2 B x kv_lora 16, q_lora 32, rope 4 */
+    t.tp_grad_overlap = 1;
+    ok_or_fail(opgraph_build(&m, &t, g, &e), &e, "opgraph tp 2 overlap");
+    assert_false(has_entry(g, OPGRAPH_LAYER_BWD, "tp.reducescatter.mla.grad"));
+    static const struct { const char *ag, *bd, *red, *bw; uint64_t bytes; } col[2] = {
+        { "tp.allgather.mla.kv.wgrad", "mla.kv_up.bwd_data", "tp.reducescatter.mla.kv.grad", "mla.kv_up.bwd_weight",
+          64 * 2 * 16 },
+        { "tp.allgather.mla.q.wgrad", "mla.q_up.bwd_data", "tp.reducescatter.mla.q.grad", "mla.q_up.bwd_weight",
+          64 * 2 * 32 },
+    };
+    const opgraph_tpl *bw = &g->tpl[OPGRAPH_LAYER_BWD];
+    for (int c = 0; c < 2; c++) {
+        int i = entry_at(g, OPGRAPH_LAYER_BWD, col[c].ag);
+        assert_true(i >= 0 && i + 5 < (int)bw->n);
+        assert_int_equal(bw->e[i].kind, OPGRAPH_TP_ASYNC);
+        assert_int_equal(bw->e[i].bytes, col[c].bytes);
+        assert_string_equal(g->ops[bw->e[i + 1].op].name, col[c].bd);
+        assert_int_equal(bw->e[i + 2].kind, OPGRAPH_TP_WAIT);
+        assert_int_equal(bw->e[i + 3].kind, OPGRAPH_TP_ASYNC);
+        assert_string_equal(bw->e[i + 3].name, col[c].red);
+        assert_int_equal(bw->e[i + 3].bytes, col[c].bytes);
+        assert_string_equal(g->ops[bw->e[i + 4].op].name, col[c].bw);
+        assert_int_equal(bw->e[i + 5].kind, OPGRAPH_TP_WAIT);
+    }
+    int kr = entry_at(g, OPGRAPH_LAYER_BWD, "tp.reducescatter.mla.k_rope.grad");
+    assert_true(kr >= 0);
+    assert_int_equal(bw->e[kr].kind, OPGRAPH_TP_COLL);
+    assert_int_equal(bw->e[kr].bytes, 64 * 2 * 4);
+    t.tp_grad_overlap = 0;
     /* recompute_mla_up_proj: the up-projections run again before the backward */
     t.recompute_mla_up_proj = 1;
     ok_or_fail(opgraph_build(&m, &t, g, &e), &e, "opgraph recompute");
@@ -279,8 +326,9 @@ static void mla_key_errors(void **state)
     assert_non_null(strstr(e.msg, "model.kv_heads: 2, but multi-head latent attention"));
 }
 
-/* The engine with the layout: an MTP module costs time on the last stage; MLA runs with tp 2 and sp. */
-static int64_t iteration(const char *name, const char *model_yaml, const char *training)
+/* Run the small model (model_yaml) on one DGX H100 with `training`: the iteration time in picoseconds and,
+ * when n is not NULL, how many tensor-parallel all-reduces of `bytes` per rank it issued (train_result.colls). */
+static int64_t run_small(const char *name, const char *model_yaml, const char *training, uint64_t bytes, uint64_t *n)
 {
     char text[1024];
     tmpdir_write("m.yaml", model_yaml);
@@ -293,10 +341,19 @@ static int64_t iteration(const char *name, const char *model_yaml, const char *t
     ok_or_fail(expcfg_load(p, x, &e), &e, p);
     train_result res;
     ok_or_fail(train_run(x, NULL, &res, &e), &e, p);
+    for (uint32_t i = 0; n && i < res.ncolls; i++)
+        if (res.colls[i].tp && res.colls[i].op == COLLALGO_ALLREDUCE && res.colls[i].bytes == bytes)
+            *n += res.colls[i].count;
     int64_t ps = res.iteration_ps;
     train_result_free(&res);
     free(x);
     return ps;
+}
+
+/* The engine with the layout: an MTP module costs time on the last stage; MLA runs with tp 2 and sp. */
+static int64_t iteration(const char *name, const char *model_yaml, const char *training)
+{
+    return run_small(name, model_yaml, training, 0, NULL);
 }
 
 static void layout_engine(void **state)
@@ -313,12 +370,41 @@ static void layout_engine(void **state)
     assert_true(mtp > plain);
 }
 
+/* A run's tensor-parallel all-reduces of `bytes` per rank (the small MLA model), its time in *ps */
+static uint64_t tp_allreduces(const char *name, const char *training, uint64_t bytes, int64_t *ps)
+{
+    uint64_t n = 0;
+    *ps = run_small(name, SMALL_MLA, training, bytes, &n);
+    return n;
+}
+
+/* MLA with tp 2: with sp, the duplicated down-projections' (and the norms') gradients are summed over the
+ * tensor-parallel group once per iteration (Megatron-Core finalize_model_grads,
+ * _allreduce_non_tensor_model_parallel_grads): per layer 2,048 + 1,280 (down-projections) + 48 (latent
+ * norms) + 128 (the two norms) = 3,504 parameters, 4 layers, bf16 gradients. Without sp every rank
+ * computes them on all tokens: nothing to sum. The column-parallel overlap makes the run no slower. */
+static void mla_tp_engine(void **state)
+{
+    (void)state;
+    const char *sp = "  global_batch: 4\n  tp: 2\n  sp: true\n  dp: 4\n  main_grads: bf16\n";
+    int64_t with_sp, no_sp, no_ovl;
+    assert_int_equal(tp_allreduces("s1.yaml", sp, 4 * 3504 * 2, &with_sp), 1);
+    assert_int_equal(tp_allreduces("s2.yaml", "  global_batch: 4\n  tp: 2\n  sp: false\n  dp: 4\n  main_grads: bf16\n",
+                                   4 * 3504 * 2, &no_sp), 0);
+    char t3[256];
+    snprintf(t3, sizeof t3, "%s  tp_grad_comm_overlap: false\n", sp);
+    assert_int_equal(tp_allreduces("s3.yaml", t3, 4 * 3504 * 2, &no_ovl), 1);
+    printf("MLA tp 2: sp %.6f s, sp without the column-parallel overlap %.6f s, no sp %.6f s\n", (double)with_sp / 1e12,
+           (double)no_ovl / 1e12, (double)no_sp / 1e12);
+    assert_true(with_sp < no_ovl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mla_params),  cmocka_unit_test(mla_flops),     cmocka_unit_test(mla_memory),
         cmocka_unit_test(layout_parse), cmocka_unit_test(layout_errors), cmocka_unit_test(mla_key_errors),
-        cmocka_unit_test(layout_engine),
+        cmocka_unit_test(layout_engine), cmocka_unit_test(mla_tp_engine),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
