@@ -47,6 +47,8 @@ static const cfg_field fields[] = {
       "gemm_efficiency of per-tensor FP8 GEMMs, of the fp8 peak (0: gemm_efficiency), e.g. 0.615" },
     { "mxfp8_gemm_efficiency", CFG_T_DOUBLE, G(mxfp8_gemm_efficiency), 0, 0, 1, NULL, NULL, 0, NULL,
       "gemm_efficiency of MXFP8 GEMMs, of the fp8 peak (0: fp8_gemm_efficiency), e.g. 0.585" },
+    { "gemm_tile_select", CFG_T_BOOL, G(gemm_tile_select), 0, 0, 1, NULL, NULL, 0, NULL,
+      "pick each GEMM's tile from cuBLAS's tile sizes by shape (true) or always use gemm_tile_m x gemm_tile_n" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -62,6 +64,7 @@ static void defaults(void *obj)
     g->kernel_overhead_ps = 3000000;    /* 3 us */
     g->gemm_tile_m = 128;               /* CUTLASS's default tensor-op threadblock tile, 128 x 256 */
     g->gemm_tile_n = 256;
+    g->gemm_tile_select = 1;            /* cuBLAS picks a tile per shape (compute.h) */
     /* FlashAttention-2 (Dao, arXiv 2307.08691, Sec. 4.1), the portable kernel: up to 73 % of the A100's
      * peak in the forward pass and 63 % in the backward pass (head dimension 128, long sequences) */
     g->attention_fwd_efficiency = 0.73;

@@ -19,7 +19,7 @@ extern const char *const gpucfg_dtype_names[]; /* "bf16", "fp16", "fp8", "tf32",
 enum { GPUCFG_F_NAME, GPUCFG_F_DESCRIPTION, GPUCFG_F_TFLOPS0, GPUCFG_F_HBM = GPUCFG_F_TFLOPS0 + GPUCFG_NDTYPES,
        GPUCFG_F_HBM_BW, GPUCFG_F_NVLINK, GPUCFG_F_SMS, GPUCFG_F_GEMM_EFF, GPUCFG_F_MEM_EFF,
        GPUCFG_F_KERNEL_OVERHEAD, GPUCFG_F_TILE_M, GPUCFG_F_TILE_N, GPUCFG_F_ATTN_FWD_EFF, GPUCFG_F_ATTN_BWD_EFF,
-       GPUCFG_F_MXFP8, GPUCFG_F_FP8_GEMM_EFF, GPUCFG_F_MXFP8_GEMM_EFF, GPUCFG_NFIELDS };
+       GPUCFG_F_MXFP8, GPUCFG_F_FP8_GEMM_EFF, GPUCFG_F_MXFP8_GEMM_EFF, GPUCFG_F_TILE_SELECT, GPUCFG_NFIELDS };
 
 typedef struct gpucfg {
     char name[64];
@@ -35,6 +35,8 @@ typedef struct gpucfg {
     double memory_efficiency;       /* fraction of hbm_bw_bps memory-bound kernels reach, (0, 1] */
     uint64_t kernel_overhead_ps;    /* fixed time per kernel: launch gap + tail */
     uint64_t gemm_tile_m, gemm_tile_n; /* GEMM output tile (threadblock tile), rows x columns */
+    int gemm_tile_select;           /* 1: each GEMM takes the fastest of cuBLAS's tiles (compute.h), the
+                                       one above among them; 0: every GEMM uses the one above */
     /* fraction of the dense peak the fused (flash) attention kernel sustains, forward and backward, (0, 1] */
     double attention_fwd_efficiency, attention_bwd_efficiency;
     /* 1 when the tensor cores take MXFP8 operands (OCP Microscaling: FP8 E4M3 elements, one E8M0 scale per

@@ -19,10 +19,22 @@ static int to_ps(double s, int64_t *out)
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
+/* The threadblock tiles cuBLAS chooses among, largest first (NVIDIA, "Matrix Multiplication Background
+ * User's Guide", section "Typical Tile Dimensions in cuBLAS and Performance"; the same shapes are CUTLASS's
+ * Sm80 tensor-op tiles, python/cutlass_library/generator.py GenerateSM80_TensorOp_16816). */
+#define GEMM_NTILES 8
+static const uint64_t gemm_tiles[GEMM_NTILES][2] = {
+    { 256, 128 }, { 128, 256 }, { 128, 128 }, { 256, 64 }, { 64, 256 }, { 128, 64 }, { 64, 128 }, { 64, 64 },
+};
+
+/* Operand reuse of a tm x tn tile: FLOPs per byte of A and B it loads, up to a constant factor
+ * (2 tm tn k FLOPs over 2 (tm + tn) k bytes of 16-bit operands). */
+static double tile_reuse(uint64_t tm, uint64_t tn) { return (double)tm * (double)tn / ((double)tm + (double)tn); }
+
 int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_err *err)
 {
     cxl_err_clear(err);
-    *out = (compute_cost){ 0, 0, 0, 0, 0, 0, 0, -1 };
+    *out = (compute_cost){ 0, 0, 0, 0, 0, 0, 0, 0, 0, -1 };
     if (op->kind != OP_GEMM && op->kind != OP_MEM && op->kind != OP_ATTN_FWD && op->kind != OP_ATTN_BWD)
         return cxl_errf(err, CXL_EINTERNAL, "compute: op '%s' has unknown kind %d", op->name ? op->name : "?",
                         op->kind);
@@ -57,22 +69,40 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
             eff = g->fp8_gemm_efficiency;
         if (op->dtype == GPUCFG_FP8 && op->block_scaled && g->mxfp8_gemm_efficiency > 0)
             eff = g->mxfp8_gemm_efficiency;
-        uint64_t tm = g->gemm_tile_m, tn = g->gemm_tile_n, tiles;
-        if (__builtin_mul_overflow(op->batch, ceil_div(op->m, tm), &tiles) ||
-            __builtin_mul_overflow(tiles, ceil_div(op->n, tn), &tiles))
-            return out->culprit = -1, cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' has more than 2^64 tiles", op->name ? op->name : "?");
-        out->tiles = tiles;
-        /* Matrix Multiplication Background User's Guide: every tile does a full tile's work (tile
-         * quantization), and the SMs finish a wave before the last partial wave (wave quantization). */
-        double tile_flops = 2.0 * (double)tm * (double)tn * (double)op->k, t_math;
-        if (g->sms > 0) {
-            out->waves = ceil_div(tiles, g->sms);
-            double sm_flops = peak / (double)g->sms * eff;
-            t_math = (double)out->waves * (tile_flops / sm_flops);
-        } else {
-            out->waves = tiles;
-            t_math = (double)tiles * tile_flops / (peak * eff);
+        /* The configured tile first (the reference of gemm_efficiency), then, with gemm_tile_select, the
+         * tiles cuBLAS chooses among; the least math time wins, the earlier on a tie (compute.h). */
+        uint64_t cand[1 + GEMM_NTILES][2] = { { g->gemm_tile_m, g->gemm_tile_n } };
+        size_t ncand = 1;
+        if (g->gemm_tile_select)
+            for (size_t i = 0; i < GEMM_NTILES; i++, ncand++)
+                cand[ncand][0] = gemm_tiles[i][0], cand[ncand][1] = gemm_tiles[i][1];
+        double ref_reuse = tile_reuse(g->gemm_tile_m, g->gemm_tile_n), t_math = -1;
+        for (size_t i = 0; i < ncand; i++) {
+            uint64_t tm = cand[i][0], tn = cand[i][1], tiles, waves;
+            if (__builtin_mul_overflow(op->batch, ceil_div(op->m, tm), &tiles) ||
+                __builtin_mul_overflow(tiles, ceil_div(op->n, tn), &tiles))
+                continue;
+            /* a tile with less operand reuse than the reference runs slower in proportion (compute.h) */
+            double r = tile_reuse(tm, tn) / ref_reuse;
+            double tile_flops = 2.0 * (double)tm * (double)tn * (double)op->k, t;
+            if (r > 1)
+                r = 1;
+            /* Matrix Multiplication Background User's Guide: every tile does a full tile's work (tile
+             * quantization), and the SMs finish a wave before the last partial wave (wave quantization). */
+            if (g->sms > 0) {
+                waves = ceil_div(tiles, g->sms);
+                t = (double)waves * (tile_flops / (peak / (double)g->sms * eff * r));
+            } else {
+                waves = tiles;
+                t = (double)tiles * tile_flops / (peak * eff * r);
+            }
+            if (t_math < 0 || t < t_math) {
+                t_math = t;
+                out->tiles = tiles, out->waves = waves, out->tile_m = tm, out->tile_n = tn;
+            }
         }
+        if (t_math < 0)
+            return out->culprit = -1, cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' has more than 2^64 tiles", op->name ? op->name : "?");
         if (to_ps(t_math, &out->math_ps))
             return cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' takes beyond %lld ps", op->name ? op->name : "?",
                             (long long)INT64_MAX);

@@ -16,6 +16,20 @@
  * per-expert GEMMs overlap on Transformer Engine's several GEMM streams.)
  * A partial tile costs a whole tile and a partial wave a whole wave; t_mem is the memory side of the
  * roofline, so a GEMM with little reuse (skinny, small, or batched small products) falls to it.
+ *
+ * The tile (gemm_tile_select, default on): cuBLAS picks a threadblock tile per shape from a set, larger
+ * tiles more efficient through more operand reuse, smaller ones giving more tiles to fill the SMs (Matrix
+ * Multiplication Background User's Guide, "Typical Tile Dimensions in cuBLAS and Performance": 256 x 128
+ * and 128 x 256 the most efficient, then 128 x 128, 256 x 64 and 64 x 256, 128 x 64 and 64 x 128, 64 x 64;
+ * CUTLASS's Sm80 tensor-op tiles are the same). Each GEMM is priced with every tile of that set and with
+ * gemm_tile_m x gemm_tile_n, and takes the least t_math (the configured tile on a tie). gemm_efficiency
+ * holds for the configured tile; a tile with less reuse runs at
+ *     r = min(1, reuse(tile) / reuse(gemm_tile_m x gemm_tile_n)),  reuse(tm x tn) = tm tn / (tm + tn)
+ * of it (2 tm tn k FLOPs per 2 (tm + tn) k bytes of 16-bit operands loaded): the guide's ordering, with a
+ * tile's throughput taken as proportional to its reuse, the bound for a tile fed at the same operand rate.
+ * So a 256 x 128 tile replaces a half-empty 128 x 256 one at no loss (the attention's context product,
+ * head dimension 128), and a GEMM of a few tiles runs on more SMs with smaller ones (64 x 64 at 3/8 the
+ * rate). Split-K (several tiles over slices of k, reduced afterwards) is not modelled.
  * peak = tflops[dtype] x 10^12 FLOP/s; gemm_efficiency is fp8_gemm_efficiency for an fp8 GEMM and
  * mxfp8_gemm_efficiency for an MXFP8 one (op.h block_scaled) where the GPU gives them (FP8 GEMMs reach a
  * smaller fraction of their doubled peak, MXFP8's smaller still: configs/gpus/b200.yaml, h100-sxm.yaml).
@@ -62,6 +76,7 @@ typedef struct compute_cost {
     int64_t overhead_ps;  /* kernel_overhead x the op's launches (at least 1) */
     uint64_t tiles;       /* OP_GEMM: output tiles; OP_MEM: 0 */
     uint64_t waves;       /* OP_GEMM: ceil(tiles / sms), or tiles when sms is 0; OP_MEM: 0 */
+    uint64_t tile_m, tile_n; /* OP_GEMM: the tile chosen (gemm_tile_select) or configured; others: 0 */
     int memory_bound;     /* 1 when memory_ps > math_ps */
     int culprit;          /* on an error: the GPU field (GPUCFG_F_*) that makes the time impossible, for its
                              location (hbm_bandwidth, the dtype's *_tflops, kernel_overhead); -1 otherwise */
