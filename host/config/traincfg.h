@@ -200,7 +200,8 @@ static inline int traincfg_grad_overlap(const traincfg *t)
 {
     if (t->grad_reduce != TRAINCFG_GRAD_DEEPSPEED)
         return t->overlap_grad_reduce;
-    int on = t->overlap_comm == TRAINCFG_OVERLAP_COMM_AUTO ? t->zero == 3 : t->overlap_comm == TRAINCFG_OVERLAP_COMM_TRUE;
+    int on = t->overlap_comm == TRAINCFG_OVERLAP_COMM_AUTO ? t->zero == 3
+                                                           : t->overlap_comm == TRAINCFG_OVERLAP_COMM_TRUE;
     return on && t->zero >= 1;
 }
 /* 1 when DeepSpeed's ZeRO-2/3 reduce each micro-batch's gradients during its backward on the compute stream
