@@ -1,11 +1,18 @@
 /* report_train.c - `cxlsim train`'s summary and JSON (report_train.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "cli/report_train.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli_run.h"
 #include "train/collalgo.h"
+#include "train/collmodel.h"
 #include "train/nccltune.h"
 #include "cli/report_json.h"
 #include "cli/report_memory.h"
+
+static void text_resolved(FILE *so, const expcfg *x);
 
 static void text_setup(FILE *so, const expcfg *x)
 {
@@ -30,6 +37,111 @@ static void text_setup(FILE *so, const expcfg *x)
         fprintf(so, "  attention   %s, cp %llu\n", traincfg_attention_names[t->attention], (unsigned long long)t->cp);
     if (t->pipeline_schedule != TRAINCFG_SCHEDULE_AUTO)
         fprintf(so, "  schedule    %s\n", traincfg_schedule_names[t->pipeline_schedule]);
+    text_resolved(so, x);
+}
+
+/* The bandwidths the engine uses, per direction, in B/s (0: not given or not present). */
+typedef struct train_bw {
+    double nvlink_gpu;       /* gpu.nvlink / 2 x nvlink_efficiency (collmodel_fabric) */
+    double nic;              /* one NIC: nic_bandwidth x nic_efficiency */
+    double scale_out_node;   /* the node's NICs, / oversubscription on a fat tree */
+    double scale_out_gpu;    /* one GPU's share of them (collmodel_fabric) */
+    double host_link_gpu;    /* cluster.host_link_bandwidth */
+    double cxl_gpu_path;     /* cxl.gpu_path_bandwidth, per GPU */
+    double cxl_link;         /* the device's host link: rate x width / 8, before flit overhead (the device
+                                model charges the flits itself) */
+} train_bw;
+
+static void bandwidths(const expcfg *x, train_bw *b)
+{
+    const clustercfg *c = &x->cluster;
+    collalgo_fabric fab;
+    double intra, inter;
+    collmodel_fabric(c, &x->gpu, &fab, &intra, &inter);
+    memset(b, 0, sizeof *b);
+    b->nvlink_gpu = x->gpu.nvlink_bw_bps ? intra : 0;
+    b->nic = (double)c->nic_bw_bps * c->nic_efficiency;
+    b->scale_out_gpu = inter;
+    b->scale_out_node = inter * (double)c->gpus_per_node;
+    b->host_link_gpu = (double)c->host_link_bw_bps;
+    if (x->cxl.memory != CXLCFG_NONE) {
+        b->cxl_gpu_path = (double)x->cxl.gpu_path_bw_bps;
+        if (x->cxl.dev.path == DEVCFG_PATH_CXL)
+            b->cxl_link = (double)x->cxl.dev.link.rate_mts * 1e6 * (double)x->cxl.dev.link.width / 8.0;
+    }
+}
+
+/* expcfg_options_diff callbacks */
+static void text_option(void *ctx, const char *key, const char *value, const char *dflt)
+{
+    fprintf((FILE *)ctx, "    %-38s %s (default %s)\n", key, value, dflt);
+}
+
+static void json_option(void *ctx, const char *key, const char *value, const char *dflt)
+{
+    json_w *w = ctx;
+    json_obj_begin(w, NULL);
+    json_str(w, "key", key);
+    json_str(w, "value", value);
+    json_str(w, "default", dflt);
+    json_obj_end(w);
+}
+
+static void text_resolved(FILE *so, const expcfg *x)
+{
+    train_bw b;
+    bandwidths(x, &b);
+    const clustercfg *c = &x->cluster;
+    fprintf(so, "  bandwidth   per direction, efficiencies applied, as the engine uses it (GB/s):\n");
+    fprintf(so, "    NVLink      %.2f per GPU (%.2f both directions / 2 x %.3g)\n", b.nvlink_gpu / 1e9,
+            (double)x->gpu.nvlink_bw_bps / 1e9, c->nvlink_efficiency);
+    fprintf(so, "    NIC         %.2f each (%.2f x %.3g), %llu per node\n", b.nic / 1e9, (double)c->nic_bw_bps / 1e9,
+            c->nic_efficiency, (unsigned long long)c->nics_per_node);
+    fprintf(so, "    scale-out   %.2f per node, %.2f per GPU", b.scale_out_node / 1e9, b.scale_out_gpu / 1e9);
+    if (c->topology == CLUSTERCFG_FAT_TREE && c->oversubscription != 1)
+        fprintf(so, " (oversubscription %.3g)", c->oversubscription);
+    fprintf(so, "\n");
+    if (b.host_link_gpu > 0)
+        fprintf(so, "    host link   %.2f per GPU\n", b.host_link_gpu / 1e9);
+    if (x->cxl.memory != CXLCFG_NONE) {
+        fprintf(so, "    CXL         GPU path %.2f per GPU", b.cxl_gpu_path / 1e9);
+        if (b.cxl_link > 0)
+            fprintf(so, "; device link %.2f (x%llu at %.1f GT/s, before flit overhead)", b.cxl_link / 1e9,
+                    (unsigned long long)x->cxl.dev.link.width, (double)x->cxl.dev.link.rate_mts / 1e3);
+        fprintf(so, "\n");
+    }
+    fprintf(so, "  options     differing from the defaults:\n");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        expcfg_options_diff(x, text_option, m);
+        fclose(m);
+    }
+    fprintf(so, "%s", text && len ? text : "    none\n");
+    free(text);
+}
+
+static void json_resolved(json_w *w, const expcfg *x)
+{
+    train_bw b;
+    bandwidths(x, &b);
+    json_obj_begin(w, "bandwidth_gbps");
+    json_num(w, "nvlink_per_gpu", b.nvlink_gpu / 1e9);
+    json_num(w, "nic", b.nic / 1e9);
+    json_num(w, "scale_out_per_node", b.scale_out_node / 1e9);
+    json_num(w, "scale_out_per_gpu", b.scale_out_gpu / 1e9);
+    if (b.host_link_gpu > 0)
+        json_num(w, "host_link_per_gpu", b.host_link_gpu / 1e9);
+    if (x->cxl.memory != CXLCFG_NONE) {
+        json_num(w, "cxl_gpu_path_per_gpu", b.cxl_gpu_path / 1e9);
+        if (b.cxl_link > 0)
+            json_num(w, "cxl_link", b.cxl_link / 1e9);
+    }
+    json_obj_end(w);
+    json_arr_begin(w, "options");
+    expcfg_options_diff(x, json_option, w);
+    json_arr_end(w);
 }
 
 static void text_cxl(FILE *so, const expcfg *x, const train_result *r, int exact)
@@ -159,6 +271,7 @@ void report_train_json(json_w *w, const expcfg *x, const train_result *r, int ex
     json_num(w, "tokens_per_s", r->tokens_per_s);
     json_num(w, "mfu", r->mfu);
     json_num(w, "model_flops", r->model_flops);
+    json_resolved(w, x);
     json_breakdown(w, "breakdown_s", r->breakdown_s, NULL);
     report_gpumem_json(w, &r->mem, 1);
     json_arr_begin(w, "stages");

@@ -121,6 +121,27 @@ void cfgdump_fields(FILE *out, const cfg_field *fields, const void *base, int in
     }
 }
 
+void cfgdump_diff(const cfg_field *fields, const void *obj, const void *dflt, const char *prefix, cfgdump_diff_fn fn,
+                  void *ctx)
+{
+    char key[256], v[1200], d[1200];
+    for (const cfg_field *f = fields; f->key; f++) {
+        snprintf(key, sizeof key, "%s%s", prefix, f->key);
+        if (f->type == CFG_T_MAP) {
+            char sub[sizeof key + 1];
+            snprintf(sub, sizeof sub, "%s.", key);
+            cfgdump_diff(f->sub, (const char *)obj + f->offset, (const char *)dflt + f->offset, sub, fn, ctx);
+            continue;
+        }
+        if (f->type == CFG_T_CUSTOM || f->required)
+            continue;
+        cfgdump_value(f, (const char *)obj + f->offset, v, sizeof v);
+        cfgdump_value(f, (const char *)dflt + f->offset, d, sizeof d);
+        if (strcmp(v, d))
+            fn(ctx, key, v, d);
+    }
+}
+
 uint64_t cfgdump_fnv1a64(const void *data, size_t len)
 {
     const unsigned char *p = data;

@@ -30,6 +30,15 @@ void cfgdump_value(const cfg_field *f, const void *dst, char *buf, size_t sz);
 /* A string as a double-quoted YAML scalar into buf (cut to fit). */
 void cfgdump_quote(const char *s, char *buf, size_t sz);
 
+/* One field whose value differs from its default: key with the caller's prefix ("training.tp"), both as
+ * cfgdump_value prints them. */
+typedef void (*cfgdump_diff_fn)(void *ctx, const char *key, const char *value, const char *dflt);
+/* Call fn, in table order, for each scalar field whose value at obj prints differently from the same
+ * field at dflt (an object of the same table holding the defaults); nested maps recurse with "key."
+ * added to prefix; CUSTOM fields and required fields (no default) are left out. */
+void cfgdump_diff(const cfg_field *fields, const void *obj, const void *dflt, const char *prefix, cfgdump_diff_fn fn,
+                  void *ctx);
+
 uint64_t cfgdump_fnv1a64(const void *data, size_t len);
 
 #endif

@@ -112,8 +112,10 @@ int expcfg_check_layout(expcfg *x, cxl_err *err)
     int rc = parallel_check(&x->model, &x->gpu, &x->cluster, &x->train, err);
     /* Megatron-FSDP's optim_grads_params shards like ZeRO-3 (parallel.c refuses another stage given with
      * it): memory, tiers and the optimizer's shard read the stage from `zero` */
-    if (!rc && x->train.data_parallel == TRAINCFG_DP_FSDP)
+    if (!rc && x->train.data_parallel == TRAINCFG_DP_FSDP) {
         x->train.zero = 3;
+        x->train.overlap_grad_reduce = 1; /* asserted by Megatron-FSDP for these strategies (parallel.c) */
+    }
     x->train.fp8_non_tn = x->gpu.mxfp8;
     return rc;
 }
@@ -197,6 +199,26 @@ int expcfg_each_file(const expcfg *x, int (*fn)(void *ctx, const char *path), vo
     for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !rc; i++)
         rc = compose_each_file(parts[i].kind, parts[i].source, fn, ctx);
     return rc;
+}
+
+int expcfg_options_diff(const expcfg *x, cfgdump_diff_fn fn, void *ctx)
+{
+    traincfg *t = malloc(sizeof *t);
+    cxlcfg *c = malloc(sizeof *c);
+    if (!t || !c) {
+        free(t);
+        free(c);
+        return CXL_ENOMEM;
+    }
+    traincfg_kind.defaults(t);
+    cfgdump_diff(traincfg_kind.fields, &x->train, t, "training.", fn, ctx);
+    if (x->cxl.memory != CXLCFG_NONE) {
+        cxlcfg_kind.defaults(c);
+        cfgdump_diff(cxlcfg_kind.fields, &x->cxl, c, "cxl.", fn, ctx);
+    }
+    free(t);
+    free(c);
+    return 0;
 }
 
 /* cfgdump hook: each part of the experiment with its own field table. */

@@ -22,6 +22,7 @@
 
 #include "config/clustercfg.h"
 #include "config/compose.h"
+#include "config/cfgdump.h"
 #include "config/cxlcfg.h"
 #include "util/err.h"
 #include "config/gpucfg.h"
@@ -64,6 +65,13 @@ int expcfg_load_text(const char *display_name, const char *text, const override_
  * CXL sections and of the CXL device, each with its own chain. Presets and inline sections read no file.
  * A file may come more than once. Stops at and returns fn's first non-zero result. */
 int expcfg_each_file(const expcfg *x, int (*fn)(void *ctx, const char *path), void *ctx);
+
+/* The options in effect that differ from their defaults (the training section, and the cxl section when
+ * memory is not none, against compose_kind.defaults): fn(ctx, "training.KEY", value, default) in field
+ * order, values as cfgdump_value prints them (cfgdump_diff). Values derived at load count as in effect
+ * (training.dp from the GPUs). The model, GPU and cluster are descriptions, not options: not compared.
+ * 0 or CXL_ENOMEM. */
+int expcfg_options_diff(const expcfg *x, cfgdump_diff_fn fn, void *ctx);
 
 /* Print the experiment as YAML with every value in effect after `extends`, overrides and defaults
  * (cfgdump.h), the CXL device's as comments: `train --dump-config`. 0 or CXL_ENOMEM. */

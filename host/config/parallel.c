@@ -459,6 +459,31 @@ static int check_cpu_offload(const modelcfg *m, const clustercfg *c, const train
     return 0;
 }
 
+/* training.grad_reduce: each framework's keys only with its own reduction (traincfg.h), so that a key
+ * that would change nothing is not silently ignored; DeepSpeed's ZeRO with Megatron-FSDP is no setup. */
+static int check_grad_reduce(const traincfg *t, cxl_err *err)
+{
+    int ds = t->grad_reduce == TRAINCFG_GRAD_DEEPSPEED;
+    static const struct { int field, deepspeed; const char *key; } keys[] = {
+        { TRAINCFG_F_OVERLAP, 0, "overlap_grad_reduce" },
+        { TRAINCFG_F_OVERLAP_COMM, 1, "overlap_comm" }, { TRAINCFG_F_REDUCE_BUCKET, 1, "reduce_bucket_size" },
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (t->loc[keys[i].field].file[0] && keys[i].deepspeed != ds)
+            return cfgloc_errf(err, tloc(t, keys[i].field),
+                               "training.%s: %s's option, but grad_reduce is %s; use %s with grad_reduce %s, or "
+                               "set grad_reduce: %s", keys[i].key, ds ? "Megatron" : "DeepSpeed",
+                               ds ? "deepspeed" : "megatron", ds ? "overlap_comm and reduce_bucket_size" :
+                               "overlap_grad_reduce", ds ? "deepspeed" : "megatron",
+                               ds ? "megatron" : "deepspeed");
+    if (ds && t->data_parallel == TRAINCFG_DP_FSDP)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_GRAD_REDUCE),
+                           "training.grad_reduce: deepspeed with data_parallel fsdp: Megatron-FSDP reduces its own "
+                           "gradients; use grad_reduce megatron, or data_parallel ddp with zero 3 for DeepSpeed's "
+                           "ZeRO-3");
+    return 0;
+}
+
 /* Megatron-FSDP (data_parallel: fsdp) with data_parallel_sharding_strategy optim_grads_params: it is ZeRO-3
  * (megatron/core/distributed/fsdp/src/megatron_fsdp/megatron_fsdp.py, class MegatronFSDP), and it always
  * overlaps the gradient reduce-scatter with the backward pass (the constructor sets overlap_grad_reduce for
@@ -557,7 +582,9 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
                            "training.virtual_stages: the interleaved schedule needs the %llu micro-batches per "
                            "iteration (global_batch %llu / (micro_batch %llu x dp %llu)) to be a multiple of pp %llu",
                            (ull)n, (ull)t->global_batch, (ull)t->micro_batch, (ull)t->dp, (ull)t->pp);
-    int rc_fsdp = check_fsdp(m, t, err);
+    int rc_fsdp = check_grad_reduce(t, err);
+    if (!rc_fsdp)
+        rc_fsdp = check_fsdp(m, t, err);
     if (rc_fsdp)
         return rc_fsdp;
     int rc_off = check_cpu_offload(m, c, t, err);

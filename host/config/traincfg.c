@@ -13,6 +13,8 @@ static const char *const traincfg_p2p_exchange_names[] = { "batched", "per_pass"
 const char *const traincfg_data_parallel_names[] = { "ddp", "fsdp", NULL };
 const char *const traincfg_fp8_recipe_names[] = { "tensorwise", "mxfp8", NULL };
 const char *const traincfg_ce_names[] = { "native", "te", NULL };
+static const char *const traincfg_grad_reduce_names[] = { "megatron", "deepspeed", NULL };
+static const char *const traincfg_overlap_comm_names[] = { "auto", "true", "false", NULL };
 const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical", "auto", NULL };
 const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
 const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
@@ -41,7 +43,8 @@ static const cfg_field fields[] = {
     { "grad_bucket", CFG_T_SIZE, T(grad_bucket_bytes), 0, 1, 1e12, NULL, NULL, 0, NULL,
       "data-parallel gradient bucket, e.g. 40MB" },
     { "overlap_grad_reduce", CFG_T_BOOL, T(overlap_grad_reduce), 0, 1, 0, NULL, NULL, 0, NULL,
-      "bucket reductions overlap the backward pass" },
+      "grad_reduce megatron: grad_bucket reductions overlap the last micro-batch's backward (Megatron's "
+      "--overlap-grad-reduce); false (Megatron's default): one call after the backward" },
     { "collectives", CFG_T_ENUM, T(collective_algo), 0, 1, 0, traincfg_collective_names, NULL, 0, NULL,
       "collective algorithm (NCCL_ALGO): ring, tree, hierarchical, or auto (NCCL's tuning model picks ring or tree)" },
     { "overlap_p2p_comm", CFG_T_BOOL, T(overlap_p2p_comm), 0, 1, 0, NULL, NULL, 0, NULL,
@@ -138,6 +141,15 @@ static const cfg_field fields[] = {
     { "host_module", CFG_T_TIME, T(host_module_ps), 0, 0, 1e9, NULL, NULL, 0, NULL,
       "the framework's host time per module call (a linear layer's forward or backward, the attention core's) "
       "beside its launches and GEMM calls, times the cluster's host_time_scale, e.g. 22.5us" },
+    { "grad_reduce", CFG_T_ENUM, T(grad_reduce), 0, 1, 0, traincfg_grad_reduce_names, NULL, 0, NULL,
+      "whose gradient reduction: megatron (overlap_grad_reduce, grad_bucket) or deepspeed (ZeRO's overlap_comm, "
+      "reduce_bucket_size)" },
+    { "overlap_comm", CFG_T_ENUM, T(overlap_comm), 0, 1, 0, traincfg_overlap_comm_names, NULL, 0, NULL,
+      "grad_reduce deepspeed: gradient reductions on a side stream during the backward (DeepSpeed's "
+      "zero_optimization.overlap_comm): auto (DeepSpeed's default: true with ZeRO-3), true or false" },
+    { "reduce_bucket_size", CFG_T_U64, T(reduce_bucket_elems), 0, 1, 1e12, NULL, NULL, 0, NULL,
+      "grad_reduce deepspeed: gradient elements per reduction (DeepSpeed's zero_optimization.reduce_bucket_size), "
+      "e.g. 500000000" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -154,7 +166,10 @@ static void defaults(void *obj)
     t->precision = GPUCFG_BF16;
     t->main_grads = GPUCFG_BF16;        /* 2 + 2 + 12 = 16 B per parameter (ZeRO paper's count) */
     t->grad_bucket_bytes = 25000000;    /* PyTorch DDP's default bucket_cap_mb = 25 */
-    t->overlap_grad_reduce = 1;
+    /* Megatron-Core DistributedDataParallelConfig.overlap_grad_reduce = False, Megatron-LM --overlap-grad-reduce
+     * off unless given (megatron/core/distributed/distributed_data_parallel_config.py, megatron/training/
+     * arguments.py); without it the DDP wrapper sets bucket_size None: one call per buffer (train_step.c) */
+    t->overlap_grad_reduce = 0;
     t->collective_algo = 3;             /* auto: NCCL's tuning model picks ring or tree per collective */
     t->protocol = 3;                    /* auto: NCCL's tuning model picks LL, LL128 or Simple */
     t->vocab_divisible_by = 128;
@@ -193,6 +208,11 @@ static void defaults(void *obj)
      * --no-async-tensor-model-parallel-allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
      * and Transformer Engine's Linear backward all start it asynchronously before the weight-gradient GEMM */
     t->tp_grad_overlap = 1;
+    t->grad_reduce = TRAINCFG_GRAD_MEGATRON;
+    /* DeepSpeed's zero_optimization: overlap_comm None -> stage == 3 (DeepSpeedZeroConfig.overlap_comm_valid),
+     * reduce_bucket_size pp_int(5e8) elements (deepspeed/runtime/zero/config.py) */
+    t->overlap_comm = TRAINCFG_OVERLAP_COMM_AUTO;
+    t->reduce_bucket_elems = 500000000;
 }
 
 const compose_kind traincfg_kind = {

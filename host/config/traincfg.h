@@ -33,6 +33,16 @@ enum traincfg_schedule { TRAINCFG_SCHEDULE_AUTO = 0, TRAINCFG_SCHEDULE_1F1B = 1,
  * for its input at its start, after its host time (the model before 2026-12-07). */
 enum traincfg_p2p_exchange { TRAINCFG_P2P_BATCHED = 0, TRAINCFG_P2P_PER_PASS = 1 };
 
+/* training.grad_reduce: whose data-parallel gradient reduction (docs/training.md, "Gradient reduction").
+ * megatron: Megatron-LM / Megatron-Core DDP and distributed optimizer: with overlap_grad_reduce, buckets of
+ * grad_bucket reduced on a side stream during the last micro-batch's backward; without it one call per
+ * gradient buffer after the backward (bucket_size None). deepspeed: DeepSpeed's ZeRO optimizer:
+ * overlap_comm (auto = ZeRO-3) and reduce_bucket_size elements; ZeRO-2/3 reduce during every
+ * micro-batch's backward, on the compute stream without overlap_comm. */
+enum traincfg_grad_reduce { TRAINCFG_GRAD_MEGATRON = 0, TRAINCFG_GRAD_DEEPSPEED = 1 };
+enum traincfg_overlap_comm { TRAINCFG_OVERLAP_COMM_AUTO = 0, TRAINCFG_OVERLAP_COMM_TRUE = 1,
+                             TRAINCFG_OVERLAP_COMM_FALSE = 2 };
+
 enum traincfg_fp8_recipe { TRAINCFG_FP8_TENSORWISE = 0, TRAINCFG_FP8_MXFP8 = 1 };
 enum traincfg_ce { TRAINCFG_CE_NATIVE = 0, TRAINCFG_CE_TE = 1 };
 
@@ -46,7 +56,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_KEEP_FP8_TRANSPOSE, TRAINCFG_F_FP8_RECIPE, TRAINCFG_F_CPU_OFFLOAD, TRAINCFG_F_CE_IMPL,
        TRAINCFG_F_HOST_LAUNCH, TRAINCFG_F_PP_LAYOUT, TRAINCFG_F_RECOMPUTE_MLA_UP, TRAINCFG_F_TP_GRAD_OVERLAP,
        TRAINCFG_F_P2P_EXCHANGE, TRAINCFG_F_HOST_GEMM, TRAINCFG_F_HOST_GEMM_MXFP8,
-       TRAINCFG_F_HOST_MODULE, TRAINCFG_NFIELDS };
+       TRAINCFG_F_HOST_MODULE, TRAINCFG_F_GRAD_REDUCE, TRAINCFG_F_OVERLAP_COMM, TRAINCFG_F_REDUCE_BUCKET,
+       TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -137,6 +148,9 @@ typedef struct traincfg {
     /* Megatron-Core's recompute_modules "mla_up_proj": MLA's up-projections and RoPE rerun before each
      * layer's backward, their outputs (Q, K, V) not kept */
     int recompute_mla_up_proj;
+    int grad_reduce;                        /* enum traincfg_grad_reduce */
+    int overlap_comm;                       /* enum traincfg_overlap_comm (grad_reduce deepspeed) */
+    uint64_t reduce_bucket_elems;           /* DeepSpeed's reduce_bucket_size, in elements */
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
@@ -179,6 +193,23 @@ static inline int traincfg_layer_bf16(const traincfg *t, uint64_t layer, uint64_
 /* The ranks that hold the same parameters: dp x cp (Megatron's data-parallel group with context
  * parallelism); gradient reductions and ZeRO sharding run over them. */
 static inline uint64_t traincfg_dpcp(const traincfg *t) { return t->dp * (t->cp ? t->cp : 1); }
+/* The gradient reduction in effect (enum traincfg_grad_reduce): 1 when the reduction of the gradients runs
+ * on a side stream during the backward: Megatron's overlap_grad_reduce; DeepSpeed's overlap_comm (auto: ZeRO-3,
+ * DeepSpeed's default) with a ZeRO stage of at least 1 (ZeRO-0 all-reduces after the backward). */
+static inline int traincfg_grad_overlap(const traincfg *t)
+{
+    if (t->grad_reduce != TRAINCFG_GRAD_DEEPSPEED)
+        return t->overlap_grad_reduce;
+    int on = t->overlap_comm == TRAINCFG_OVERLAP_COMM_AUTO ? t->zero == 3
+                                                           : t->overlap_comm == TRAINCFG_OVERLAP_COMM_TRUE;
+    return on && t->zero >= 1;
+}
+/* 1 when DeepSpeed's ZeRO-2/3 reduce each micro-batch's gradients during its backward on the compute stream
+ * (overlap_comm off): the stream waits for them */
+static inline int traincfg_grad_sync(const traincfg *t)
+{
+    return t->grad_reduce == TRAINCFG_GRAD_DEEPSPEED && t->zero >= 2 && !traincfg_grad_overlap(t);
+}
 extern const char *const traincfg_collective_names[]; /* in collalgo_algo order */
 extern const char *const traincfg_protocol_names[];   /* in nccltune_proto order */
 #define TRAINCFG_INHERIT 4 /* the index of "inherit" in the per-group names below */

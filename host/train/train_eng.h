@@ -155,6 +155,7 @@ typedef struct rep {
     uint64_t gather_next;           /* ZeRO-3: the prefetched gather of the next layer, 0 = none */
     int layer_gathered;             /* ZeRO-3: the current layer's parameters are in place */
     uint64_t bucket_acc;
+    uint64_t sync_acc;              /* grad_sync: this backward's gradients, reduced at its end */
     uint32_t *bwd_done;             /* backward passes done per chunk */
     enum end_step end;
     int emb_waiting;
@@ -220,6 +221,10 @@ typedef struct eng_coll_memo {
 typedef struct eng {
     const expcfg *x;
     const traincfg *t;
+    /* the gradient reduction in effect (traincfg_grad_overlap, traincfg_grad_sync) and its bucket in bytes:
+     * grad_bucket with Megatron's overlap, one call without it, DeepSpeed's reduce_bucket_size elements */
+    int grad_overlap, grad_sync;
+    uint64_t grad_bucket;
     opgraph g;
     int64_t *dur;                   /* per kernel */
     int64_t *host;                  /* per kernel: the host's time to issue it (train_setup.c host_kernel_ps) */

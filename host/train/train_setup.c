@@ -250,6 +250,15 @@ static int setup_stages(eng *E, cxl_err *err)
          * per byte, 12.6 GB resident after 120 s). */
         uint64_t elem = E->g.grad_elem_bytes > E->g.weight_elem_bytes ? E->g.grad_elem_bytes : E->g.weight_elem_bytes;
         uint64_t bytes = R->params * elem, gb = t->grad_bucket_bytes ? t->grad_bucket_bytes : 1;
+        if (dp > 1 && R->params * E->g.grad_elem_bytes / (E->grad_bucket ? E->grad_bucket : 1) >= TRAIN_MAX_BUCKETS &&
+            t->grad_reduce == TRAINCFG_GRAD_DEEPSPEED) {
+            uint64_t least = (R->params + TRAIN_MAX_BUCKETS - 1) / TRAIN_MAX_BUCKETS;
+            return cfgloc_errf(err, &t->loc[TRAINCFG_F_REDUCE_BUCKET], "training.reduce_bucket_size: %llu elements cut "
+                               "pipeline stage %u's %llu gradients into more than %u buckets, the most simulated per "
+                               "iteration; use at least %llu (DeepSpeed's default: 500000000)",
+                               (unsigned long long)t->reduce_bucket_elems, r, (unsigned long long)R->params,
+                               TRAIN_MAX_BUCKETS, (unsigned long long)least);
+        }
         if (dp > 1 && bytes / gb >= TRAIN_MAX_BUCKETS) {
             uint64_t least = (bytes + TRAIN_MAX_BUCKETS - 1) / TRAIN_MAX_BUCKETS;
             return cfgloc_errf(err, &t->loc[TRAINCFG_F_GRAD_BUCKET], "training.grad_bucket: %llu B cuts pipeline "
@@ -528,6 +537,10 @@ int eng_setup(eng *E, const expcfg *x, const train_opts *o, train_result *res, c
     if (!rc)
         rc = setup_fabric(E, &intra, &inter, err);
     if (!rc) {
+        E->grad_overlap = traincfg_grad_overlap(t);
+        E->grad_sync = traincfg_grad_sync(t);
+        E->grad_bucket = t->grad_reduce == TRAINCFG_GRAD_DEEPSPEED ? t->reduce_bucket_elems * E->g.grad_elem_bytes
+                         : E->grad_overlap ? t->grad_bucket_bytes : UINT64_MAX;
         setup_groups(E);
         rc = setup_stages(E, err);
     }

@@ -61,10 +61,20 @@ static int grad_op(const eng *E) { return E->t->zero >= 1 ? COLLALGO_REDUCE_SCAT
 static void bucket_add(eng *E, rep *R, uint64_t bytes, int force)
 {
     R->bucket_acc += bytes;
-    if (R->bucket_acc && (force || R->bucket_acc >= E->t->grad_bucket_bytes)) {
+    if (R->bucket_acc && (force || R->bucket_acc >= E->grad_bucket)) {
         eng_dp_enqueue(E, R, grad_op(E), R->bucket_acc, "dp.grads");
         R->bucket_acc = 0;
     }
+}
+
+/* Gradients ready during the backward: into the side stream's bucket, or with grad_sync into *acc, reduced
+ * on the compute stream at the end of the backward pass (item_body_end) */
+static void grads_add(eng *E, rep *R, uint64_t *acc, uint64_t bytes)
+{
+    if (acc)
+        *acc += bytes;
+    else
+        bucket_add(E, R, bytes, 0);
 }
 
 /* A transfer that ran beside the compute stream (an asynchronous tensor-parallel collective, the
@@ -317,8 +327,8 @@ static void layer_grads(eng *E, rep *R, const item_ctx *c)
     int last_mb = last_microbatch(E, R, c);
     if (eng_fsdp_on(E)) /* Megatron-FSDP refuses zb-h1 and dualpipev (parallel.c): no B/W split here */
         eng_fsdp_grads(E, R, fsdp_unit_at(&R->fp, R->fp.pre + R->layer));
-    else if ((last_mb || E->t->zero >= 2) && E->t->overlap_grad_reduce && c->I->part != SCHEDULE_B)
-        bucket_add(E, R, eng_layer_grad_bytes(E, c->vs, R->layer), 0);
+    else if ((last_mb || E->t->zero >= 2) && (E->grad_overlap || E->grad_sync) && c->I->part != SCHEDULE_B)
+        grads_add(E, R, E->grad_sync ? &R->sync_acc : NULL, eng_layer_grad_bytes(E, c->vs, R->layer));
     if (!is_w(c)) /* the offload policies act with the input gradient (docs/schedules.md) */
         eng_cxl_layer_out(E, R, c->vs, 1, last_mb);
     /* DDP without gradient accumulation fusion: the layer's weight gradients are added to the main gradients
@@ -394,6 +404,9 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
 #undef TPL
 }
 
+static void enqueue_buckets(eng *E, rep *R, int op, uint64_t total, uint64_t bucket, const char *name);
+static int wait_dp(eng *E, rep *R);
+
 /* SEG_END: a backward pass hands the head's and embedding's gradients on. */
 static int item_body_end(eng *E, rep *R, const item_ctx *c)
 {
@@ -401,17 +414,24 @@ static int item_body_end(eng *E, rep *R, const item_ctx *c)
         return STEP_BLOCKED;
     if (c->I->backward) {
         int last_bwd = last_microbatch(E, R, c) || E->t->zero >= 2;
-        if (last_bwd && E->t->overlap_grad_reduce && !eng_fsdp_on(E)) {
+        if (last_bwd && (E->grad_overlap || E->grad_sync) && !eng_fsdp_on(E)) {
             /* the head's weight GEMM runs in W; the embedding's backward, all of it, in B */
+            uint64_t *acc = E->grad_sync ? &R->sync_acc : NULL;
             if (c->last_vs && c->I->part != SCHEDULE_B)
-                bucket_add(E, R, E->g.head_grad_bytes, 0);
+                grads_add(E, R, acc, E->g.head_grad_bytes);
             if (c->first_vs && !is_w(c))
-                bucket_add(E, R, E->g.embed_grad_bytes, 0);
+                grads_add(E, R, acc, E->g.embed_grad_bytes);
         }
         if (!is_w(c))
             R->bwd_done[c->I->chunk]++;
     }
     R->step = ITEM_SEND;
+    if (R->sync_acc) {
+        /* DeepSpeed's ZeRO-2/3 without overlap_comm: this backward's buckets reduced on the compute stream */
+        enqueue_buckets(E, R, grad_op(E), R->sync_acc, E->grad_bucket, "dp.grads");
+        R->sync_acc = 0;
+        return wait_dp(E, R);
+    }
     return STEP_NEXT;
 }
 
@@ -631,10 +651,10 @@ static int item_step(eng *E, rep *R)
 /* ---- the end of the iteration ---- */
 
 /* total bytes cut into grad_bucket pieces, one data-parallel collective each */
-static void enqueue_buckets(eng *E, rep *R, int op, uint64_t total, const char *name)
+static void enqueue_buckets(eng *E, rep *R, int op, uint64_t total, uint64_t bucket, const char *name)
 {
     for (uint64_t left = total; left;) {
-        uint64_t b = left < E->t->grad_bucket_bytes ? left : E->t->grad_bucket_bytes;
+        uint64_t b = left < bucket ? left : bucket;
         eng_dp_enqueue(E, R, op, b, name);
         left -= b;
     }
@@ -662,10 +682,10 @@ static int end_grad_flush(eng *E, rep *R)
 {
     R->end = END_TP_GRADS;
     bucket_add(E, R, 0, 1);
-    if (!E->t->overlap_grad_reduce && traincfg_dpcp(E->t) > 1) {
-        /* all gradients at once, in buckets, after the backward pass */
+    if (!E->grad_overlap && !E->grad_sync && traincfg_dpcp(E->t) > 1) {
+        /* all gradients after the backward pass: Megatron's one call, DeepSpeed's buckets */
         uint64_t total = R->params * E->g.grad_elem_bytes;   /* layers, embedding, head */
-        enqueue_buckets(E, R, grad_op(E), total, "dp.grads");
+        enqueue_buckets(E, R, grad_op(E), total, E->grad_bucket, "dp.grads");
     }
     return wait_dp(E, R);
 }
@@ -725,7 +745,7 @@ static int end_param_gather(eng *E, rep *R)
     /* Megatron-FSDP keeps the updated parameters sharded: the next forward gathers them unit by unit */
     if (E->t->zero < 1 || traincfg_dpcp(E->t) <= 1 || E->t->data_parallel == TRAINCFG_DP_FSDP)
         return STEP_NEXT;
-    enqueue_buckets(E, R, COLLALGO_ALLGATHER, R->params * E->g.weight_elem_bytes, "dp.params");
+    enqueue_buckets(E, R, COLLALGO_ALLGATHER, R->params * E->g.weight_elem_bytes, E->t->grad_bucket_bytes, "dp.params");
     return wait_dp(E, R);
 }
 

@@ -26,6 +26,26 @@ assert any(e.get("ph") == "C" and e["name"] == "nvlink utilisation" for e in ev)
 assert any(e.get("ph") == "X" and e["name"] == "qkv.fwd" for e in ev)
 assert all(e["dur"] >= 0 for e in ev if e.get("ph") == "X")
 PY
+# the summary: bandwidths per direction as the engine uses them, and the options that differ from the defaults
+expect_rc 0 "train narayanan 76b" "$bin" train "$src/configs/validation/narayanan/76b.yaml" --json "$tmp/n.json"
+grep -q "^    NVLink      232.50 per GPU (600.00 both directions / 2 x 0.775)$" "$tmp/out" && ok || bad "no NVLink line"
+grep -q "^    scale-out   182.00 per node, 22.75 per GPU$" "$tmp/out" && ok || bad "no scale-out line"
+grep -Eq "^    training.overlap_grad_reduce +false \(default false\)" "$tmp/out" && bad "an option equal to its default listed" || ok
+grep -Eq "^    training.attention +unfused \(default flash\)$" "$tmp/out" && ok || bad "no attention option line"
+python3 - "$tmp/n.json" <<'PY' && ok || bad "JSON bandwidth_gbps / options wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["bandwidth_gbps"]
+assert b["nvlink_per_gpu"] == 232.5 and b["nic"] == 22.75 and b["scale_out_per_node"] == 182, b
+assert "host_link_per_gpu" not in b and "cxl_link" not in b, b
+o = {e["key"]: (e["value"], e["default"]) for e in d["options"]}
+assert o["training.tp"] == ("8", "1") and o["training.grad_bucket"] == ("1TB", "25MB"), o
+assert "training.overlap_grad_reduce" not in o and "training.global_batch" not in o, o
+PY
+expect_rc 0 "train cz120" "$bin" train llama2-70b-cxl-cz120 --backend analytical
+grep -q "^    CXL         GPU path 63.00 per GPU; device link 32.00 (x8 at 32.0 GT/s, before flit overhead)$" "$tmp/out" \
+  && ok || bad "no CXL bandwidth line"
+grep -Eq '^    cxl.device +"cz120" \(default ""\)$' "$tmp/out" && ok || bad "no cxl.device option line"
 # identical apart from wall_seconds, from another folder
 (cd "$tmp" && "$bin" train --json b.json >/dev/null 2>&1)
 python3 "$src/tests/cli/json_equal.py" "$tmp/a.json" "$tmp/b.json" && ok || bad "JSON differs between runs"

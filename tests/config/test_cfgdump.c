@@ -99,6 +99,34 @@ static void nested_tables(void **state)
     free(text);
 }
 
+static void diff_one(void *ctx, const char *key, const char *value, const char *dflt)
+{
+    char *out = ctx;
+    size_t n = strlen(out);
+    snprintf(out + n, 256 - n, "%s=%s/%s;", key, value, dflt);
+}
+
+static void diff_against_defaults(void **state)
+{
+    (void)state;
+    struct o { uint64_t req, n, lat_ps; double eff; } a = { 7, 3, 20000, 0.5 }, d = { 1, 3, 10000, 0.5 };
+    static const cfg_field sub[] = {
+        { "latency", CFG_T_TIME, offsetof(struct o, lat_ps), 0, 1, 0, NULL, NULL, 0, NULL, NULL },
+        { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL },
+    };
+    static const cfg_field top[] = {
+        { "req", CFG_T_U64, offsetof(struct o, req), 1, 1, 0, NULL, NULL, 0, NULL, NULL },
+        { "n", CFG_T_U64, offsetof(struct o, n), 0, 1, 0, NULL, NULL, 0, NULL, NULL },
+        { "inner", CFG_T_MAP, 0, 0, 1, 0, NULL, sub, 0, NULL, NULL },
+        { "eff", CFG_T_DOUBLE, offsetof(struct o, eff), 0, 0, 1, NULL, NULL, 0, NULL, NULL },
+        { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL },
+    };
+    char out[256] = "";
+    /* the required field has no default: left out; equal values too; the nested one with its path */
+    cfgdump_diff(top, &a, &d, "x.", diff_one, out);
+    assert_string_equal(out, "x.inner.latency=20ns/10ns;");
+}
+
 static void fnv1a64_vectors(void **state)
 {
     (void)state;
@@ -114,6 +142,7 @@ int main(void)
         cmocka_unit_test(units_round_trip),
         cmocka_unit_test(reals_bools_enums_strings),
         cmocka_unit_test(nested_tables),
+        cmocka_unit_test(diff_against_defaults),
         cmocka_unit_test(fnv1a64_vectors),
     };
     return cmocka_run_group_tests_name("cfgdump", tests, NULL, NULL);

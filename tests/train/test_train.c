@@ -671,7 +671,10 @@ static void zero_stages_move_communication(void **state)
     char tr[512];
     train_result r[4];
     for (int z = 0; z <= 3; z++) {
-        snprintf(tr, sizeof tr, "%straining: { global_batch: 64, micro_batch: 2, dp: 16, zero: %d }\n", cl, z);
+        /* with the bucketed overlap (Megatron's default is one call after the backward) */
+        snprintf(tr, sizeof tr,
+                 "%straining: { global_batch: 64, micro_batch: 2, dp: 16, zero: %d, overlap_grad_reduce: true }\n",
+                 cl, z);
         expcfg *x = load(tr);
         run(x, NULL, &r[z]);
         assert_adds_up(&r[z]);
