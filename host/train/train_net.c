@@ -322,14 +322,19 @@ int eng_plan_pp_send(eng *E, xfer *X)
     return 0;
 }
 
-/* A transfer of one phase (ph) of `bytes` on representative r's links, sent with NCCL's send protocol s
- * (ph's bytes scaled by it here); `what` names it in the error of a link of bandwidth 0. */
-static uint32_t start_one_phase(eng *E, int kind, uint32_t r, uint64_t bytes, const char *name,
-                                const collalgo_phase *ph0, const collmodel_p2p *s, const char *what)
+/* A send/receive transfer of group grp (XK_EP or XK_CP) of one phase (ph) of `bytes` on representative r's
+ * links, sent with NCCL's send protocol for a message of peer_bytes (training key f, p2p_plan), which
+ * scales ph's bytes and sets its latencies, and counted in the run's list; `what` names it in the error of
+ * a link of bandwidth 0. */
+static uint32_t start_p2p(eng *E, int kind, const collalgo_group *grp, uint32_t r, uint64_t bytes,
+                          uint64_t peer_bytes, int f, const char *name, const collalgo_phase *ph0, const char *what)
 {
+    collmodel_p2p s;
+    if (p2p_plan(E, f, peer_bytes, &s))
+        return UINT32_MAX;
     collalgo_phase scaled = *ph0, *ph = &scaled;
-    ph->intra_bytes = (uint64_t)ceil((double)ph->intra_bytes * s->bytes_factor);
-    ph->inter_bytes = (uint64_t)ceil((double)ph->inter_bytes * s->bytes_factor);
+    ph->intra_bytes = (uint64_t)ceil((double)ph->intra_bytes * s.bytes_factor);
+    ph->inter_bytes = (uint64_t)ceil((double)ph->inter_bytes * s.bytes_factor);
     if ((ph->intra_bytes && !E->fab.intra_Bps) || (ph->inter_bytes && !E->fab.inter_Bps)) {
         E->rc = cfgloc_errf(E->err, ph->inter_bytes ? &E->x->cluster.loc[CLUSTERCFG_F_NIC_BW]
                                                     : &E->x->gpu.loc[GPUCFG_F_NVLINK],
@@ -343,18 +348,21 @@ static uint32_t start_one_phase(eng *E, int kind, uint32_t r, uint64_t bytes, co
     X->coll_bytes = bytes;
     X->op = kind == XK_EP ? TRAIN_OP_ALLTOALL : TRAIN_OP_SENDRECV;
     X->algo = TRAIN_ALGO_P2P;
-    X->proto = (uint8_t)s->proto;
-    X->hop_intra_ps = s->hop_intra_ps;
-    X->hop_inter_ps = s->hop_inter_ps;
+    X->proto = (uint8_t)s.proto;
+    X->hop_intra_ps = s.hop_intra_ps;
+    X->hop_inter_ps = s.hop_inter_ps;
     X->nph = 1;
     X->ph[0] = *ph;
+    note_coll(E, kind == XK_EP ? TRAIN_GROUP_EP : TRAIN_GROUP_CP, X->op, TRAIN_ALGO_P2P, s.proto, bytes, grp->ranks,
+              grp->ranks / grp->ranks_per_node);
     eng_phase_begin(E, xid);
     return xid;
 }
 
 /* Context parallelism's ring (eng_start_cp in train_eng.h): cp - 1 sends of a block to the next rank (each
- * with NCCL's send protocol for the block, training.cp_protocol), one latency each, all on NVLink when the ring stays in one node, else at the NIC's bandwidth (the ring steps
- * together, so its node-crossing hop sets the pace). */
+ * with NCCL's send protocol for the block, training.cp_protocol), one latency each, all on NVLink when the
+ * ring stays in one node, else at the NIC's bandwidth (the ring steps together, so its node-crossing hop
+ * sets the pace). */
 uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name)
 {
     const collalgo_group *grp = &E->cp_group;
@@ -364,14 +372,7 @@ uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name)
     ph.inter_bytes = inter ? bytes : 0;
     ph.intra_hops = inter ? 0 : grp->ranks - 1;
     ph.inter_hops = inter ? grp->ranks - 1 : 0;
-    collmodel_p2p s;
-    if (p2p_plan(E, TRAINCFG_F_CP_PROTO, bytes, &s))
-        return UINT32_MAX;
-    uint32_t xid = start_one_phase(E, XK_CP, r, bytes, name, &ph, &s, "context-parallel exchange");
-    if (xid != UINT32_MAX)
-        note_coll(E, TRAIN_GROUP_CP, TRAIN_OP_SENDRECV, TRAIN_ALGO_P2P, s.proto, bytes, grp->ranks,
-                  grp->ranks / grp->ranks_per_node);
-    return xid;
+    return start_p2p(E, XK_CP, grp, r, bytes, bytes, TRAINCFG_F_CP_PROTO, name, &ph, "context-parallel exchange");
 }
 
 /* NCCL's all-to-all is one send and one receive per peer in a group call (NCCL documentation,
@@ -386,12 +387,6 @@ uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name)
     const collalgo_group *grp = &E->ep_group;
     collalgo_phase ph;
     collmodel_a2a_phase(grp, bytes, &ph);
-    collmodel_p2p s;
-    if (p2p_plan(E, TRAINCFG_F_EP_PROTO, grp->ranks > 1 ? (bytes + grp->ranks - 1) / grp->ranks : bytes, &s))
-        return UINT32_MAX;
-    uint32_t xid = start_one_phase(E, XK_EP, r, bytes, name, &ph, &s, "expert-parallel all-to-all");
-    if (xid != UINT32_MAX)
-        note_coll(E, TRAIN_GROUP_EP, TRAIN_OP_ALLTOALL, TRAIN_ALGO_P2P, s.proto, bytes, grp->ranks,
-                  grp->ranks / grp->ranks_per_node);
-    return xid;
+    uint64_t peer = grp->ranks > 1 ? (bytes + grp->ranks - 1) / grp->ranks : bytes;
+    return start_p2p(E, XK_EP, grp, r, bytes, peer, TRAINCFG_F_EP_PROTO, name, &ph, "expert-parallel all-to-all");
 }
