@@ -249,12 +249,12 @@ static void json_collectives(json_w *w, const train_result *r)
     for (uint32_t i = 0; i < r->ncolls; i++) {
         const train_coll *C = &r->colls[i];
         json_obj_begin(w, NULL);
-        json_str(w, "group", C->tp ? "tp" : "dp");
-        json_str(w, "op", collalgo_op_name((collalgo_op)C->op));
+        json_str(w, "group", train_group_names[C->group]);
+        json_str(w, "op", train_coll_op_name(C->op));
         json_u64(w, "bytes", C->bytes);
         json_u64(w, "ranks", C->ranks);
         json_u64(w, "nodes", C->nodes);
-        json_str(w, "algorithm", collalgo_algo_name((collalgo_algo)C->algo));
+        json_str(w, "algorithm", train_coll_algo_name(C->algo));
         json_str(w, "protocol", nccltune_proto_name((nccltune_proto)C->proto));
         json_u64(w, "count", C->count);
         json_obj_end(w);

@@ -91,7 +91,9 @@ enum cfg_type {
     CFG_T_ENUM,    /* one of `choices` (NULL-terminated) -> int index */
     CFG_T_STRING,  /* any scalar -> char[str_size] at offset */
     CFG_T_MAP,     /* nested mapping bound with `sub` at offset (sub offsets relative to it) */
-    CFG_T_CUSTOM   /* any node handed to `custom` */
+    CFG_T_CUSTOM,  /* any node handed to `custom` */
+    CFG_T_RETIRED  /* a key no longer accepted: binding it is an error at the key whose message is `help`
+                      (what replaces it and how to convert); left out of key lists, suggestions and dumps */
 };
 
 typedef struct cfg_field cfg_field;

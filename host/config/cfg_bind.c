@@ -73,7 +73,8 @@ static void field_list(const cfg_field *fields, char *buf, size_t sz)
     size_t len = 0;
     buf[0] = '\0';
     for (const cfg_field *f = fields; f->key; f++)
-        cfg_app(buf, sz, &len, "%s%s", f == fields ? "" : ", ", f->key);
+        if (f->type != CFG_T_RETIRED)
+            cfg_app(buf, sz, &len, "%s%s", len ? ", " : "", f->key);
 }
 
 static void help_suffix(const cfg_field *f, char *buf, size_t sz)
@@ -261,6 +262,8 @@ int cfg_bind(const cfg_node *map, const cfg_node *parent, const char *section, c
             const char *best = NULL;
             int bestd = INT_MAX;
             for (size_t t = 0; t < nf; t++) {
+                if (fields[t].type == CFG_T_RETIRED)
+                    continue;
                 int d = cfg_edit_distance(k->str, fields[t].key);
                 if (d < bestd) {
                     bestd = d;
@@ -273,6 +276,8 @@ int cfg_bind(const cfg_node *map, const cfg_node *parent, const char *section, c
                                 keys);
             return cfg_errf(err, k, "unknown key '%s'; valid keys %s: %s", path, scope, keys);
         }
+        if (fields[j].type == CFG_T_RETIRED)
+            return cfg_errf(err, k, "key '%s' is no longer accepted: %s", path, fields[j].help);
         if (seen)
             seen[j] = 1;
         int rc = bind_field(&fields[j], map->vals[i], path, base, err);

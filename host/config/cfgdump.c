@@ -108,6 +108,8 @@ void cfgdump_fields(FILE *out, const cfg_field *fields, const void *base, int in
     char v[1200];
     for (const cfg_field *f = fields; f->key; f++) {
         const void *dst = (const char *)base + f->offset;
+        if (f->type == CFG_T_RETIRED)
+            continue;
         if (f->type == CFG_T_MAP) {
             fprintf(out, "%*s%s:\n", indent, "", f->key);
             cfgdump_fields(out, f->sub, dst, indent + 2, custom, ctx);

@@ -23,8 +23,8 @@ static const cfg_field fields[] = {
       "fp32 (non-tensor) peak in TFLOP/s" },
     { "hbm", CFG_T_SIZE, G(hbm_bytes), 1, 1, 1e15, NULL, NULL, 0, NULL, "HBM capacity, e.g. 80GB" },
     { "hbm_bandwidth", CFG_T_BW, G(hbm_bw_bps), 1, 1, 1e15, NULL, NULL, 0, NULL, "HBM bandwidth, e.g. 3.35TB/s" },
-    { "nvlink", CFG_T_BW, G(nvlink_bw_bps), 0, 0, 1e15, NULL, NULL, 0, NULL,
-      "NVLink bandwidth per GPU, both directions together, e.g. 900GB/s" },
+    { "nvlink_bandwidth", CFG_T_BW, G(nvlink_bw_bps), 0, 0, 1e15, NULL, NULL, 0, NULL,
+      "NVLink bandwidth per GPU and direction (as cluster.nic_bandwidth), e.g. 450GB/s" },
     { "sms", CFG_T_U64, G(sms), 0, 0, 1024, NULL, NULL, 0, NULL,
       "streaming multiprocessors, e.g. 132 (0: unknown, no wave quantization)" },
     { "gemm_efficiency", CFG_T_DOUBLE, G(gemm_efficiency), 0, 0.001, 1, NULL, NULL, 0, NULL,
@@ -49,6 +49,11 @@ static const cfg_field fields[] = {
       "gemm_efficiency of MXFP8 GEMMs, of the fp8 peak (0: fp8_gemm_efficiency), e.g. 0.585" },
     { "gemm_tile_select", CFG_T_BOOL, G(gemm_tile_select), 0, 0, 1, NULL, NULL, 0, NULL,
       "pick each GEMM's tile from cuBLAS's tile sizes by shape (true) or always use gemm_tile_m x gemm_tile_n" },
+    /* until 2026-12-07 (issue 30): NVLink per GPU with both directions together, as NVIDIA quotes it */
+    { "nvlink", CFG_T_RETIRED, 0, 0, 0, 0, NULL, NULL, 0, NULL,
+      "'nvlink' (per GPU, both directions together) became 'nvlink_bandwidth', per direction like "
+      "cluster.nic_bandwidth: write nvlink_bandwidth: <nvlink / 2>, e.g. nvlink: 900GB/s -> "
+      "nvlink_bandwidth: 450GB/s" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

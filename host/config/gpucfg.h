@@ -1,5 +1,5 @@
 /* gpucfg.h - one GPU type, as written in configs/gpus/: dense tensor-core peaks per data type, HBM
- * capacity and bandwidth, NVLink bandwidth, and the parameters of the per-operation compute model
+ * capacity and bandwidth, NVLink bandwidth per direction, and the parameters of the per-operation compute model
  * (compute.h): SM count, sustained fractions of the peaks, per-kernel overhead, GEMM output tile.
  * A peak of 0 means the data type is not supported. The compute-model fields are optional; their
  * defaults (gpucfg.c) keep older GPU files valid. gpucfg_load() takes a preset name or a file;
@@ -19,7 +19,8 @@ extern const char *const gpucfg_dtype_names[]; /* "bf16", "fp16", "fp8", "tf32",
 enum { GPUCFG_F_NAME, GPUCFG_F_DESCRIPTION, GPUCFG_F_TFLOPS0, GPUCFG_F_HBM = GPUCFG_F_TFLOPS0 + GPUCFG_NDTYPES,
        GPUCFG_F_HBM_BW, GPUCFG_F_NVLINK, GPUCFG_F_SMS, GPUCFG_F_GEMM_EFF, GPUCFG_F_MEM_EFF,
        GPUCFG_F_KERNEL_OVERHEAD, GPUCFG_F_TILE_M, GPUCFG_F_TILE_N, GPUCFG_F_ATTN_FWD_EFF, GPUCFG_F_ATTN_BWD_EFF,
-       GPUCFG_F_MXFP8, GPUCFG_F_FP8_GEMM_EFF, GPUCFG_F_MXFP8_GEMM_EFF, GPUCFG_F_TILE_SELECT, GPUCFG_NFIELDS };
+       GPUCFG_F_MXFP8, GPUCFG_F_FP8_GEMM_EFF, GPUCFG_F_MXFP8_GEMM_EFF, GPUCFG_F_TILE_SELECT, GPUCFG_F_NVLINK_RETIRED,
+       GPUCFG_NFIELDS };
 
 typedef struct gpucfg {
     char name[64];
@@ -28,7 +29,7 @@ typedef struct gpucfg {
     double tflops[GPUCFG_NDTYPES];  /* dense peak, 10^12 FLOP/s */
     uint64_t hbm_bytes;
     uint64_t hbm_bw_bps;            /* bytes per second */
-    uint64_t nvlink_bw_bps;         /* per GPU, both directions together (as NVIDIA quotes it) */
+    uint64_t nvlink_bw_bps;         /* per GPU and direction (half the figure NVIDIA quotes) */
     /* compute model (compute.h) */
     uint64_t sms;                   /* streaming multiprocessors; 0 = unknown: no wave quantization */
     double gemm_efficiency;         /* fraction of the dense peak one SM sustains on full GEMM tiles, (0, 1] */

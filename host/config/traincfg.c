@@ -19,6 +19,9 @@ const char *const traincfg_collective_names[] = { "ring", "tree", "hierarchical"
 const char *const traincfg_protocol_names[] = { "ll", "ll128", "simple", "auto", NULL };
 const char *const traincfg_group_collective_names[] = { "ring", "tree", "hierarchical", "auto", "inherit", NULL };
 const char *const traincfg_group_protocol_names[] = { "ll", "ll128", "simple", "auto", "inherit", NULL };
+/* send/receive (pipeline, context-parallel and expert-parallel groups): NCCL runs LL or Simple, never LL128,
+ * and NCCL_PROTO does not apply (nccltune.h, nccltune_p2p_proto) */
+const char *const traincfg_p2p_protocol_names[] = { "ll", "simple", "auto", NULL };
 
 #define T(f) offsetof(traincfg, f)
 /* Order = TRAINCFG_F_* */
@@ -150,6 +153,12 @@ static const cfg_field fields[] = {
     { "reduce_bucket_size", CFG_T_U64, T(reduce_bucket_elems), 0, 1, 1e12, NULL, NULL, 0, NULL,
       "grad_reduce deepspeed: gradient elements per reduction (DeepSpeed's zero_optimization.reduce_bucket_size), "
       "e.g. 500000000" },
+    { "pp_protocol", CFG_T_ENUM, T(pp_protocol), 0, 1, 0, traincfg_p2p_protocol_names, NULL, 0, NULL,
+      "NCCL protocol of the pipeline sends: ll, simple, or auto (NCCL: LL up to NCCL_P2P_LL_THRESHOLD, 16 KiB)" },
+    { "cp_protocol", CFG_T_ENUM, T(cp_protocol), 0, 1, 0, traincfg_p2p_protocol_names, NULL, 0, NULL,
+      "NCCL protocol of context parallelism's ring sends: ll, simple, or auto (LL up to 16 KiB per send)" },
+    { "ep_protocol", CFG_T_ENUM, T(ep_protocol), 0, 1, 0, traincfg_p2p_protocol_names, NULL, 0, NULL,
+      "NCCL protocol of the expert-parallel all-to-all's sends: ll, simple, or auto (LL up to 16 KiB per peer)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -174,6 +183,7 @@ static void defaults(void *obj)
     t->protocol = 3;                    /* auto: NCCL's tuning model picks LL, LL128 or Simple */
     t->vocab_divisible_by = 128;
     t->tp_collective_algo = t->dp_collective_algo = TRAINCFG_INHERIT;
+    t->pp_protocol = t->cp_protocol = t->ep_protocol = TRAINCFG_P2P_AUTO; /* NCCL's rule by size */
     t->tp_protocol = t->dp_protocol = TRAINCFG_INHERIT;        /* Megatron-LM's --make-vocab-size-divisible-by default */
     /* Megatron-Core runs the attention core in Transformer Engine's DotProductAttention, which picks a
      * fused (flash or cuDNN) kernel whenever one supports the shape (TE's NVTE_FLASH_ATTN and

@@ -57,7 +57,7 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_HOST_LAUNCH, TRAINCFG_F_PP_LAYOUT, TRAINCFG_F_RECOMPUTE_MLA_UP, TRAINCFG_F_TP_GRAD_OVERLAP,
        TRAINCFG_F_P2P_EXCHANGE, TRAINCFG_F_HOST_GEMM, TRAINCFG_F_HOST_GEMM_MXFP8,
        TRAINCFG_F_HOST_MODULE, TRAINCFG_F_GRAD_REDUCE, TRAINCFG_F_OVERLAP_COMM, TRAINCFG_F_REDUCE_BUCKET,
-       TRAINCFG_NFIELDS };
+       TRAINCFG_F_PP_PROTO, TRAINCFG_F_CP_PROTO, TRAINCFG_F_EP_PROTO, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -79,6 +79,8 @@ typedef struct traincfg {
     uint64_t host_microbatch_ps;            /* host time per micro-batch (forward and backward of one chunk) */
     /* per group (tensor- and data-parallel): TRAINCFG_INHERIT takes collective_algo / protocol */
     int tp_collective_algo, dp_collective_algo, tp_protocol, dp_protocol;
+    /* per send/receive group (pipeline, context-parallel, expert-parallel): enum traincfg_p2p_protocol */
+    int pp_protocol, cp_protocol, ep_protocol;
     /* mixture of experts (Megatron-Core): expert-parallel size (experts per rank = experts / ep) and
      * expert-tensor-parallel size (each expert's MLP split over etp ranks; 0 in the file's absence: = tp).
      * The expert grid reuses the dense one's ranks: ep x etp divides tp x dp (parallel.h). */
@@ -215,5 +217,8 @@ extern const char *const traincfg_protocol_names[];   /* in nccltune_proto order
 #define TRAINCFG_INHERIT 4 /* the index of "inherit" in the per-group names below */
 extern const char *const traincfg_group_collective_names[]; /* collalgo_algo order, then "inherit" */
 extern const char *const traincfg_group_protocol_names[];   /* nccltune_proto order, then "inherit" */
+/* pp_protocol, cp_protocol, ep_protocol: "ll", "simple", "auto" (the engine maps them to nccltune_proto) */
+enum traincfg_p2p_protocol { TRAINCFG_P2P_LL = 0, TRAINCFG_P2P_SIMPLE = 1, TRAINCFG_P2P_AUTO = 2 };
+extern const char *const traincfg_p2p_protocol_names[];
 
 #endif

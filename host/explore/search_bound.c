@@ -164,7 +164,7 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
      * latency; protocols other than Simple only move more (nccltune_factors). */
     const clustercfg *cl = &x->cluster;
     double n = (double)x->train.tp, gpn = (double)cl->gpus_per_node;
-    double bps = (double)x->gpu.nvlink_bw_bps / 2.0 * cl->nvlink_efficiency;
+    double bps = (double)x->gpu.nvlink_bw_bps * cl->nvlink_efficiency;
     uint64_t dom = clustercfg_domain(cl);
     if (clustercfg_gpus(cl) > dom && !(x->train.tp <= dom && dom % x->train.tp == 0))
         bps += (double)cl->nic_bw_bps * (double)cl->nics_per_node / gpn * cl->nic_efficiency;

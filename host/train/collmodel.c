@@ -9,7 +9,7 @@
 void collmodel_fabric(const clustercfg *c, const gpucfg *g, collalgo_fabric *fab, double *intra_Bps,
                       double *inter_Bps)
 {
-    double intra = (double)g->nvlink_bw_bps / 2.0 * c->nvlink_efficiency;
+    double intra = (double)g->nvlink_bw_bps * c->nvlink_efficiency;
     double inter = (double)c->nic_bw_bps * (double)c->nics_per_node / (double)c->gpus_per_node * c->nic_efficiency;
     if (c->topology == CLUSTERCFG_FAT_TREE)
         inter /= c->oversubscription;
@@ -49,8 +49,8 @@ int collmodel_init(collmodel *m, const clustercfg *c, const gpucfg *g, cxl_err *
     if (rc)
         return rc;
     if (gpn > 1 && g->nvlink_bw_bps == 0)
-        return cxl_errf(err, CXL_ECONFIG, "gpu '%s' has no NVLink bandwidth ('nvlink'); an NVLink domain of %llu GPUs "
-                        "needs one", g->name, (unsigned long long)gpn);
+        return cxl_errf(err, CXL_ECONFIG, "gpu '%s' has no NVLink bandwidth ('nvlink_bandwidth'); an NVLink "
+                        "domain of %llu GPUs needs one", g->name, (unsigned long long)gpn);
     if (c->gpus_per_node == 0)
         return cxl_errf(err, CXL_ECONFIG, "cluster '%s': gpus_per_node 0; a node needs at least 1 GPU", c->name);
     collalgo_fabric fab;
@@ -142,7 +142,19 @@ int collmodel_plan_coll(const collmodel *m, int op, const collalgo_group *g, uin
     p->hop_intra_ps = (int64_t)m->fab.intra_latency_ps;
     p->hop_inter_ps = (int64_t)m->fab.inter_latency_ps;
     if (op == COLLMODEL_ALLTOALL) {
+        collmodel_p2p s;
+        uint64_t peer = g->ranks > 1 ? (bytes + g->ranks - 1) / g->ranks : bytes;
+        int rc = collmodel_p2p_plan(m, peer, proto, &s, err);
+        if (rc) {
+            p->failed = COLLMODEL_AT_PICK;
+            return rc;
+        }
         collmodel_a2a_phase(g, bytes, &p->ph[0]);
+        p->ph[0].intra_bytes = (uint64_t)ceil((double)p->ph[0].intra_bytes * s.bytes_factor);
+        p->ph[0].inter_bytes = (uint64_t)ceil((double)p->ph[0].inter_bytes * s.bytes_factor);
+        p->proto = s.proto;
+        p->hop_intra_ps = s.hop_intra_ps;
+        p->hop_inter_ps = s.hop_inter_ps;
         p->nph = g->ranks > 1 && bytes;
         return 0;
     }
@@ -159,7 +171,7 @@ int collmodel_plan_coll(const collmodel *m, int op, const collalgo_group *g, uin
     collalgo_algo plan = want == COLLALGO_AUTO ? ch.algo : want;
     rc = collalgo_plan((collalgo_op)op, plan, g, bytes, &m->fab, p->ph, &p->nph, &p->algo, err);
     if (rc == 0 && p->nph && collalgo_time_ps(p->ph, p->nph, &m->fab, err) < 0)
-        rc = err && err->code ? err->code : CXL_ELIMIT; /* a time beyond int64 (gpu.nvlink: 1B/s) */
+        rc = err && err->code ? err->code : CXL_ELIMIT; /* a time beyond int64 (gpu.nvlink_bandwidth: 1B/s) */
     if (rc) {
         p->failed = COLLMODEL_AT_PHASES;
         return rc;
@@ -169,6 +181,19 @@ int collmodel_plan_coll(const collmodel *m, int op, const collalgo_group *g, uin
     if (rc)
         p->failed = COLLMODEL_AT_SHAPE;
     return rc;
+}
+
+int collmodel_p2p_plan(const collmodel *m, uint64_t peer_bytes, nccltune_proto want, collmodel_p2p *p,
+                       cxl_err *err)
+{
+    int rc = nccltune_p2p_proto(peer_bytes, want, &p->proto, err);
+    if (rc)
+        return rc;
+    double fi, fo;
+    nccltune_p2p_factors(0, p->proto, &p->bytes_factor, &fi, &fo);
+    p->hop_intra_ps = (int64_t)llround((double)m->fab.intra_latency_ps * fi);
+    p->hop_inter_ps = (int64_t)llround((double)m->fab.inter_latency_ps * fo);
+    return 0;
 }
 
 /* ceil(bytes / (Bps / 1e12)): net.h's completion time of a lone flow; -1 for a link of rate 0 or a

@@ -6,7 +6,7 @@
  * message latency). The engine then lets the phases' flows contend (net.h); collmodel_time is the time
  * they take when nothing else runs. Pure functions: no engine, no allocation, no global state.
  *
- * The fabric of one GPU: NVLink per direction = gpu.nvlink / 2 x cluster.nvlink_efficiency (at least
+ * The fabric of one GPU: NVLink per direction = gpu.nvlink_bandwidth x cluster.nvlink_efficiency (at least
  * 1 B/s); its share of the node's NICs = nic_bandwidth x nics_per_node / gpus_per_node x nic_efficiency
  * (/ oversubscription on a fat tree); inter-node latency = NIC + 1 switch hop (rail-optimized) or 3 (fat
  * tree). NVLink reaches the GPUs of one NVLink domain (clustercfg_domain: the node, or several nodes as
@@ -66,7 +66,8 @@ void collmodel_comm(const collmodel *m, const collalgo_group *g, uint32_t channe
 
 /* The plan of op (collalgo_op or COLLMODEL_ALLTOALL) of `bytes` per rank over g: the algorithm and
  * protocol are NCCL's choice (nccltune_pick) within `want` and `proto` (hierarchical, not an NCCL
- * algorithm, takes the ring's protocol; all-to-all: ring/Simple, one phase); the phases are collalgo's,
+ * algorithm, takes the ring's protocol; all-to-all: one phase, the protocol of its message to one peer,
+ * ceil(bytes / ranks), by collmodel_p2p_plan, reported as ring); the phases are collalgo's,
  * with the protocol's bytes on the wire and message latency (nccltune_factors; Simple changes nothing)
  * or NCCL's ring chunking. 0, or an error with p->failed saying at which step. */
 int collmodel_plan_coll(const collmodel *m, int op, const collalgo_group *g, uint64_t bytes, collalgo_algo want,
@@ -76,6 +77,18 @@ int collmodel_plan_coll(const collmodel *m, int op, const collalgo_group *g, uin
  * phase of the (rpn - 1) / ranks of the buffer over NVLink and the (ranks - rpn) / ranks over the NICs,
  * one message latency on each fabric used. */
 void collmodel_a2a_phase(const collalgo_group *g, uint64_t bytes, collalgo_phase *ph);
+
+/* A send/receive as NCCL runs it (the all-to-all's sends, context parallelism's ring, pipeline sends): the
+ * protocol of a message of peer_bytes to one peer (nccltune_p2p_proto within want: LL, Simple or auto),
+ * the factor on its bytes and its message latencies on each fabric (nccltune_p2p_factors; Simple: 1 and
+ * the fabric's). CXL_ECONFIG for want LL128. */
+typedef struct collmodel_p2p {
+    nccltune_proto proto;
+    double bytes_factor;
+    int64_t hop_intra_ps, hop_inter_ps;
+} collmodel_p2p;
+int collmodel_p2p_plan(const collmodel *m, uint64_t peer_bytes, nccltune_proto want, collmodel_p2p *p,
+                       cxl_err *err);
 
 /* The time the engine charges plan p when nothing else runs: per phase its hops' latency, then its flows
  * at the untruncated rates, each ending after ceil(bytes / bytes-per-ps) (net.h), the phase with the

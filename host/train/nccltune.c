@@ -219,6 +219,29 @@ int nccltune_factors(const nccltune_comm *c, collalgo_op op, collalgo_algo algo,
     return 0;
 }
 
+int nccltune_p2p_proto(uint64_t bytes, nccltune_proto want, nccltune_proto *out, cxl_err *err)
+{
+    if (want == NCCLTUNE_AUTO)
+        want = bytes <= NCCLTUNE_P2P_LL_THRESHOLD ? NCCLTUNE_LL : NCCLTUNE_SIMPLE;
+    if (want != NCCLTUNE_LL && want != NCCLTUNE_SIMPLE)
+        return cxl_errf(err, CXL_ECONFIG, "nccltune: NCCL's send/receive runs LL or Simple, not %s (valid: ll, "
+                        "simple, auto)", nccltune_proto_name(want));
+    *out = want;
+    return 0;
+}
+
+void nccltune_p2p_factors(int pci, nccltune_proto proto, double *bytes_factor, double *intra_lat_factor,
+                          double *inter_lat_factor)
+{
+    *bytes_factor = *intra_lat_factor = *inter_lat_factor = 1;
+    if (proto != NCCLTUNE_LL)
+        return;
+    int intraHw = pci ? HW_PCI : HW_NVLINK;
+    *bytes_factor = 2;
+    *intra_lat_factor = hwLat[intraHw][A_RING][NCCLTUNE_LL] / hwLat[intraHw][A_RING][NCCLTUNE_SIMPLE];
+    *inter_lat_factor = hwLat[HW_NET][A_RING][NCCLTUNE_LL] / hwLat[HW_NET][A_RING][NCCLTUNE_SIMPLE];
+}
+
 const char *nccltune_proto_name(nccltune_proto p)
 {
     static const char *const names[] = { "LL", "LL128", "Simple", "auto" };

@@ -68,6 +68,25 @@ int nccltune_pick(const nccltune_comm *c, collalgo_op op, uint64_t bytes, collal
 int nccltune_factors(const nccltune_comm *c, collalgo_op op, collalgo_algo algo, nccltune_proto proto,
                      double *bytes_factor, double *intra_lat_factor, double *inter_lat_factor, cxl_err *err);
 
+/* Point-to-point (ncclSend / ncclRecv, and the collectives built of them: all-to-all, context parallelism's
+ * ring, pipeline sends). NCCL picks no algorithm for them, and its protocol by size alone: LL when the
+ * connection has LL buffers (every p2p connection does) and the message is at most NCCL_P2P_LL_THRESHOLD
+ * bytes, else Simple; never LL128, and NCCL_PROTO does not apply (src/enqueue.cc addP2pToPlan and
+ * NCCL_PARAM(P2pLLThreshold, "P2P_LL_THRESHOLD", 16384), v2.19.3-1). NCCL compares each channel's part of
+ * a peer's message; the engine compares the whole message, so a message just over the threshold that NCCL
+ * splits over channels may run LL in NCCL and Simple here. */
+#define NCCLTUNE_P2P_LL_THRESHOLD 16384
+
+/* The protocol of one send of `bytes` (the message to one peer): want LL or Simple as given, AUTO by the
+ * threshold. CXL_ECONFIG for LL128 (or out of range), naming what is valid. */
+int nccltune_p2p_proto(uint64_t bytes, nccltune_proto want, nccltune_proto *out, cxl_err *err);
+
+/* How a send changes with its protocol against Simple: LL moves 8 bytes per 4 data bytes (its lines carry
+ * a 4-byte flag beside 4 data bytes: bytes factor 2), and pays the ring's LL message latency relative to
+ * Simple's on NVLink (or PCI) and the network (tuning.cc hwLat, as nccltune_factors); Simple: all 1. */
+void nccltune_p2p_factors(int pci, nccltune_proto proto, double *bytes_factor, double *intra_lat_factor,
+                          double *inter_lat_factor);
+
 /* "LL", "LL128", "Simple", "auto"; "?" out of range. */
 const char *nccltune_proto_name(nccltune_proto p);
 

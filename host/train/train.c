@@ -18,6 +18,18 @@
 
 const char *const train_bk_names[] = { "compute", "exposed_tp_comm", "exposed_pp_comm", "exposed_dp_comm",
                                        "pipeline_bubble", "cxl_stall", NULL };
+const char *const train_group_names[] = { "dp", "tp", "ep", "cp", "pp", NULL };
+
+const char *train_coll_op_name(int op)
+{
+    return op == TRAIN_OP_ALLTOALL ? "all-to-all" : op == TRAIN_OP_SENDRECV ? "send/receive"
+                                                                            : collalgo_op_name((collalgo_op)op);
+}
+
+const char *train_coll_algo_name(int algo)
+{
+    return algo == TRAIN_ALGO_P2P ? "p2p" : collalgo_algo_name((collalgo_algo)algo);
+}
 
 int eng_oom(eng *E) { return E->rc = cxl_errf(E->err, CXL_ENOMEM, "out of memory (training engine)"); }
 

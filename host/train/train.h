@@ -67,11 +67,21 @@ typedef struct train_cxl_domain {
 } train_cxl_domain;
 
 /* One kind of collective the run issued: group, operation, bytes per rank, and NCCL's choice for it (nccltune.h);
- * count is over the whole iteration of every representative (one per pipeline stage). */
+ * count is over the whole iteration of every representative (one per pipeline stage). The expert-parallel
+ * all-to-all, context parallelism's ring sends and pipeline sends are NCCL send/receive: no algorithm
+ * (TRAIN_ALGO_P2P), the protocol by the message to one peer (nccltune_p2p_proto). */
 #define TRAIN_MAX_COLL_KINDS 256
+enum train_group { TRAIN_GROUP_DP = 0, TRAIN_GROUP_TP = 1, TRAIN_GROUP_EP = 2, TRAIN_GROUP_CP = 3, TRAIN_GROUP_PP = 4 };
+enum { TRAIN_OP_ALLTOALL = 4 /* = COLLMODEL_ALLTOALL */, TRAIN_OP_SENDRECV = 5 }; /* beyond collalgo_op */
+enum { TRAIN_ALGO_P2P = 255 };        /* train_coll.algo of send/receive */
+extern const char *const train_group_names[]; /* "dp", "tp", "ep", "cp", "pp" */
+/* The names of a train_coll's operation and algorithm: collalgo's, "all-to-all", "send/receive", "p2p". */
+const char *train_coll_op_name(int op);
+const char *train_coll_algo_name(int algo);
 typedef struct train_coll {
-    uint8_t tp;                       /* 1: tensor-parallel group, 0: data-parallel */
-    uint8_t op, algo, proto;          /* collalgo_op, collalgo_algo planned, nccltune_proto */
+    uint8_t group;                    /* enum train_group */
+    uint8_t op, algo, proto;          /* collalgo_op or TRAIN_OP_*, collalgo_algo planned or TRAIN_ALGO_P2P,
+                                         nccltune_proto */
     uint64_t bytes;
     uint32_t ranks, nodes;
     uint64_t count;

@@ -104,12 +104,15 @@ typedef struct xfer {
     uint32_t nph, cur, pending;
     int fabric;                 /* XK_PP / XK_EMB: FAB_INTRA or FAB_INTER */
     double bytes;               /* XK_PP / XK_EMB */
+    double wire;                /* XK_PP: bytes on the wire per byte sent (its protocol's; 1 unless LL) */
     int64_t t_start;
     const char *name;
     uint8_t slot;               /* XK_CXL: the representative's slot, or CXL_UNTRACKED */
     /* for the trace's args */
-    uint8_t op, algo, proto;    /* XK_TP / XK_DP: collalgo_op, the algorithm planned, its nccltune_proto */
-    int64_t hop_intra_ps, hop_inter_ps; /* XK_TP / XK_DP: latency per message on NVLink / the network */
+    uint8_t op, algo, proto;    /* XK_TP / XK_DP: collalgo_op, the algorithm planned; its nccltune_proto (also
+                                   XK_PP / XK_EP / XK_CP) */
+    int64_t hop_intra_ps, hop_inter_ps; /* XK_TP / XK_DP / XK_PP / XK_EP / XK_CP: latency per message on NVLink
+                                           / the network */
     uint8_t rd, wr, by_gpu;     /* XK_CXL: read:write weights, issued by the GPUs (1) or the CPUs (0) */
     uint64_t coll_bytes;        /* XK_TP / XK_DP: bytes per rank; XK_CXL: bytes per GPU */
 } xfer;
@@ -373,6 +376,9 @@ uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name);
 /* Context parallelism's ring exchange of `bytes` per rank (OPGRAPH_CP_P2P), on NVLink when the CP ring stays
  * in the node, else at the NIC's bandwidth (the ring is as slow as its node-crossing hop). */
 uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name);
+/* A pipeline send X (XK_PP, its bytes and fabric set) priced with NCCL's send protocol (training.pp_protocol,
+ * collmodel_p2p_plan) and counted in the run's list of collectives. Non-zero (E->rc set) on error. */
+int eng_plan_pp_send(eng *E, xfer *X);
 
 /* ---- train_cxl.c ---- */
 /* Parameters of R's optimizer shard whose states the optimizer policy keeps in CXL: all of them, or with

@@ -72,6 +72,7 @@ uint32_t eng_new_xfer(eng *E, int kind, uint32_t rep, const char *name)
     E->xf[id].kind = (uint8_t)kind;
     E->xf[id].rep = rep;
     E->xf[id].name = name;
+    E->xf[id].wire = 1;
     return id;
 }
 
@@ -93,10 +94,10 @@ void eng_free_xfer(eng *E, uint32_t id)
 
 static int64_t phase_latency(const eng *E, const xfer *X)
 {
-    if (X->kind == XK_PP || X->kind == XK_EMB) {
-        int hops = X->kind == XK_EMB ? 2 : 1;
-        return hops * (X->fabric == FAB_INTRA ? (int64_t)E->fab.intra_latency_ps : (int64_t)E->fab.inter_latency_ps);
-    }
+    if (X->kind == XK_PP)
+        return X->fabric == FAB_INTRA ? X->hop_intra_ps : X->hop_inter_ps;
+    if (X->kind == XK_EMB)
+        return 2 * (X->fabric == FAB_INTRA ? (int64_t)E->fab.intra_latency_ps : (int64_t)E->fab.inter_latency_ps);
     const collalgo_phase *p = &X->ph[X->cur];
     return (int64_t)p->intra_hops * X->hop_intra_ps + (int64_t)p->inter_hops * X->hop_inter_ps;
 }
@@ -116,7 +117,7 @@ void eng_phase_flows(eng *E, uint32_t xid)
     X->pending = 0;
     if (X->kind == XK_PP || X->kind == XK_EMB) {
         int intra = X->fabric == FAB_INTRA, tx = intra ? L_INTRA_TX : L_INTER_TX, rx = intra ? L_INTRA_RX : L_INTER_RX;
-        start_flow(E, xid, X->bytes, eng_link_of(X->rep, tx), eng_link_of(X->dst, rx));
+        start_flow(E, xid, X->bytes * X->wire, eng_link_of(X->rep, tx), eng_link_of(X->dst, rx));
         if (X->kind == XK_EMB && E->rc == 0) /* the all-reduce of two: both directions at once */
             start_flow(E, xid, X->bytes, eng_link_of(X->dst, tx), eng_link_of(X->rep, rx));
     } else {
@@ -176,17 +177,18 @@ static int coll_blame(eng *E, const collalgo_group *grp, int rc, int algo_field)
     if (grp->ranks_per_node < grp->ranks && E->fab.inter_Bps <= E->fab.intra_Bps)
         return eng_relocate(E->err, &x->cluster.loc[CLUSTERCFG_F_NIC_BW], "cluster.nic_bandwidth");
     if (rc == CXL_ECONFIG || rc == CXL_ELIMIT)
-        return eng_relocate(E->err, &x->gpu.loc[GPUCFG_F_NVLINK], "gpu.nvlink");
+        return eng_relocate(E->err, &x->gpu.loc[GPUCFG_F_NVLINK], "gpu.nvlink_bandwidth");
     return rc;
 }
 
-/* Count one collective in the run's list of distinct choices (train_result.colls). */
-static void note_coll(eng *E, int kind, const xfer *X, const nccltune_comm *c)
+/* Count one collective (op, algo and proto as in train_coll) in the run's list of distinct choices
+ * (train_result.colls). */
+static void note_coll(eng *E, int group, int op, int algo, int proto, uint64_t bytes, uint32_t ranks, uint32_t nodes)
 {
     train_coll *L = E->colls;
     for (uint32_t i = 0; i < E->ncolls; i++)
-        if (L[i].tp == (kind == XK_TP) && L[i].op == X->op && L[i].bytes == X->coll_bytes && L[i].algo == X->algo &&
-            L[i].proto == X->proto) {
+        if (L[i].group == group && L[i].op == op && L[i].bytes == bytes && L[i].algo == algo && L[i].proto == proto &&
+            L[i].ranks == ranks && L[i].nodes == nodes) {
             L[i].count++;
             return;
         }
@@ -195,13 +197,13 @@ static void note_coll(eng *E, int kind, const xfer *X, const nccltune_comm *c)
         return;
     }
     train_coll *n = &L[E->ncolls++];
-    n->tp = kind == XK_TP;
-    n->op = X->op;
-    n->algo = X->algo;
-    n->proto = X->proto;
-    n->bytes = X->coll_bytes;
-    n->ranks = c->ranks;
-    n->nodes = c->nodes;
+    n->group = (uint8_t)group;
+    n->op = (uint8_t)op;
+    n->algo = (uint8_t)algo;
+    n->proto = (uint8_t)proto;
+    n->bytes = bytes;
+    n->ranks = ranks;
+    n->nodes = nodes;
     n->count = 1;
 }
 
@@ -273,7 +275,7 @@ static uint32_t start_coll(eng *E, int kind, const collalgo_group *grp, uint32_t
         eng_xfer_done(E, xid);
         return xid;
     }
-    note_coll(E, kind, X, &c);
+    note_coll(E, kind == XK_TP ? TRAIN_GROUP_TP : TRAIN_GROUP_DP, X->op, X->algo, X->proto, bytes, c.ranks, c.nodes);
     eng_phase_begin(E, xid);
     return xid;
 }
@@ -288,11 +290,51 @@ uint32_t eng_start_etp_coll(eng *E, uint32_t r, int op, uint64_t bytes, const ch
     return start_coll(E, XK_TP, &E->etp_group, r, op, bytes, name);
 }
 
-/* A transfer of one phase (ph) of `bytes` on representative r's links; `what` names it in the error of a
- * link of bandwidth 0. */
-static uint32_t start_one_phase(eng *E, int kind, uint32_t r, uint64_t bytes, const char *name,
-                                const collalgo_phase *ph, const char *what)
+/* NCCL's send protocol (collmodel_p2p_plan) of a message of peer_bytes in the group of training key f
+ * (pp_protocol, cp_protocol, ep_protocol). Non-zero (E->rc set) on error. */
+static int p2p_plan(eng *E, int f, uint64_t peer_bytes, collmodel_p2p *s)
 {
+    const traincfg *t = &E->x->train;
+    int v = f == TRAINCFG_F_PP_PROTO ? t->pp_protocol : f == TRAINCFG_F_CP_PROTO ? t->cp_protocol : t->ep_protocol;
+    nccltune_proto want = v == TRAINCFG_P2P_LL ? NCCLTUNE_LL : v == TRAINCFG_P2P_SIMPLE ? NCCLTUNE_SIMPLE
+                                                                                        : NCCLTUNE_AUTO;
+    if (collmodel_p2p_plan(&E->coll, peer_bytes, want, s, E->err))
+        return E->rc = eng_relocate(E->err, &t->loc[f], f == TRAINCFG_F_PP_PROTO   ? "training.pp_protocol"
+                                                        : f == TRAINCFG_F_CP_PROTO ? "training.cp_protocol"
+                                                                                   : "training.ep_protocol");
+    return 0;
+}
+
+int eng_plan_pp_send(eng *E, xfer *X)
+{
+    collmodel_p2p s;
+    uint64_t bytes = (uint64_t)X->bytes;
+    if (p2p_plan(E, TRAINCFG_F_PP_PROTO, bytes, &s))
+        return E->rc;
+    X->op = TRAIN_OP_SENDRECV;
+    X->algo = TRAIN_ALGO_P2P;
+    X->proto = (uint8_t)s.proto;
+    X->wire = s.bytes_factor;
+    X->hop_intra_ps = s.hop_intra_ps;
+    X->hop_inter_ps = s.hop_inter_ps;
+    int inter = X->fabric != FAB_INTRA;
+    note_coll(E, TRAIN_GROUP_PP, TRAIN_OP_SENDRECV, TRAIN_ALGO_P2P, s.proto, bytes, 2, inter ? 2 : 1);
+    return 0;
+}
+
+/* A send/receive transfer of group grp (XK_EP or XK_CP) of one phase (ph) of `bytes` on representative r's
+ * links, sent with NCCL's send protocol for a message of peer_bytes (training key f, p2p_plan), which
+ * scales ph's bytes and sets its latencies, and counted in the run's list; `what` names it in the error of
+ * a link of bandwidth 0. */
+static uint32_t start_p2p(eng *E, int kind, const collalgo_group *grp, uint32_t r, uint64_t bytes,
+                          uint64_t peer_bytes, int f, const char *name, const collalgo_phase *ph0, const char *what)
+{
+    collmodel_p2p s;
+    if (p2p_plan(E, f, peer_bytes, &s))
+        return UINT32_MAX;
+    collalgo_phase scaled = *ph0, *ph = &scaled;
+    ph->intra_bytes = (uint64_t)ceil((double)ph->intra_bytes * s.bytes_factor);
+    ph->inter_bytes = (uint64_t)ceil((double)ph->inter_bytes * s.bytes_factor);
     if ((ph->intra_bytes && !E->fab.intra_Bps) || (ph->inter_bytes && !E->fab.inter_Bps)) {
         E->rc = cfgloc_errf(E->err, ph->inter_bytes ? &E->x->cluster.loc[CLUSTERCFG_F_NIC_BW]
                                                     : &E->x->gpu.loc[GPUCFG_F_NVLINK],
@@ -304,17 +346,23 @@ static uint32_t start_one_phase(eng *E, int kind, uint32_t r, uint64_t bytes, co
         return xid;
     xfer *X = &E->xf[xid];
     X->coll_bytes = bytes;
-    X->hop_intra_ps = (int64_t)E->fab.intra_latency_ps;
-    X->hop_inter_ps = (int64_t)E->fab.inter_latency_ps;
+    X->op = kind == XK_EP ? TRAIN_OP_ALLTOALL : TRAIN_OP_SENDRECV;
+    X->algo = TRAIN_ALGO_P2P;
+    X->proto = (uint8_t)s.proto;
+    X->hop_intra_ps = s.hop_intra_ps;
+    X->hop_inter_ps = s.hop_inter_ps;
     X->nph = 1;
     X->ph[0] = *ph;
+    note_coll(E, kind == XK_EP ? TRAIN_GROUP_EP : TRAIN_GROUP_CP, X->op, TRAIN_ALGO_P2P, s.proto, bytes, grp->ranks,
+              grp->ranks / grp->ranks_per_node);
     eng_phase_begin(E, xid);
     return xid;
 }
 
-/* Context parallelism's ring (eng_start_cp in train_eng.h): cp - 1 sends of a block to the next rank, one
- * latency each, all on NVLink when the ring stays in one node, else at the NIC's bandwidth (the ring steps
- * together, so its node-crossing hop sets the pace). */
+/* Context parallelism's ring (eng_start_cp in train_eng.h): cp - 1 sends of a block to the next rank (each
+ * with NCCL's send protocol for the block, training.cp_protocol), one latency each, all on NVLink when the
+ * ring stays in one node, else at the NIC's bandwidth (the ring steps together, so its node-crossing hop
+ * sets the pace). */
 uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name)
 {
     const collalgo_group *grp = &E->cp_group;
@@ -324,18 +372,21 @@ uint32_t eng_start_cp(eng *E, uint32_t r, uint64_t bytes, const char *name)
     ph.inter_bytes = inter ? bytes : 0;
     ph.intra_hops = inter ? 0 : grp->ranks - 1;
     ph.inter_hops = inter ? grp->ranks - 1 : 0;
-    return start_one_phase(E, XK_CP, r, bytes, name, &ph, "context-parallel exchange");
+    return start_p2p(E, XK_CP, grp, r, bytes, bytes, TRAINCFG_F_CP_PROTO, name, &ph, "context-parallel exchange");
 }
 
 /* NCCL's all-to-all is one send and one receive per peer in a group call (NCCL documentation,
- * "Point-to-point communication", all-to-all example), all in flight at once: one phase in which the
+ * "Point-to-point communication", all-to-all example), all in flight at once, each with NCCL's send
+ * protocol for its message to one peer (bytes / ep; training.ep_protocol): one phase in which the
  * representative sends the (rpn - 1) / ep of its buffer meant for the peers of its NVLink domain over
  * NVLink and the (ep - rpn) / ep meant for the other domains over its share of the NICs (receiving as
  * much), paying one message latency on each fabric it uses. The flows share the links with every other
  * transfer of the representative (net.h), as the collectives' do. */
 uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name)
 {
+    const collalgo_group *grp = &E->ep_group;
     collalgo_phase ph;
-    collmodel_a2a_phase(&E->ep_group, bytes, &ph);
-    return start_one_phase(E, XK_EP, r, bytes, name, &ph, "expert-parallel all-to-all");
+    collmodel_a2a_phase(grp, bytes, &ph);
+    uint64_t peer = grp->ranks > 1 ? (bytes + grp->ranks - 1) / grp->ranks : bytes;
+    return start_p2p(E, XK_EP, grp, r, bytes, peer, TRAINCFG_F_EP_PROTO, name, &ph, "expert-parallel all-to-all");
 }

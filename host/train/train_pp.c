@@ -92,7 +92,8 @@ int eng_pp_pre_recv(eng *E, rep *R)
 }
 
 /* Starts the pipeline transfer of item `it`'s output, if it has one for another GPU; 1 when one started
- * (or waits for its receive), 0 when none, -1 when the transfer table is full (the run fails). */
+ * (or waits for its receive), 0 when none, -1 when the transfer table is full or its send cannot be planned
+ * (the run fails). */
 static int start_send(eng *E, rep *R, size_t it)
 {
     const schedule_item *I = &R->items[it];
@@ -122,6 +123,8 @@ static int start_send(eng *E, rep *R, size_t it)
         lo = E->pp - 1; /* wrap-around between chunks */
     X->fabric = E->pp_intra[lo] ? FAB_INTRA : FAB_INTER;
     X->bytes = (double)E->g.pp_bytes;
+    if (eng_plan_pp_send(E, X))
+        return -1;
     R->pp_sends++;
     rep *D = &E->reps[dst];
     if (batched_p2p(E, R) && D->posted[k] < 0 && X->bytes > COLL_SIMPLE_BUFF_BYTES) {

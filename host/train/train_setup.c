@@ -82,8 +82,8 @@ static int setup_fabric(eng *E, double *intra_Bps, double *inter_Bps, cxl_err *e
     const clustercfg *c = &x->cluster;
     uint64_t gpn = c->gpus_per_node;
     if (x->gpu.nvlink_bw_bps == 0 && clustercfg_domain(c) > 1)
-        return cfgloc_errf(err, &x->gpu.ref, "gpu '%s' has no NVLink bandwidth ('nvlink'); the intra-node fabric "
-                           "needs one", x->gpu.name);
+        return cfgloc_errf(err, &x->gpu.ref, "gpu '%s' has no NVLink bandwidth ('nvlink_bandwidth'); the intra-node "
+                           "fabric needs one", x->gpu.name);
     double intra, inter;
     collmodel_fabric(c, &x->gpu, &E->fab, &intra, &inter);
     if (c->nodes > 1 && inter < 1) {

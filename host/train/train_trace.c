@@ -51,16 +51,21 @@ void eng_trace_xfer(eng *E, const xfer *X)
         if (!eng_traced(E, X->rep))
             return;
         a[0] = ARG_U("bytes", X->coll_bytes);
-        a[1] = ARG_U("ranks", E->cp_group.ranks);
+        a[1] = ARG_S("op", train_coll_op_name(X->op));
+        a[2] = ARG_S("algorithm", train_coll_algo_name(X->algo));
+        a[3] = ARG_S("protocol", nccltune_proto_name((nccltune_proto)X->proto));
+        a[4] = ARG_U("ranks", E->cp_group.ranks);
         uint32_t t = ctrace_lane(E->ct, &E->lanes[X->rep * TL_N + TL_SEND], X->t_start, E->now);
-        eng_trace_slice(E, X->rep, t, "cp", X->name, X->t_start, E->now, a, 2);
+        eng_trace_slice(E, X->rep, t, "cp", X->name, X->t_start, E->now, a, 5);
     } else if (X->kind == XK_EP) {
         if (!eng_traced(E, X->rep))
             return;
         a[0] = ARG_U("bytes", X->coll_bytes);
-        a[1] = ARG_S("op", "all-to-all");
-        a[2] = ARG_U("ranks", E->ep_group.ranks);
-        eng_trace_slice(E, X->rep, 0, "ep", X->name, X->t_start, E->now, a, 3);
+        a[1] = ARG_S("op", train_coll_op_name(X->op));
+        a[2] = ARG_S("algorithm", train_coll_algo_name(X->algo));
+        a[3] = ARG_S("protocol", nccltune_proto_name((nccltune_proto)X->proto));
+        a[4] = ARG_U("ranks", E->ep_group.ranks);
+        eng_trace_slice(E, X->rep, 0, "ep", X->name, X->t_start, E->now, a, 5);
     } else if (X->kind == XK_TP || X->kind == XK_DP) {
         if (!eng_traced(E, X->rep))
             return;
@@ -79,13 +84,16 @@ void eng_trace_xfer(eng *E, const xfer *X)
         a[1] = ARG_U("from_stage", X->rep);
         a[2] = ARG_U("to_stage", X->dst);
         a[3] = ARG_S("fabric", fabric_name(X->fabric));
+        int na = 4;
+        if (X->kind == XK_PP)
+            a[na++] = ARG_S("protocol", nccltune_proto_name((nccltune_proto)X->proto));
         int s = eng_traced(E, X->rep), d = eng_traced(E, X->dst);
         uint32_t ts = s ? ctrace_lane(E->ct, &E->lanes[X->rep * TL_N + TL_SEND], X->t_start, E->now) : 0;
         uint32_t td = d ? ctrace_lane(E->ct, &E->lanes[X->dst * TL_N + TL_RECV], X->t_start, E->now) : 0;
         if (s)
-            eng_trace_slice(E, X->rep, ts, cat, X->name, X->t_start, E->now, a, 4);
+            eng_trace_slice(E, X->rep, ts, cat, X->name, X->t_start, E->now, a, na);
         if (d)
-            eng_trace_slice(E, X->dst, td, cat, X->name, X->t_start, E->now, a, 4);
+            eng_trace_slice(E, X->dst, td, cat, X->name, X->t_start, E->now, a, na);
         if (s && d && ctrace_in_window(E->ct, X->t_start, E->now)) {
             /* the arrow joins the two slices at their middle, inside both */
             int64_t mid = X->t_start + (E->now - X->t_start) / 2;

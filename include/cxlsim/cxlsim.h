@@ -276,8 +276,9 @@ CXLSIM_API const char *cxlsim_breakdown_name(int bk);
 
 typedef struct cxlsim_cluster cxlsim_cluster;
 
-/* all-to-all: NCCL's group of sends and receives (one phase, ring/Simple reported), as the engine's
- * expert-parallel exchange; the other operations follow NCCL's choice of algorithm and protocol */
+/* all-to-all: NCCL's group of sends and receives (one phase, ring reported), as the engine's expert-parallel
+ * exchange, with NCCL's send protocol: LL when bytes / ranks <= 16384 (NCCL_P2P_LL_THRESHOLD) or asked,
+ * else Simple; LL128 is an error. The other operations follow NCCL's choice of algorithm and protocol */
 enum cxlsim_coll_op { CXLSIM_ALLREDUCE = 0, CXLSIM_REDUCE_SCATTER = 1, CXLSIM_ALLGATHER = 2, CXLSIM_BROADCAST = 3,
                       CXLSIM_ALLTOALL = 4 };
 enum cxlsim_coll_algo { CXLSIM_ALGO_RING = 0, CXLSIM_ALGO_TREE = 1, CXLSIM_ALGO_HIERARCHICAL = 2, CXLSIM_ALGO_AUTO = 3 };

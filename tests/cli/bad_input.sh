@@ -85,7 +85,8 @@ cases <<'EOF'
 7|hbm.yaml:3:41: gpu.hbm_bandwidth: kernel .* ends past 1e\+06 s|train|hbm.yaml|name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, hbm_bandwidth: 1MB/s}\n
 7|hbmk.yaml:3:41: gpu 'h100-sxm': kernel .* cannot be priced|train|hbmk.yaml|name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, hbm_bandwidth: 1KB/s}\n
 7|tf.yaml:3:39: gpu 'h100-sxm': kernel .* \(bf16\) cannot be priced|train|tf.yaml|name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, bf16_tflops: 1e-300}\n
-7|nv.yaml:3:34: gpu.nvlink: |train|nv.yaml|name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, nvlink: 1B/s}\n
+7|nv.yaml:3:44: gpu.nvlink_bandwidth: |train|nv.yaml|name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, nvlink_bandwidth: 1B/s}\n
+3|nvold.yaml:3:26: key 'gpu.nvlink' is no longer accepted: .*'nvlink_bandwidth', per direction .* nvlink: 900GB/s -> nvlink_bandwidth: 450GB/s|train|nvold.yaml|name: x\nextends: llama2-7b-2x8-h100\ngpu: {extends: h100-sxm, nvlink: 900GB/s}\n
 3|nic.yaml:3:55: cluster.nic_bandwidth: 1 B/s x 8 NICs per node, shared by 8 GPUs, gives each GPU .* need at least [0-9]+ B/s|train|nic.yaml|name: x\nextends: llama2-7b-2x8-h100\ncluster: {extends: dgx-h100, nodes: 2, nic_bandwidth: 1B/s}\n
 3|tree.yaml:3:25: training.collectives: .*tree does not support reduce-scatter|train|tree.yaml|name: x\nextends: llama2-7b-2x8-h100\ntraining: {collectives: tree}\n
 EOF

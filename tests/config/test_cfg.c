@@ -348,6 +348,7 @@ static const cfg_field link_fields[] = {
     {.key = "mode", .type = CFG_T_ENUM, .offset = offsetof(struct link_cfg, mode), .choices = modes},
     {.key = "retimer", .type = CFG_T_BOOL, .offset = offsetof(struct link_cfg, retimer)},
     {.key = "name", .type = CFG_T_STRING, .offset = offsetof(struct link_cfg, name), .str_size = 8},
+    {.key = "lanes", .type = CFG_T_RETIRED, .help = "'lanes' became 'width': write width: <lanes>"},
     {.key = NULL},
 };
 
@@ -813,6 +814,17 @@ static void test_err_unknown_key_suggest(void **state)
     BIND_ERR("link: {width: 8, Width: 8}\n", 1, 18, "unknown key 'link.Width'", "did you mean 'width'?");
 }
 
+/* A retired key is refused at itself with its message; key lists and suggestions leave it out (the valid
+ * keys of 'link' above end at 'name'). */
+static void test_err_retired_key(void **state)
+{
+    (void)state;
+    BIND_ERR("link:\n  width: 8\n  lanes: 8\n", 3, 3, "key 'link.lanes' is no longer accepted: 'lanes' became "
+             "'width': write width: <lanes>");
+    BIND_ERR("link: {lane: 8}\n", 1, 8, "unknown key 'link.lane'; valid keys in 'link': width, latency, rate, "
+             "mode, retimer, name");
+}
+
 static void test_err_unknown_key_no_suggest(void **state)
 {
     (void)state;
@@ -1193,6 +1205,7 @@ int main(void)
         cmocka_unit_test(test_parse_double),
         cmocka_unit_test_setup_teardown(test_load_file_good, fx_setup, fx_teardown),
         cmocka_unit_test(test_bind_good),
+        cmocka_unit_test(test_err_retired_key),
         cmocka_unit_test(test_bind_defaults_and_seen),
         cmocka_unit_test_setup_teardown(test_extends_deep_merge, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_extends_chain_relative, fx_setup, fx_teardown),

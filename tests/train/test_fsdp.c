@@ -64,7 +64,7 @@ static double dp_bytes(const train_result *r, int op)
 {
     double sum = 0;
     for (uint32_t i = 0; i < r->ncolls; i++)
-        if (!r->colls[i].tp && r->colls[i].op == op)
+        if (r->colls[i].group == TRAIN_GROUP_DP && r->colls[i].op == op)
             sum += (double)r->colls[i].bytes * (double)r->colls[i].count;
     return sum;
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -134,11 +135,39 @@ static void errors(void **state)
     assert_string_equal(nccltune_proto_name((nccltune_proto)9), "?");
 }
 
+/* Send/receive: LL up to NCCL_P2P_LL_THRESHOLD (16384, enqueue.cc) of one peer's message, else Simple; never
+ * LL128; LL moves 8 bytes per 4 and pays the ring's LL latency. */
+static void p2p(void **state)
+{
+    (void)state;
+    nccltune_proto p;
+    cxl_err e;
+    assert_int_equal(nccltune_p2p_proto(16384, NCCLTUNE_AUTO, &p, &e), 0);
+    assert_int_equal(p, NCCLTUNE_LL);
+    assert_int_equal(nccltune_p2p_proto(16385, NCCLTUNE_AUTO, &p, &e), 0);
+    assert_int_equal(p, NCCLTUNE_SIMPLE);
+    assert_int_equal(nccltune_p2p_proto(1, NCCLTUNE_SIMPLE, &p, &e), 0);
+    assert_int_equal(p, NCCLTUNE_SIMPLE);
+    assert_int_equal(nccltune_p2p_proto(1 << 30, NCCLTUNE_LL, &p, &e), 0);
+    assert_int_equal(p, NCCLTUNE_LL);
+    assert_int_equal(nccltune_p2p_proto(1024, NCCLTUNE_LL128, &p, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "LL or Simple"));
+    double fb, fi, fo;
+    nccltune_p2p_factors(0, NCCLTUNE_LL, &fb, &fi, &fo);
+    close_to(fb, 2);
+    close_to(fi, .6 / 3.4);
+    close_to(fo, 2.7 / 14);
+    nccltune_p2p_factors(0, NCCLTUNE_SIMPLE, &fb, &fi, &fo);
+    close_to(fb, 1);
+    close_to(fi, 1);
+    close_to(fo, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(model_one_node), cmocka_unit_test(model_one_rank_per_node), cmocka_unit_test(picks),
-        cmocka_unit_test(factors), cmocka_unit_test(errors),
+        cmocka_unit_test(factors), cmocka_unit_test(errors), cmocka_unit_test(p2p),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

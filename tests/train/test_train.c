@@ -455,7 +455,7 @@ static void framework_overheads_and_padding(void **state)
     run(x, NULL, &r0);
     int dp_seen = 0, tp_simple = 0;
     for (uint32_t i = 0; i < r0.ncolls; i++) {
-        if (!r0.colls[i].tp) {
+        if (r0.colls[i].group == TRAIN_GROUP_DP) {
             dp_seen = 1;
             assert_int_equal(r0.colls[i].proto, NCCLTUNE_LL);
         } else if (r0.colls[i].proto == NCCLTUNE_SIMPLE) {
@@ -464,6 +464,78 @@ static void framework_overheads_and_padding(void **state)
     }
     assert_true(dp_seen && tp_simple);
     train_result_free(&r0);
+    free(x);
+}
+
+/* The protocol of group `group`'s entries in r's list of collectives (NCCL send/receive: algorithm p2p);
+ * -1 when the group has none, -2 when its entries disagree. */
+static int p2p_proto_of(const train_result *r, int group)
+{
+    int p = -1;
+    for (uint32_t i = 0; i < r->ncolls; i++) {
+        const train_coll *C = &r->colls[i];
+        if (C->group != group)
+            continue;
+        assert_int_equal(C->algo, TRAIN_ALGO_P2P);
+        assert_int_equal(C->op, group == TRAIN_GROUP_EP ? TRAIN_OP_ALLTOALL : TRAIN_OP_SENDRECV);
+        p = p == -1 || p == C->proto ? C->proto : -2;
+    }
+    return p;
+}
+
+/* Send/receive groups (issue 30 item 3): pipeline sends, context parallelism's ring and the expert-parallel
+ * all-to-all are listed with NCCL's protocol, LL up to 16 KiB to one peer (NCCL_P2P_LL_THRESHOLD) and
+ * Simple above, and pp_protocol, cp_protocol, ep_protocol force one; the time is the protocol's (LL moves
+ * twice the bytes at a lower message latency). */
+static void p2p_group_protocols(void **state)
+{
+    (void)state;
+    static const char *const fmt =
+        "name: p\nmodel: { name: p, layers: 4, hidden: %d, heads: 8, vocab: 4096, seq_len: %d%s }\n"
+        "gpu: a100-80gb\ncluster: { extends: dgx-a100, nodes: 1 }\ntraining: { global_batch: 8, %s }\n";
+    static const struct {
+        int hidden, seq;
+        const char *moe, *train;
+        int group, want;
+    } cases[] = {
+        /* a micro-batch's activations: 512 x 1024 x 2 B = 1 MiB per send, Simple; 64 x 64 x 2 B = 8 KiB, LL */
+        { 1024, 512, "", "pp: 2, dp: 4", TRAIN_GROUP_PP, NCCLTUNE_SIMPLE },
+        { 1024, 512, "", "pp: 2, dp: 4, pp_protocol: ll", TRAIN_GROUP_PP, NCCLTUNE_LL },
+        { 64, 64, "", "pp: 2, dp: 4", TRAIN_GROUP_PP, NCCLTUNE_LL },
+        { 64, 64, "", "pp: 2, dp: 4, pp_protocol: simple", TRAIN_GROUP_PP, NCCLTUNE_SIMPLE },
+        /* K and V of 256 tokens: Simple; forced LL */
+        { 1024, 512, "", "cp: 2, dp: 4", TRAIN_GROUP_CP, NCCLTUNE_SIMPLE },
+        { 1024, 512, "", "cp: 2, dp: 4, cp_protocol: ll", TRAIN_GROUP_CP, NCCLTUNE_LL },
+        /* 512 tokens x top-2 x 1024 x 2 B over 8 peers: 256 KiB each, Simple; forced LL */
+        { 1024, 512, ", experts: 8, top_k: 2", "ep: 8, dp: 8", TRAIN_GROUP_EP, NCCLTUNE_SIMPLE },
+        { 1024, 512, ", experts: 8, top_k: 2", "ep: 8, dp: 8, ep_protocol: ll", TRAIN_GROUP_EP, NCCLTUNE_LL },
+    };
+    int64_t t[8];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, fmt, cases[i].hidden, cases[i].seq, cases[i].moe, cases[i].train);
+        expcfg *x = load_text("p.yaml", text);
+        train_result r;
+        run(x, NULL, &r);
+        assert_int_equal(p2p_proto_of(&r, cases[i].group), cases[i].want);
+        assert_adds_up(&r);
+        t[i] = r.iteration_ps;
+        train_result_free(&r);
+        free(x);
+    }
+    /* forcing the other protocol changes the time */
+    for (size_t i = 0; i < 8; i += 2)
+        assert_true(t[i] != t[i + 1]);
+
+    /* LL128 is no send/receive protocol: refused at the key, with the valid values */
+    char text[1024];
+    snprintf(text, sizeof text, fmt, 1024, 512, "", "pp: 2, dp: 4, pp_protocol: ll128");
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    assert_int_equal(expcfg_load_text("p.yaml", text, NULL, x, &e), CXL_ECONFIG);
+    assert_non_null(strstr(e.msg, "pp_protocol"));
+    assert_non_null(strstr(e.msg, "ll, simple, auto"));
     free(x);
 }
 
@@ -1105,7 +1177,7 @@ int main(void)
         cmocka_unit_test(zero_stages_move_communication),
         cmocka_unit_test(measured_times_replace_the_model),
         cmocka_unit_test(out_of_memory_names_the_parts),
-        cmocka_unit_test(cxl_offload_policies),
+        cmocka_unit_test(cxl_offload_policies), cmocka_unit_test(p2p_group_protocols),
         cmocka_unit_test(trace_is_written),
         cmocka_unit_test(moe_fine_grained_kernels),
         cmocka_unit_test(host_timeline_sync),
