@@ -42,7 +42,7 @@ static void text_setup(FILE *so, const expcfg *x)
 
 /* The bandwidths the engine uses, per direction, in B/s (0: not given or not present). */
 typedef struct train_bw {
-    double nvlink_gpu;       /* gpu.nvlink / 2 x nvlink_efficiency (collmodel_fabric) */
+    double nvlink_gpu;       /* gpu.nvlink_bandwidth (per direction) x nvlink_efficiency (collmodel_fabric) */
     double nic;              /* one NIC: nic_bandwidth x nic_efficiency */
     double scale_out_node;   /* the node's NICs, / oversubscription on a fat tree */
     double scale_out_gpu;    /* one GPU's share of them (collmodel_fabric) */
@@ -93,7 +93,7 @@ static void text_resolved(FILE *so, const expcfg *x)
     bandwidths(x, &b);
     const clustercfg *c = &x->cluster;
     fprintf(so, "  bandwidth   per direction, efficiencies applied, as the engine uses it (GB/s):\n");
-    fprintf(so, "    NVLink      %.2f per GPU (%.2f both directions / 2 x %.3g)\n", b.nvlink_gpu / 1e9,
+    fprintf(so, "    NVLink      %.2f per GPU (%.2f x %.3g)\n", b.nvlink_gpu / 1e9,
             (double)x->gpu.nvlink_bw_bps / 1e9, c->nvlink_efficiency);
     fprintf(so, "    NIC         %.2f each (%.2f x %.3g), %llu per node\n", b.nic / 1e9, (double)c->nic_bw_bps / 1e9,
             c->nic_efficiency, (unsigned long long)c->nics_per_node);

@@ -28,7 +28,7 @@ assert all(e["dur"] >= 0 for e in ev if e.get("ph") == "X")
 PY
 # the summary: bandwidths per direction as the engine uses them, and the options that differ from the defaults
 expect_rc 0 "train narayanan 76b" "$bin" train "$src/configs/validation/narayanan/76b.yaml" --json "$tmp/n.json"
-grep -q "^    NVLink      232.50 per GPU (600.00 both directions / 2 x 0.775)$" "$tmp/out" && ok || bad "no NVLink line"
+grep -q "^    NVLink      232.50 per GPU (300.00 x 0.775)$" "$tmp/out" && ok || bad "no NVLink line"
 grep -q "^    scale-out   182.00 per node, 22.75 per GPU$" "$tmp/out" && ok || bad "no scale-out line"
 grep -Eq "^    training.overlap_grad_reduce +false \(default false\)" "$tmp/out" && bad "an option equal to its default listed" || ok
 grep -Eq "^    training.attention +unfused \(default flash\)$" "$tmp/out" && ok || bad "no attention option line"

@@ -342,7 +342,7 @@ static int64_t run_small(const char *name, const char *model_yaml, const char *t
     train_result res;
     ok_or_fail(train_run(x, NULL, &res, &e), &e, p);
     for (uint32_t i = 0; n && i < res.ncolls; i++)
-        if (res.colls[i].tp && res.colls[i].op == COLLALGO_ALLREDUCE && res.colls[i].bytes == bytes)
+        if (res.colls[i].group == TRAIN_GROUP_TP && res.colls[i].op == COLLALGO_ALLREDUCE && res.colls[i].bytes == bytes)
             *n += res.colls[i].count;
     int64_t ps = res.iteration_ps;
     train_result_free(&res);

@@ -62,7 +62,7 @@ static int64_t run(const char *training, double *exposed_dp, uint64_t *dp_calls)
     if (dp_calls) {
         *dp_calls = 0;
         for (uint32_t i = 0; i < r.ncolls; i++)
-            if (!r.colls[i].tp && r.colls[i].op != COLLALGO_ALLGATHER)
+            if (r.colls[i].group == TRAIN_GROUP_DP && r.colls[i].op != COLLALGO_ALLGATHER)
                 *dp_calls += r.colls[i].count;
     }
     train_result_free(&r);
