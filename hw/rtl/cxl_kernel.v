@@ -528,7 +528,7 @@ module cxl_kernel #(
     reg         st_fill;              // a chunk is being read out (into bank st_bank)
     reg         st_bank;
     reg  [4:0]  st_iss, st_got;       // words requested / received of that chunk
-    reg         st_p1, st_p2;         // readout pipeline: address presented, data valid
+    reg         st_p1, st_p2, st_p3;  // readout pipeline: address presented, decoded, data valid
     reg         st_pend;              // a read-out chunk waits for the write engine
     reg         st_pend_bank;
     reg  [15:0] st_pend_w;
@@ -570,6 +570,7 @@ module cxl_kernel #(
             st_got <= 5'd0;
             st_p1 <= 1'b0;
             st_p2 <= 1'b0;
+            st_p3 <= 1'b0;
             st_pend <= 1'b0;
             st_pend_bank <= 1'b0;
             st_pend_w <= 16'd0;
@@ -668,6 +669,7 @@ module cxl_kernel #(
                         st_got <= 5'd0;
                         st_p1 <= 1'b0;
                         st_p2 <= 1'b0;
+                        st_p3 <= 1'b0;
                         st_pend <= 1'b0;
                         kst <= S_ST;
                     end else begin
@@ -686,7 +688,8 @@ module cxl_kernel #(
                         kst <= S_DR_CHK;
                 end
                 S_ST: begin
-                    // read-out: st_data is the word of the st_addr presented one clock earlier
+                    // read-out: st_data is the word of the st_addr presented two clocks earlier
+                    // (cxl_model.v decodes it in one clock and selects the word in the next)
                     if (st_fill && st_iss < st_chunk) begin
                         st_addr_q <= st_w + {11'd0, st_iss};
                         st_iss <= st_iss + 5'd1;
@@ -695,12 +698,13 @@ module cxl_kernel #(
                         st_p1 <= 1'b0;
                     end
                     st_p2 <= st_p1;
-                    if (st_p2) begin
+                    st_p3 <= st_p2;
+                    if (st_p3) begin
                         wmem[{st_bank, st_got[3:0]}] <= st_data;
                         st_got <= st_got + 5'd1;
                     end
                     // a complete chunk waits for the write engine; the next one fills the other bank
-                    if (st_fill && st_p2 && st_got + 5'd1 == st_chunk) begin
+                    if (st_fill && st_p3 && st_got + 5'd1 == st_chunk) begin
                         st_fill <= 1'b0;
                         st_pend <= 1'b1;
                         st_pend_bank <= st_bank;
@@ -710,6 +714,7 @@ module cxl_kernel #(
                         st_bank <= !st_bank;
                         st_p1 <= 1'b0;
                         st_p2 <= 1'b0;
+                        st_p3 <= 1'b0;
                     end
                     // hand the waiting chunk to the write engine once it is free; its bank was filled
                     // while the previous chunk (other bank) was written, so the next fill may start

@@ -11,6 +11,12 @@
 //     steps 1-4 push into the host response paths with ready >= now + host_rsp_cycles > now (the host
 //     paths take at least one cycle; host/config/devcfg.c checks it), and nothing else before step 5 touches a
 //     requester.
+//   - build clocks (0 or more, after the response clocks): a link's flit of this cycle is built one
+//     step per clock (link.v), from the same inputs as the main clock's: nothing but the links' build
+//     registers moves, so every unit's outputs, and therefore every link's sources and credit returns,
+//     are the ones the main clock sees. They last while any used link says `need`; the links build in
+//     parallel (at most 13 clocks: a load of the flit's start values, then one per fill_slot round). A cycle with a build clock is not quiet (a
+//     link has something to send or owes data), so no idle skip or period jump is lost by taking it.
 //   - the main clock: steps 1-4 and 6-10 (and the local path's moves), every unit enabled, then now + 1.
 // Between model cycles (at_boundary) the state equals the C model's after cxl_model_run's cycle.
 //
@@ -50,8 +56,8 @@
 //   run_until    the cycle the caller stops at (run is low once now >= run_until): a skip ends there.
 //   comp_*       the completion buffer (CXL_COMPQ = 1024): count, oldest entry (cxl_completion as
 //                little-endian bytes), pop (cxl_model_drain).
-//   st_addr      cxl_stats as little-endian 64-bit words (CXL_S_*); st_data is registered (valid the
-//                clock after st_addr) in clocks with st_rd high.
+//   st_addr      cxl_stats as little-endian 64-bit words (CXL_S_*); st_data is registered (valid two
+//                clocks after st_addr: a decode clock and a select clock) in clocks with st_rd high.
 //   model_error  m->model_error (sticky; 1: an ingress queue refused a push, 2: a host response path
 //                did, 3: the completion buffer overflowed: model bugs, see the C). When several occur in
 //                one cycle the C keeps the last in its step order; this model keeps the last of its
@@ -168,7 +174,11 @@ module cxl_model #(
     // a clock that performs a model cycle, unless it is a period jump or shrinks one (pj_hold, below)
     wire            main_raw = stepping && !rsel_any;
     wire            pj_hold, pj_jump;
-    wire            main_clk = main_raw && !pj_hold;
+    // a build clock: some link's flit of this cycle needs another step (link.v); the main clock follows
+    // when none does
+    wire            bld_need;
+    wire            bld_clk  = main_raw && !pj_hold && bld_need;
+    wire            main_clk = main_raw && !pj_hold && !bld_need;
     // an idle skip (below): this main clock is 1 + skip_n model cycles; a period jump is adv_n + 1 cycles
     // without one; `now` and its copies move in both (adv)
     wire            skip_c;
@@ -363,6 +373,10 @@ module cxl_model #(
     wire [ND*2*3-1:0]      ds_pop;
     // credit returns
     reg  [ND*32-1:0] dm_ret, ds_ret;
+    // a link's flit of this cycle needs another build clock
+    wire [NH-1:0]    up_need;
+    wire [ND-1:0]    dn_need;
+    assign bld_need = |up_need || |dn_need;
 
     // the local path (below): device 0's ingress and response pops, host 0's response pushes
     wire [7:0]       li_n;
@@ -427,8 +441,10 @@ module cxl_model #(
             /* verilator lint_on UNUSEDSIGNAL */
             wire lclk;
             wire [63:0] now_l;
-            clkgate u_cg (.clk(clk), .en(!rst_n || (adv && used)), .gclk(lclk));
+            wire n_m2s, n_s2m;
+            clkgate u_cg (.clk(clk), .en(!rst_n || ((adv || bld_clk) && used)), .gclk(lclk));
             model_now u_now (.clk(lclk), .rst_n(rst_n), .step(adv), .skip_n(adv_n), .now(now_l));
+            assign up_need[gh] = used && (n_m2s || n_s2m);
             // the link's inputs, each computed apart (a simulator then re-evaluates an unused port's
             // link only when its own inputs move)
             reg  [NREQ*KM-1:0]  m_src_rdy;
@@ -474,7 +490,7 @@ module cxl_model #(
                     m_ret = sw ? one_cls(sw_up_cr[gh], sw_up_cls[8*gh +: 8]) : 32'd0;
             end
             link #(.NSRC(NREQ), .K(KM), .W(W)) u_m2s (
-                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_l),
+                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_m2s), .now(now_l),
                 .dir(1'b0), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool(m2s_pool), .credit_return_cycles(p_crd), .nsrc(NREQ[7:0]),
                 .cr_ret_first(1'b1), .cr_ret_n(m_ret),
@@ -486,7 +502,7 @@ module cxl_model #(
                 .cr_avail(a0), .cr_pending(pd0), .acc(acc0), .idle(um_idle[gh]), .fl_count(fc0),
                 .owed_count(oc0), .owed_chunks(och0), .rr(rr0));
             link #(.NSRC(2), .K(K), .W(W)) u_s2m (
-                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_l),
+                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_s2m), .now(now_l),
                 .dir(1'b1), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool({p_s2m_rsp_cr, p_s2m_data_cr, 64'd0}),
                 .credit_return_cycles(p_crd), .nsrc(sw ? 8'd1 : 8'd2),
@@ -532,6 +548,7 @@ module cxl_model #(
             assign dm_stall = {(ND*4){1'b0}};
             assign ds_stall = {(ND*4){1'b0}};
             assign dm_pop = {(ND*3){1'b0}};
+            assign dn_need = {ND{1'b0}};
             assign ds_pop = {(ND*6){1'b0}};
             assign dm_src_rdy = {(ND*K){1'b0}};
             assign dm_src_msg = {(ND*K*W){1'b0}};
@@ -545,8 +562,10 @@ module cxl_model #(
             wire used = lp && sw && gd < p_devices;
             wire lclk;
             wire [63:0] now_l;
-            clkgate u_cg (.clk(clk), .en(!rst_n || (adv && used)), .gclk(lclk));
+            wire n_m2s, n_s2m;
+            clkgate u_cg (.clk(clk), .en(!rst_n || ((adv || bld_clk) && used)), .gclk(lclk));
             model_now u_now (.clk(lclk), .rst_n(rst_n), .step(adv), .skip_n(adv_n), .now(now_l));
+            assign dn_need[gd] = used && (n_m2s || n_s2m);
             /* verilator lint_off UNUSEDSIGNAL */
             wire [127:0] a0, a1, pd0, pd1;
             wire [63:0]  acc0, acc1;
@@ -556,7 +575,7 @@ module cxl_model #(
             wire [7:0]   rr0, rr1;
             /* verilator lint_on UNUSEDSIGNAL */
             link #(.NSRC(1), .K(K), .W(W)) u_m2s (
-                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_l),
+                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_m2s), .now(now_l),
                 .dir(1'b0), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool({64'd0, p_m2s_data_cr, p_m2s_req_cr}),
                 .credit_return_cycles(p_crd), .nsrc(8'd1),
@@ -569,7 +588,7 @@ module cxl_model #(
                 .cr_avail(a0), .cr_pending(pd0), .acc(acc0), .idle(dm_idle[gd]), .fl_count(fc0),
                 .owed_count(oc0), .owed_chunks(och0), .rr(rr0));
             link #(.NSRC(2), .K(K), .W(W)) u_s2m (
-                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .now(now_l),
+                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_s2m), .now(now_l),
                 .dir(1'b1), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool({p_port_queue, p_port_queue, 64'd0}),
                 .credit_return_cycles(p_crd), .nsrc(8'd2),
@@ -897,7 +916,7 @@ module cxl_model #(
     wire        h_st    = st_rd && !stepping;                      // a statistics read-out clock
     always @(posedge mclk) begin
         if (h_open || h_st)
-            h_rd <= h_lin[h_open ? lin_w : s_hl];
+            h_rd <= h_lin[h_open ? lin_w : a_hl];
         if (rst_n && (clearing || h_flush))
             h_lin[clearing ? clr_q[13:0] : p_addr] <= clearing ? 64'd0 : {h_rd[63:32] + p_hi, h_rd[31:0] + p_lo};
     end
@@ -1031,6 +1050,8 @@ module cxl_model #(
                 if (!lin_hit)
                     h_log[32*log_i +: 32] <= h_log[32*log_i +: 32] + 32'd1;
             end
+            if (bld_clk)
+                mid_q <= 1'b1;
             if (main_clk) begin
                 mid_q <= 1'b0;
                 st_cycles <= st_cycles + 64'd1 + skip_n;
@@ -1055,64 +1076,93 @@ module cxl_model #(
     // used): a 32-bit division by a constant is a 32-stage subtractor array in synthesis
     localparam [7:0] LW8 = `CXL_S_LINK_WORDS, DW8 = `CXL_S_DEV_WORDS;
     wire [7:0]  s_li8 = s_lo8 / LW8, s_lf8 = s_lo8 % LW8;
-    wire [31:0] s_li = {24'd0, s_li8}, s_lf = {24'd0, s_lf8};
+    wire [31:0] s_li = {24'd0, s_li8};
     wire [31:0] s_lp = s_li < p_hosts ? s_li : NH + s_li - p_hosts;    // our link index
     wire [7:0]  s_do8 = sa[7:0] - SD32[7:0];   // (sa - CXL_S_DEV) mod 256
     wire [7:0]  s_di8 = s_do8 / DW8, s_df8 = s_do8 % DW8;
-    wire [31:0] s_di = {24'd0, s_di8}, s_df = {24'd0, s_df8};
+    wire [31:0] s_di = {24'd0, s_di8};
     wire [31:0] s_ho = sa - (sa >= `CXL_S_WRITE_LAT ? `CXL_S_WRITE_LAT : `CXL_S_READ_LAT);
     wire        s_hw = sa >= `CXL_S_WRITE_LAT;
     wire [13:0] s_hl = {s_hw, s_ho[12:0]};
+    // Two clocks from st_addr to st_data: the first decodes the address into a word kind and the
+    // indexes within it (registers a_*), the second selects the word (st_q) or reads the histogram RAM
+    // (h_rd). In one clock the decode, the record divisions and the NL x 14-word select were one path
+    // of about 60 LUT levels.
+    localparam [3:0] A_ZERO = 4'd0, A_CYC = 4'd1, A_RB = 4'd2, A_WB = 4'd3, A_HRAM = 4'd4, A_HLOG = 4'd5,
+                     A_HCNT = 4'd6, A_HSUM = 4'd7, A_HMAX = 4'd8, A_LINK = 4'd9, A_DEV = 4'd10, A_SW = 4'd11;
+    reg  [3:0]  a_kind, s_kind;
+    reg         a_hw;
+    reg  [13:0] a_hl;
+    reg  [3:0]  a_logi;
+    reg  [7:0]  a_lw;                          // word of ls: 14 x link + field (NL <= 8)
+    reg  [1:0]  a_di;
+    reg  [7:0]  a_df;
+    localparam [31:0] HLOG32 = `CXL_S_HIST_LOG_OFF;
+    wire [3:0]  s_logi = {s_hw, 3'd0} + s_ho[3:0] - HLOG32[3:0];   // word s_ho - LOG_OFF (< 8) of hist s_hw
+    wire [7:0]  s_lw = 8'd14 * s_lp[7:0] + s_lf8;                  // < 14 x NL <= 112 where used
+    always @* begin
+        if (sa == `CXL_S_CYCLES)
+            s_kind = A_CYC;
+        else if (sa == `CXL_S_READ_BYTES)
+            s_kind = A_RB;
+        else if (sa == `CXL_S_WRITE_BYTES)
+            s_kind = A_WB;
+        else if (sa >= `CXL_S_READ_LAT && sa < `CXL_S_WRITE_LAT + `CXL_S_HIST_WORDS)
+            s_kind = s_ho < `CXL_S_HIST_LOG_OFF ? A_HRAM : s_ho < `CXL_S_HIST_COUNT_OFF ? A_HLOG :
+                     s_ho == `CXL_S_HIST_COUNT_OFF ? A_HCNT : s_ho == `CXL_S_HIST_SUM_OFF ? A_HSUM :
+                     s_ho == `CXL_S_HIST_MAX_OFF ? A_HMAX : A_ZERO;
+        else if (sa >= `CXL_S_LINK && sa < `CXL_S_LINK + `CXL_S_LINKS * `CXL_S_LINK_WORDS)
+            s_kind = s_lp < NL ? A_LINK : A_ZERO;
+        else if (sa >= `CXL_S_DEV && sa < `CXL_S_DEV + `CXL_S_DEVS * `CXL_S_DEV_WORDS)
+            s_kind = s_di < ND ? A_DEV : A_ZERO;
+        else if (sa == `CXL_S_SWITCH_STALL)
+            s_kind = A_SW;
+        else
+            s_kind = A_ZERO;
+    end
+    always @(posedge mclk) begin
+        a_kind <= s_kind;
+        a_hw <= s_hw;
+        a_hl <= s_hl;
+        a_logi <= s_logi;
+        a_lw <= s_lw;
+        a_di <= s_di[1:0];
+        a_df <= s_df8;
+    end
     reg  [63:0] dev_word;
     always @* begin
         dev_word = 64'd0;
-        if (s_di < ND) begin
-            if (s_df == `CXL_S_DEV_READS_OFF) dev_word = dv_reads[64*s_di[1:0] +: 64];
-            else if (s_df == `CXL_S_DEV_WRITES_OFF) dev_word = dv_writes[64*s_di[1:0] +: 64];
-            else if (s_df == `CXL_S_DEV_ACTS_OFF) dev_word = dv_acts[64*s_di[1:0] +: 64];
-            else if (s_df == `CXL_S_DEV_PRES_OFF) dev_word = dv_pres[64*s_di[1:0] +: 64];
-            else if (s_df == `CXL_S_DEV_REFS_OFF) dev_word = dv_refs[64*s_di[1:0] +: 64];
-            else if (s_df == `CXL_S_DEV_ROW_CONFLICTS_OFF) dev_word = dv_conf[64*s_di[1:0] +: 64];
-            else if (s_df == `CXL_S_DEV_INGRESS_OCC_SUM_OFF) dev_word = dv_ios[64*s_di[1:0] +: 64];
-            else if (s_df == `CXL_S_DEV_INGRESS_OCC_MAX_OFF) dev_word = dv_iom[64*s_di[1:0] +: 64];
-            else if (s_df == `CXL_S_DEV_DRAMQ_OCC_SUM_OFF) dev_word = dv_dqs[64*s_di[1:0] +: 64];
-            else if (s_df >= `CXL_S_DEV_DEVLOAD_OFF && s_df < `CXL_S_DEV_DEVLOAD_OFF + 4)
-                dev_word = dv_devload[256*s_di[1:0] + 64*(s_df - `CXL_S_DEV_DEVLOAD_OFF) +: 64];
-        end
+        if (a_df == `CXL_S_DEV_READS_OFF) dev_word = dv_reads[64*a_di +: 64];
+        else if (a_df == `CXL_S_DEV_WRITES_OFF) dev_word = dv_writes[64*a_di +: 64];
+        else if (a_df == `CXL_S_DEV_ACTS_OFF) dev_word = dv_acts[64*a_di +: 64];
+        else if (a_df == `CXL_S_DEV_PRES_OFF) dev_word = dv_pres[64*a_di +: 64];
+        else if (a_df == `CXL_S_DEV_REFS_OFF) dev_word = dv_refs[64*a_di +: 64];
+        else if (a_df == `CXL_S_DEV_ROW_CONFLICTS_OFF) dev_word = dv_conf[64*a_di +: 64];
+        else if (a_df == `CXL_S_DEV_INGRESS_OCC_SUM_OFF) dev_word = dv_ios[64*a_di +: 64];
+        else if (a_df == `CXL_S_DEV_INGRESS_OCC_MAX_OFF) dev_word = dv_iom[64*a_di +: 64];
+        else if (a_df == `CXL_S_DEV_DRAMQ_OCC_SUM_OFF) dev_word = dv_dqs[64*a_di +: 64];
+        else if (a_df >= `CXL_S_DEV_DEVLOAD_OFF && a_df < `CXL_S_DEV_DEVLOAD_OFF + 4)
+            dev_word = dv_devload[256*a_di + 64*(a_df - `CXL_S_DEV_DEVLOAD_OFF) +: 64];
     end
     // st_data: a registered word (st_q), or the histogram RAM's registered read (h_rd) when st_hist
     reg  [63:0] st_q;
     reg         st_hist;
     assign st_data = st_hist ? h_rd : st_q;
     always @(posedge mclk) begin
-        st_hist <= 1'b0;
-        if (sa == `CXL_S_CYCLES)
-            st_q <= st_cycles;
-        else if (sa == `CXL_S_READ_BYTES)
-            st_q <= st_rbytes;
-        else if (sa == `CXL_S_WRITE_BYTES)
-            st_q <= st_wbytes;
-        else if (sa >= `CXL_S_READ_LAT && sa < `CXL_S_WRITE_LAT + `CXL_S_HIST_WORDS) begin
-            if (s_ho < `CXL_S_HIST_LOG_OFF)
-                st_hist <= 1'b1;
-            else if (s_ho < `CXL_S_HIST_COUNT_OFF)
-                st_q <= h_log[64*({28'd0, s_hw, 3'd0} + s_ho - `CXL_S_HIST_LOG_OFF) +: 64];
-            else if (s_ho == `CXL_S_HIST_COUNT_OFF)
-                st_q <= s_hw ? h_cnt1 : h_cnt0;
-            else if (s_ho == `CXL_S_HIST_SUM_OFF)
-                st_q <= s_hw ? h_sum1 : h_sum0;
-            else if (s_ho == `CXL_S_HIST_MAX_OFF)
-                st_q <= s_hw ? h_max1 : h_max0;
-            else
-                st_q <= 64'd0;
-        end else if (sa >= `CXL_S_LINK && sa < `CXL_S_LINK + `CXL_S_LINKS * `CXL_S_LINK_WORDS)
-            st_q <= s_lp < NL ? ls[64*(14*s_lp + s_lf) +: 64] : 64'd0;
-        else if (sa >= `CXL_S_DEV && sa < `CXL_S_DEV + `CXL_S_DEVS * `CXL_S_DEV_WORDS)
-            st_q <= dev_word;
-        else if (sa == `CXL_S_SWITCH_STALL)
-            st_q <= sw_stall;
-        else
-            st_q <= 64'd0;
+        st_hist <= a_kind == A_HRAM;
+        case (a_kind)
+            A_CYC:   st_q <= st_cycles;
+            A_RB:    st_q <= st_rbytes;
+            A_WB:    st_q <= st_wbytes;
+            A_HLOG:  st_q <= h_log[64*a_logi +: 64];
+            A_HCNT:  st_q <= a_hw ? h_cnt1 : h_cnt0;
+            A_HSUM:  st_q <= a_hw ? h_sum1 : h_sum0;
+            A_HMAX:  st_q <= a_hw ? h_max1 : h_max0;
+            A_LINK:  st_q <= ls[64*a_lw +: 64];
+            A_DEV:   st_q <= dev_word;
+            A_SW:    st_q <= sw_stall;
+            default: st_q <= 64'd0;
+        endcase
     end
 
     // ---------------------------------------------------------------- submit and idle
@@ -1124,6 +1174,19 @@ module cxl_model #(
     // so quiet_u && all_done is cxl_model_idle (the `idle` output)
     reg        quiet_c, quiet_u, quiet_x, all_done, settled_c, rest0_c, same_c, nonref_c;
     reg [63:0] t_c, k_c, kj_c;
+    // the requesters' earliest next issue, as a tree of pairwise minima (log2 NREQ compare stages, not
+    // a running minimum's NREQ dependent ones); requesters not in use count as never
+    reg [63:0] q_lvl [0:NREQ-1];
+    reg [63:0] q_min;
+    integer    qw, qi;
+    always @* begin
+        for (qi = 0; qi < NREQ; qi = qi + 1)
+            q_lvl[qi] = qi < p_requesters ? rq_quiet[64*qi +: 64] : 64'hffffffffffffffff;
+        for (qw = NREQ / 2; qw >= 1; qw = qw / 2)
+            for (qi = 0; qi < qw; qi = qi + 1)
+                q_lvl[qi] = q_lvl[2*qi] < q_lvl[2*qi+1] ? q_lvl[2*qi] : q_lvl[2*qi+1];
+        q_min = q_lvl[0];
+    end
     reg [31:0] ref_c;
     always @* begin
         quiet_c = 1'b1;
@@ -1140,9 +1203,9 @@ module cxl_model #(
                     quiet_c = 1'b0;
                 if (rq_quiet[64*r +: 64] != 64'hffffffffffffffff)
                     all_done = 1'b0;
-                if (rq_quiet[64*r +: 64] < t_c)
-                    t_c = rq_quiet[64*r +: 64];
             end
+        if (q_min < t_c)
+            t_c = q_min;
         for (h = 0; h < NH; h = h + 1)
             if (h < p_hosts) begin
                 if (hr_count[32*h +: 32] != 32'd0 || (lp && (!um_idle[h] || !us_idle[h])))

@@ -220,7 +220,7 @@ module devctrl #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] a_ch, a_rank, a_bg, a_bank, a_row, a_col;
     /* verilator lint_on UNUSEDSIGNAL */
-    dram_map u_amap (.addr(am[`CXL_MSG_ADDR]), .map_order(map_order), .map_bits(map_bits),
+    dram_map u_amap (.clk(clk), .rst_n(rst_n), .addr(am[`CXL_MSG_ADDR]), .map_order(map_order), .map_bits(map_bits),
                      .bank_hash(bank_hash), .ch(a_ch), .rank(a_rank), .bg(a_bg), .bank(a_bank), .row(a_row),
                      .col(a_col));
     wire [1:0]  ach = a_ch[1:0];
@@ -262,7 +262,7 @@ module devctrl #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] p_ch, p_rank, p_bg, p_bank, p_row, p_col;
     /* verilator lint_on UNUSEDSIGNAL */
-    dram_map u_pmap (.addr(pm[`CXL_MSG_ADDR]), .map_order(map_order), .map_bits(map_bits),
+    dram_map u_pmap (.clk(clk), .rst_n(rst_n), .addr(pm[`CXL_MSG_ADDR]), .map_order(map_order), .map_bits(map_bits),
                      .bank_hash(bank_hash), .ch(p_ch), .rank(p_rank), .bg(p_bg), .bank(p_bank), .row(p_row),
                      .col(p_col));
     wire [1:0] pch = p_ch[1:0];

@@ -108,7 +108,7 @@ module dram #(
     wire [31:0] m_ch, m_rank, m_bg, m_bank, m_row, m_col;
     /* verilator lint_on UNUSEDSIGNAL */
     dram_map u_map (
-        .addr(enq_msg[`CXL_MSG_ADDR]), .map_order(map_order), .map_bits(map_bits), .bank_hash(bank_hash),
+        .clk(clk), .rst_n(rst_n), .addr(enq_msg[`CXL_MSG_ADDR]), .map_order(map_order), .map_bits(map_bits), .bank_hash(bank_hash),
         .ch(m_ch), .rank(m_rank), .bg(m_bg), .bank(m_bank), .row(m_row), .col(m_col)
     );
     wire [5:0] enq_bidx = ({4'd0, m_rank[1:0]} << (bg_bits + bank_bits)) | (m_bg[5:0] << bank_bits) | m_bank[5:0];

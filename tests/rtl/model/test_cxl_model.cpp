@@ -142,7 +142,8 @@ bool compare_stats(Bench &b, const cxl_model &m, Run &run)
     b.top->st_rd = 1;   // a read-out clock (the histogram RAM's read port serves it only then)
     for (uint32_t w = 0; w < n; w++) {
         b.top->st_addr = static_cast<uint16_t>(w);
-        b.tick();
+        b.tick();   // the address is decoded
+        b.tick();   // the word is selected (cxl_model.v: st_data two clocks after st_addr)
         if (b.top->st_data != c[w]) {
             b.top->st_rd = 0;
             return run.fail(stat_name(w), b.top->st_data, c[w]);

@@ -1,4 +1,5 @@
-// test_dram_map.cpp - hw/rtl/dram_map.v (combinational) against dram_map() (hw/hls/dram_map.h).
+// test_dram_map.cpp - hw/rtl/dram_map.v (the parameters' decode sampled at reset, the address mapped
+// combinationally) against dram_map() (hw/hls/dram_map.h).
 //
 // For every preset of rtl_dram_presets.h, with and without bank_hash, and for random legal field orders
 // and widths: random addresses (full 64 bits, small, near the capacity edge, one-hot), every output field
@@ -42,6 +43,14 @@ bool check(Vdram_map &top, const cxl_dram_params &p, Rng &r, Checker &ck)
         top.map_bits |= static_cast<uint64_t>(p.bits[i]) << (6 * i);
     }
     top.bank_hash = p.bank_hash ? 1 : 0;
+    // the parameters' decode is sampled at reset
+    top.rst_n = 0;
+    top.clk = 0;
+    top.eval();
+    top.clk = 1;
+    top.eval();
+    top.clk = 0;
+    top.rst_n = 1;
     bool ok = true;
     for (int k = 0; k < kAddrs && ok; k++) {
         uint64_t a = random_addr(r, p);

@@ -6,7 +6,7 @@
 // cycle's credit returns against link_tx. Source pipes are C cxl_pipes (capacity 64, ready cycles now to
 // now + 3, bursty phases); the RTL sees the first K entries of each, as link.v's contract says. The
 // receiver returns credits for messages it has received (outstanding = taken - returned).
-// Each cycle compares: credits as link_tx sees them and pending returns, link_rx (count, every field of
+// Each cycle runs the link's build clocks (bld, while need) and then the cycle's clock (ce), and compares: credits as link_tx sees them and pending returns, link_rx (count, every field of
 // every message), link_tx (flit, all-data flit, slots used, messages and stalls per class, pops per
 // source), and after the edge acc, rr, flights in flight, owed messages and chunks.
 #include <cstdlib>
@@ -94,6 +94,8 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
     }
     cxl_link_stats st{};
     uint32_t outstanding[CXL_NCLASS] = {0};
+    uint64_t bld_total = 0;
+    uint32_t bld_max = 0;
 
     top->clk = 0;
     top->ce = 1;
@@ -159,6 +161,23 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
         top->src_rdy = rdy;
         for (int i = 0; i < kNsrc * kK * kW / 32; i++)
             top->src_msg[i] = words[i];
+        top->ce = 0;
+        top->eval();
+        // the flit build's clocks (link.v: a load and at most 12 steps), then the cycle's clock
+        uint32_t nb = 0;
+        while (top->need && ok) {
+            top->bld = 1;
+            top->clk = 1;
+            top->eval();
+            top->clk = 0;
+            top->bld = 0;
+            top->eval();
+            ok = ck.same("build clocks <= 13", ++nb <= 13, 1);
+        }
+        bld_total += nb;
+        if (nb > bld_max)
+            bld_max = nb;
+        top->ce = 1;
         top->eval();
 
         // the C model in model_cycle's order
@@ -227,10 +246,11 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
     if (ok)
         std::printf("test_link: seed %" PRIu64 " %s cost/inc %" PRIu64 "/%" PRIu64 " phy %u pools %u,%u,%u,%u "
                     "delay %u nsrc %u: %" PRIu64 " flits (%" PRIu64 " all-data), msgs %" PRIu64 "/%" PRIu64
-                    ", stalls %" PRIu64 "\n",
+                    ", stalls %" PRIu64 ", build clocks %" PRIu64 " (most %u in a cycle)\n",
                     seed, dir ? "S2M" : "M2S", rate.cost, rate.inc, lp.phy_cycles, pools[0], pools[1], pools[2],
                     pools[3], lp.credit_return_cycles, nsrc, st.flits[dir], st.data_flits[dir],
-                    st.msgs[cls0], st.msgs[cls0 + 1], st.credit_stall[cls0] + st.credit_stall[cls0 + 1]);
+                    st.msgs[cls0], st.msgs[cls0 + 1], st.credit_stall[cls0] + st.credit_stall[cls0 + 1], bld_total,
+                    bld_max);
     return ok;
 }
 
