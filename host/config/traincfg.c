@@ -159,6 +159,16 @@ static const cfg_field fields[] = {
       "NCCL protocol of context parallelism's ring sends: ll, simple, or auto (LL up to 16 KiB per send)" },
     { "ep_protocol", CFG_T_ENUM, T(ep_protocol), 0, 1, 0, traincfg_p2p_protocol_names, NULL, 0, NULL,
       "NCCL protocol of the expert-parallel all-to-all's sends: ll, simple, or auto (LL up to 16 KiB per peer)" },
+    { "host_moe_router", CFG_T_TIME, T(host_moe_router_ps), 0, 0, 1e11, NULL, NULL, 0, NULL,
+      "Megatron-Core's Python per MoE layer's forward in the router and the dispatcher's preprocessing, beside "
+      "their launches, GEMM call and module, times the cluster's host_time_scale, e.g. 1.843ms; 0: none" },
+    { "host_moe_expert", CFG_T_TIME, T(host_moe_expert_ps), 0, 0, 1e10, NULL, NULL, 0, NULL,
+      "the framework's Python per local expert of an MoE layer's forward (the grouped MLP's per-expert splits, "
+      "buffers and arguments), beside its GEMM calls and modules, times the cluster's host_time_scale, e.g. "
+      "107.1us; 0: none" },
+    { "cuda_graph_moe_router", CFG_T_BOOL, T(cuda_graph_moe_router), 0, 1, 0, NULL, NULL, 0, NULL,
+      "the router and the dispatcher's preprocessing replay as a CUDA graph (Megatron's cuda_graph_scope "
+      "moe_router, moe_preprocess): no host_moe_router" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -214,6 +224,17 @@ static void defaults(void *obj)
      * the module's backward and for the attention core (no figure found); Megatron-Core's wrapper
      * (TEColumnParallelLinear, 115 us per forward in TE pull request 1191, 2024) not counted. */
     t->host_module_ps = 22500000;
+    /* Megatron-Core's Python in an MoE layer's forward, from the nsys NVTX ranges of the same issue-7 profile
+     * (Qwen3-30B-A3B, one DGX B200, bf16, EP 8, MBS 1, the all-to-all dispatcher, no CUDA graphs; medians of
+     * host time; docs/references.md, "Framework host time"): #MOE_ROUTER_AND_PRE 1.9 ms, less what the
+     * engine prices in that range for that run (the router GEMM's call and module 36.2 us, four device-to-host
+     * copies, top-k, the row-id map and permutation 1 at host_launch: 21 us), 1,842.8 us; #MOE_EXPERTS_COMP
+     * 2.2 ms for 16 local experts, less the grouped MLP's 32 GEMM calls, 2 modules and the activation's
+     * launch (486.4 us), 1,713.6 us: 107.1 us per local expert (the grouped MLP splits its input, allocates
+     * and quantizes per expert: TransformerEngine issue 1499). #MOE_DISPATCH (2.6 ms) is left out: it holds
+     * the host's wait for the split sizes, which the host timeline models itself; the backward has no range. */
+    t->host_moe_router_ps = 1842800000ull;
+    t->host_moe_expert_ps = 107100000ull;
     /* Megatron-LM's async_tensor_model_parallel_allreduce (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30, on unless
      * --no-async-tensor-model-parallel-allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
      * and Transformer Engine's Linear backward all start it asynchronously before the weight-gradient GEMM */

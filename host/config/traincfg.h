@@ -57,7 +57,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_HOST_LAUNCH, TRAINCFG_F_PP_LAYOUT, TRAINCFG_F_RECOMPUTE_MLA_UP, TRAINCFG_F_TP_GRAD_OVERLAP,
        TRAINCFG_F_P2P_EXCHANGE, TRAINCFG_F_HOST_GEMM, TRAINCFG_F_HOST_GEMM_MXFP8,
        TRAINCFG_F_HOST_MODULE, TRAINCFG_F_GRAD_REDUCE, TRAINCFG_F_OVERLAP_COMM, TRAINCFG_F_REDUCE_BUCKET,
-       TRAINCFG_F_PP_PROTO, TRAINCFG_F_CP_PROTO, TRAINCFG_F_EP_PROTO, TRAINCFG_NFIELDS };
+       TRAINCFG_F_PP_PROTO, TRAINCFG_F_CP_PROTO, TRAINCFG_F_EP_PROTO, TRAINCFG_F_HOST_MOE_ROUTER,
+       TRAINCFG_F_HOST_MOE_EXPERT, TRAINCFG_F_CUDA_GRAPH_MOE_ROUTER, TRAINCFG_NFIELDS };
 
 typedef struct traincfg {
     char source[512];
@@ -143,6 +144,14 @@ typedef struct traincfg {
     /* the framework's host time per module call (a linear layer's forward or backward, the attention
      * core's) beside its launches and GEMM calls */
     uint64_t host_module_ps;
+    /* Megatron-Core's own Python per MoE layer's forward (docs/training.md, "Host timeline"), beside what the
+     * launches, GEMM calls and modules above price: the router and the dispatcher's preprocessing, once per
+     * layer; the experts' grouped MLP, per local expert */
+    uint64_t host_moe_router_ps;
+    uint64_t host_moe_expert_ps;
+    /* Megatron's cuda_graph_scope moe_router + moe_preprocess (cuda_graph_impl transformer_engine): the router
+     * and the preprocessing replay as a CUDA graph, without host_moe_router's Python */
+    int cuda_graph_moe_router;
     /* Megatron-Core's pipeline_model_parallel_layout ("" = none): per virtual stage, in Megatron's order,
      * the embedding E, transformer layers t, multi-token prediction modules m and the loss L, stages
      * separated by '|', "x*n" and "(...)*n" repeating (pplayout.h; parallel_chunk_layers reads it) */

@@ -177,7 +177,7 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
                 continue;
             }
             if (en->kind == OPGRAPH_CP_P2P || en->kind == OPGRAPH_CP_WAIT || en->kind == OPGRAPH_DTOH ||
-                en->kind == OPGRAPH_HOST_SYNC)
+                en->kind == OPGRAPH_HOST_SYNC || en->kind == OPGRAPH_HOST_PY)
                 continue; /* overlapped with the attention kernel: no bound of its own */
             if (en->kind == OPGRAPH_TP_ASYNC || en->kind == OPGRAPH_TP_WAIT)
                 continue; /* overlapped with the weight-gradient GEMM: no bound of its own */

@@ -419,11 +419,21 @@ static void host_mark(bld *B, int tpl, int kind, uint64_t copies)
     push(B, tpl, e);
 }
 
+/* The framework's Python on the host timeline (OPGRAPH_HOST_PY), `ps` before the host_time_scale. */
+static void host_py(bld *B, int tpl, uint64_t ps, const char *name)
+{
+    if (!ps)
+        return;
+    opgraph_entry e = { OPGRAPH_HOST_PY, 0, 0, ps, name, 0 };
+    push(B, tpl, e);
+}
+
 /* The expert half of an MoE layer (after the attention half). Per GPU: tl = T / tp tokens (sp; tp 1: T),
  * each sent to top_k experts; the busiest GPU receives load x tl x top_k of them (x etp after the ETP
  * all-gather) over its experts / ep local experts. */
 typedef struct moe_shape {
     uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo, h;
+    uint64_t py_router_ps, py_experts_ps; /* the framework's Python (OPGRAPH_HOST_PY), 0: none */
 } moe_shape;
 
 /* The router's GEMM: Megatron-Core's TopKRouter.gating computes the logits with router_gating_linear in
@@ -454,6 +464,9 @@ static void sort_chunks(bld *B, int L, const moe_shape *e, const char *name)
 static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
 {
     mem(B, L, "ln2.fwd", x->Eh, 4);
+    /* Megatron-Core's Python of the router and the dispatcher's preprocessing (training.host_moe_router;
+     * MoELayer.router_and_preprocess), unless a CUDA graph replays them */
+    host_py(B, L, e->py_router_ps, "moe.router.python");
     router_gemm(B, L, "moe.router.fwd", e->tl, e->nexp, x->h);
     /* read the logits, write fp32 probabilities, top-k selection reads them again (10 B per logit) */
     mem(B, L, "moe.router.topk.fwd", e->tl * e->nexp, 10);
@@ -479,6 +492,8 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     sort_chunks(B, L, e, "moe.sort_chunks.fwd");
     if (!groups)
         host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
+    /* the grouped MLP's Python per local expert (training.host_moe_expert; MoELayer.routed_experts_compute) */
+    host_py(B, L, e->py_experts_ps, "moe.experts.python");
     fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h, e->le);
     grouped_gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
     mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);
@@ -605,6 +620,8 @@ static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, 
     e->etp_bytes = e->etp > 1 ? e->a2a_bytes * e->etp : 0;
     e->sh_fo = m->shared_experts * m->expert_ffn / tp;
     e->sh_fin = mats_in * e->sh_fo;
+    e->py_router_ps = t->cuda_graph_moe_router ? 0 : t->host_moe_router_ps;
+    e->py_experts_ps = e->le * t->host_moe_expert_ps;
 }
 
 /* The embedding's (first stage) and the head's (last stage) templates. */

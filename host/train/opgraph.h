@@ -52,10 +52,13 @@
  * "before_permutation_1", cuda_sync_point "before_ep_alltoall" or "before_finish"). Neither is work on the
  * stream. OPGRAPH_TP_ASYNC: a tensor-parallel collective (coll, bytes, name as OPGRAPH_TP_COLL) started beside
  * the compute stream (training.tp_grad_comm_overlap: a column-parallel layer's backward); OPGRAPH_TP_WAIT: the
- * stream waits for it (after the GEMM it overlaps; nothing when none runs). */
+ * stream waits for it (after the GEMM it overlaps; nothing when none runs). OPGRAPH_HOST_PY: the framework's
+ * Python on the host, `bytes` picoseconds (times the cluster's host_time_scale) before the host launches
+ * the next entry; no work on the stream (training.host_moe_router, host_moe_expert). */
 enum opgraph_entry_kind { OPGRAPH_KERNEL = 0, OPGRAPH_TP_COLL = 1, OPGRAPH_EP_A2A = 2, OPGRAPH_ETP_COLL = 3,
                           OPGRAPH_CP_P2P = 4, OPGRAPH_CP_WAIT = 5, OPGRAPH_DTOH = 6, OPGRAPH_HOST_SYNC = 7,
-                          OPGRAPH_TP_ASYNC = 8, OPGRAPH_TP_WAIT = 9 };
+                          OPGRAPH_TP_ASYNC = 8, OPGRAPH_TP_WAIT = 9,
+                          OPGRAPH_HOST_PY = 10 };
 /* Collective kinds of OPGRAPH_TP_COLL entries (values match collalgo_op's first three). */
 enum opgraph_coll { OPGRAPH_ALLREDUCE = 0, OPGRAPH_REDUCE_SCATTER = 1, OPGRAPH_ALLGATHER = 2 };
 
@@ -65,7 +68,8 @@ typedef struct opgraph_entry {
     uint16_t op;        /* OPGRAPH_KERNEL: index into ops[] */
     uint64_t bytes;     /* OPGRAPH_TP_COLL: the collective's buffer (all-gather: output; others: input);
                            OPGRAPH_CP_P2P: the bytes each rank sends around the ring (and receives);
-                           OPGRAPH_DTOH: the number of copies the host queues */
+                           OPGRAPH_DTOH: the number of copies the host queues;
+                           OPGRAPH_HOST_PY: the host's time in picoseconds */
     const char *name;   /* OPGRAPH_TP_COLL: "tp.allreduce.attn" ... */
     uint8_t wgrad;      /* part of the weight gradient (a *.bwd_weight GEMM, or the *.wgrad all-gather that
                            sequence parallelism repeats for it): what a zero-bubble schedule's W pass runs,

@@ -515,6 +515,14 @@ static int host_launch(eng *E, rep *R, const opgraph_entry *e)
             R->host_ps = R->dtoh_ps;
         return 0;
     }
+    if (e->kind == OPGRAPH_HOST_PY) {
+        /* the framework's Python: the host is busy, the stream untouched */
+        if (per)
+            R->host_ps += (int64_t)((double)e->bytes * E->x->cluster.host_time_scale + 0.5);
+        if (R->host_ps > TRAIN_MAX_PS)
+            R->host_ps = TRAIN_MAX_PS;
+        return 0;
+    }
     if (e->kind == OPGRAPH_DTOH) {
         /* the copies are launched on a side stream, which waits for the compute stream's point */
         R->host_ps += (int64_t)(per * e->bytes);
@@ -563,7 +571,7 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
     }
     if (e->kind == OPGRAPH_TP_WAIT || (R->tpa_running && e->kind != OPGRAPH_KERNEL && e->kind != OPGRAPH_CP_P2P &&
                                        e->kind != OPGRAPH_CP_WAIT && e->kind != OPGRAPH_DTOH &&
-                                       e->kind != OPGRAPH_HOST_SYNC)) {
+                                       e->kind != OPGRAPH_HOST_SYNC && e->kind != OPGRAPH_HOST_PY)) {
         /* the stream waits for the asynchronous collective (before another collective: then runs that) */
         if (e->kind == OPGRAPH_TP_WAIT)
             R->entry++;
@@ -576,7 +584,7 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
         return STEP_BLOCKED;
     R->launch_paid = 0;
     R->entry++;
-    if (e->kind == OPGRAPH_DTOH || e->kind == OPGRAPH_HOST_SYNC)
+    if (e->kind == OPGRAPH_DTOH || e->kind == OPGRAPH_HOST_SYNC || e->kind == OPGRAPH_HOST_PY)
         return STEP_NEXT;
     if (e->kind == OPGRAPH_TP_ASYNC) {
         /* started beside the compute stream, which goes on to the weight-gradient GEMM */
