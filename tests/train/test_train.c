@@ -1026,7 +1026,7 @@ static void host_timeline_sync(void **state)
                       "gpu: a100-80gb\n"
                       "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
                       "training: { global_batch: 2, micro_batch: 1, host_launch: %s, host_gemm: 0ps,\n"
-                      "            host_module: 0ps }\n";
+                      "            host_module: 0ps, host_moe_router: 0ps, host_moe_expert: 0ps }\n";
     const char *model[2] = { "", ", experts: 4, top_k: 2, expert_ffn: 512" };
     const char *launch[2] = { "0ps", "10us" };
     int64_t it[2][2];
@@ -1104,7 +1104,8 @@ static void host_gemm_calls(void **state)
                       "cluster: { extends: dgx-b200, nodes: 1, gpus_per_node: 1, nics_per_node: 1,\n"
                       "           host_time_scale: %s }\n"
                       "training: { global_batch: 2, micro_batch: 1, host_launch: 10us, host_gemm: %s, precision: %s,\n"
-                      "            fp8_recipe: %s, host_gemm_mxfp8: %s, host_module: %s }\n";
+                      "            fp8_recipe: %s, host_gemm_mxfp8: %s, host_module: %s, host_moe_router: 0ps,\n"
+                      "            host_moe_expert: 0ps }\n";
     const char *model[2] = { "", ", experts: 4, top_k: 2, expert_ffn: 512" };
     enum { NC = 9 };
     /* host_time_scale, host_gemm, precision, fp8_recipe, host_gemm_mxfp8, host_module */
@@ -1162,11 +1163,70 @@ static void host_gemm_calls(void **state)
     assert_true(it[1][7] - it[1][0] > it[0][7] - it[0][0]);
 }
 
+/* Megatron-Core's Python per MoE layer's forward (issue 31): with every kernel at 1 ps the host sets the
+ * pace. host_moe_router adds its time once per MoE layer's forward, host_moe_expert once per local expert
+ * (4 here: ep 1), both times the cluster's host_time_scale; a CUDA graph of the router
+ * (cuda_graph_moe_router) takes the router's away, not the experts'; with host_launch 0 the host is never
+ * behind and neither counts. 2 layers x 2 micro-batches, forward only (the backward has no such time). */
+static void moe_python_host_time(void **state)
+{
+    (void)state;
+    const char *fmt = "name: p\n"
+                      "model: { name: p, layers: 2, hidden: 512, heads: 4, vocab: 4096, seq_len: 256, bias: false,\n"
+                      "         dropout: false, activation: swiglu, ffn: 1024, experts: 4, top_k: 2, expert_ffn: 512 }\n"
+                      "gpu: b200\n"
+                      "cluster: { extends: dgx-b200, nodes: 1, gpus_per_node: 1, nics_per_node: 1,\n"
+                      "           host_time_scale: %s }\n"
+                      "training: { global_batch: 2, micro_batch: 1, host_launch: %s, host_moe_router: %s,\n"
+                      "            host_moe_expert: %s, cuda_graph_moe_router: %s }\n";
+    enum { NC = 7 };
+    /* host_time_scale, host_launch, host_moe_router, host_moe_expert, cuda_graph_moe_router */
+    const char *cfg[NC][5] = {
+        { "1", "10us", "0ps", "0ps", "false" },    { "1", "10us", "100us", "0ps", "false" },
+        { "1", "10us", "0ps", "10us", "false" },   { "2", "10us", "100us", "10us", "false" },
+        { "2", "10us", "0ps", "0ps", "false" },    { "1", "10us", "100us", "10us", "true" },
+        { "1", "0ps", "100us", "10us", "false" },
+    };
+    int64_t it[NC];
+    for (int c = 0; c < NC; c++) {
+        static char text[1024];
+        snprintf(text, sizeof text, fmt, cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], cfg[c][4]);
+        expcfg *x = load_text("p.yaml", text);
+        cxl_err e;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        uint64_t params = x->model.layers * g.moe_layer_params + g.embed_params + g.head_params;
+        assert_true(opgraph_optimizer_op(&g, &x->train, params, &e) >= 0);
+        int64_t times[OPGRAPH_MAX_OPS];
+        for (uint32_t i = 0; i < g.nops; i++)
+            times[i] = 1;
+        char path[] = "/tmp/cxlsim-moepy-XXXXXX";
+        optimes *ot = times_file_of(&g, times, path);
+        train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
+        train_result r;
+        run(x, &o, &r);
+        assert_adds_up(&r);
+        it[c] = r.iteration_ps;
+        train_result_free(&r);
+        optimes_free(ot);
+        remove(path);
+        free(x);
+    }
+    const int64_t us = 1000000;
+    assert_int_equal(it[1] - it[0], 2 * 2 * 100 * us);
+    assert_int_equal(it[2] - it[0], 2 * 2 * 4 * 10 * us);
+    assert_int_equal(it[3] - it[4], 2 * 2 * 2 * (100 + 4 * 10) * us);
+    assert_int_equal(it[5] - it[0], 2 * 2 * 4 * 10 * us);
+    /* no host timeline: the kernels' 1 ps each, the Python nowhere */
+    assert_true(it[6] < it[0] && it[6] < 1 * us);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
         cmocka_unit_test(flash_attention_kernels),
+        cmocka_unit_test(moe_python_host_time),
         cmocka_unit_test(fp8_quantization_kernels),
         cmocka_unit_test(mxfp8_kernels),
         cmocka_unit_test(context_parallel_ring),
