@@ -25,6 +25,8 @@ const char *const traincfg_p2p_protocol_names[] = { "ll", "simple", "auto", NULL
 
 #define T(f) offsetof(traincfg, f)
 /* Order = TRAINCFG_F_* */
+const char *const traincfg_moe_dispatcher_names[] = { "alltoall", "hybridep", NULL };
+
 static const cfg_field fields[] = {
     { "global_batch", CFG_T_U64, T(global_batch), 1, 1, 1 << 30, NULL, NULL, 0, NULL,
       "sequences per iteration, e.g. 1024" },
@@ -169,6 +171,12 @@ static const cfg_field fields[] = {
     { "cuda_graph_moe_router", CFG_T_BOOL, T(cuda_graph_moe_router), 0, 1, 0, NULL, NULL, 0, NULL,
       "the router and the dispatcher's preprocessing replay as a CUDA graph (Megatron's cuda_graph_scope "
       "moe_router, moe_preprocess): no host_moe_router" },
+    { "host_moe_dispatch", CFG_T_TIME, T(host_moe_dispatch_ps), 0, 0, 1e11, NULL, NULL, 0, NULL,
+      "the all-to-all dispatcher's Python per MoE layer's forward between its synchronisation and the all-to-all, "
+      "beside their launches, times the cluster's host_time_scale, e.g. 2.548ms; 0: none" },
+    { "moe_dispatcher", CFG_T_ENUM, T(moe_dispatcher), 0, 1, 0, traincfg_moe_dispatcher_names, NULL, 0, NULL,
+      "Megatron-Core's token dispatcher: alltoall (moe_token_dispatcher_type alltoall) or hybridep (flex with "
+      "moe_flex_dispatcher_backend hybridep: its Python not priced, host_moe_dispatch not applied)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -235,6 +243,7 @@ static void defaults(void *obj)
      * the host's wait for the split sizes, which the host timeline models itself; the backward has no range. */
     t->host_moe_router_ps = 1842800000ull;
     t->host_moe_expert_ps = 107100000ull;
+    t->host_moe_dispatch_ps = 0;
     /* Megatron-LM's async_tensor_model_parallel_allreduce (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30, on unless
      * --no-async-tensor-model-parallel-allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
      * and Transformer Engine's Linear backward all start it asynchronously before the weight-gradient GEMM */

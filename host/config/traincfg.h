@@ -58,7 +58,13 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_P2P_EXCHANGE, TRAINCFG_F_HOST_GEMM, TRAINCFG_F_HOST_GEMM_MXFP8,
        TRAINCFG_F_HOST_MODULE, TRAINCFG_F_GRAD_REDUCE, TRAINCFG_F_OVERLAP_COMM, TRAINCFG_F_REDUCE_BUCKET,
        TRAINCFG_F_PP_PROTO, TRAINCFG_F_CP_PROTO, TRAINCFG_F_EP_PROTO, TRAINCFG_F_HOST_MOE_ROUTER,
-       TRAINCFG_F_HOST_MOE_EXPERT, TRAINCFG_F_CUDA_GRAPH_MOE_ROUTER, TRAINCFG_NFIELDS };
+       TRAINCFG_F_HOST_MOE_EXPERT, TRAINCFG_F_CUDA_GRAPH_MOE_ROUTER, TRAINCFG_F_HOST_MOE_DISPATCH,
+       TRAINCFG_F_MOE_DISPATCHER, TRAINCFG_NFIELDS };
+
+/* training.moe_dispatcher: Megatron-Core's token dispatcher (moe_token_dispatcher_type alltoall, or flex
+ * with moe_flex_dispatcher_backend hybridep) */
+enum traincfg_moe_dispatcher { TRAINCFG_MOE_ALLTOALL = 0, TRAINCFG_MOE_HYBRIDEP = 1 };
+extern const char *const traincfg_moe_dispatcher_names[];
 
 typedef struct traincfg {
     char source[512];
@@ -149,6 +155,10 @@ typedef struct traincfg {
      * layer; the experts' grouped MLP, per local expert */
     uint64_t host_moe_router_ps;
     uint64_t host_moe_expert_ps;
+    /* the all-to-all dispatcher's Python between its synchronisation and the all-to-all (moe_dispatcher
+     * alltoall only) */
+    uint64_t host_moe_dispatch_ps;
+    int moe_dispatcher; /* enum traincfg_moe_dispatcher */
     /* Megatron's cuda_graph_scope moe_router + moe_preprocess (cuda_graph_impl transformer_engine): the router
      * and the preprocessing replay as a CUDA graph, without host_moe_router's Python */
     int cuda_graph_moe_router;

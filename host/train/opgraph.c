@@ -433,7 +433,7 @@ static void host_py(bld *B, int tpl, uint64_t ps, const char *name)
  * all-gather) over its experts / ep local experts. */
 typedef struct moe_shape {
     uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo, h;
-    uint64_t py_router_ps, py_experts_ps; /* the framework's Python (OPGRAPH_HOST_PY), 0: none */
+    uint64_t py_router_ps, py_dispatch_ps, py_experts_ps; /* the framework's Python (OPGRAPH_HOST_PY), 0: none */
 } moe_shape;
 
 /* The router's GEMM: Megatron-Core's TopKRouter.gating computes the logits with router_gating_linear in
@@ -485,8 +485,12 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
      * an int32 row-id map of the same shape: 1 + 4 = 5 B per entry */
     mem(B, L, "moe.permute.rowmap.fwd", e->tl * e->nexp, 5);
     mem(B, L, "moe.permute.fwd", e->routed * x->h, 4);
-    if (groups)
+    if (groups) {
         host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
+        /* the all-to-all dispatcher's Python after its synchronisation (training.host_moe_dispatch;
+         * MoEAlltoAllTokenDispatcher.token_dispatch and dispatch_postprocess) */
+        host_py(B, L, e->py_dispatch_ps, "moe.dispatch.python");
+    }
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
     sort_chunks(B, L, e, "moe.sort_chunks.fwd");
@@ -622,6 +626,7 @@ static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, 
     e->sh_fin = mats_in * e->sh_fo;
     e->py_router_ps = t->cuda_graph_moe_router ? 0 : t->host_moe_router_ps;
     e->py_experts_ps = e->le * t->host_moe_expert_ps;
+    e->py_dispatch_ps = t->moe_dispatcher == TRAINCFG_MOE_ALLTOALL ? t->host_moe_dispatch_ps : 0;
 }
 
 /* The embedding's (first stage) and the head's (last stage) templates. */

@@ -1221,12 +1221,66 @@ static void moe_python_host_time(void **state)
     assert_true(it[6] < it[0] && it[6] < 1 * us);
 }
 
+/* Where the MoE Python sits in the forward template (issue 31), on the Qwen3-30B-A3B row (EP 8, 16 local
+ * experts): the router's before the router GEMM, the dispatcher's (host_moe_dispatch) right after the host's
+ * synchronisation and before the dispatch all-to-all, the experts' (16 x host_moe_expert) before the first
+ * expert kernel; none in the backward. A CUDA graph of the router drops the router's; the hybridep
+ * dispatcher drops the all-to-all dispatcher's. */
+static void moe_python_placement(void **state)
+{
+    (void)state;
+    expcfg *x = malloc(sizeof *x);
+    assert_non_null(x);
+    cxl_err e;
+    cxl_err_clear(&e);
+    if (expcfg_load(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml", x, &e))
+        fail_msg("%s", e.msg);
+    x->train.host_moe_router_ps = 1000;
+    x->train.host_moe_dispatch_ps = 2000;
+    x->train.host_moe_expert_ps = 10;
+    for (int c = 0; c < 3; c++) {
+        x->train.cuda_graph_moe_router = c == 1;
+        x->train.moe_dispatcher = c == 2 ? TRAINCFG_MOE_HYBRIDEP : TRAINCFG_MOE_ALLTOALL;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        const opgraph_tpl *F = &g.tpl[OPGRAPH_MOE_FWD];
+        int router = 0, dispatch = 0, experts = 0;
+        for (uint32_t i = 0; i + 1 < F->n; i++) {
+            if (F->e[i].kind != OPGRAPH_HOST_PY)
+                continue;
+            const opgraph_entry *n = &F->e[i + 1];
+            if (!strcmp(F->e[i].name, "moe.router.python")) {
+                assert_int_equal(F->e[i].bytes, 1000);
+                assert_string_equal(g.ops[n->op].name, "moe.router.fwd");
+                router++;
+            } else if (!strcmp(F->e[i].name, "moe.dispatch.python")) {
+                assert_int_equal(F->e[i].bytes, 2000);
+                assert_int_equal(F->e[i - 1].kind, OPGRAPH_HOST_SYNC);
+                assert_int_equal(n->kind, OPGRAPH_EP_A2A);
+                dispatch++;
+            } else {
+                assert_string_equal(F->e[i].name, "moe.experts.python");
+                assert_int_equal(F->e[i].bytes, 16 * 10);
+                assert_true(strstr(g.ops[n->op].name, "moe.expert.fc1") != NULL);
+                experts++;
+            }
+        }
+        assert_int_equal(router, c == 1 ? 0 : 1);
+        assert_int_equal(dispatch, c == 2 ? 0 : 1);
+        assert_int_equal(experts, 1);
+        for (uint32_t i = 0; i < g.tpl[OPGRAPH_MOE_BWD].n; i++)
+            assert_true(g.tpl[OPGRAPH_MOE_BWD].e[i].kind != OPGRAPH_HOST_PY);
+    }
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
         cmocka_unit_test(flash_attention_kernels),
         cmocka_unit_test(moe_python_host_time),
+        cmocka_unit_test(moe_python_placement),
         cmocka_unit_test(fp8_quantization_kernels),
         cmocka_unit_test(mxfp8_kernels),
         cmocka_unit_test(context_parallel_ring),
