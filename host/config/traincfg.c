@@ -173,7 +173,7 @@ static const cfg_field fields[] = {
       "moe_router, moe_preprocess): no host_moe_router" },
     { "host_moe_dispatch", CFG_T_TIME, T(host_moe_dispatch_ps), 0, 0, 1e11, NULL, NULL, 0, NULL,
       "the all-to-all dispatcher's Python per MoE layer's forward between its synchronisation and the all-to-all, "
-      "beside their launches, times the cluster's host_time_scale, e.g. 2.548ms; 0: none" },
+      "beside their launches, times the cluster's host_time_scale, e.g. 2.594ms; 0: none" },
     { "moe_dispatcher", CFG_T_ENUM, T(moe_dispatcher), 0, 1, 0, traincfg_moe_dispatcher_names, NULL, 0, NULL,
       "Megatron-Core's token dispatcher: alltoall (moe_token_dispatcher_type alltoall) or hybridep (flex with "
       "moe_flex_dispatcher_backend hybridep: its Python not priced, host_moe_dispatch not applied)" },
