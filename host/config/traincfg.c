@@ -23,10 +23,10 @@ const char *const traincfg_group_protocol_names[] = { "ll", "ll128", "simple", "
  * and NCCL_PROTO does not apply (nccltune.h, nccltune_p2p_proto) */
 const char *const traincfg_p2p_protocol_names[] = { "ll", "simple", "auto", NULL };
 
-#define T(f) offsetof(traincfg, f)
-/* Order = TRAINCFG_F_* */
 const char *const traincfg_moe_dispatcher_names[] = { "alltoall", "hybridep", NULL };
 
+#define T(f) offsetof(traincfg, f)
+/* Order = TRAINCFG_F_* */
 static const cfg_field fields[] = {
     { "global_batch", CFG_T_U64, T(global_batch), 1, 1, 1 << 30, NULL, NULL, 0, NULL,
       "sequences per iteration, e.g. 1024" },
@@ -239,8 +239,10 @@ static void defaults(void *obj)
      * copies, top-k, the row-id map and permutation 1 at host_launch: 21 us), 1,842.8 us; #MOE_EXPERTS_COMP
      * 2.2 ms for 16 local experts, less the grouped MLP's 32 GEMM calls, 2 modules and the activation's
      * launch (486.4 us), 1,713.6 us: 107.1 us per local expert (the grouped MLP splits its input, allocates
-     * and quantizes per expert: TransformerEngine issue 1499). #MOE_DISPATCH (2.6 ms) is left out: it holds
-     * the host's wait for the split sizes, which the host timeline models itself; the backward has no range. */
+     * and quantizes per expert: TransformerEngine issue 1499). #MOE_DISPATCH (2.6 ms; host_moe_dispatch 2,594
+     * us less its two launches) is off: the range holds the host's wait for the split sizes, on the GPU and
+     * through the combine all-to-all on the other ranks, which the host timeline models itself; the backward
+     * has no range. */
     t->host_moe_router_ps = 1842800000ull;
     t->host_moe_expert_ps = 107100000ull;
     t->host_moe_dispatch_ps = 0;
