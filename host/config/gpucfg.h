@@ -50,9 +50,10 @@ typedef struct gpucfg {
     double fp8_gemm_efficiency, mxfp8_gemm_efficiency;
     /* SMs an NCCL collective's kernel holds while it runs: one thread block per channel, each resident on an
      * SM for the kernel's life. A compute kernel launched while a collective of its GPU runs on another
-     * stream (the data-parallel / FSDP stream, context parallelism's ring, the tensor-parallel backward
-     * collective beside the weight-gradient GEMM) has the other sms - collective_sms (compute.h: fewer
-     * SMs per wave at the same peak per SM). 0 (the default): not modelled */
+     * stream (the data-parallel / FSDP stream, context parallelism's ring inside a node; not the
+     * tensor-parallel backward collective beside the weight-gradient GEMM) has the other
+     * sms - collective_sms (compute.h: fewer SMs per wave at the same peak per SM). 0 (the default): not
+     * modelled */
     uint64_t collective_sms;
     cfgloc loc[GPUCFG_NFIELDS];
     cfgloc ref;

@@ -164,11 +164,14 @@ void eng_run_kernel(eng *E, rep *R, uint32_t op)
 {
     eng_set_state(E, R, ST_KERNEL, -1);
     /* an NCCL collective of this GPU on another stream (the data-parallel / FSDP queue, context
-     * parallelism's ring) holds gpu.collective_sms SMs: a kernel launched beside it runs on the rest for its
-     * whole time (one launched before it keeps its SMs). The tensor-parallel collective beside the
-     * weight-gradient GEMM (tpa_running) is left out: Megatron-Bridge runs it through Transformer Engine's
-     * userbuffers with per-GEMM SM counts of its own, not NCCL's channels (docs/training.md) */
-    int shared = E->dur_shared && (R->dp_running || R->cp_running);
+     * parallelism's ring within a node) holds gpu.collective_sms SMs: a kernel launched beside it runs on the
+     * rest for its whole time (one launched before it keeps its SMs). A ring that crosses nodes sends over
+     * the network, where NCCL gives each peer 2 channels (src/graph/paths.cc ncclTopoGetNchannels): not
+     * counted. The tensor-parallel collective beside the weight-gradient GEMM (tpa_running) is left out:
+     * Megatron-Bridge runs it through Transformer Engine's userbuffers with per-GEMM SM counts of its own,
+     * not NCCL's channels (docs/training.md) */
+    int cp_nvlink = R->cp_running && E->cp_group.ranks <= E->cp_group.ranks_per_node;
+    int shared = E->dur_shared && (R->dp_running || cp_nvlink);
     int64_t dur = shared ? E->dur_shared[op] : E->dur[op];
     if (dur > TRAIN_MAX_PS - E->now) {
         cxl_errf(E->err, CXL_ELIMIT, "kernel %s (%.6g s each) ends past %g s, the longest iteration simulated",

@@ -359,7 +359,8 @@ static void bad_input(void **state)
  * data-parallel collective runs on the other SMs. Megatron-FSDP on H100 (24 channels: h100-sxm) overlaps its
  * gathers and reduce-scatters with the layers: the compute grows, and by less than the time on 108 of 132
  * SMs would add to every kernel; 0 turns it off; a run without collectives beside its kernels (one GPU)
- * prints the same time either way; a count not below the SMs is refused at its key. */
+ * prints the same time either way; so does a context-parallel ring across nodes, while one inside a node
+ * slows the attention it overlaps; a count not below the SMs is refused at its key. */
 static void collective_sms(void **state)
 {
     (void)state;
@@ -396,6 +397,28 @@ static void collective_sms(void **state)
         free(x);
     }
     assert_true(one[0] == one[1]);
+    /* context parallelism's ring (dp 1: no data-parallel collective): inside a node it takes the SMs from the
+     * attention kernels it overlaps; across nodes NCCL gives a network peer 2 channels, not counted */
+    const char *clusters[2] = { "cluster: { extends: dgx-h100, nodes: 1, gpus_per_node: 2 }\n",
+                                "cluster: { extends: dgx-h100, nodes: 2, gpus_per_node: 1 }\n" };
+    for (int c = 0; c < 2; c++) {
+        int64_t cp[2];
+        for (int i = 0; i < 2; i++) {
+            char h[512];
+            snprintf(h, sizeof h, "name: c\nmodel: { name: t, layers: 4, hidden: 2048, heads: 16, vocab: 4096, "
+                     "seq_len: 8192, tied_embeddings: true }\n%s%s", gpus[i], clusters[c]);
+            expcfg *x = load(h, "training: { global_batch: 1, cp: 2, dp: 1 }\n");
+            train_result r;
+            run(x, &r);
+            cp[i] = r.iteration_ps;
+            train_result_free(&r);
+            free(x);
+        }
+        if (c == 0)
+            assert_true(cp[1] > cp[0]);
+        else
+            assert_true(cp[1] == cp[0]);
+    }
     expect_error("name: b\nmodel: llama3-8b\ngpu: { extends: h100-sxm, collective_sms: 132 }\ncluster: { extends: "
                  "dgx-h100, nodes: 1 }\n", fsdp, 3, 43, "gpu.collective_sms: 132 is not below the 132 SMs",
                  "valid: 0 (not modelled) to 131");
