@@ -49,6 +49,9 @@ static const cfg_field fields[] = {
       "gemm_efficiency of MXFP8 GEMMs, of the fp8 peak (0: fp8_gemm_efficiency), e.g. 0.585" },
     { "gemm_tile_select", CFG_T_BOOL, G(gemm_tile_select), 0, 0, 1, NULL, NULL, 0, NULL,
       "pick each GEMM's tile from cuBLAS's tile sizes by shape (true) or always use gemm_tile_m x gemm_tile_n" },
+    { "collective_sms", CFG_T_U64, G(collective_sms), 0, 0, 1024, NULL, NULL, 0, NULL,
+      "SMs an NCCL collective holds while it runs (its channels), taken from compute kernels that overlap "
+      "it, e.g. 24 (0: not modelled; below sms)" },
     /* until 2026-12-07 (issue 30): NVLink per GPU with both directions together, as NVIDIA quotes it */
     { "nvlink", CFG_T_RETIRED, 0, 0, 0, 0, NULL, NULL, 0, NULL,
       "'nvlink' (per GPU, both directions together) became 'nvlink_bandwidth', per direction like "

@@ -19,7 +19,7 @@ extern const char *const gpucfg_dtype_names[]; /* "bf16", "fp16", "fp8", "tf32",
 enum { GPUCFG_F_NAME, GPUCFG_F_DESCRIPTION, GPUCFG_F_TFLOPS0, GPUCFG_F_HBM = GPUCFG_F_TFLOPS0 + GPUCFG_NDTYPES,
        GPUCFG_F_HBM_BW, GPUCFG_F_NVLINK, GPUCFG_F_SMS, GPUCFG_F_GEMM_EFF, GPUCFG_F_MEM_EFF,
        GPUCFG_F_KERNEL_OVERHEAD, GPUCFG_F_TILE_M, GPUCFG_F_TILE_N, GPUCFG_F_ATTN_FWD_EFF, GPUCFG_F_ATTN_BWD_EFF,
-       GPUCFG_F_MXFP8, GPUCFG_F_FP8_GEMM_EFF, GPUCFG_F_MXFP8_GEMM_EFF, GPUCFG_F_TILE_SELECT, GPUCFG_F_NVLINK_RETIRED,
+       GPUCFG_F_MXFP8, GPUCFG_F_FP8_GEMM_EFF, GPUCFG_F_MXFP8_GEMM_EFF, GPUCFG_F_TILE_SELECT, GPUCFG_F_COLL_SMS, GPUCFG_F_NVLINK_RETIRED,
        GPUCFG_NFIELDS };
 
 typedef struct gpucfg {
@@ -48,6 +48,13 @@ typedef struct gpucfg {
      * figure. FP8 GEMMs need not reach the same fraction of their doubled peak (configs/gpus/ cite
      * Transformer Engine's benchmark of the same shapes in bf16, FP8 and MXFP8) */
     double fp8_gemm_efficiency, mxfp8_gemm_efficiency;
+    /* SMs an NCCL collective's kernel holds while it runs: one thread block per channel, each resident on an
+     * SM for the kernel's life. A compute kernel launched while a collective of its GPU runs on another
+     * stream (the data-parallel / FSDP stream, context parallelism's ring inside a node; not the
+     * tensor-parallel backward collective beside the weight-gradient GEMM) has the other
+     * sms - collective_sms (compute.h: fewer SMs per wave at the same peak per SM). 0 (the default): not
+     * modelled */
+    uint64_t collective_sms;
     cfgloc loc[GPUCFG_NFIELDS];
     cfgloc ref;
 } gpucfg;

@@ -531,6 +531,12 @@ static int check_fsdp(const modelcfg *m, const traincfg *t, cxl_err *err)
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
 {
     int rc = clustercfg_check_domain(c, err);
+    /* the SMs a collective holds must leave some to the overlapped compute kernels (compute.h) */
+    if (!rc && g->collective_sms && g->sms && g->collective_sms >= g->sms) {
+        const cfgloc *gl = g->loc[GPUCFG_F_COLL_SMS].file[0] ? &g->loc[GPUCFG_F_COLL_SMS] : &g->ref;
+        return cfgloc_errf(err, gl, "gpu.collective_sms: %llu is not below the %llu SMs of gpu '%s'; valid: 0 (not "
+                           "modelled) to %llu", (ull)g->collective_sms, (ull)g->sms, g->name, (ull)(g->sms - 1));
+    }
     if (!rc)
         rc = check_shape(m, c, t, err);
     if (!rc)

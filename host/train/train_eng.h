@@ -230,6 +230,7 @@ typedef struct eng {
     uint64_t grad_bucket;
     opgraph g;
     int64_t *dur;                   /* per kernel */
+    int64_t *dur_shared;            /* per kernel, on sms - collective_sms SMs (NULL: gpu.collective_sms 0) */
     int64_t *host;                  /* per kernel: the host's time to issue it (train_setup.c host_kernel_ps) */
     uint8_t *measured;              /* per kernel: priced from the measured file (o->measured) */
     evq q;

@@ -297,6 +297,55 @@ static int64_t host_kernel_ps(const eng *E, const op_desc *o)
 
 /* Every kernel's time: from the measured file when it lists the kernel, else from the GPU's model; and its
  * time on the host. */
+/* Each kernel again on the SMs a running collective leaves (gpu.collective_sms): NCCL runs one thread block
+ * per channel, each resident on its own SM for the collective's life (NVIDIA forum, "Compute-Communication
+ * Overlap Causes Severe GEMM Performance Degradation because of Tail Effect": on an H100 an ncclAllGather
+ * of 24 blocks beside a 132-tile cuBLAS GEMM pushes the GEMM into a second wave). The GPU is priced as one of
+ * sms - collective_sms SMs at the same peak per SM: a GEMM's waves and a fused attention kernel's rate
+ * shrink with the SMs, a memory-bound kernel keeps the HBM's rate (a few SMs less still saturate it).
+ * A measured kernel (optimes.h) takes the model's ratio for its shape. */
+static int price_shared(eng *E, cxl_err *err)
+{
+    const gpucfg *g0 = &E->x->gpu;
+    if (!g0->collective_sms || !g0->sms || g0->collective_sms >= g0->sms)
+        return 0;
+    E->dur_shared = calloc(E->g.nops ? E->g.nops : 1, sizeof *E->dur_shared);
+    if (!E->dur_shared)
+        return eng_oom(E);
+    gpucfg g = *g0;
+    double left = (double)(g0->sms - g0->collective_sms) / (double)g0->sms;
+    g.sms = g0->sms - g0->collective_sms;
+    for (int d = 0; d < GPUCFG_NDTYPES; d++)
+        g.tflops[d] = g0->tflops[d] * left;
+    for (uint32_t i = 0; i < E->g.nops; i++) {
+        const op_desc *op = &E->g.ops[i];
+        compute_cost cc;
+        cxl_err e;
+        if (op->kind == OP_MEM) {
+            E->dur_shared[i] = E->dur[i];
+            continue;
+        }
+        if (compute_op_cost(&g, op, &cc, &e)) {
+            cfgloc_errf(err, &g0->ref, "gpu '%s': kernel %s on %llu SMs cannot be priced: %s", g0->name, op->name,
+                        (unsigned long long)g.sms, e.msg);
+            return err->code = e.code;
+        }
+        E->dur_shared[i] = cc.total_ps;
+        if (E->measured[i]) {
+            /* a measured kernel slows by the model's own ratio for its shape (the modelled time itself when
+             * the file holds the model's time) */
+            compute_cost full;
+            if (compute_op_cost(g0, op, &full, &e)) {
+                cfgloc_errf(err, &g0->ref, "gpu '%s': kernel %s cannot be priced: %s", g0->name, op->name, e.msg);
+                return err->code = e.code;
+            }
+            if (E->dur[i] != full.total_ps && full.total_ps > 0)
+                E->dur_shared[i] = (int64_t)ceil((double)E->dur[i] * ((double)cc.total_ps / (double)full.total_ps));
+        }
+    }
+    return 0;
+}
+
 static int price_kernels(eng *E, train_result *res, cxl_err *err)
 {
     const expcfg *x = E->x;
@@ -329,7 +378,7 @@ static int price_kernels(eng *E, train_result *res, cxl_err *err)
         E->dur[i] = ps;
         E->host[i] = host_kernel_ps(E, op);
     }
-    return 0;
+    return price_shared(E, err);
 }
 
 /* The links of every representative (L_PER_REP each), in bytes per picosecond. */
@@ -589,6 +638,7 @@ void eng_teardown(eng *E)
     free(E->chunk_layers);
     free(E->chunk_first);
     free(E->dur);
+    free(E->dur_shared);
     free(E->host);
     free(E->measured);
     free(E->xf);

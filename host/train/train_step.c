@@ -163,13 +163,23 @@ void eng_xfer_done(eng *E, uint32_t xid)
 void eng_run_kernel(eng *E, rep *R, uint32_t op)
 {
     eng_set_state(E, R, ST_KERNEL, -1);
-    if (E->dur[op] > TRAIN_MAX_PS - E->now) {
+    /* an NCCL collective of this GPU on another stream (the data-parallel / FSDP queue, context
+     * parallelism's ring within a node) holds gpu.collective_sms SMs: a kernel launched beside it runs on the
+     * rest for its whole time (one launched before it keeps its SMs). A ring that crosses nodes sends over
+     * the network, where NCCL gives each peer 2 channels (src/graph/paths.cc ncclTopoGetNchannels): not
+     * counted. The tensor-parallel collective beside the weight-gradient GEMM (tpa_running) is left out:
+     * Megatron-Bridge runs it through Transformer Engine's userbuffers with per-GEMM SM counts of its own,
+     * not NCCL's channels (docs/training.md) */
+    int cp_nvlink = R->cp_running && E->cp_group.ranks <= E->cp_group.ranks_per_node;
+    int shared = E->dur_shared && (R->dp_running || cp_nvlink);
+    int64_t dur = shared ? E->dur_shared[op] : E->dur[op];
+    if (dur > TRAIN_MAX_PS - E->now) {
         cxl_errf(E->err, CXL_ELIMIT, "kernel %s (%.6g s each) ends past %g s, the longest iteration simulated",
-                 E->g.ops[op].name, (double)E->dur[op] / 1e12, (double)TRAIN_MAX_PS / 1e12);
+                 E->g.ops[op].name, (double)dur / 1e12, (double)TRAIN_MAX_PS / 1e12);
         E->rc = eng_kernel_blame(E, op, E->err);
         return;
     }
-    int64_t end = E->now + E->dur[op];
+    int64_t end = E->now + dur;
     if (eng_traced(E, R->r) && ctrace_in_window(E->ct, E->now, end)) {
         const op_desc *d = &E->g.ops[op];
         ctrace_arg a[2] = { ARG_S("shape", E->shape[op]), ARG_N("bytes", d->bytes) };

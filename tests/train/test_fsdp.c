@@ -28,6 +28,14 @@ static const char tiny_head[] =
     "gpu: a100-80gb\n"
     "cluster: { extends: dgx-a100, nodes: 1 }\n";
 
+/* The same with no SMs taken by collectives (gpu.collective_sms 0): the kernels' times do not depend on when
+ * the collectives run, so a kernel added shows as exactly its own time. */
+static const char tiny_head_solo[] =
+    "name: tiny\n"
+    "model: { name: tiny, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512, tied_embeddings: true }\n"
+    "gpu: { extends: a100-80gb, collective_sms: 0 }\n"
+    "cluster: { extends: dgx-a100, nodes: 1 }\n";
+
 static expcfg *load_or_fail(const char *name, const char *head, const char *training, cxl_err *e)
 {
     static char text[4096];
@@ -244,8 +252,8 @@ static void gradient_copy(void **state)
     train_result r;
     expcfg *x = NULL;
     for (int i = 0; i < 2; i++) {
-        x = load(tiny_head, i ? "training: { global_batch: 32, dp: 8, data_parallel: fsdp, main_grads: fp32, "
-                                "gradient_accumulation_fusion: false }\n"
+        x = load(tiny_head_solo, i ? "training: { global_batch: 32, dp: 8, data_parallel: fsdp, main_grads: fp32, "
+                                     "gradient_accumulation_fusion: false }\n"
                               : "training: { global_batch: 32, dp: 8, data_parallel: fsdp, main_grads: fp32 }\n");
         run(x, &r);
         compute[i] = r.breakdown_s[TRAIN_BK_COMPUTE];
@@ -268,7 +276,8 @@ static void fp8_transpose(void **state)
 {
     (void)state;
     const char *h100 = "name: f\nmodel: { name: f, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: 512, "
-                       "tied_embeddings: true }\ngpu: h100-sxm\ncluster: { extends: dgx-h100, nodes: 1 }\n";
+                       "tied_embeddings: true }\ngpu: { extends: h100-sxm, collective_sms: 0 }\n"
+                       "cluster: { extends: dgx-h100, nodes: 1 }\n";
     double compute[2], weights[2];
     expcfg *x = NULL;
     for (int i = 0; i < 2; i++) {
@@ -345,6 +354,76 @@ static void bad_input(void **state)
     free(x);
 }
 
+/* The SMs a collective holds (gpu.collective_sms, train_setup.c price_shared): NCCL runs one thread block per
+ * channel, resident on its own SM while the collective runs, so a compute kernel launched beside a
+ * data-parallel collective runs on the other SMs. Megatron-FSDP on H100 (24 channels: h100-sxm) overlaps its
+ * gathers and reduce-scatters with the layers: the compute grows, and by less than the time on 108 of 132
+ * SMs would add to every kernel; 0 turns it off; a run without collectives beside its kernels (one GPU)
+ * prints the same time either way; so does a context-parallel ring across nodes, while one inside a node
+ * slows the attention it overlaps; a count not below the SMs is refused at its key. */
+static void collective_sms(void **state)
+{
+    (void)state;
+    const char *gpus[2] = { "gpu: { extends: h100-sxm, collective_sms: 0 }\n", "gpu: h100-sxm\n" };
+    const char *fsdp = "training: { global_batch: 16, dp: 8, data_parallel: fsdp, main_grads: fp32 }\n";
+    double iter[2], comp[2];
+    for (int i = 0; i < 2; i++) {
+        char h[512];
+        snprintf(h, sizeof h, "name: l\nmodel: llama3-8b\n%scluster: { extends: dgx-h100, nodes: 1 }\n", gpus[i]);
+        expcfg *x = load(h, fsdp);
+        assert_int_equal(x->gpu.collective_sms, i ? 24 : 0);
+        train_result r;
+        run(x, &r);
+        iter[i] = (double)r.iteration_ps / 1e12;
+        comp[i] = r.breakdown_s[TRAIN_BK_COMPUTE];
+        train_result_free(&r);
+        free(x);
+    }
+    assert_true(comp[1] > comp[0] * 1.005);
+    assert_true(iter[1] > iter[0]);
+    assert_true(comp[1] < comp[0] * 132.0 / 108.0);
+    print_message("collective_sms 0 / 24: %.4f / %.4f s (compute %.4f / %.4f s)\n", iter[0], iter[1], comp[0], comp[1]);
+    /* one GPU: no data-parallel collective beside any kernel */
+    int64_t one[2];
+    for (int i = 0; i < 2; i++) {
+        char h[512];
+        snprintf(h, sizeof h, "name: t\nmodel: { name: tiny, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: "
+                 "512, tied_embeddings: true }\n%scluster: { extends: dgx-h100, nodes: 1, gpus_per_node: 1 }\n", gpus[i]);
+        expcfg *x = load(h, "training: { global_batch: 8 }\n");
+        train_result r;
+        run(x, &r);
+        one[i] = r.iteration_ps;
+        train_result_free(&r);
+        free(x);
+    }
+    assert_true(one[0] == one[1]);
+    /* context parallelism's ring (dp 1: no data-parallel collective): inside a node it takes the SMs from the
+     * attention kernels it overlaps; across nodes NCCL gives a network peer 2 channels, not counted */
+    const char *clusters[2] = { "cluster: { extends: dgx-h100, nodes: 1, gpus_per_node: 2 }\n",
+                                "cluster: { extends: dgx-h100, nodes: 2, gpus_per_node: 1 }\n" };
+    for (int c = 0; c < 2; c++) {
+        int64_t cp[2];
+        for (int i = 0; i < 2; i++) {
+            char h[512];
+            snprintf(h, sizeof h, "name: c\nmodel: { name: t, layers: 4, hidden: 2048, heads: 16, vocab: 4096, "
+                     "seq_len: 8192, tied_embeddings: true }\n%s%s", gpus[i], clusters[c]);
+            expcfg *x = load(h, "training: { global_batch: 1, cp: 2, dp: 1 }\n");
+            train_result r;
+            run(x, &r);
+            cp[i] = r.iteration_ps;
+            train_result_free(&r);
+            free(x);
+        }
+        if (c == 0)
+            assert_true(cp[1] > cp[0]);
+        else
+            assert_true(cp[1] == cp[0]);
+    }
+    expect_error("name: b\nmodel: llama3-8b\ngpu: { extends: h100-sxm, collective_sms: 132 }\ncluster: { extends: "
+                 "dgx-h100, nodes: 1 }\n", fsdp, 3, 43, "gpu.collective_sms: 132 is not below the 132 SMs",
+                 "valid: 0 (not modelled) to 131");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +431,7 @@ int main(void)
         cmocka_unit_test(collective_bytes),    cmocka_unit_test(overlap),
         cmocka_unit_test(gradient_copy),       cmocka_unit_test(fp8_transpose),
         cmocka_unit_test(pipeline_accepted),   cmocka_unit_test(bad_input),
+        cmocka_unit_test(collective_sms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

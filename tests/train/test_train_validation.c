@@ -248,6 +248,35 @@ static void megatron_bridge_25_11(void **state)
     assert_int_equal(summary(t), 12);
 }
 
+/* The FP8-CS rows run every transformer layer in FP8: Megatron-Bridge's performance scripts build the precision
+ * with get_precision_config("fp8_cs"), which clears first_last_layers_bf16 (v0.2.0, the 25.11 release,
+ * scripts/performance/utils/helpers.py; commit 3135dc04d), and Megatron-Core's is_first_last_bf16_layer reads
+ * that flag before num_layers_at_start/end_in_bf16 (megatron/core/fp8_utils.py). Each FP8-CS experiment of
+ * the table must say so: no bf16 layers at either end. */
+static void megatron_bridge_fp8cs_layers(void **state)
+{
+    const table *t = &((tables *)*state)->b;
+    int fp8cs = 0;
+    for (int i = 0; i < t->n; i++) {
+        char path[512];
+        snprintf(path, sizeof path, CXLSIM_SOURCE_DIR "/configs/validation/%s/%s.yaml", t->dir, t->rows[i].name);
+        expcfg *x = malloc(sizeof *x);
+        assert_non_null(x);
+        cxl_err e;
+        cxl_err_clear(&e);
+        if (expcfg_load(path, x, &e))
+            fail_msg("%s: %s", path, e.msg);
+        if (x->train.precision == GPUCFG_FP8 && x->train.fp8_recipe == TRAINCFG_FP8_TENSORWISE) {
+            fp8cs++;
+            if (x->train.bf16_layers_start || x->train.bf16_layers_end)
+                fail_msg("%s: FP8-CS with bf16 layers (the performance recipe has none)", path);
+        }
+        free(x);
+    }
+    /* Llama 3 8B (H100, B200, GB200), Llama 3 70B (H100, GB200), Llama 3.1 405B (H100, GB200), Qwen3-30B-A3B */
+    assert_int_equal(fp8cs, 8);
+}
+
 static void megatron_bridge_25_11_mx(void **state)
 {
     const table *t = &((tables *)*state)->x;
@@ -278,6 +307,7 @@ int main(void)
         cmocka_unit_test(b_row_6), cmocka_unit_test(b_row_7), cmocka_unit_test(b_row_8), cmocka_unit_test(b_row_9),
         cmocka_unit_test(b_row_10), cmocka_unit_test(b_row_11),
         cmocka_unit_test(megatron_bridge_25_11),
+        cmocka_unit_test(megatron_bridge_fp8cs_layers),
         cmocka_unit_test(x_row_0), cmocka_unit_test(x_row_1), cmocka_unit_test(x_row_2), cmocka_unit_test(x_row_3),
         cmocka_unit_test(x_row_4), cmocka_unit_test(x_row_5), cmocka_unit_test(x_row_6),
         cmocka_unit_test(x_row_7),
