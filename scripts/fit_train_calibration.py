@@ -10,7 +10,10 @@ for each row, the grid point of least mean absolute error over the other fitted 
 docs/calibration.md lists the result.
 
 usage: scripts/fit_train_calibration.py [--cxlsim build/cxlsim] [-j 2] [--fit-on all] [--grid KEY=V1,V2,... ...]
+                                       [--dump FILE] [--load FILE]
 Prints one line per grid point, the fit, both tables' figures at the fit, and the leave-one-out errors.
+--dump FILE writes every row's error at every grid point (JSON); --load FILE reads such a file instead of running
+the rows, so the fit on another table (--fit-on) costs no second run.
 """
 import argparse
 import concurrent.futures
@@ -68,19 +71,31 @@ def main():
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--fit-on", default="all", choices=["all", "korthikanti", "narayanan"])
     ap.add_argument("--grid", action="append", help="KEY=V1,V2,... (repeatable); default: %s" % DEFAULT_GRID)
+    ap.add_argument("--dump", help="write every row's error at every grid point to this JSON file")
+    ap.add_argument("--load", help="read the errors from a --dump file instead of running the rows")
     a = ap.parse_args()
     grid = a.grid or DEFAULT_GRID
     keys = [g.split("=", 1)[0] for g in grid]
     values = [g.split("=", 1)[1].split(",") for g in grid]
     points = list(itertools.product(*values))
     R = rows()
-    jobs = {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as ex:
-        for p in points:
-            sets = ["%s=%s" % kv for kv in zip(keys, p)]
-            for i, (table, name, _) in enumerate(R):
-                jobs[(p, i)] = ex.submit(run, a.cxlsim, table, name, sets)
-    err = {p: [jobs[(p, i)].result() / R[i][2] - 1 for i in range(len(R))] for p in points}
+    if a.load:
+        with open(a.load) as f:
+            d = json.load(f)
+        keys, points = d["keys"], [tuple(p) for p in d["points"]]
+        err = {tuple(p): e for p, e in zip(d["points"], d["errors"])}
+    else:
+        jobs = {}
+        with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as ex:
+            for p in points:
+                sets = ["%s=%s" % kv for kv in zip(keys, p)]
+                for i, (table, name, _) in enumerate(R):
+                    jobs[(p, i)] = ex.submit(run, a.cxlsim, table, name, sets)
+        err = {p: [jobs[(p, i)].result() / R[i][2] - 1 for i in range(len(R))] for p in points}
+    if a.dump:
+        with open(a.dump, "w") as f:
+            json.dump({"keys": keys, "rows": [r[1] for r in R], "points": [list(p) for p in points],
+                       "errors": [err[p] for p in points]}, f)
     fit = [i for i, r in enumerate(R) if a.fit_on in ("all", r[0])]
     mae = {p: sum(abs(e[i]) for i in fit) / len(fit) for p, e in err.items()}
     for p in points:
