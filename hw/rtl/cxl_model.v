@@ -442,7 +442,12 @@ module cxl_model #(
             wire lclk;
             wire [63:0] now_l;
             wire n_m2s, n_s2m;
-            clkgate u_cg (.clk(clk), .en(!rst_n || ((adv || bld_clk) && used)), .gclk(lclk));
+            // lclk for the links' state and `now` (main clocks), bclk for their flit-build registers (build
+            // clocks and the main clock that clears them): logic fed by the link state alone (its receive
+            // side, the credits) is then re-evaluated by a simulator in main clocks only
+            wire bclk;
+            clkgate u_cg (.clk(clk), .en(!rst_n || (adv && used)), .gclk(lclk));
+            clkgate u_cgb (.clk(clk), .en(!rst_n || ((main_clk || bld_clk) && used)), .gclk(bclk));
             model_now u_now (.clk(lclk), .rst_n(rst_n), .step(adv), .skip_n(adv_n), .now(now_l));
             assign up_need[gh] = used && (n_m2s || n_s2m);
             // the link's inputs, each computed apart (a simulator then re-evaluates an unused port's
@@ -490,7 +495,7 @@ module cxl_model #(
                     m_ret = sw ? one_cls(sw_up_cr[gh], sw_up_cls[8*gh +: 8]) : 32'd0;
             end
             link #(.NSRC(NREQ), .K(KM), .W(W)) u_m2s (
-                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_m2s), .now(now_l),
+                .clk(lclk), .bclk(bclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_m2s), .now(now_l),
                 .dir(1'b0), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool(m2s_pool), .credit_return_cycles(p_crd), .nsrc(NREQ[7:0]),
                 .cr_ret_first(1'b1), .cr_ret_n(m_ret),
@@ -502,7 +507,7 @@ module cxl_model #(
                 .cr_avail(a0), .cr_pending(pd0), .acc(acc0), .idle(um_idle[gh]), .fl_count(fc0),
                 .owed_count(oc0), .owed_chunks(och0), .rr(rr0));
             link #(.NSRC(2), .K(K), .W(W)) u_s2m (
-                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_s2m), .now(now_l),
+                .clk(lclk), .bclk(bclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_s2m), .now(now_l),
                 .dir(1'b1), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool({p_s2m_rsp_cr, p_s2m_data_cr, 64'd0}),
                 .credit_return_cycles(p_crd), .nsrc(sw ? 8'd1 : 8'd2),
@@ -563,7 +568,12 @@ module cxl_model #(
             wire lclk;
             wire [63:0] now_l;
             wire n_m2s, n_s2m;
-            clkgate u_cg (.clk(clk), .en(!rst_n || ((adv || bld_clk) && used)), .gclk(lclk));
+            // lclk for the links' state and `now` (main clocks), bclk for their flit-build registers (build
+            // clocks and the main clock that clears them): logic fed by the link state alone (its receive
+            // side, the credits) is then re-evaluated by a simulator in main clocks only
+            wire bclk;
+            clkgate u_cg (.clk(clk), .en(!rst_n || (adv && used)), .gclk(lclk));
+            clkgate u_cgb (.clk(clk), .en(!rst_n || ((main_clk || bld_clk) && used)), .gclk(bclk));
             model_now u_now (.clk(lclk), .rst_n(rst_n), .step(adv), .skip_n(adv_n), .now(now_l));
             assign dn_need[gd] = used && (n_m2s || n_s2m);
             /* verilator lint_off UNUSEDSIGNAL */
@@ -575,7 +585,7 @@ module cxl_model #(
             wire [7:0]   rr0, rr1;
             /* verilator lint_on UNUSEDSIGNAL */
             link #(.NSRC(1), .K(K), .W(W)) u_m2s (
-                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_m2s), .now(now_l),
+                .clk(lclk), .bclk(bclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_m2s), .now(now_l),
                 .dir(1'b0), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool({64'd0, p_m2s_data_cr, p_m2s_req_cr}),
                 .credit_return_cycles(p_crd), .nsrc(8'd1),
@@ -588,7 +598,7 @@ module cxl_model #(
                 .cr_avail(a0), .cr_pending(pd0), .acc(acc0), .idle(dm_idle[gd]), .fl_count(fc0),
                 .owed_count(oc0), .owed_chunks(och0), .rr(rr0));
             link #(.NSRC(2), .K(K), .W(W)) u_s2m (
-                .clk(lclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_s2m), .now(now_l),
+                .clk(lclk), .bclk(bclk), .rst_n(rst_n), .ce(main_clk && used), .bld(bld_clk && used), .need(n_s2m), .now(now_l),
                 .dir(1'b1), .flit_cost(p_flit_cost), .flit_inc(p_flit_inc), .ser_cycles(p_ser),
                 .phy_cycles(p_phy), .pool({p_port_queue, p_port_queue, 64'd0}),
                 .credit_return_cycles(p_crd), .nsrc(8'd2),

@@ -40,6 +40,8 @@ module link #(
     parameter integer W    = `CXL_MSG_W
 ) (
     input  wire                  clk,
+    input  wire                  bclk,      // the flit-build registers' clock: clk, or clk gated to the build
+                                            // clocks and the ce clocks (a simulator build, cxl_model.v)
     input  wire                  rst_n,     // synchronous, active low: link_init
     input  wire                  ce,        // the cycle's last clock: state advances only on edges with ce (reset regardless)
     input  wire                  bld,       // a build clock (ce low): the flit build advances one step
@@ -645,7 +647,7 @@ module link #(
     assign need = need_c;
 
     // the working set after a build clock's step; cleared by the cycle's last clock
-    always @(posedge clk) begin
+    always @(posedge bclk) begin
         if (!rst_n || ce) begin
             b_act <= 1'b0;
         end else if (bld) begin

@@ -98,6 +98,7 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
     uint32_t bld_max = 0;
 
     top->clk = 0;
+    top->bclk = 0;
     top->ce = 1;
     top->rst_n = 0;
     top->dir = dir;
@@ -112,8 +113,10 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
     top->now = 0;
     top->eval();
     top->clk = 1;
+    top->bclk = 1;
     top->eval();
     top->clk = 0;
+    top->bclk = 0;
     top->rst_n = 1;
 
     uint64_t now = seed * 1000;
@@ -168,8 +171,10 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
         while (top->need && ok) {
             top->bld = 1;
             top->clk = 1;
+            top->bclk = 1;
             top->eval();
             top->clk = 0;
+            top->bclk = 0;
             top->bld = 0;
             top->eval();
             ok = ck.same("build clocks <= 13", ++nb <= 13, 1);
@@ -232,8 +237,10 @@ bool run_seed(VerilatedContext &ctx, uint64_t seed)
                     credit_return(&l.cr, k, now);
 
         top->clk = 1;
+        top->bclk = 1;
         top->eval();
         top->clk = 0;
+        top->bclk = 0;
         top->eval();
         ok = ok && ck.same("acc", top->acc, static_cast<uint64_t>(l.acc));
         ok = ok && ck.same("rr", top->rr, l.rr);
