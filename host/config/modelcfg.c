@@ -62,6 +62,10 @@ static const cfg_field fields[] = {
     { "v_head_dim", CFG_T_U64, M(v_head_dim), 0, 1, 65536, NULL, NULL, 0, NULL, "mla: per-head value dimension, e.g. 128" },
     { "mtp_layers", CFG_T_U64, M(mtp_layers), 0, 0, 64, NULL, NULL, 0, NULL,
       "multi-token prediction modules (DeepSeek-V3: 1; Megatron's mtp_num_layers); default 0" },
+    { "window_size", CFG_T_U64, M(window_size), 0, 0, 1 << 24, NULL, NULL, 0, NULL,
+      "sliding-window attention: keys before each query a windowed layer attends, e.g. 128 (GPT-OSS); default 0: none" },
+    { "window_attn_skip_freq", CFG_T_U64, M(window_attn_skip_freq), 0, 0, 100000, NULL, NULL, 0, NULL,
+      "with window_size: every n-th layer (1-based) keeps full attention, e.g. 2 (GPT-OSS); default 0: every layer windowed" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -131,6 +135,10 @@ int modelcfg_finish(modelcfg *m, cxl_err *err)
         m->ffn = 4 * m->hidden;
     if (!m->head_dim)
         m->head_dim = m->hidden / m->heads;
+    if (m->window_attn_skip_freq && !m->window_size)
+        return cfgloc_errf(err, &m->loc[MODELCFG_F_WINDOW_SKIP],
+                           "model.window_attn_skip_freq: %llu, but there is no sliding window; set window_size "
+                           "(e.g. 128) or leave window_attn_skip_freq out", (unsigned long long)m->window_attn_skip_freq);
     if (m->experts) {
         if (!m->expert_ffn)
             m->expert_ffn = m->ffn;
@@ -244,6 +252,11 @@ int modelcfg_is_moe(const modelcfg *m) { return m->experts > 0; }
 int modelcfg_layer_is_moe(const modelcfg *m, uint64_t i)
 {
     return m->experts > 0 && i >= m->moe_first_dense && (i - m->moe_first_dense) % m->moe_layer_freq == 0;
+}
+
+int modelcfg_layer_windowed(const modelcfg *m, uint64_t i)
+{
+    return m->window_size > 0 && (m->window_attn_skip_freq == 0 || (i + 1) % m->window_attn_skip_freq != 0);
 }
 
 uint64_t modelcfg_moe_layers_in(const modelcfg *m, uint64_t first, uint64_t n)

@@ -30,7 +30,7 @@ enum { MODELCFG_F_NAME, MODELCFG_F_DESCRIPTION, MODELCFG_F_LAYERS, MODELCFG_F_HI
        MODELCFG_F_HEAD_DIM, MODELCFG_F_EXPERTS, MODELCFG_F_TOP_K, MODELCFG_F_SHARED_EXPERTS, MODELCFG_F_EXPERT_FFN,
        MODELCFG_F_MOE_FIRST_DENSE, MODELCFG_F_MOE_FREQ, MODELCFG_F_MOE_IMBALANCE, MODELCFG_F_MOE_CAPACITY,
        MODELCFG_F_ATTENTION_TYPE, MODELCFG_F_Q_LORA, MODELCFG_F_KV_LORA, MODELCFG_F_QK_NOPE, MODELCFG_F_QK_ROPE,
-       MODELCFG_F_V_HEAD, MODELCFG_F_MTP, MODELCFG_NFIELDS };
+       MODELCFG_F_V_HEAD, MODELCFG_F_MTP, MODELCFG_F_WINDOW, MODELCFG_F_WINDOW_SKIP, MODELCFG_NFIELDS };
 
 /* The attention's projections: grouped-query (query heads, kv_heads key/value heads of head_dim; multi-head
  * when kv_heads = heads) or multi-head latent attention (DeepSeek-V2/V3; the fields below). */
@@ -67,6 +67,11 @@ typedef struct modelcfg {
      * transformer layer (of the model's last layer's kind), a projection of 2 hidden to hidden, three norms
      * and one more output layer and loss, run after the last layer on the stage holding the loss */
     uint64_t mtp_layers;
+    /* sliding-window attention (Megatron-Core window_size (window_size, 0), is_layer_window_attention in
+     * megatron/core/transformer/utils.py): a windowed layer's query i attends keys i - window_size .. i;
+     * with window_attn_skip_freq N every N-th layer (1-based) keeps full causal attention (0: none does).
+     * window_size 0: no window */
+    uint64_t window_size, window_attn_skip_freq;
     uint64_t vocab_padded;      /* derived, not a key: vocab padded for the training (expcfg); 0 = vocab */
     cfgloc loc[MODELCFG_NFIELDS];
     cfgloc ref;                 /* where the experiment named the model */
@@ -117,6 +122,10 @@ uint64_t modelcfg_active_params(const modelcfg *m);
 
 /* 1 when the model uses multi-head latent attention */
 int modelcfg_is_mla(const modelcfg *m);
+/* Whether layer i (0-based) attends over a sliding window (window_size > 0 and, with window_attn_skip_freq
+ * N > 0, (i + 1) % N != 0) */
+int modelcfg_layer_windowed(const modelcfg *m, uint64_t i);
+
 /* The query/key head dimension: qk_nope_head_dim + qk_rope_head_dim under MLA, else head_dim. */
 uint64_t modelcfg_qk_head_dim(const modelcfg *m);
 /* The multi-token prediction modules' parameters besides their transformer layers (counted as layers):

@@ -195,6 +195,12 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
     double opt = 0, cxl = 0, opt_all = 0;
     if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_activations)
         sum[OPGRAPH_LAYER_RECOMPUTE] = 0;   /* the engine fetches them back instead */
+    /* a sliding-window model's windowed layers are the cheaper ones: bound every layer by them */
+    for (int id = OPGRAPH_LAYER_FWD; x->model.window_size && id <= OPGRAPH_LAYER_RECOMPUTE; id++) {
+        double wsum = sum[OPGRAPH_VARIANT_OF(id, OPGRAPH_VAR_WINDOW)];
+        if (wsum < sum[id])
+            sum[id] = wsum;
+    }
     double pp = (double)t->pp, v = (double)t->virtual_stages, m = (double)parallel_microbatches(t);
     double lc = min_chunk_layers(x);
     double fc = lc * sum[OPGRAPH_LAYER_FWD], bc = lc * (sum[OPGRAPH_LAYER_BWD] + sum[OPGRAPH_LAYER_RECOMPUTE]);

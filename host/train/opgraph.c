@@ -189,89 +189,6 @@ static void tp_wait(bld *B, int tpl, uint64_t tp)
 }
 
 
-/* A fused (flash) attention kernel over bah = b x a/t heads of s queries and skv keys (causal; with
- * context parallelism s = skv / cp, load-balanced so that each rank does 1/cp of the causal work), head
- * dimension dh, kv/t key-value heads. Operands 16-bit: Transformer Engine keeps the attention core in
- * bf16 under FP8 training unless --fp8-dot-product-attention is set (Megatron-LM's default: off).
- * FLOPs (Dao, arXiv 2307.08691, Sec. 4.1; flash_attn/benchmarks: flops = 4 b s^2 a d, / 2 when causal,
- * x 2.5 for the backward). HBM bytes: forward reads Q, K, V and writes O (2 B each) and the fp32
- * logsumexp per query row; backward reads Q, K, V, O, dO, the logsumexp and D = rowsum(dO o O) (fp32),
- * writes dQ, dK, dV (and D). */
-static void flash(bld *B, int tpl, const lshape *x, int bwd)
-{
-    int dt = B->dtype == GPUCFG_FP8 ? GPUCFG_BF16 : B->dtype;
-    /* per query row / key row the widths of Q and O (dqk + dh), of K and V (dqk + dh) */
-    double rows = (double)x->bah * (double)x->s, w = (double)(x->dqk + x->dh);
-    double q = rows * w, kv = (double)(x->bah / x->at) * (double)(x->kv / x->tp) * (double)x->skv * w;
-    /* k: the mean of the Q.K^T and P.V head dimensions, so that 4 batch m n k stays the model's FLOPs */
-    op_desc d = { bwd ? "attn.flash.bwd" : "attn.flash.fwd", bwd ? OP_ATTN_BWD : OP_ATTN_FWD, dt,
-                  x->bah, x->s, x->skv, (x->dqk + x->dh) / 2, 0, 0, 0, 0, 0 };
-    double fwd_flops = 2.0 * rows * (double)x->skv * w / 2; /* causal: the blocks above the diagonal are skipped */
-    d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
-    d.bytes = bwd ? 2.0 * (2 * q + 2 * kv) + 4.0 * 3 * rows : 2.0 * (q + kv) + 4.0 * rows;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
-    push(B, tpl, e);
-}
-
-/* Context parallelism's exchange around the flash kernel (Megatron-Core's default cp_comm_type p2p, ring
- * attention in Transformer Engine): in cp - 1 steps each rank passes the K and V block it holds to the next
- * rank of the CP ring while it computes with the previous one, so the sends overlap the kernel; the
- * backward passes K and V around again together with the gradients of K and V (twice the bytes). Block:
- * K and V of the rank's s / cp tokens, kv / t heads of dqk + dh, 2 B. */
-static void cp_ring(bld *B, int tpl, const lshape *x, int bwd, int wait)
-{
-    if (x->cp <= 1)
-        return;
-    uint64_t block = (x->bah / x->at) * (x->kv / x->tp) * x->s * (x->dqk + x->dh) * 2;
-    opgraph_entry e = { (uint8_t)(wait ? OPGRAPH_CP_WAIT : OPGRAPH_CP_P2P), 0, 0, (x->cp - 1) * block * (bwd ? 2 : 1),
-                        bwd ? "cp.ring.kv.grad" : "cp.ring.kv", 0 };
-    push(B, tpl, e);
-}
-
-/* One pass of the flash kernel inside its context-parallel ring exchange (none with cp 1). */
-static void flash_pass(bld *B, int tpl, const lshape *x, int bwd)
-{
-    cp_ring(B, tpl, x, bwd, 0);
-    flash(B, tpl, x, bwd);
-    cp_ring(B, tpl, x, bwd, 1);
-}
-
-/* The unfused attention core forward: scores, softmax, dropout, context. */
-static void unfused_fwd(bld *B, int tpl, const lshape *x)
-{
-    uint64_t bah = x->bah, s = x->s, d = x->dh;
-    gemm(B, tpl, "attn.score.fwd", bah, s, s, x->dqk);
-    mem(B, tpl, "attn.softmax.fwd", bah * s * s, 4);
-    if (x->drop)
-        mem(B, tpl, "attn.dropout.fwd", bah * s * s, 5);
-    gemm(B, tpl, "attn.ctx.fwd", bah, s, d, s);
-}
-
-/* The unfused attention core backward, in reverse order. */
-static void unfused_bwd(bld *B, int L, const lshape *x)
-{
-    uint64_t s = x->s, dh = x->dh, bah = x->bah;
-    gemm(B, L, "attn.ctx.bwd_data", bah, s, s, dh);
-    gemm(B, L, "attn.ctx.bwd_v", bah, s, dh, s);
-    if (x->drop)
-        mem(B, L, "attn.dropout.bwd", bah * s * s, 5);
-    mem(B, L, "attn.softmax.bwd", bah * s * s, 6);
-    gemm(B, L, "attn.score.bwd_q", bah, s, x->dqk, s);
-    gemm(B, L, "attn.score.bwd_k", bah, s, x->dqk, s);
-}
-
-/* The attention core, forward or backward: one flash kernel (with cp > 1 inside its ring exchange; its
- * backward recomputes the scores), or the unfused kernels. */
-static void attn_core(bld *B, int tpl, const lshape *x, int bwd)
-{
-    if (x->flash)
-        flash_pass(B, tpl, x, bwd);
-    else if (bwd)
-        unfused_bwd(B, tpl, x);
-    else
-        unfused_fwd(B, tpl, x);
-}
-
 static void attn_fwd(bld *B, int L, const lshape *x)
 {
     if (x->mla) {
@@ -285,7 +202,7 @@ static void attn_fwd(bld *B, int L, const lshape *x)
     gemm(B, L, "qkv.fwd", 1, x->T, x->qkv_n, x->h);
     if (x->rope)
         mem(B, L, "rope.fwd", x->T * (x->at + 2 * x->kv / x->tp) * x->dh, 4);
-    attn_core(B, L, x, 0);
+    opg_attn_core(B, L, x, 0);
     fp8_quant(B, L, "mxfp8.quant.proj.fwd", x->T * x->at * x->dh);
     gemm(B, L, "proj.fwd", 1, x->T, x->h, x->at * x->dh);
     tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", x->tp);
@@ -339,7 +256,7 @@ static void attn_bwd(bld *B, int L, const lshape *x)
     fp8_quant(B, L, "mxfp8.quant.proj.bwd", x->T * x->h);
     gemm(B, L, "proj.bwd_data", 1, x->T, x->at * dh, x->h);
     gemm(B, L, "proj.bwd_weight", 1, x->at * dh, x->h, x->T);
-    attn_core(B, L, x, 1);
+    opg_attn_core(B, L, x, 1);
     if (x->rope)
         mem(B, L, "rope.bwd", x->T * (x->at + 2 * x->kv / x->tp) * dh, 4);
     fp8_quant(B, L, "mxfp8.quant.qkv.bwd", x->T * x->qkv_n);
@@ -562,12 +479,13 @@ static double tpl_gemm_flops(const opgraph *g, int tpl)
     return f;
 }
 
-/* The six layer templates (dense and MoE forward, backward, recomputation), or with bf16 their variants
- * (OPGRAPH_BF16_OF) built by B (whose dtype the GEMMs and quantizations follow). */
-static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recompute, int up, int bf16)
+/* The six layer templates (dense and MoE forward, backward, recomputation), or with var their variants
+ * (OPGRAPH_VARIANT_OF: bf16, windowed) built by B (whose dtype the GEMMs and quantizations follow) over
+ * x (whose window the windowed ones carry). */
+static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recompute, int up, int var)
 {
     opgraph *g = B->g;
-#define ID(id) (bf16 ? OPGRAPH_BF16_OF(id) : (id))
+#define ID(id) OPGRAPH_VARIANT_OF(id, var)
     int drop = x->drop;
     attn_fwd(B, ID(OPGRAPH_LAYER_FWD), x);
     mem(B, ID(OPGRAPH_LAYER_FWD), "ln2.fwd", x->Eh, 4);
@@ -585,7 +503,7 @@ static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recomput
         if (recompute == TRAINCFG_RECOMPUTE_FULL)
             g->tpl[ID(OPGRAPH_MOE_RECOMPUTE)] = g->tpl[ID(OPGRAPH_MOE_FWD)];
         else if (recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
-            attn_core(B, ID(OPGRAPH_MOE_RECOMPUTE), x, 0);
+            opg_attn_core(B, ID(OPGRAPH_MOE_RECOMPUTE), x, 0);
         if (up)
             opg_mla_up(B, ID(OPGRAPH_MOE_RECOMPUTE), x, "tp.allgather.mla.recompute");
     }
@@ -593,7 +511,7 @@ static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recomput
     if (recompute == TRAINCFG_RECOMPUTE_FULL)
         g->tpl[ID(OPGRAPH_LAYER_RECOMPUTE)] = g->tpl[ID(OPGRAPH_LAYER_FWD)];
     else if (recompute == TRAINCFG_RECOMPUTE_SELECTIVE)
-        attn_core(B, ID(OPGRAPH_LAYER_RECOMPUTE), x, 0);
+        opg_attn_core(B, ID(OPGRAPH_LAYER_RECOMPUTE), x, 0);
     /* Megatron-Core's recompute_modules "mla_up_proj": the up-projections and RoPE run again before the
      * backward (their outputs Q, K, V are discarded after the core's forward: MultiLatentAttention.forward,
      * qkv_up_checkpoint.discard_output_and_register_recompute) */
@@ -740,7 +658,7 @@ void opg_tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64
 {
     tpc(B, tpl, coll, bytes, name, tp);
 }
-void opg_attn_core(bld *B, int tpl, const lshape *x, int bwd) { attn_core(B, tpl, x, bwd); }
+void opg_push(bld *B, int tpl, opgraph_entry e) { push(B, tpl, e); }
 
 int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err)
 {
@@ -758,19 +676,29 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     const lshape x = { tp, s, h, dh, kv, f, T, Eh, at, qkv_n, fin, fo, bah, act_bytes,
                        sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
                        traincfg_flash(t), cp, m->seq_len, modelcfg_qk_head_dim(m), modelcfg_is_mla(m),
-                       m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, sp ? T / tp : T, t->tp_grad_overlap };
+                       m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, sp ? T / tp : T, t->tp_grad_overlap,
+                       0 };
 
     /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
     moe_shape e = { 0 };
     if (modelcfg_is_moe(m))
         moe_shape_of(m, t, &x, B.act, &e);
     int up = x.mla && t->recompute_mla_up_proj && t->recompute != TRAINCFG_RECOMPUTE_FULL;
-    layer_tpls(&B, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, up, 0);
-    if (B.dtype == GPUCFG_FP8 && (t->bf16_layers_start || t->bf16_layers_end)) {
-        bld Bh = B;
-        Bh.dtype = GPUCFG_BF16;
-        layer_tpls(&Bh, &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, up, 1);
-        B.failed = Bh.failed;
+    /* the windowed layers' variants (model.window_size; Megatron-Core is_layer_window_attention picks the
+     * layers: eng_layer_windowed) differ in their flash kernels only */
+    lshape xw = x;
+    xw.window = m->window_size;
+    int hp = B.dtype == GPUCFG_FP8 && (t->bf16_layers_start || t->bf16_layers_end);
+    for (int var = 0; var <= (OPGRAPH_VAR_BF16 | OPGRAPH_VAR_WINDOW); var++) {
+        if (((var & OPGRAPH_VAR_BF16) && !hp) || ((var & OPGRAPH_VAR_WINDOW) && !m->window_size))
+            continue;
+        bld Bv = B;
+        if (var & OPGRAPH_VAR_BF16)
+            Bv.dtype = GPUCFG_BF16;
+        layer_tpls(&Bv, var & OPGRAPH_VAR_WINDOW ? &xw : &x, modelcfg_is_moe(m) ? &e : NULL, t->recompute, up, var);
+        B.failed = Bv.failed;
+        if (B.failed)
+            break;
     }
 
     embed_head_tpls(&B, m, &x);

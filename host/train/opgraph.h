@@ -89,11 +89,24 @@ enum opgraph_tpl_id {
      * quantization (OPGRAPH_BF16_OF(id) for id among the six above); empty otherwise */
     OPGRAPH_LAYER_FWD_BF16, OPGRAPH_LAYER_BWD_BF16, OPGRAPH_LAYER_RECOMPUTE_BF16,
     OPGRAPH_MOE_FWD_BF16, OPGRAPH_MOE_BWD_BF16, OPGRAPH_MOE_RECOMPUTE_BF16,
+    /* models with a sliding window (model.window_size): the six layer templates of the windowed layers, whose
+     * flash attention runs over the window, then their bf16 variants in FP8 runs with bf16 layers; empty
+     * otherwise (OPGRAPH_VARIANT_OF) */
+    OPGRAPH_LAYER_FWD_WIN, OPGRAPH_LAYER_BWD_WIN, OPGRAPH_LAYER_RECOMPUTE_WIN,
+    OPGRAPH_MOE_FWD_WIN, OPGRAPH_MOE_BWD_WIN, OPGRAPH_MOE_RECOMPUTE_WIN,
+    OPGRAPH_LAYER_FWD_BF16_WIN, OPGRAPH_LAYER_BWD_BF16_WIN, OPGRAPH_LAYER_RECOMPUTE_BF16_WIN,
+    OPGRAPH_MOE_FWD_BF16_WIN, OPGRAPH_MOE_BWD_BF16_WIN, OPGRAPH_MOE_RECOMPUTE_BF16_WIN,
     OPGRAPH_NTPL
 };
 
-/* The bf16 variant of a layer template id (LAYER_* or MOE_*) */
-#define OPGRAPH_BF16_OF(id) ((id) < OPGRAPH_EMBED_FWD ? (id) + OPGRAPH_LAYER_FWD_BF16 : (id) - OPGRAPH_MOE_FWD + OPGRAPH_MOE_FWD_BF16)
+/* Layer template variants, or-ed: the bf16 layers of an FP8 run, the windowed layers of a sliding-window model */
+enum { OPGRAPH_VAR_BF16 = 1, OPGRAPH_VAR_WINDOW = 2 };
+/* The variant var of a layer template id (LAYER_* or MOE_*; var 0: the id itself) */
+#define OPGRAPH_LAYER_SLOT(id) ((id) < OPGRAPH_EMBED_FWD ? (id) : (id) - OPGRAPH_MOE_FWD + 3)
+#define OPGRAPH_VARIANT_OF(id, var) \
+    ((var) ? OPGRAPH_LAYER_FWD_BF16 + ((var) - 1) * 6 + OPGRAPH_LAYER_SLOT(id) : (id))
+/* The bf16 variant of a layer template id */
+#define OPGRAPH_BF16_OF(id) OPGRAPH_VARIANT_OF(id, OPGRAPH_VAR_BF16)
 
 typedef struct opgraph {
     op_desc ops[OPGRAPH_MAX_OPS];  /* every distinct kernel of the iteration (optimizer ones included) */

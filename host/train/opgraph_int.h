@@ -32,6 +32,7 @@ typedef struct lshape {
     int mla;
     uint64_t qr, kvr, dn, dr, Ts;
     int tpo;            /* training.tp_grad_comm_overlap: column-parallel backward collectives beside the GEMMs */
+    uint64_t window;    /* the windowed layers' templates: model.window_size (keys before each query); 0 otherwise */
 } lshape;
 
 /* Append op d to the graph (deduplicated by name and shape): its index, or -1 with B->failed set */
@@ -44,8 +45,11 @@ void opg_mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per
 void opg_fp8_quant(bld *B, int tpl, const char *name, uint64_t elems);
 /* A blocking tensor-parallel collective (enum opgraph_coll) of `bytes`; nothing with tp 1 */
 void opg_tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp);
-/* The attention core, forward or backward (flash, with cp > 1 in its ring exchange, or unfused) */
+/* The attention core, forward or backward (flash, with cp > 1 in its ring exchange, over x->window in a
+ * windowed layer; or unfused, whose score matrix stays whole: opgraph_attn.c) */
 void opg_attn_core(bld *B, int tpl, const lshape *x, int bwd);
+/* Append entry e to template tpl (its wgrad flag set from its name) */
+void opg_push(bld *B, int tpl, opgraph_entry e);
 
 /* A column-parallel layer's backward after its output gradient (opgraph.c, with training.tp_grad_comm_overlap
  * as Megatron-LM and Transformer Engine overlap it): the names of its input-gradient GEMM, weight-gradient

@@ -302,6 +302,8 @@ int eng_kernel_blame(eng *E, uint32_t op, cxl_err *err);
 
 /* 1 when layer `layer` of model chunk vs runs in bf16 in an FP8 run (traincfg_layer_bf16) */
 int eng_layer_bf16(const eng *E, uint32_t vs, uint32_t layer);
+/* Whether layer `layer` of model chunk vs attends over a sliding window (modelcfg_layer_windowed) */
+int eng_layer_windowed(const eng *E, uint32_t vs, uint32_t layer);
 /* Whether layer `layer` of the model chunk at virtual stage vs is an MoE layer; the parameters and the
  * gradient bytes of such a layer on one GPU (train_setup.c). */
 int eng_layer_moe(const eng *E, uint32_t vs, uint32_t layer);

@@ -149,6 +149,11 @@ int eng_layer_bf16(const eng *E, uint32_t vs, uint32_t layer)
     return traincfg_layer_bf16(E->t, (uint64_t)E->chunk_first[vs] + layer, E->x->model.layers);
 }
 
+int eng_layer_windowed(const eng *E, uint32_t vs, uint32_t layer)
+{
+    return modelcfg_layer_windowed(&E->x->model, (uint64_t)E->chunk_first[vs] + layer);
+}
+
 uint64_t eng_layer_params(const eng *E, uint32_t vs, uint32_t layer)
 {
     return eng_layer_moe(E, vs, layer) ? E->g.moe_layer_params : E->g.layer_params;

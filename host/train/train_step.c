@@ -389,8 +389,10 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
         return STEP_BLOCKED;
     if (c->I->backward && R->lstep == LAYER_START && eng_cpuoff_backward_start(E, R, R->layer))
         return STEP_BLOCKED;
-    int moe = eng_layer_moe(E, c->vs, R->layer), hp = eng_layer_bf16(E, c->vs, R->layer);
-#define TPL(id) (&E->g.tpl[hp ? OPGRAPH_BF16_OF(id) : (id)])
+    int moe = eng_layer_moe(E, c->vs, R->layer);
+    int var = (eng_layer_bf16(E, c->vs, R->layer) ? OPGRAPH_VAR_BF16 : 0) |
+              (eng_layer_windowed(E, c->vs, R->layer) ? OPGRAPH_VAR_WINDOW : 0);
+#define TPL(id) (&E->g.tpl[OPGRAPH_VARIANT_OF(id, var)])
     if (!c->I->backward) {
         R->cur_tpl = TPL(moe ? OPGRAPH_MOE_FWD : OPGRAPH_LAYER_FWD);
         return TPL_READY;
