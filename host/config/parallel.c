@@ -232,6 +232,28 @@ static int check_bf16_layers(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* recompute_method and recompute_num_layers: options of full recomputation (Megatron's arguments.py requires
+ * recompute_method and recompute_num_layers with --recompute-granularity full, and neither without it) */
+static int check_recompute_layers(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    int has_method = t->recompute_method != TRAINCFG_RECOMPUTE_UNIFORM, has_n = t->recompute_num_layers != 0;
+    if ((has_method || has_n) && t->recompute != TRAINCFG_RECOMPUTE_FULL)
+        return cfgloc_errf(err, tloc(t, has_method ? TRAINCFG_F_RECOMPUTE_METHOD : TRAINCFG_F_RECOMPUTE_NUM_LAYERS),
+                           "training.%s: an option of full recomputation, but recompute is %s; set recompute: full "
+                           "or remove the key", has_method ? "recompute_method" : "recompute_num_layers",
+                           traincfg_recompute_names[t->recompute]);
+    if (t->recompute_method == TRAINCFG_RECOMPUTE_BLOCK && !t->recompute_num_layers)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_RECOMPUTE_METHOD),
+                           "training.recompute_method: block recomputes the first recompute_num_layers layers of "
+                           "each model chunk, but recompute_num_layers is not given; set it (1 to %llu)",
+                           (ull)m->layers);
+    if (t->recompute_num_layers > m->layers)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_RECOMPUTE_NUM_LAYERS),
+                           "training.recompute_num_layers: %llu exceeds the %llu layers of model '%s'; valid: 1 to %llu",
+                           (ull)t->recompute_num_layers, (ull)m->layers, m->name, (ull)m->layers);
+    return 0;
+}
+
 /* training.pipeline_schedule against pp and virtual_stages (schedule.h states each schedule's needs). */
 static int check_schedule(const traincfg *t, cxl_err *err)
 {
@@ -274,6 +296,8 @@ static int check_schedule(const traincfg *t, cxl_err *err)
 static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
 {
     int rc = check_bf16_layers(m, t, err);
+    if (!rc)
+        rc = check_recompute_layers(m, t, err);
     if (!rc)
         rc = check_schedule(t, err);
     if (rc)

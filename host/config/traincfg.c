@@ -24,6 +24,7 @@ const char *const traincfg_group_protocol_names[] = { "ll", "ll128", "simple", "
 const char *const traincfg_p2p_protocol_names[] = { "ll", "simple", "auto", NULL };
 
 const char *const traincfg_moe_dispatcher_names[] = { "alltoall", "hybridep", NULL };
+const char *const traincfg_recompute_method_names[] = { "uniform", "block", NULL };
 
 #define T(f) offsetof(traincfg, f)
 /* Order = TRAINCFG_F_* */
@@ -177,6 +178,13 @@ static const cfg_field fields[] = {
     { "moe_dispatcher", CFG_T_ENUM, T(moe_dispatcher), 0, 1, 0, traincfg_moe_dispatcher_names, NULL, 0, NULL,
       "Megatron-Core's token dispatcher: alltoall (moe_token_dispatcher_type alltoall) or hybridep (flex with "
       "moe_flex_dispatcher_backend hybridep: its Python not priced, host_moe_dispatch not applied)" },
+    { "recompute_method", CFG_T_ENUM, T(recompute_method), 0, 1, 0, traincfg_recompute_method_names, NULL, 0, NULL,
+      "with recompute full (Megatron's --recompute-method): uniform (every layer recomputed, a checkpoint per "
+      "recompute_num_layers layers) or block (only the first recompute_num_layers layers of each model chunk "
+      "recomputed, the others keep their activations)" },
+    { "recompute_num_layers", CFG_T_U64, T(recompute_num_layers), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "with recompute full (Megatron's --recompute-num-layers): layers per checkpoint (uniform) or recomputed "
+      "layers per model chunk (block), e.g. 5; absent: 1 (uniform)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
