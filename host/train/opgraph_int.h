@@ -32,6 +32,8 @@ typedef struct lshape {
     int mla;
     uint64_t qr, kvr, dn, dr, Ts;
     int tpo;            /* training.tp_grad_comm_overlap: column-parallel backward collectives beside the GEMMs */
+    int ub;             /* training.tp_comm_overlap: Transformer Engine's userbuffers (ring exchanges, bulk SMs) */
+    const uint64_t *ub_sms; /* with ub: traincfg.ub_sms, in enum traincfg_ub_bulk order */
 } lshape;
 
 /* Append op d to the graph (deduplicated by name and shape): its index, or -1 with B->failed set */
