@@ -188,62 +188,6 @@ static void tp_wait(bld *B, int tpl, uint64_t tp)
     push(B, tpl, e);
 }
 
-/* A GEMM beside a userbuffers bulk overlap, which holds `sms` SMs for the GEMM's time (op_sms_off). */
-static void gemm_beside(bld *B, int tpl, const char *name, uint64_t m, uint64_t n, uint64_t k, uint64_t sms)
-{
-    gemm(B, tpl, name, 1, m, n, k);
-    opgraph_tpl *T = &B->g->tpl[tpl];
-    if (!B->failed && T->n && sms) {
-        uint16_t op = T->e[T->n - 1].op;
-        B->g->op_sms_off[op] = (uint16_t)(sms > UINT16_MAX ? UINT16_MAX : sms);
-    }
-}
-
-/* n chunks of a userbuffers GEMM (c x k).(k x nn) spread over Transformer Engine's 3 compute streams
- * (_NUM_MAX_UB_STREAMS, transformer_engine/pytorch/module/base.py; chunk i on stream i % 3): each group of
- * 3 shares its waves, as the grouped GEMM's streams do (grouped_gemm below), the groups one after another. */
-static void ub_chunks(bld *B, int tpl, const char *name, uint64_t n, uint64_t c, uint64_t nn, uint64_t k)
-{
-    for (uint64_t done = 0; done < n;) {
-        uint64_t b = n - done < 3 ? n - done : 3;
-        gemm_n(B, tpl, name, b, c, nn, k, (uint32_t)b);
-        done += b;
-    }
-}
-
-/* Transformer Engine's userbuffers ring exchange of an all-gather into a GEMM (CommOverlapP2PBase::
- * split_overlap_ag, transformer_engine/common/comm_gemm_overlap/comm_gemm_overlap.cpp, aggregate off): the
- * GEMM of m = T rows runs as tp chunks of T / tp rows, chunk i on the local or the i-th received slice while
- * the next slice arrives over the copy engines (use_ce, no SMs), the chunks spread over 3 compute streams
- * (ub_chunks). Priced as the all-gather beside the first tp - 1 chunks and the last chunk after it:
- * max(tp - 1 chunks, all-gather) + the last chunk. `last` names the last chunk's GEMM (no module of its own
- * on the host: name.ub). */
-static void ring_ag(bld *B, int tpl, const lshape *x, const char *name, const char *last, uint64_t n, uint64_t k,
-                    uint64_t bytes, const char *agname)
-{
-    uint64_t tp = x->tp, c = x->T / tp;
-    tpc_async(B, tpl, OPGRAPH_ALLGATHER, bytes, agname, tp);
-    ub_chunks(B, tpl, name, tp - 1, c, n, k);
-    tp_wait(B, tpl, tp);
-    gemm(B, tpl, last, 1, c, n, k);
-}
-
-/* The userbuffers ring exchange of a GEMM's output into a reduce-scatter (CommOverlapP2PBase::
- * split_overlap_rs): the first of tp chunks of T / tp rows, then its partial sums travel the ring (copy
- * engines) beside the other chunks, then the received partial sums are reduced (TE's reduce kernel: tp
- * slices of T / tp x n read, one written). */
-static void ring_rs(bld *B, int tpl, const lshape *x, const char *first, const char *name, uint64_t n, uint64_t k,
-                    uint64_t bytes, const char *rsname, const char *reduce)
-{
-    uint64_t tp = x->tp, c = x->T / tp;
-    gemm(B, tpl, first, 1, c, n, k);
-    tpc_async(B, tpl, OPGRAPH_REDUCE_SCATTER, bytes, rsname, tp);
-    ub_chunks(B, tpl, name, tp - 1, c, n, k);
-    tp_wait(B, tpl, tp);
-    mem(B, tpl, reduce, c * n, 2.0 * (double)(tp + 1));
-}
-
-
 /* A fused (flash) attention kernel over bah = b x a/t heads of s queries and skv keys (causal; with
  * context parallelism s = skv / cp, load-balanced so that each rank does 1/cp of the causal work), head
  * dimension dh, kv/t key-value heads. Operands 16-bit: Transformer Engine keeps the attention core in
@@ -336,7 +280,7 @@ static void attn_fwd(bld *B, int L, const lshape *x)
     mem(B, L, "ln1.fwd", x->Eh, 4);
     fp8_quant(B, L, "mxfp8.quant.qkv.fwd", x->Eh);
     if (x->ub) {
-        ring_ag(B, L, x, "qkv.fwd", "qkv.fwd.ub", x->qkv_n, x->h, x->act_bytes, "tp.allgather.attn");
+        opg_ring_ag(B, L, x, "qkv.fwd", "qkv.fwd.ub", x->qkv_n, x->h, x->act_bytes, "tp.allgather.attn");
     } else {
         if (x->sp)
             tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn", x->tp);
@@ -347,52 +291,13 @@ static void attn_fwd(bld *B, int L, const lshape *x)
     attn_core(B, L, x, 0);
     fp8_quant(B, L, "mxfp8.quant.proj.fwd", x->T * x->at * x->dh);
     if (x->ub) {
-        ring_rs(B, L, x, "proj.fwd", "proj.fwd.ub", x->h, x->at * x->dh, x->act_bytes, "tp.reducescatter.attn",
+        opg_ring_rs(B, L, x, "proj.fwd", "proj.fwd.ub", x->h, x->at * x->dh, x->act_bytes, "tp.reducescatter.attn",
                 "tp.ub.reduce.attn");
     } else {
         gemm(B, L, "proj.fwd", 1, x->T, x->h, x->at * x->dh);
         tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", x->tp);
     }
     mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
-}
-
-/* The tail of a column-parallel layer's backward (QKV, FC1, MLA's up-projections) after its output gradient:
- * the input-gradient GEMM bd (m x n x k), the weight-gradient GEMM bw (wm x wn x wk; with sp on the
- * all-gathered input ag), and the input gradient's all-reduce (sp: reduce-scatter) red, of in_bytes (the
- * layer's whole input: ag and red move the same tensor). With tp_grad_comm_overlap, as Megatron-LM's
- * LinearWithGradAccumulationAndAsyncCommunication.backward (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30; the
- * sp form 02bb1f5c86, 2022-03-02; megatron/core/tensor_parallel/layers.py): sp's all-gather starts before bd and is waited for
- * after it; red starts after bd and is waited for after bw. Without (Megatron-LM before 2021-08): each
- * collective blocks the stream where it stands. */
-void opg_col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, uint64_t in_bytes, const uint64_t bd[3],
-                 const uint64_t bw[3])
-{
-    if (!x->tpo) {
-        gemm(B, L, nm->bd, 1, bd[0], bd[1], bd[2]);
-        if (x->sp)
-            tpc(B, L, OPGRAPH_ALLGATHER, in_bytes, nm->ag, x->tp);
-        gemm(B, L, nm->bw, 1, bw[0], bw[1], bw[2]);
-        tpc(B, L, x->ar, in_bytes, nm->red, x->tp);
-        return;
-    }
-    /* with userbuffers (tp_comm_overlap) both are TE's bulk overlaps, each holding its num_sm SMs beside the
-     * GEMM (QKV's or FC1's: qkv_dgrad / qkv_wgrad, fc1_dgrad / fc1_wgrad) */
-    uint64_t sd = 0, sw = 0;
-    if (x->ub && x->ub_sms) {
-        int fc1 = !strcmp(nm->bd, "fc1.bwd_data");
-        if (fc1 || !strcmp(nm->bd, "qkv.bwd_data")) {
-            sd = x->ub_sms[fc1 ? TRAINCFG_UB_FC1_DGRAD : TRAINCFG_UB_QKV_DGRAD];
-            sw = x->ub_sms[fc1 ? TRAINCFG_UB_FC1_WGRAD : TRAINCFG_UB_QKV_WGRAD];
-        }
-    }
-    if (x->sp)
-        tpc_async(B, L, OPGRAPH_ALLGATHER, in_bytes, nm->ag, x->tp);
-    gemm_beside(B, L, nm->bd, bd[0], bd[1], bd[2], x->sp ? sd : 0);
-    if (x->sp)
-        tp_wait(B, L, x->tp);
-    tpc_async(B, L, x->ar, in_bytes, nm->red, x->tp);
-    gemm_beside(B, L, nm->bw, bw[0], bw[1], bw[2], sw);
-    tp_wait(B, L, x->tp);
 }
 
 static void col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, const uint64_t bd[3], const uint64_t bw[3])
@@ -412,7 +317,7 @@ static void attn_bwd(bld *B, int L, const lshape *x)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.grad", x->tp);
     fp8_quant(B, L, "mxfp8.quant.proj.bwd", x->T * x->h);
     if (x->ub) /* TE's proj_dgrad ring exchange; the gathered gradient is kept for the weight gradient */
-        ring_ag(B, L, x, "proj.bwd_data", "proj.bwd_data.ub", x->at * dh, x->h, x->act_bytes,
+        opg_ring_ag(B, L, x, "proj.bwd_data", "proj.bwd_data.ub", x->at * dh, x->h, x->act_bytes,
                 "tp.allgather.attn.grad");
     else
         gemm(B, L, "proj.bwd_data", 1, x->T, x->at * dh, x->h);
@@ -455,7 +360,7 @@ static void mlp_fwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, c
     fp8_quant(B, L, nm->q_fc1, x->Eh);
     int ub = x->ub && nm == &dense_mlp;
     if (ub) {
-        ring_ag(B, L, x, nm->fc1, "fc1.fwd.ub", fin, x->h, x->act_bytes, nm->ag);
+        opg_ring_ag(B, L, x, nm->fc1, "fc1.fwd.ub", fin, x->h, x->act_bytes, nm->ag);
     } else {
         if (x->sp)
             tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, x->tp);
@@ -467,7 +372,7 @@ static void mlp_fwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, c
         mem(B, L, nm->act ? nm->act : "gelu.fwd", x->T * fo, 4);
     fp8_quant(B, L, nm->q_fc2, x->T * fo);
     if (ub) {
-        ring_rs(B, L, x, nm->fc2, "fc2.fwd.ub", x->h, fo, x->act_bytes, nm->rs_ar_sp, "tp.ub.reduce.mlp");
+        opg_ring_rs(B, L, x, nm->fc2, "fc2.fwd.ub", x->h, fo, x->act_bytes, nm->rs_ar_sp, "tp.ub.reduce.mlp");
     } else {
         gemm(B, L, nm->fc2, 1, x->T, x->h, fo);
         tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_ar_sp : nm->rs_ar, x->tp);
@@ -481,7 +386,7 @@ static void mlp_bwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, c
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag_g, x->tp);
     fp8_quant(B, L, nm->q_fc2_b, x->T * x->h);
     if (ub) /* TE's fc2_dgrad ring exchange */
-        ring_ag(B, L, x, nm->fc2_bd, "fc2.bwd_data.ub", fo, x->h, x->act_bytes, nm->ag_g);
+        opg_ring_ag(B, L, x, nm->fc2_bd, "fc2.bwd_data.ub", fo, x->h, x->act_bytes, nm->ag_g);
     else
         gemm(B, L, nm->fc2_bd, 1, x->T, fo, x->h);
     gemm(B, L, nm->fc2_bw, 1, fo, x->h, x->T);
@@ -830,6 +735,16 @@ void opg_fp8_quant(bld *B, int tpl, const char *name, uint64_t elems) { fp8_quan
 void opg_tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
 {
     tpc(B, tpl, coll, bytes, name, tp);
+}
+void opg_tpc_async(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
+{
+    tpc_async(B, tpl, coll, bytes, name, tp);
+}
+void opg_tp_wait(bld *B, int tpl, uint64_t tp) { tp_wait(B, tpl, tp); }
+void opg_gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                uint32_t launches)
+{
+    gemm_n(B, tpl, name, batch, m, n, k, launches);
 }
 void opg_attn_core(bld *B, int tpl, const lshape *x, int bwd) { attn_core(B, tpl, x, bwd); }
 
