@@ -22,7 +22,7 @@
 #include "config/cfg.h"
 #include "util/err.h"
 
-#define COMPOSE_MAX_FIELDS 64
+#define COMPOSE_MAX_FIELDS 96
 
 typedef struct cfgloc {
     char file[192];     /* display name of the file ("" when unknown) */

@@ -232,6 +232,50 @@ static int check_bf16_layers(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* recompute_method and recompute_num_layers: options of full recomputation (Megatron's arguments.py requires
+ * recompute_method and recompute_num_layers with --recompute-granularity full, and neither without it) */
+static int check_recompute_layers(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    int has_method = t->recompute_method != TRAINCFG_RECOMPUTE_UNIFORM, has_n = t->recompute_num_layers != 0;
+    if ((has_method || has_n) && t->recompute != TRAINCFG_RECOMPUTE_FULL)
+        return cfgloc_errf(err, tloc(t, has_method ? TRAINCFG_F_RECOMPUTE_METHOD : TRAINCFG_F_RECOMPUTE_NUM_LAYERS),
+                           "training.%s: an option of full recomputation, but recompute is %s; set recompute: full "
+                           "or remove the key", has_method ? "recompute_method" : "recompute_num_layers",
+                           traincfg_recompute_names[t->recompute]);
+    if (t->recompute_method == TRAINCFG_RECOMPUTE_BLOCK && !t->recompute_num_layers)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_RECOMPUTE_METHOD),
+                           "training.recompute_method: block recomputes the first recompute_num_layers layers of "
+                           "each model chunk, but recompute_num_layers is not given; set it (1 to %llu)",
+                           (ull)m->layers);
+    if (t->recompute_num_layers > m->layers)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_RECOMPUTE_NUM_LAYERS),
+                           "training.recompute_num_layers: %llu exceeds the %llu layers of model '%s'; valid: 1 to %llu",
+                           (ull)t->recompute_num_layers, (ull)m->layers, m->name, (ull)m->layers);
+    return 0;
+}
+
+/* tp_comm_overlap: Megatron turns Transformer Engine's userbuffers off without sequence parallelism (Megatron-
+ * Bridge src/megatron/bridge/training/comm_overlap.py: "Disabling tensor parallel communication overlap due to
+ * sequence_parallel=False") and needs tp > 1; the engine models it on dense, non-MLA layers only */
+static int check_tp_comm_overlap(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    if (!t->tp_comm_overlap)
+        return 0;
+    const cfgloc *at = tloc(t, TRAINCFG_F_TP_COMM_OVERLAP);
+    if (t->tp < 2 || !t->sp)
+        return cfgloc_errf(err, at, "training.tp_comm_overlap: Transformer Engine's userbuffers overlap the "
+                           "tensor-parallel collectives of sequence parallelism, but tp is %llu%s; use tp 2 or more "
+                           "with sp: true, or tp_comm_overlap: false", (ull)t->tp, t->sp ? "" : " and sp is off");
+    if (!t->tp_grad_overlap)
+        return cfgloc_errf(err, at, "training.tp_comm_overlap: its bulk overlaps are the backward's collectives "
+                           "beside the GEMMs, but tp_grad_comm_overlap is false; set it true, or tp_comm_overlap: false");
+    if (modelcfg_is_moe(m) || modelcfg_is_mla(m))
+        return cfgloc_errf(err, at, "training.tp_comm_overlap: modelled for dense layers with standard attention, "
+                           "but model '%s' has %s; use tp_comm_overlap: false", m->name,
+                           modelcfg_is_moe(m) ? "experts" : "multi-head latent attention");
+    return 0;
+}
+
 /* training.pipeline_schedule against pp and virtual_stages (schedule.h states each schedule's needs). */
 static int check_schedule(const traincfg *t, cxl_err *err)
 {
@@ -274,6 +318,10 @@ static int check_schedule(const traincfg *t, cxl_err *err)
 static int check_pp(const modelcfg *m, const traincfg *t, cxl_err *err)
 {
     int rc = check_bf16_layers(m, t, err);
+    if (!rc)
+        rc = check_recompute_layers(m, t, err);
+    if (!rc)
+        rc = check_tp_comm_overlap(m, t, err);
     if (!rc)
         rc = check_schedule(t, err);
     if (rc)
@@ -601,6 +649,13 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
                            "training.zero: stage %llu shards gradients%s over dp, which pipeline parallelism (pp %llu) "
                            "cannot combine with its micro-batch gradient accumulation (DeepSpeed rejects it too); "
                            "use zero 0 or 1, or pp 1", (ull)t->zero, t->zero == 3 ? " and weights" : "", (ull)t->pp);
+    static const char *const ub_names[4] = { "ub_qkv_dgrad_sms", "ub_qkv_wgrad_sms", "ub_fc1_dgrad_sms",
+                                             "ub_fc1_wgrad_sms" };
+    for (int i = 0; t->tp_comm_overlap && g->sms && i < 4; i++)
+        if (t->ub_sms[i] >= g->sms)
+            return cfgloc_errf(err, tloc(t, TRAINCFG_F_UB_SMS0 + i), "training.%s: %llu SMs, but GPU '%s' has %llu; "
+                               "valid: 0 to %llu", ub_names[i], (ull)t->ub_sms[i], g->name, (ull)g->sms,
+                               (ull)(g->sms - 1));
     if (g->tflops[t->precision] <= 0)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_PRECISION),
                            "training.precision: GPU '%s' has no %s peak (%s_tflops is 0)", g->name,

@@ -24,6 +24,7 @@ const char *const traincfg_group_protocol_names[] = { "ll", "ll128", "simple", "
 const char *const traincfg_p2p_protocol_names[] = { "ll", "simple", "auto", NULL };
 
 const char *const traincfg_moe_dispatcher_names[] = { "alltoall", "hybridep", NULL };
+const char *const traincfg_recompute_method_names[] = { "uniform", "block", NULL };
 
 #define T(f) offsetof(traincfg, f)
 /* Order = TRAINCFG_F_* */
@@ -177,6 +178,30 @@ static const cfg_field fields[] = {
     { "moe_dispatcher", CFG_T_ENUM, T(moe_dispatcher), 0, 1, 0, traincfg_moe_dispatcher_names, NULL, 0, NULL,
       "Megatron-Core's token dispatcher: alltoall (moe_token_dispatcher_type alltoall) or hybridep (flex with "
       "moe_flex_dispatcher_backend hybridep: its Python not priced, host_moe_dispatch not applied)" },
+    { "recompute_method", CFG_T_ENUM, T(recompute_method), 0, 1, 0, traincfg_recompute_method_names, NULL, 0, NULL,
+      "with recompute full (Megatron's --recompute-method): uniform (every layer recomputed, a checkpoint per "
+      "recompute_num_layers layers) or block (only the first recompute_num_layers layers of each model chunk "
+      "recomputed, the others keep their activations)" },
+    { "recompute_num_layers", CFG_T_U64, T(recompute_num_layers), 0, 1, 1 << 20, NULL, NULL, 0, NULL,
+      "with recompute full (Megatron's --recompute-num-layers): layers per checkpoint (uniform) or recomputed "
+      "layers per model chunk (block), e.g. 5; absent: 1 (uniform)" },
+    { "tp_comm_overlap", CFG_T_BOOL, T(tp_comm_overlap), 0, 1, 0, NULL, NULL, 0, NULL,
+      "Transformer Engine's userbuffers overlap of the tensor-parallel collectives (Megatron's --tp-comm-overlap; "
+      "sp, dense layers): the forward's all-gathers and reduce-scatters and the backward's output-gradient "
+      "all-gathers as ring exchanges beside their GEMM's chunks, the column-parallel backward's bulk overlaps on "
+      "ub_*_sms SMs" },
+    { "ub_qkv_dgrad_sms", CFG_T_U64, T(ub_sms[0]), 0, 0, 1024, NULL, NULL, 0, NULL,
+      "with tp_comm_overlap: SMs of the QKV input all-gather beside the QKV data-gradient GEMM (TE's qkv_dgrad "
+      "num_sm; default 16, TE's for a bulk overlap)" },
+    { "ub_qkv_wgrad_sms", CFG_T_U64, T(ub_sms[1]), 0, 0, 1024, NULL, NULL, 0, NULL,
+      "with tp_comm_overlap: SMs of the QKV input-gradient reduce-scatter beside the QKV weight-gradient GEMM "
+      "(TE's qkv_wgrad num_sm; default 16)" },
+    { "ub_fc1_dgrad_sms", CFG_T_U64, T(ub_sms[2]), 0, 0, 1024, NULL, NULL, 0, NULL,
+      "with tp_comm_overlap: SMs of the FC1 input all-gather beside the FC1 data-gradient GEMM (TE's fc1_dgrad "
+      "num_sm; default 16)" },
+    { "ub_fc1_wgrad_sms", CFG_T_U64, T(ub_sms[3]), 0, 0, 1024, NULL, NULL, 0, NULL,
+      "with tp_comm_overlap: SMs of the FC1 input-gradient reduce-scatter beside the FC1 weight-gradient GEMM "
+      "(TE's fc1_wgrad num_sm; default 16)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -250,6 +275,10 @@ static void defaults(void *obj)
      * --no-async-tensor-model-parallel-allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
      * and Transformer Engine's Linear backward all start it asynchronously before the weight-gradient GEMM */
     t->tp_grad_overlap = 1;
+    /* Transformer Engine's default num_sm of a bulk overlap (transformer_engine/pytorch/module/base.py,
+     * initialize_ub, get_default_config: 16 unless ring_exchange) */
+    for (int i = 0; i < 4; i++)
+        t->ub_sms[i] = 16;
     t->grad_reduce = TRAINCFG_GRAD_MEGATRON;
     /* DeepSpeed's zero_optimization: overlap_comm None -> stage == 3 (DeepSpeedZeroConfig.overlap_comm_valid),
      * reduce_bucket_size pp_int(5e8) elements (deepspeed/runtime/zero/config.py) */

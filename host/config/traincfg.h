@@ -59,12 +59,20 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_HOST_MODULE, TRAINCFG_F_GRAD_REDUCE, TRAINCFG_F_OVERLAP_COMM, TRAINCFG_F_REDUCE_BUCKET,
        TRAINCFG_F_PP_PROTO, TRAINCFG_F_CP_PROTO, TRAINCFG_F_EP_PROTO, TRAINCFG_F_HOST_MOE_ROUTER,
        TRAINCFG_F_HOST_MOE_EXPERT, TRAINCFG_F_CUDA_GRAPH_MOE_ROUTER, TRAINCFG_F_HOST_MOE_DISPATCH,
-       TRAINCFG_F_MOE_DISPATCHER, TRAINCFG_NFIELDS };
+       TRAINCFG_F_MOE_DISPATCHER, TRAINCFG_F_RECOMPUTE_METHOD, TRAINCFG_F_RECOMPUTE_NUM_LAYERS,
+       TRAINCFG_F_TP_COMM_OVERLAP, TRAINCFG_F_UB_SMS0, TRAINCFG_NFIELDS = TRAINCFG_F_UB_SMS0 + 4 };
 
 /* training.moe_dispatcher: Megatron-Core's token dispatcher (moe_token_dispatcher_type alltoall, or flex
  * with moe_flex_dispatcher_backend hybridep) */
 enum traincfg_moe_dispatcher { TRAINCFG_MOE_ALLTOALL = 0, TRAINCFG_MOE_HYBRIDEP = 1 };
 extern const char *const traincfg_moe_dispatcher_names[];
+
+/* training.recompute_method with recompute full (Megatron-Core's recompute_method): uniform checkpoints the
+ * input of every group of recompute_num_layers layers and recomputes them all; block recomputes only the
+ * first recompute_num_layers layers of each model chunk and keeps the others' activations
+ * (megatron/core/transformer/transformer_block.py, TransformerBlock._checkpointed_forward) */
+enum traincfg_recompute_method { TRAINCFG_RECOMPUTE_UNIFORM = 0, TRAINCFG_RECOMPUTE_BLOCK = 1 };
+extern const char *const traincfg_recompute_method_names[];
 
 typedef struct traincfg {
     char source[512];
@@ -172,9 +180,25 @@ typedef struct traincfg {
     int grad_reduce;                        /* enum traincfg_grad_reduce */
     int overlap_comm;                       /* enum traincfg_overlap_comm (grad_reduce deepspeed) */
     uint64_t reduce_bucket_elems;           /* DeepSpeed's reduce_bucket_size, in elements */
+    int recompute_method;                   /* enum traincfg_recompute_method (recompute full) */
+    uint64_t recompute_num_layers;          /* recompute full: layers per group (uniform) or per chunk (block);
+                                             * 0 in the file's absence: uniform groups of 1 */
+    /* Transformer Engine's userbuffers tensor-parallel overlap (Megatron's --tp-comm-overlap; Megatron-Bridge's
+     * comm_overlap.tp_comm_overlap with a TransformerLayerTPOverlapCfg): the forward's all-gathers and
+     * reduce-scatters and the row-parallel backward's all-gathers as ring exchanges beside their GEMM's
+     * chunks, and the column-parallel backward's bulk overlaps taking ub_sms SMs from the GEMM beside them:
+     * in enum traincfg_ub_bulk order (qkv_dgrad, qkv_wgrad, fc1_dgrad, fc1_wgrad: TE's num_sm of each) */
+    int tp_comm_overlap;
+    uint64_t ub_sms[4];
     cfgloc loc[TRAINCFG_NFIELDS];
     cfgloc ref;
 } traincfg;
+
+/* training.ub_*_sms: the four bulk overlaps of Transformer Engine's userbuffers (module/base.py initialize_ub:
+ * the column-parallel layers' backward; the all-gather of the input beside the data-gradient GEMM, the
+ * reduce-scatter of the input gradient beside the weight-gradient GEMM) */
+enum traincfg_ub_bulk { TRAINCFG_UB_QKV_DGRAD = 0, TRAINCFG_UB_QKV_WGRAD = 1, TRAINCFG_UB_FC1_DGRAD = 2,
+                        TRAINCFG_UB_FC1_WGRAD = 3 };
 
 extern const compose_kind traincfg_kind;
 extern const char *const traincfg_data_parallel_names[]; /* "ddp", "fsdp" */
@@ -195,6 +219,17 @@ static inline int traincfg_flash(const traincfg *t)
            t->precision != GPUCFG_FP32;
 }
 extern const char *const traincfg_recompute_names[];
+
+/* 1 when the layer at index `layer` of its model chunk (0 = the chunk's first) is recomputed before its
+ * backward: every layer with recompute full and the uniform method, the chunk's first recompute_num_layers
+ * with the block method (Megatron-Core skips none of them in our runs: a chunk's input always needs its
+ * gradient, so its FP8 skip of layers whose input takes no gradient never applies) */
+static inline int traincfg_layer_recomputed(const traincfg *t, uint64_t layer)
+{
+    if (t->recompute != TRAINCFG_RECOMPUTE_FULL)
+        return 0;
+    return t->recompute_method != TRAINCFG_RECOMPUTE_BLOCK || layer < t->recompute_num_layers;
+}
 extern const char *const traincfg_attention_names[]; /* in traincfg_attention order */
 extern const char *const traincfg_schedule_names[];  /* in traincfg_schedule order */
 extern const char *const traincfg_fp8_recipe_names[]; /* in traincfg_fp8_recipe order */

@@ -194,6 +194,11 @@ int search_apply(expcfg *x, const search_layout *l, cxl_err *err)
     t->virtual_stages = l->virtual_stages;
     t->micro_batch = l->micro_batch;
     t->sp = l->sp;
+    if (l->recompute != t->recompute) {
+        /* a searched recomputation is Megatron's default form of it (every layer, uniform groups of one) */
+        t->recompute_method = TRAINCFG_RECOMPUTE_UNIFORM;
+        t->recompute_num_layers = 0;
+    }
     t->recompute = l->recompute;
     t->zero = l->zero;
     x->cxl.offload_optimizer = l->offload_optimizer;

@@ -203,7 +203,10 @@ int64_t search_bound_ps(const expcfg *x, cxl_err *err)
     }
     double pp = (double)t->pp, v = (double)t->virtual_stages, m = (double)parallel_microbatches(t);
     double lc = min_chunk_layers(x);
-    double fc = lc * sum[OPGRAPH_LAYER_FWD], bc = lc * (sum[OPGRAPH_LAYER_BWD] + sum[OPGRAPH_LAYER_RECOMPUTE]);
+    /* block recomputation: only a chunk's first recompute_num_layers layers recompute (traincfg.h) */
+    double lr = t->recompute_method == TRAINCFG_RECOMPUTE_BLOCK && (double)t->recompute_num_layers < lc
+                    ? (double)t->recompute_num_layers : lc;
+    double fc = lc * sum[OPGRAPH_LAYER_FWD], bc = lc * sum[OPGRAPH_LAYER_BWD] + lr * sum[OPGRAPH_LAYER_RECOMPUTE];
     double ends = sum[OPGRAPH_EMBED_FWD] + sum[OPGRAPH_EMBED_BWD];
     /* the last stage's own kernels, then the chain before its first and after its last chunk */
     double w = m * v * (fc + bc) + m * (sum[OPGRAPH_HEAD_FWD] + sum[OPGRAPH_HEAD_BWD]) + (t->pp == 1 ? m * ends : 0);

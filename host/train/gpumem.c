@@ -195,6 +195,36 @@ static void fsdp_buffers(const modelcfg *m, const traincfg *t, uint64_t stage, u
     }
 }
 
+/* With full recomputation: the activations of `flight` layers in flight (of mean checkpoint size `layer`)
+ * under recompute_method / recompute_num_layers (traincfg.h), the stage holding `layers` layers, `moe` of
+ * them MoE, in v chunks. */
+static double full_recompute_activations(const modelcfg *m, const traincfg *t, double flight, double layer,
+                                         uint64_t layers, uint64_t moe, uint64_t v)
+{
+    double act;
+    traincfg none = *t;
+    none.recompute = TRAINCFG_RECOMPUTE_NONE;
+    double dense = gpumem_layer_activation_bytes(m, &none), full = dense;
+    if (moe)
+        full = ((double)(layers - moe) * full + (double)moe * gpumem_moe_layer_activation_bytes(m, &none)) /
+               (double)layers;
+    uint64_t n = t->recompute_num_layers ? t->recompute_num_layers : 1;
+    if (t->recompute_method == TRAINCFG_RECOMPUTE_BLOCK) {
+        /* block: the first n layers of each of the stage's v chunks keep their inputs, the others all
+         * their activations (the mean chunk's share; an uneven split shares it by the stage's mean) */
+        double chunk = (double)layers / (double)v, r = (double)n < chunk ? (double)n / chunk : 1;
+        act = flight * (r * layer + (1 - r) * full);
+    } else {
+        /* uniform: one checkpoint (a layer's input) per group of n layers */
+        act = flight * layer / (double)n;
+    }
+    /* and the layers being recomputed hold all their activations until their backward: a group of n
+     * (uniform), or the one layer (block, each recomputed before its own backward); counted at the dense
+     * layer's size, as tiers.c takes it back out */
+    act += (t->recompute_method == TRAINCFG_RECOMPUTE_BLOCK ? 1 : (double)n) * dense;
+    return act;
+}
+
 void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *out)
 {
     /* ZeRO shards over the dp x cp ranks that hold the same parameters */
@@ -273,12 +303,9 @@ void gpumem_stage(const modelcfg *m, const traincfg *t, uint64_t stage, gpumem *
     double div = t->sp ? (double)tp : 1, layer = gpumem_layer_activation_bytes(m, t);
     if (moe) /* the stage's mean layer */
         layer = ((double)(layers - moe) * layer + (double)moe * gpumem_moe_layer_activation_bytes(m, t)) / (double)layers;
-    double act = gpumem_layers_in_flight(m, t, stage) * layer, head = 0;
-    if (t->recompute == TRAINCFG_RECOMPUTE_FULL) {
-        traincfg none = *t;
-        none.recompute = TRAINCFG_RECOMPUTE_NONE;
-        act += gpumem_layer_activation_bytes(m, &none);
-    }
+    double flight = gpumem_layers_in_flight(m, t, stage), act = flight * layer, head = 0;
+    if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
+        act = full_recompute_activations(m, t, flight, layer, layers, moe, v);
     if (stage == 0 && m->dropout) {
         /* embedding dropout mask, s b h bytes per micro-batch in flight (Korthikanti Sec. 4.3) */
         uint64_t inflight = p, n = t->global_batch / (t->micro_batch * t->dp);

@@ -197,45 +197,25 @@ static void attn_fwd(bld *B, int L, const lshape *x)
     }
     mem(B, L, "ln1.fwd", x->Eh, 4);
     fp8_quant(B, L, "mxfp8.quant.qkv.fwd", x->Eh);
-    if (x->sp)
-        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn", x->tp);
-    gemm(B, L, "qkv.fwd", 1, x->T, x->qkv_n, x->h);
+    if (x->ub) {
+        opg_ring_ag(B, L, x, "qkv.fwd", "qkv.fwd.ub", x->qkv_n, x->h, x->act_bytes, "tp.allgather.attn");
+    } else {
+        if (x->sp)
+            tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn", x->tp);
+        gemm(B, L, "qkv.fwd", 1, x->T, x->qkv_n, x->h);
+    }
     if (x->rope)
         mem(B, L, "rope.fwd", x->T * (x->at + 2 * x->kv / x->tp) * x->dh, 4);
     opg_attn_core(B, L, x, 0);
     fp8_quant(B, L, "mxfp8.quant.proj.fwd", x->T * x->at * x->dh);
-    gemm(B, L, "proj.fwd", 1, x->T, x->h, x->at * x->dh);
-    tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", x->tp);
-    mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
-}
-
-/* The tail of a column-parallel layer's backward (QKV, FC1, MLA's up-projections) after its output gradient:
- * the input-gradient GEMM bd (m x n x k), the weight-gradient GEMM bw (wm x wn x wk; with sp on the
- * all-gathered input ag), and the input gradient's all-reduce (sp: reduce-scatter) red, of in_bytes (the
- * layer's whole input: ag and red move the same tensor). With tp_grad_comm_overlap, as Megatron-LM's
- * LinearWithGradAccumulationAndAsyncCommunication.backward (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30; the
- * sp form 02bb1f5c86, 2022-03-02; megatron/core/tensor_parallel/layers.py): sp's all-gather starts before bd and is waited for
- * after it; red starts after bd and is waited for after bw. Without (Megatron-LM before 2021-08): each
- * collective blocks the stream where it stands. */
-void opg_col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, uint64_t in_bytes, const uint64_t bd[3],
-                 const uint64_t bw[3])
-{
-    if (!x->tpo) {
-        gemm(B, L, nm->bd, 1, bd[0], bd[1], bd[2]);
-        if (x->sp)
-            tpc(B, L, OPGRAPH_ALLGATHER, in_bytes, nm->ag, x->tp);
-        gemm(B, L, nm->bw, 1, bw[0], bw[1], bw[2]);
-        tpc(B, L, x->ar, in_bytes, nm->red, x->tp);
-        return;
+    if (x->ub) {
+        opg_ring_rs(B, L, x, "proj.fwd", "proj.fwd.ub", x->h, x->at * x->dh, x->act_bytes, "tp.reducescatter.attn",
+                "tp.ub.reduce.attn");
+    } else {
+        gemm(B, L, "proj.fwd", 1, x->T, x->h, x->at * x->dh);
+        tpc(B, L, x->ar, x->act_bytes, x->sp ? "tp.reducescatter.attn" : "tp.allreduce.attn", x->tp);
     }
-    if (x->sp)
-        tpc_async(B, L, OPGRAPH_ALLGATHER, in_bytes, nm->ag, x->tp);
-    gemm(B, L, nm->bd, 1, bd[0], bd[1], bd[2]);
-    if (x->sp)
-        tp_wait(B, L, x->tp);
-    tpc_async(B, L, x->ar, in_bytes, nm->red, x->tp);
-    gemm(B, L, nm->bw, 1, bw[0], bw[1], bw[2]);
-    tp_wait(B, L, x->tp);
+    mem(B, L, "resid1.fwd", x->Eh, x->drop ? 7 : 6);
 }
 
 static void col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, const uint64_t bd[3], const uint64_t bw[3])
@@ -251,10 +231,14 @@ static void attn_bwd(bld *B, int L, const lshape *x)
         return;
     }
     mem(B, L, "resid1.bwd", x->Eh, x->drop ? 5 : 4);
-    if (x->sp)
+    if (x->sp && !x->ub)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, "tp.allgather.attn.grad", x->tp);
     fp8_quant(B, L, "mxfp8.quant.proj.bwd", x->T * x->h);
-    gemm(B, L, "proj.bwd_data", 1, x->T, x->at * dh, x->h);
+    if (x->ub) /* TE's proj_dgrad ring exchange; the gathered gradient is kept for the weight gradient */
+        opg_ring_ag(B, L, x, "proj.bwd_data", "proj.bwd_data.ub", x->at * dh, x->h, x->act_bytes,
+                "tp.allgather.attn.grad");
+    else
+        gemm(B, L, "proj.bwd_data", 1, x->T, x->at * dh, x->h);
     gemm(B, L, "proj.bwd_weight", 1, x->at * dh, x->h, x->T);
     opg_attn_core(B, L, x, 1);
     if (x->rope)
@@ -292,24 +276,37 @@ static const mlp_names shared_mlp = {
 static void mlp_fwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, const mlp_names *nm)
 {
     fp8_quant(B, L, nm->q_fc1, x->Eh);
-    if (x->sp)
-        tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, x->tp);
-    gemm(B, L, nm->fc1, 1, x->T, fin, x->h);
+    int ub = x->ub && nm == &dense_mlp;
+    if (ub) {
+        opg_ring_ag(B, L, x, nm->fc1, "fc1.fwd.ub", fin, x->h, x->act_bytes, nm->ag);
+    } else {
+        if (x->sp)
+            tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag, x->tp);
+        gemm(B, L, nm->fc1, 1, x->T, fin, x->h);
+    }
     if (x->swiglu)
         mem(B, L, nm->act ? nm->act : "swiglu.fwd", x->T * fo, 6);
     else
         mem(B, L, nm->act ? nm->act : "gelu.fwd", x->T * fo, 4);
     fp8_quant(B, L, nm->q_fc2, x->T * fo);
-    gemm(B, L, nm->fc2, 1, x->T, x->h, fo);
-    tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_ar_sp : nm->rs_ar, x->tp);
+    if (ub) {
+        opg_ring_rs(B, L, x, nm->fc2, "fc2.fwd.ub", x->h, fo, x->act_bytes, nm->rs_ar_sp, "tp.ub.reduce.mlp");
+    } else {
+        gemm(B, L, nm->fc2, 1, x->T, x->h, fo);
+        tpc(B, L, x->ar, x->act_bytes, x->sp ? nm->rs_ar_sp : nm->rs_ar, x->tp);
+    }
 }
 
 static void mlp_bwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, const mlp_names *nm)
 {
-    if (x->sp)
+    int ub = x->ub && nm == &dense_mlp;
+    if (x->sp && !ub)
         tpc(B, L, OPGRAPH_ALLGATHER, x->act_bytes, nm->ag_g, x->tp);
     fp8_quant(B, L, nm->q_fc2_b, x->T * x->h);
-    gemm(B, L, nm->fc2_bd, 1, x->T, fo, x->h);
+    if (ub) /* TE's fc2_dgrad ring exchange */
+        opg_ring_ag(B, L, x, nm->fc2_bd, "fc2.bwd_data.ub", fo, x->h, x->act_bytes, nm->ag_g);
+    else
+        gemm(B, L, nm->fc2_bd, 1, x->T, fo, x->h);
     gemm(B, L, nm->fc2_bw, 1, fo, x->h, x->T);
     if (x->swiglu)
         mem(B, L, nm->act_b ? nm->act_b : "swiglu.bwd", x->T * fo, 10);
@@ -659,6 +656,16 @@ void opg_tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64
     tpc(B, tpl, coll, bytes, name, tp);
 }
 void opg_push(bld *B, int tpl, opgraph_entry e) { push(B, tpl, e); }
+void opg_tpc_async(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
+{
+    tpc_async(B, tpl, coll, bytes, name, tp);
+}
+void opg_tp_wait(bld *B, int tpl, uint64_t tp) { tp_wait(B, tpl, tp); }
+void opg_gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                uint32_t launches)
+{
+    gemm_n(B, tpl, name, batch, m, n, k, launches);
+}
 
 int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err)
 {
@@ -677,7 +684,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
                        sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
                        traincfg_flash(t), cp, m->seq_len, modelcfg_qk_head_dim(m), modelcfg_is_mla(m),
                        m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, sp ? T / tp : T, t->tp_grad_overlap,
-                       0 };
+                       0, t->tp_comm_overlap && sp && tp > 1, t->ub_sms };
 
     /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
     moe_shape e = { 0 };

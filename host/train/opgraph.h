@@ -110,6 +110,9 @@ enum { OPGRAPH_VAR_BF16 = 1, OPGRAPH_VAR_WINDOW = 2 };
 
 typedef struct opgraph {
     op_desc ops[OPGRAPH_MAX_OPS];  /* every distinct kernel of the iteration (optimizer ones included) */
+    /* per op: SMs a communication kernel beside it holds for its whole time (training.tp_comm_overlap: the
+     * userbuffers bulk overlaps' num_sm); the op is priced on the GPU's other SMs (train_setup.c). 0: none */
+    uint16_t op_sms_off[OPGRAPH_MAX_OPS];
     uint32_t nops;
     opgraph_tpl tpl[OPGRAPH_NTPL];
     /* pipeline point-to-point: bytes each GPU sends per micro-batch and model chunk boundary, and whether

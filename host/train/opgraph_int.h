@@ -33,6 +33,8 @@ typedef struct lshape {
     uint64_t qr, kvr, dn, dr, Ts;
     int tpo;            /* training.tp_grad_comm_overlap: column-parallel backward collectives beside the GEMMs */
     uint64_t window;    /* the windowed layers' templates: model.window_size (keys before each query); 0 otherwise */
+    int ub;             /* training.tp_comm_overlap: Transformer Engine's userbuffers (ring exchanges, bulk SMs) */
+    const uint64_t *ub_sms; /* with ub: traincfg.ub_sms, in enum traincfg_ub_bulk order */
 } lshape;
 
 /* Append op d to the graph (deduplicated by name and shape): its index, or -1 with B->failed set */
@@ -45,13 +47,26 @@ void opg_mem(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per
 void opg_fp8_quant(bld *B, int tpl, const char *name, uint64_t elems);
 /* A blocking tensor-parallel collective (enum opgraph_coll) of `bytes`; nothing with tp 1 */
 void opg_tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp);
+/* A GEMM launched as `launches` kernels (0: one), as opg_gemm */
+void opg_gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                uint32_t launches);
+/* A tensor-parallel collective started beside the compute stream, and the stream's wait for it */
+void opg_tpc_async(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp);
+void opg_tp_wait(bld *B, int tpl, uint64_t tp);
+/* opgraph_tp.c, training.tp_comm_overlap: a GEMM of x->T rows (n, k) fed by an all-gather of `bytes` in
+ * Transformer Engine's ring exchange (`last` names its last chunk), and one whose output is reduce-scattered
+ * (`first` names its first chunk, `reduce` TE's reduction of the received partial sums) */
+void opg_ring_ag(bld *B, int tpl, const lshape *x, const char *name, const char *last, uint64_t n, uint64_t k,
+                 uint64_t bytes, const char *agname);
+void opg_ring_rs(bld *B, int tpl, const lshape *x, const char *first, const char *name, uint64_t n, uint64_t k,
+                 uint64_t bytes, const char *rsname, const char *reduce);
 /* The attention core, forward or backward (flash, with cp > 1 in its ring exchange, over x->window in a
  * windowed layer; or unfused, whose score matrix stays whole: opgraph_attn.c) */
 void opg_attn_core(bld *B, int tpl, const lshape *x, int bwd);
 /* Append entry e to template tpl (its wgrad flag set from its name) */
 void opg_push(bld *B, int tpl, opgraph_entry e);
 
-/* A column-parallel layer's backward after its output gradient (opgraph.c, with training.tp_grad_comm_overlap
+/* A column-parallel layer's backward after its output gradient (opgraph_tp.c, with training.tp_grad_comm_overlap
  * as Megatron-LM and Transformer Engine overlap it): the names of its input-gradient GEMM, weight-gradient
  * GEMM, sp all-gather of the input for the weight gradient and the input gradient's reduction; in_bytes the
  * input's bytes (all T tokens); bd and bw the two GEMMs' m, n, k. */

@@ -220,6 +220,18 @@ static int cxl_error(const expcfg *x, const tiers *t, cxl_err *err)
 static int host_check(const expcfg *x, cxl_err *err)
 {
     const clustercfg *c = &x->cluster;
+    const traincfg *t = &x->train;
+    if (x->cxl.memory != CXLCFG_NONE && x->cxl.offload_activations &&
+        (t->recompute_method == TRAINCFG_RECOMPUTE_BLOCK || t->recompute_num_layers > 1)) {
+        /* the policy keeps every layer's activations in CXL in place of recomputing it; a partial or grouped
+         * recomputation beside it is not modelled */
+        const cfgloc *a = &x->cxl.loc[CXLCFG_F_OFFLOAD_ACT];
+        return cfgloc_errf(err, a->file[0] ? a : &x->cxl.ref,
+                           "cxl.offload_activations: keeps every layer's activations in CXL instead of recomputing "
+                           "them, but training.recompute_method is %s with recompute_num_layers %llu; use "
+                           "recompute_method uniform without recompute_num_layers, or no offload_activations",
+                           traincfg_recompute_method_names[t->recompute_method], (ull)t->recompute_num_layers);
+    }
     if (x->train.cpu_offload_layers && x->cxl.memory != CXLCFG_NONE && x->cxl.offload_activations) {
         const cfgloc *a = &x->cxl.loc[CXLCFG_F_OFFLOAD_ACT];
         return cfgloc_errf(err, a->file[0] ? a : &x->cxl.ref,

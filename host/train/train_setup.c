@@ -380,6 +380,25 @@ static int price_kernels(eng *E, train_result *res, cxl_err *err)
             }
             ps = cc.total_ps;
         }
+        if (E->g.op_sms_off[i] && x->gpu.sms > E->g.op_sms_off[i]) {
+            /* beside a userbuffers bulk overlap (opgraph.h op_sms_off): on the SMs it leaves, as
+             * price_shared prices a kernel beside an NCCL collective; a measured kernel by the model's ratio */
+            gpucfg g = x->gpu;
+            uint64_t off = E->g.op_sms_off[i];
+            double left = (double)(g.sms - off) / (double)g.sms;
+            g.sms -= off;
+            for (int d = 0; d < GPUCFG_NDTYPES; d++)
+                g.tflops[d] *= left;
+            compute_cost full, part;
+            cxl_err e;
+            if (compute_op_cost(&x->gpu, op, &full, &e) || compute_op_cost(&g, op, &part, &e)) {
+                cfgloc_errf(err, &x->gpu.ref, "gpu '%s': kernel %s on %llu SMs cannot be priced: %s", x->gpu.name,
+                            op->name, (unsigned long long)g.sms, e.msg);
+                return err->code = e.code;
+            }
+            if (full.total_ps > 0)
+                ps = (int64_t)ceil((double)ps * ((double)part.total_ps / (double)full.total_ps));
+        }
         E->dur[i] = ps;
         E->host[i] = host_kernel_ps(E, op);
     }

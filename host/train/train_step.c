@@ -368,7 +368,7 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
     if (eng_fsdp_on(E) && R->lstep != LAYER_GRADS) {
         uint32_t pos = R->fp.pre + R->layer;
         /* a full recomputation gathers the unit without prefetch; its backward then prefetches */
-        int recompute = c->I->backward && R->lstep == LAYER_START && E->t->recompute == TRAINCFG_RECOMPUTE_FULL &&
+        int recompute = c->I->backward && R->lstep == LAYER_START && traincfg_layer_recomputed(E->t, R->layer) &&
                         !eng_cxl_keeps_activations(E);
         if (!R->layer_gathered)
             return eng_fsdp_gather(E, R, pos, !recompute);
@@ -399,8 +399,10 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
     }
     switch (R->lstep) {
     case LAYER_START:
-        if (eng_cxl_keeps_activations(E)) {
-            /* saved activations come back from CXL instead of being recomputed */
+        if (eng_cxl_keeps_activations(E) ||
+            (E->t->recompute == TRAINCFG_RECOMPUTE_FULL && !traincfg_layer_recomputed(E->t, R->layer))) {
+            /* saved activations come back from CXL instead of being recomputed; with block recomputation
+             * the chunk's later layers kept theirs */
             R->lstep = LAYER_BACKWARD;
             return STEP_NEXT;
         }
