@@ -36,6 +36,21 @@ grep -q "leave-one-out mean |error|" "$tmp/run" || { echo "FAIL: no leave-one-ou
 if ! python3 "$script" --cxlsim "$tmp/none" --load "$tmp/errors.json" >"$tmp/load" 2>&1 || ! cmp -s "$tmp/run" "$tmp/load"; then
   echo "FAIL: --load differs from the run"; diff "$tmp/run" "$tmp/load" | head; fails=$((fails + 1))
 fi
+# --load repeated joins dumps: the same dump twice keeps each point once, so the output is the same
+if ! python3 "$script" --cxlsim "$tmp/none" --load "$tmp/errors.json" --load "$tmp/errors.json" >"$tmp/load2" 2>&1 ||
+   ! cmp -s "$tmp/run" "$tmp/load2"; then
+  echo "FAIL: --load twice differs from the run"; diff "$tmp/run" "$tmp/load2" | head; fails=$((fails + 1))
+fi
+# a dump of other keys is refused, not mixed in
+python3 - "$tmp/errors.json" "$tmp/other.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["keys"] = ["gpu.kernel_overhead", "gpu.memory_efficiency", "training.micro_batch"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+if python3 "$script" --cxlsim "$tmp/none" --load "$tmp/errors.json" --load "$tmp/other.json" >"$tmp/bad" 2>&1 ||
+   ! grep -q "not \[" "$tmp/bad"; then
+  echo "FAIL: --load of dumps with other keys was not refused"; cat "$tmp/bad"; fails=$((fails + 1))
+fi
 if ! python3 "$script" --cxlsim "$tmp/none" --load "$tmp/errors.json" --fit-on korthikanti >"$tmp/k" 2>&1 ||
    ! grep -q "over the 8 rows of korthikanti" "$tmp/k"; then
   echo "FAIL: --load --fit-on korthikanti"; cat "$tmp/k"; fails=$((fails + 1))
