@@ -55,5 +55,11 @@ if ! python3 "$script" --cxlsim "$tmp/none" --load "$tmp/errors.json" --fit-on k
    ! grep -q "over the 8 rows of korthikanti" "$tmp/k"; then
   echo "FAIL: --load --fit-on korthikanti"; cat "$tmp/k"; fails=$((fails + 1))
 fi
+# the stored dump of the adopted fit (docs/calibration.md, 44db0dc) refits to the adopted point without a run
+dump=$src/data/calibration/train-fit-057ede1.json
+if ! python3 "$script" --cxlsim "$tmp/none" --load "$dump" >"$tmp/stored" 2>&1 ||
+   ! grep -q "^fit .*: gpu.kernel_overhead=17.5us, gpu.memory_efficiency=0.60, training.host_overhead_microbatch=750us$" "$tmp/stored"; then
+  echo "FAIL: $dump does not refit to the adopted point"; grep "^fit" "$tmp/stored"; fails=$((fails + 1))
+fi
 [ "$fails" = 0 ] && echo "fit_train_calibration.py: ok"
 exit $((fails > 0))
