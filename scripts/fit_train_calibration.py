@@ -10,10 +10,11 @@ for each row, the grid point of least mean absolute error over the other fitted 
 docs/calibration.md lists the result.
 
 usage: scripts/fit_train_calibration.py [--cxlsim build/cxlsim] [-j 2] [--fit-on all] [--grid KEY=V1,V2,... ...]
-                                       [--dump FILE] [--load FILE]
+                                       [--dump FILE] [--load FILE ...]
 Prints one line per grid point, the fit, both tables' figures at the fit, and the leave-one-out errors.
 --dump FILE writes every row's error at every grid point (JSON); --load FILE reads such a file instead of running
-the rows, so the fit on another table (--fit-on) costs no second run.
+the rows, so the fit on another table (--fit-on) costs no second run; --load repeated joins several dumps of the
+same keys and rows (grids run one after another) into one set of points, a point in more than one kept once.
 """
 import argparse
 import concurrent.futures
@@ -72,7 +73,8 @@ def main():
     ap.add_argument("--fit-on", default="all", choices=["all", "korthikanti", "narayanan"])
     ap.add_argument("--grid", action="append", help="KEY=V1,V2,... (repeatable); default: %s" % DEFAULT_GRID)
     ap.add_argument("--dump", help="write every row's error at every grid point to this JSON file")
-    ap.add_argument("--load", help="read the errors from a --dump file instead of running the rows")
+    ap.add_argument("--load", action="append",
+                    help="read the errors from a --dump file instead of running the rows (repeatable: joined)")
     a = ap.parse_args()
     grid = a.grid or DEFAULT_GRID
     keys = [g.split("=", 1)[0] for g in grid]
@@ -80,10 +82,19 @@ def main():
     points = list(itertools.product(*values))
     R = rows()
     if a.load:
-        with open(a.load) as f:
-            d = json.load(f)
-        keys, points = d["keys"], [tuple(p) for p in d["points"]]
-        err = {tuple(p): e for p, e in zip(d["points"], d["errors"])}
+        keys, points, err = None, [], {}
+        for path in a.load:
+            with open(path) as f:
+                d = json.load(f)
+            if keys is not None and d["keys"] != keys:
+                sys.exit("%s: keys %s, not %s as the first --load" % (path, d["keys"], keys))
+            if d["rows"] != [r[1] for r in R]:
+                sys.exit("%s: rows %s, not the tables' %s" % (path, d["rows"], [r[1] for r in R]))
+            keys = d["keys"]
+            for p, e in zip(d["points"], d["errors"]):
+                if tuple(p) not in err:
+                    points.append(tuple(p))
+                    err[tuple(p)] = e
     else:
         jobs = {}
         with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as ex:

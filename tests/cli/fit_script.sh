@@ -36,9 +36,30 @@ grep -q "leave-one-out mean |error|" "$tmp/run" || { echo "FAIL: no leave-one-ou
 if ! python3 "$script" --cxlsim "$tmp/none" --load "$tmp/errors.json" >"$tmp/load" 2>&1 || ! cmp -s "$tmp/run" "$tmp/load"; then
   echo "FAIL: --load differs from the run"; diff "$tmp/run" "$tmp/load" | head; fails=$((fails + 1))
 fi
+# --load repeated joins dumps: the same dump twice keeps each point once, so the output is the same
+if ! python3 "$script" --cxlsim "$tmp/none" --load "$tmp/errors.json" --load "$tmp/errors.json" >"$tmp/load2" 2>&1 ||
+   ! cmp -s "$tmp/run" "$tmp/load2"; then
+  echo "FAIL: --load twice differs from the run"; diff "$tmp/run" "$tmp/load2" | head; fails=$((fails + 1))
+fi
+# a dump of other keys is refused, not mixed in
+python3 - "$tmp/errors.json" "$tmp/other.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["keys"] = ["gpu.kernel_overhead", "gpu.memory_efficiency", "training.micro_batch"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+if python3 "$script" --cxlsim "$tmp/none" --load "$tmp/errors.json" --load "$tmp/other.json" >"$tmp/bad" 2>&1 ||
+   ! grep -q "not \[" "$tmp/bad"; then
+  echo "FAIL: --load of dumps with other keys was not refused"; cat "$tmp/bad"; fails=$((fails + 1))
+fi
 if ! python3 "$script" --cxlsim "$tmp/none" --load "$tmp/errors.json" --fit-on korthikanti >"$tmp/k" 2>&1 ||
    ! grep -q "over the 8 rows of korthikanti" "$tmp/k"; then
   echo "FAIL: --load --fit-on korthikanti"; cat "$tmp/k"; fails=$((fails + 1))
+fi
+# the stored dump of the adopted fit (docs/calibration.md, 44db0dc) refits to the adopted point without a run
+dump=$src/data/calibration/train-fit-057ede1.json
+if ! python3 "$script" --cxlsim "$tmp/none" --load "$dump" >"$tmp/stored" 2>&1 ||
+   ! grep -q "^fit .*: gpu.kernel_overhead=17.5us, gpu.memory_efficiency=0.60, training.host_overhead_microbatch=750us$" "$tmp/stored"; then
+  echo "FAIL: $dump does not refit to the adopted point"; grep "^fit" "$tmp/stored"; fails=$((fails + 1))
 fi
 [ "$fails" = 0 ] && echo "fit_train_calibration.py: ok"
 exit $((fails > 0))
