@@ -126,6 +126,25 @@ module dram_chan #(
     localparam [NQ-1:0] Q1 = 1;
     localparam [NB-1:0] B1 = 1;
     localparam [2:0] C_ACT = 3'd0, C_PRE = 3'd1, C_RD = 3'd2, C_WR = 3'd3, C_REF = 3'd4, C_REFSB = 3'd5;
+    // index bit k of the positions 0..63: position i is in mask k when bit k of i is set
+    localparam [63:0] IX0 = 64'haaaaaaaaaaaaaaaa, IX1 = 64'hcccccccccccccccc, IX2 = 64'hf0f0f0f0f0f0f0f0,
+                      IX3 = 64'hff00ff00ff00ff00, IX4 = 64'hffff0000ffff0000, IX5 = 64'hffffffff00000000;
+
+    // The index of the lowest set bit of v (0 when none; the oldest entry of a mask in age order): the
+    // lowest set bit as a one-hot (v & -v, a carry chain), then each index bit an OR over the positions
+    // that have it. (A loop that keeps the last set bit it meets, from the top down, is the same function
+    // as a chain of NQ multiplexers: 24 of the channel's 49 LUT levels, docs/rtl-synthesis.md.)
+    function [NQ-1:0] lowest_oh(input [NQ-1:0] v);
+        lowest_oh = v & (~v + Q1);
+    endfunction
+    function [5:0] enc(input [NQ-1:0] oh);
+        enc = {|(oh & IX5[NQ-1:0]), |(oh & IX4[NQ-1:0]), |(oh & IX3[NQ-1:0]),
+               |(oh & IX2[NQ-1:0]), |(oh & IX1[NQ-1:0]), |(oh & IX0[NQ-1:0])};
+    endfunction
+    // the positions below n (all when n >= NQ): a thermometer code, without the subtraction of (1 << n) - 1
+    function [NQ-1:0] below(input [6:0] n);
+        below = {25'd0, n} >= NQ ? {NQ{1'b1}} : ~({NQ{1'b1}} << n);
+    endfunction
 
     wire [MW-1:0] enq_msg = enq_e[MW+51:52];
     wire [31:0]   enq_row = enq_e[51:20];
@@ -168,7 +187,7 @@ module dram_chan #(
         .tBL(tBL), .tCCD_S(tCCD_S), .tCCD_L(tCCD_L), .tCCD_S_WR(tCCD_S_WR), .tCCD_L_WR(tCCD_L_WR),
         .tRRD_S(tRRD_S), .tRRD_L(tRRD_L), .tFAW(tFAW), .tWTR_S(tWTR_S), .tWTR_L(tWTR_L), .tRTW(tRTW),
         .tRFC(tRFC), .tRFCsb(tRFCsb),
-        .iss_valid(iss_valid), .iss_cmd(iss_cmd), .iss_rank(iss_rank), .iss_bg(iss_bg), .iss_bank(iss_bank),
+        .iss_valid(iss_valid), .iss_cmd(iss_cmd), .iss_rank(iss_rank), .iss_bank(iss_bank), .iss_b(iss_b),
         .iss_row(iss_row), .iss_auto_pre(iss_auto_pre),
         .open_b(open_b), .ok_act(ok_act), .ok_pre(ok_pre), .ok_rd(ok_rd), .ok_wr(ok_wr), .bk_act(bk_act),
         .rk_act(rk_act),
@@ -200,7 +219,9 @@ module dram_chan #(
             wm = !(nw_v == 7'd0 || ({25'd0, nw_v} <= wdrain_low && nr_v != 7'd0));
     end
     wire       app_m = wm ? enq_w : enq_r;  // this cycle's enqueue goes to the mode's queue
+    /* verilator lint_off UNUSEDSIGNAL */  // < NQ whenever an enqueue is appended (the queue had room)
     wire [6:0] n_old = wm ? nw : nr;        // its stored entries (the appended one is entry n_old)
+    /* verilator lint_on UNUSEDSIGNAL */
     wire [6:0] n_m = wm ? nw_v : nr_v;
     wire [6:0] n_scan = (fcfs && n_m > 7'd1) ? 7'd1 : n_m;
 
@@ -269,13 +290,13 @@ module dram_chan #(
     // n_scan entries with the matching row-hit bit.
     wire [NB-1:0] colok = ~blk_b & (wm ? ok_wr : ok_rd);
     wire [NB-1:0] rowok = ~blk_b & ((open_b & ok_pre & (fcfs ? {NB{1'b1}} : ~hm)) | (~open_b & ok_act));
-    wire [NQ-1:0] smask = {25'd0, n_scan} >= NQ ? {NQ{1'b1}} : (Q1 << n_scan) - Q1;
-    reg [NQ-1:0] okc, okr, hv, cand_c, cand_r;
+    wire [NQ-1:0] smask = below(n_scan);
+    reg [NQ-1:0] okc, okr, hv, cand_c, cand_r, oh_c, oh_r;
     /* verilator lint_off UNUSEDSIGNAL */  // banks below NB
     reg [5:0] vb;
     /* verilator lint_on UNUSEDSIGNAL */
     reg hit_found, row_found;
-    reg [5:0] hit_i, row_i;
+    reg [5:0] hit_i;
     integer i;
     always @* begin
         for (i = 0; i < NQ; i = i + 1) begin
@@ -293,33 +314,40 @@ module dram_chan #(
         cand_r = smask & ~hv & okr;
         hit_found = cand_c != {NQ{1'b0}};
         row_found = cand_r != {NQ{1'b0}};
-        hit_i = 6'd0;
-        row_i = 6'd0;
-        for (i = NQ - 1; i >= 0; i = i - 1) begin
-            if (cand_c[i])
-                hit_i = i[5:0];
-            if (cand_r[i])
-                row_i = i[5:0];
-        end
+        oh_c = lowest_oh(cand_c);
+        oh_r = lowest_oh(cand_r);
+        hit_i = enc(oh_c);
     end
 
     // ---- the command ----
     reg do_col, s_app;
-    reg [5:0] si, se_b;
+    reg [5:0] se_b, iss_b;
     /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3
     reg [5:0] se_rk;
     /* verilator lint_on UNUSEDSIGNAL */
     reg [31:0] se_row;
+    reg [NQ-1:0] oh_s;
     always @* begin
         rd_cand = en && !ref_fire && !wm && hit_found;
         do_col = en && !ref_fire && hit_found && (wm || col_grant);
-        si = do_col ? hit_i : row_i;
-        s_app = app_m && {1'b0, si} == n_old;
-        se_b = s_app ? enq_b : (wm ? wq_b[si[QW-1:0]] : rq_b[si[QW-1:0]]);
-        se_row = s_app ? enq_row : (wm ? wq_row[si[QW-1:0]] : rq_row[si[QW-1:0]]);
+        // the selected entry's bank and row: an AND-OR select by the one-hot pick (no encode and decode
+        // of its index on the way)
+        oh_s = do_col ? oh_c : oh_r;
+        s_app = app_m && oh_s[n_old[QW-1:0]];
+        se_b = 6'd0;
+        se_row = 32'd0;
+        for (i = 0; i < NQ; i = i + 1) begin
+            se_b = se_b | ({6{oh_s[i]}} & (wm ? wq_b[i] : rq_b[i]));
+            se_row = se_row | ({32{oh_s[i]}} & (wm ? wq_row[i] : rq_row[i]));
+        end
+        if (s_app) begin
+            se_b = enq_b;
+            se_row = enq_row;
+        end
         se_rk = se_b >> rsh;
         iss_valid = 1'b0;
         iss_cmd = C_ACT;
+        iss_b = 6'd0;
         iss_rank = 2'd0;
         iss_bg = 6'd0;
         iss_bank = 6'd0;
@@ -333,15 +361,18 @@ module dram_chan #(
                 iss_cmd = C_PRE;
                 iss_bg = (ref_j >> bank_bits) & ~(6'h3f << bg_bits);
                 iss_bank = ref_j & kmask;
+                iss_b = ref_j;
             end else begin
                 iss_cmd = sb ? C_REFSB : C_REF;
                 iss_bank = sb ? ref_bank[ref_rank] : 6'd0;
+                iss_b = ({4'd0, ref_rank} << rsh) | iss_bank;
             end
         end else if (do_col || (en && row_found)) begin
             iss_valid = 1'b1;
             iss_rank = se_rk[1:0];
             iss_bg = (se_b >> bank_bits) & ~(6'h3f << bg_bits);
             iss_bank = se_b & kmask;
+            iss_b = se_b;
             if (do_col) begin
                 iss_cmd = wm ? C_WR : C_RD;
                 iss_row = se_row;
@@ -360,7 +391,7 @@ module dram_chan #(
 
     // ---- after this cycle: row-hit bits and hit counts (append, then the issued ACT / PRE or
     // auto-precharge on its bank's entries in both queues, then the issued entry's removal) ----
-    wire [5:0] ib = ({4'd0, iss_rank} << rsh) | (iss_bg << bank_bits) | iss_bank;
+    wire [5:0] ib = iss_b;
     wire row_opens = iss_valid && iss_cmd == C_ACT;
     wire row_closes = iss_valid && (iss_cmd == C_PRE || ((iss_cmd == C_RD || iss_cmd == C_WR) && iss_auto_pre));
     wire rem_r = do_col && !wm;
@@ -395,7 +426,7 @@ module dram_chan #(
             rh_a = (rh_a & ~on_r) | (row_opens ? mr : {NQ{1'b0}});
             wh_a = (wh_a & ~on_w) | (row_opens ? mw : {NQ{1'b0}});
         end
-        lo_m = (Q1 << hit_i) - Q1;
+        lo_m = below({1'b0, hit_i});
         rq_hit_nx = rem_r ? (rh_a & lo_m) | ((rh_a >> 1) & ~lo_m) : rh_a;
         wq_hit_nx = rem_w ? (wh_a & lo_m) | ((wh_a >> 1) & ~lo_m) : wh_a;
         pop_r = 7'd0;
@@ -419,15 +450,13 @@ module dram_chan #(
 `undef DC_HITS
 
     // ---- the read payload slot: the lowest free one for an enqueued read ----
-    reg [QW-1:0] enq_slot;
-    always @* begin
-        enq_slot = {QW{1'b0}};
-        for (b = NQ - 1; b >= 0; b = b - 1)
-            if (rq_free[b])
-                enq_slot = b[QW-1:0];
-    end
+    /* verilator lint_off UNUSEDSIGNAL */  // slots below NQ
+    wire [5:0]    free_lo = enc(lowest_oh(rq_free));
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [QW-1:0] enq_slot = free_lo[QW-1:0];
     wire [QW-1:0] rem_slot = (enq_r && {1'b0, hit_i} == nr) ? enq_slot : rq_slot[hit_i[QW-1:0]];
-    wire [MW-1:0] rd_new = s_app ? enq_msg : rq_msg[rq_slot[si[QW-1:0]]];
+    // (read only when a RD issues: the selected entry is then the oldest ready hit)
+    wire [MW-1:0] rd_new = s_app ? enq_msg : rq_msg[rq_slot[hit_i[QW-1:0]]];
     wire [4:0] rd_tail = rd_head + rd_count[4:0];
     wire is_ref_cmd = iss_valid && (iss_cmd == C_REF || iss_cmd == C_REFSB);
 

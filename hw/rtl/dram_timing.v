@@ -72,8 +72,11 @@ module dram_timing #(
     input  wire        iss_valid /* verilator public_flat_rd */,
     input  wire [2:0]  iss_cmd /* verilator public_flat_rd */,
     input  wire [1:0]  iss_rank /* verilator public_flat_rd */,
-    input  wire [5:0]  iss_bg /* verilator public_flat_rd */,
     input  wire [5:0]  iss_bank /* verilator public_flat_rd */,
+    // its bank index (rank, bank group, bank packed as the entries' bank indices are: (rank << (bg_bits +
+    // bank_bits)) | (bg << bank_bits) | bank), which the caller has at hand: unpacked into the fields and
+    // packed again here it was a chain of runtime shifts on the channel's longest path
+    input  wire [5:0]  iss_b /* verilator public_flat_rd */,
     input  wire [31:0] iss_row /* verilator public_flat_rd */,
     input  wire        iss_auto_pre /* verilator public_flat_rd */,
     // readiness this cycle, per bank / rank
@@ -180,8 +183,8 @@ module dram_timing #(
 
     // ---- what the issued command raises (cycles from now; 0: nothing) ----
     /* verilator lint_off UNUSEDSIGNAL */
-    wire [5:0] ib6 = ({4'd0, iss_rank} << rsh) | (iss_bg << bank_bits) | iss_bank;
-    wire [5:0] ig6 = ({4'd0, iss_rank} << bg_bits) | iss_bg;
+    wire [5:0] ib6 = iss_b;
+    wire [5:0] ig6 = iss_b >> bank_bits;         // (rank << bg_bits) | bg
     /* verilator lint_on UNUSEDSIGNAL */
     wire [BW-1:0] ib = ib6[BW-1:0], ig = ig6[BW-1:0];
     wire v_act = iss_valid && iss_cmd == C_ACT;

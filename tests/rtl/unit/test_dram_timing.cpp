@@ -220,8 +220,9 @@ bool run(VerilatedContext &ctx, const cxl_dram_params &p, uint64_t seed, Checker
         top->iss_valid = issue;
         top->iss_cmd = c.cmd;
         top->iss_rank = c.rank;
-        top->iss_bg = c.bg;
         top->iss_bank = c.bank;
+        // the packed bank index (dram_timing.v iss_b): rank, bank group, bank
+        top->iss_b = ((c.rank << (log2u(p.bankgroups) + log2u(p.banks))) | (c.bg << log2u(p.banks)) | c.bank) & 0x3f;
         top->iss_row = c.row;
         top->iss_auto_pre = c.auto_pre ? 1 : 0;
         // now and then a clock with ce = 0 first: the state must hold (compared below, C not called)
