@@ -18,6 +18,8 @@
 #include "train/tiers.h"
 #include "train/train.h"
 
+#include "train_fixture.h"
+
 /* Eight layers on one node of 4 A100 (dp 4, 2 micro-batches per GPU); line 6 is the training section. */
 static const char head[] =
     "name: tinyoff\n"
@@ -26,36 +28,11 @@ static const char head[] =
     "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 4, nics_per_node: 4%s }\n"
     "training: { global_batch: 8, micro_batch: 1, dp: 4, zero: 1, precision: bf16%s }\n";
 
-static int load(const char *cluster, const char *train, expcfg *x, cxl_err *e)
+static expcfg *must_load(const char *cluster, const char *train)
 {
     char text[2048];
     snprintf(text, sizeof text, head, cluster, train);
-    cxl_err_clear(e);
-    return expcfg_load_text("tinyoff.yaml", text, NULL, x, e);
-}
-
-static expcfg *must_load(const char *cluster, const char *train)
-{
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
-    cxl_err e;
-    if (load(cluster, train, x, &e))
-        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
-    return x;
-}
-
-static double iteration_s(const expcfg *x, double *stall_s)
-{
-    train_result r;
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (train_run(x, NULL, &r, &e))
-        fail_msg("train_run: %s", e.msg);
-    double t = (double)r.iteration_ps / 1e12;
-    if (stall_s)
-        *stall_s = r.breakdown_s[TRAIN_BK_CXL];
-    train_result_free(&r);
-    return t;
+    return tfx_load_text("tinyoff.yaml", text);
 }
 
 static void memory(void **state)
@@ -90,10 +67,10 @@ static void time_cost(void **state)
     expcfg *fast = must_load(", host_link_bandwidth: 10TB/s", ", cpu_offload_layers: 5");
     expcfg *slow = must_load(", host_link_bandwidth: 100MB/s", ", cpu_offload_layers: 5");
     double stall;
-    double t0 = iteration_s(none, NULL), tf = iteration_s(fast, &stall);
+    double t0 = tfx_iteration_s(none, TRAIN_BK_CXL, NULL), tf = tfx_iteration_s(fast, TRAIN_BK_CXL, &stall);
     /* copies of a few picoseconds: hidden, as without the offload */
     assert_true(tf - t0 < 1e-6 * t0);
-    double ts = iteration_s(slow, &stall);
+    double ts = tfx_iteration_s(slow, TRAIN_BK_CXL, &stall);
     /* one copy of a layer's activations at 100 MB/s; each micro-batch (2 per GPU) waits for its 5 copies out
      * in turn before its forward ends and for the 5 copies back before layer 0's backward */
     double copy = gpumem_layer_activation_bytes(&none->model, &none->train) / 100e6;
@@ -105,22 +82,15 @@ static void time_cost(void **state)
 
 static void expect_error(const char *cluster, const char *train, int col, const char *needle)
 {
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
+    char text[2048];
+    snprintf(text, sizeof text, head, cluster, train);
     cxl_err e;
-    int rc = load(cluster, train, x, &e);
-    if (!rc) {
-        tiers t;
-        tiers_compute(x, &t);
-        rc = tiers_check(x, &t, &e);
-    }
-    assert_int_not_equal(rc, 0);
+    assert_int_not_equal(tfx_check_text("tinyoff.yaml", text, &e), 0);
     if (!strstr(e.msg, needle))
         fail_msg("'%s' not in: %s", needle, e.msg);
     assert_int_equal(e.line, 5);
     if (col)
         assert_int_equal(e.col, col);
-    free(x);
 }
 
 static void bad_input(void **state)
@@ -139,12 +109,9 @@ static void bad_input(void **state)
     char text[2048];
     snprintf(text, sizeof text, head, bw, ", cpu_offload_layers: 2");
     strcat(text, "cxl: { memory: per-node, device: cz120, offload_activations: true }\n");
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
+    expcfg *x = tfx_load_text("tinyoff.yaml", text);
     cxl_err e;
     cxl_err_clear(&e);
-    if (expcfg_load_text("tinyoff.yaml", text, NULL, x, &e))
-        fail_msg("%s", e.msg);
     tiers t;
     tiers_compute(x, &t);
     assert_int_not_equal(tiers_check(x, &t, &e), 0);
@@ -162,15 +129,11 @@ static void bad_pipeline(void **state)
     char *p = strstr(text, "dp: 4");
     assert_non_null(p);
     memcpy(p, "pp: 4", 5);
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
     cxl_err e;
-    cxl_err_clear(&e);
-    assert_int_not_equal(expcfg_load_text("tinyoff.yaml", text, NULL, x, &e), 0);
+    assert_null(tfx_try_load_text("tinyoff.yaml", text, &e));
     if (!strstr(e.msg, "pipeline parallelism"))
         fail_msg("%s", e.msg);
     assert_int_equal(e.line, 5);
-    free(x);
 }
 
 int main(void)

@@ -20,6 +20,8 @@
 #include "train/tiers.h"
 #include "train/train.h"
 
+#include "train_fixture.h"
+
 /* Eight layers on one node of 4 A100 (dp 4, 2 micro-batches per GPU); line 5 is the training section. */
 static const char head[] =
     "name: tinyrc\n"
@@ -36,36 +38,17 @@ static const char head_pp[] =
     "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 4, nics_per_node: 4 }\n"
     "training: { global_batch: 8, micro_batch: 1, dp: 2, pp: 2, virtual_stages: 2, zero: 1, precision: bf16%s }\n";
 
-static int load(const char *fmt, const char *train, const char *extra, expcfg *x, cxl_err *e)
+static expcfg *must_load(const char *fmt, const char *train)
 {
     char text[2048];
     snprintf(text, sizeof text, fmt, train);
-    if (extra)
-        strcat(text, extra);
-    cxl_err_clear(e);
-    return expcfg_load_text("tinyrc.yaml", text, NULL, x, e);
-}
-
-static expcfg *must_load(const char *fmt, const char *train)
-{
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
-    cxl_err e;
-    if (load(fmt, train, NULL, x, &e))
-        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
-    return x;
+    return tfx_load_text("tinyrc.yaml", text);
 }
 
 static double iteration_s(const char *fmt, const char *train)
 {
     expcfg *x = must_load(fmt, train);
-    train_result r;
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (train_run(x, NULL, &r, &e))
-        fail_msg("train_run: %s", e.msg);
-    double t = (double)r.iteration_ps / 1e12;
-    train_result_free(&r);
+    double t = tfx_iteration_s(x, TRAIN_BK_COMPUTE, NULL);
     free(x);
     return t;
 }
@@ -134,21 +117,16 @@ static void block_memory(void **state)
 
 static void expect_error(const char *train, const char *extra, int line, const char *needle)
 {
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
+    char text[2048];
+    snprintf(text, sizeof text, head, train);
+    if (extra)
+        strcat(text, extra);
     cxl_err e;
-    int rc = load(head, train, extra, x, &e);
-    if (!rc) {
-        tiers t;
-        tiers_compute(x, &t);
-        rc = tiers_check(x, &t, &e);
-    }
-    assert_int_not_equal(rc, 0);
+    assert_int_not_equal(tfx_check_text("tinyrc.yaml", text, &e), 0);
     if (!strstr(e.msg, needle))
         fail_msg("'%s' not in: %s", needle, e.msg);
     assert_int_equal(e.line, line);
     assert_true(e.col > 1);
-    free(x);
 }
 
 static void bad_input(void **state)
@@ -161,11 +139,11 @@ static void bad_input(void **state)
     expect_error(", recompute: full, recompute_method: block, recompute_num_layers: 2",
                  "cxl: { memory: per-node, device: cz120, offload_activations: true }\n", 6, "recompute_method");
     /* the error names the key's place: the value of recompute_num_layers on line 5 */
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
     cxl_err e;
     const char *train = ", recompute: full, recompute_method: block, recompute_num_layers: 9";
-    assert_int_not_equal(load(head, train, NULL, x, &e), 0);
+    char text[2048];
+    snprintf(text, sizeof text, head, train);
+    assert_null(tfx_try_load_text("tinyrc.yaml", text, &e));
     char line[512];
     snprintf(line, sizeof line, "training: { global_batch: 8, micro_batch: 1, dp: 4, zero: 1, precision: bf16%s }",
              train);
@@ -174,7 +152,6 @@ static void bad_input(void **state)
     int key = (int)(at - line) + 1, val = key + (int)strlen("recompute_num_layers: ");
     if (e.col != key && e.col != val)
         fail_msg("column %d, neither the key's %d nor the value's %d", e.col, key, val);
-    free(x);
 }
 
 int main(void)

@@ -22,29 +22,9 @@
 #include "train/train.h"
 
 #include "tmpdir_fixture.h"
+#include "train_fixture.h"
 
 #define GPT_OSS_H100 CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/gpt-oss-120b.yaml"
-
-static expcfg *load(const char *path)
-{
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (expcfg_load(path, x, &e))
-        fail_msg("%s: %s", path, e.msg);
-    return x;
-}
-
-static int find_op(const opgraph *g, int tpl, const char *name)
-{
-    for (uint32_t i = 0; i < g->tpl[tpl].n; i++) {
-        const opgraph_entry *en = &g->tpl[tpl].e[i];
-        if (en->kind == OPGRAPH_KERNEL && !strcmp(g->ops[en->op].name, name))
-            return en->op;
-    }
-    return -1;
-}
 
 /* GPT-OSS-120B: window 128 on layers 1, 3, 5, ... (1-based; 0, 2, 4 ... here), layers 2, 4, ... full. */
 static void window_layers(void **state)
@@ -76,7 +56,7 @@ static void window_layers(void **state)
 static void window_templates(void **state)
 {
     (void)state;
-    expcfg *x = load(GPT_OSS_H100);
+    expcfg *x = tfx_load_file(GPT_OSS_H100);
     opgraph *g = malloc(sizeof *g);
     assert_non_null(g);
     cxl_err e;
@@ -91,9 +71,9 @@ static void window_templates(void **state)
                 diff++;
         assert_int_equal(diff, 1);
         const char *full = i ? "attn.flash.bwd" : "attn.flash.fwd", *swa = i ? "attn.flash.swa.bwd" : "attn.flash.swa.fwd";
-        int f = find_op(g, id, full), w = find_op(g, wid, swa);
+        int f = tfx_find_op(g, id, full), w = tfx_find_op(g, wid, swa);
         assert_true(f >= 0 && w >= 0);
-        assert_int_equal(find_op(g, wid, full), -1);
+        assert_int_equal(tfx_find_op(g, wid, full), -1);
         double s = 4096, P = 129.0 * 130 / 2 + (4096.0 - 129) * 129;
         double ratio = g->ops[w].flops / g->ops[f].flops;
         assert_true(ratio > 2 * P / (s * s) * (1 - 1e-12) && ratio < 2 * P / (s * s) * (1 + 1e-12));
@@ -118,18 +98,16 @@ static void window_templates(void **state)
 static void window_engine(void **state)
 {
     (void)state;
-    expcfg *x = load(GPT_OSS_H100);
+    expcfg *x = tfx_load_file(GPT_OSS_H100);
     cxl_err e;
     train_result with, without;
-    if (train_run(x, NULL, &with, &e))
-        fail_msg("%s", e.msg);
+    tfx_run(x, NULL, &with);
     int64_t bound = search_bound_ps(x, &e);
     assert_true(bound >= 0);
     assert_true(bound <= with.iteration_ps);
     x->model.window_size = 0;
     x->model.window_attn_skip_freq = 0;
-    if (train_run(x, NULL, &without, &e))
-        fail_msg("%s", e.msg);
+    tfx_run(x, NULL, &without);
     printf("GPT-OSS-120B H100: %.4f s with the window, %.4f s without\n", (double)with.iteration_ps / 1e12,
            (double)without.iteration_ps / 1e12);
     assert_true(with.iteration_ps < without.iteration_ps);
