@@ -20,6 +20,8 @@
 #include "train/gpumem.h"
 #include "train/train.h"
 
+#include "train_fixture.h"
+
 /* A small GPT on one DGX A100 node (8 GPUs); the training section is appended. Every unit is far below
  * Megatron-FSDP's communication unit (10^9 elements), so each pass gathers all its units at once. */
 static const char tiny_head[] =
@@ -40,31 +42,26 @@ static expcfg *load_or_fail(const char *name, const char *head, const char *trai
 {
     static char text[4096];
     snprintf(text, sizeof text, "%s%s", head, training);
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
-    cxl_err_clear(e);
-    if (expcfg_load_text(name, text, NULL, x, e)) {
-        free(x);
-        return NULL;
-    }
-    return x;
+    return tfx_try_load_text(name, text, e);
 }
 
 static expcfg *load(const char *head, const char *training)
 {
-    cxl_err e;
-    expcfg *x = load_or_fail("t.yaml", head, training, &e);
-    if (!x)
-        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
-    return x;
+    static char text[4096];
+    snprintf(text, sizeof text, "%s%s", head, training);
+    return tfx_load_text("t.yaml", text);
 }
 
-static void run(const expcfg *x, train_result *r)
+/* The iteration (ps) of head with training appended. */
+static int64_t iteration_ps(const char *head, const char *training)
 {
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (train_run(x, NULL, r, &e))
-        fail_msg("train_run: %s", e.msg);
+    expcfg *x = load(head, training);
+    train_result r;
+    tfx_run(x, NULL, &r);
+    int64_t t = r.iteration_ps;
+    train_result_free(&r);
+    free(x);
+    return t;
 }
 
 /* Bytes per rank x count of the data-parallel collectives of operation op over the iteration. */
@@ -172,7 +169,7 @@ static void collective_bytes(void **state)
     double P = (double)(4 * modelcfg_layer_params_tp(&x->model, 1) + modelcfg_embedding_params_tp(&x->model, 1) +
                         modelcfg_head_params_tp(&x->model, 1, 1));
     double m = 32.0 / 8;    /* micro-batches */
-    run(x, &r);
+    tfx_run(x, NULL, &r);
     assert_true(dp_bytes(&r, COLLALGO_ALLGATHER) == m * 2 * 2 * P);
     assert_true(dp_bytes(&r, COLLALGO_REDUCE_SCATTER) == m * 4 * P);
     assert_true(dp_bytes(&r, COLLALGO_ALLREDUCE) == 0);
@@ -180,7 +177,7 @@ static void collective_bytes(void **state)
     free(x);
 
     x = load(tiny_head, "training: { global_batch: 32, dp: 8, zero: 1, main_grads: fp32 }\n");
-    run(x, &r);
+    tfx_run(x, NULL, &r);
     assert_true(dp_bytes(&r, COLLALGO_ALLGATHER) == 2 * P);
     assert_true(dp_bytes(&r, COLLALGO_REDUCE_SCATTER) == 4 * P);
     train_result_free(&r);
@@ -193,7 +190,7 @@ static void collective_bytes(void **state)
                    "fp8_param_gather: true }\n");
     double L = (double)(4 * modelcfg_layer_params_tp(&x->model, 1));
     double rest = (double)(modelcfg_embedding_params_tp(&x->model, 1) + modelcfg_head_params_tp(&x->model, 1, 1));
-    run(x, &r);
+    tfx_run(x, NULL, &r);
     assert_true(dp_bytes(&r, COLLALGO_ALLGATHER) == m * 2 * (L + 2 * rest));
     train_result_free(&r);
     free(x);
@@ -218,7 +215,7 @@ static void overlap(void **state)
                                      "fsdp_double_buffer: true }\n"
                                    : "training: { global_batch: 16, dp: 8, data_parallel: fsdp, main_grads: fp32 }\n");
         train_result r;
-        run(x, &r);
+        tfx_run(x, NULL, &r);
         exposed[i] = r.breakdown_s[TRAIN_BK_DP];
         iter[i] = (double)r.iteration_ps / 1e12;
         double sum = 0;
@@ -255,7 +252,7 @@ static void gradient_copy(void **state)
         x = load(tiny_head_solo, i ? "training: { global_batch: 32, dp: 8, data_parallel: fsdp, main_grads: fp32, "
                                      "gradient_accumulation_fusion: false }\n"
                               : "training: { global_batch: 32, dp: 8, data_parallel: fsdp, main_grads: fp32 }\n");
-        run(x, &r);
+        tfx_run(x, NULL, &r);
         compute[i] = r.breakdown_s[TRAIN_BK_COMPUTE];
         train_result_free(&r);
         if (!i)
@@ -287,7 +284,7 @@ static void fp8_transpose(void **state)
                          : "training: { global_batch: 32, dp: 8, data_parallel: fsdp, precision: fp8, "
                            "fp8_param_gather: true, host_launch: 0ps }\n");
         train_result r;
-        run(x, &r);
+        tfx_run(x, NULL, &r);
         compute[i] = r.breakdown_s[TRAIN_BK_COMPUTE];
         weights[i] = r.mem.weights_bytes;
         train_result_free(&r);
@@ -312,7 +309,7 @@ static void pipeline_accepted(void **state)
     (void)state;
     expcfg *x = load(tiny_head, "training: { global_batch: 32, pp: 2, dp: 4, data_parallel: fsdp }\n");
     train_result r;
-    run(x, &r);
+    tfx_run(x, NULL, &r);
     assert_true(r.iteration_ps > 0);
     assert_true(dp_bytes(&r, COLLALGO_ALLGATHER) > 0);
     train_result_free(&r);
@@ -373,7 +370,7 @@ static void collective_sms(void **state)
         expcfg *x = load(h, fsdp);
         assert_int_equal(x->gpu.collective_sms, i ? 24 : 0);
         train_result r;
-        run(x, &r);
+        tfx_run(x, NULL, &r);
         iter[i] = (double)r.iteration_ps / 1e12;
         comp[i] = r.breakdown_s[TRAIN_BK_COMPUTE];
         train_result_free(&r);
@@ -389,12 +386,7 @@ static void collective_sms(void **state)
         char h[512];
         snprintf(h, sizeof h, "name: t\nmodel: { name: tiny, layers: 4, hidden: 1024, heads: 8, vocab: 4096, seq_len: "
                  "512, tied_embeddings: true }\n%scluster: { extends: dgx-h100, nodes: 1, gpus_per_node: 1 }\n", gpus[i]);
-        expcfg *x = load(h, "training: { global_batch: 8 }\n");
-        train_result r;
-        run(x, &r);
-        one[i] = r.iteration_ps;
-        train_result_free(&r);
-        free(x);
+        one[i] = iteration_ps(h, "training: { global_batch: 8 }\n");
     }
     assert_true(one[0] == one[1]);
     /* context parallelism's ring (dp 1: no data-parallel collective): inside a node it takes the SMs from the
@@ -407,12 +399,7 @@ static void collective_sms(void **state)
             char h[512];
             snprintf(h, sizeof h, "name: c\nmodel: { name: t, layers: 4, hidden: 2048, heads: 16, vocab: 4096, "
                      "seq_len: 8192, tied_embeddings: true }\n%s%s", gpus[i], clusters[c]);
-            expcfg *x = load(h, "training: { global_batch: 1, cp: 2, dp: 1 }\n");
-            train_result r;
-            run(x, &r);
-            cp[i] = r.iteration_ps;
-            train_result_free(&r);
-            free(x);
+            cp[i] = iteration_ps(h, "training: { global_batch: 1, cp: 2, dp: 1 }\n");
         }
         if (c == 0)
             assert_true(cp[1] > cp[0]);

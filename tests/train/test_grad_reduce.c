@@ -17,6 +17,8 @@
 #include "train/collalgo.h"
 #include "train/train.h"
 
+#include "train_fixture.h"
+
 /* 2 nodes of 8 A100, dp 16: the gradients cross the NICs */
 static const char head[] =
     "name: g\n"
@@ -28,14 +30,7 @@ static expcfg *try_load(const char *training, cxl_err *e)
 {
     char text[2048];
     snprintf(text, sizeof text, "%straining: { global_batch: 64, micro_batch: 2, dp: 16%s }\n", head, training);
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
-    cxl_err_clear(e);
-    if (expcfg_load_text("g.yaml", text, NULL, x, e)) {
-        free(x);
-        return NULL;
-    }
-    return x;
+    return tfx_try_load_text("g.yaml", text, e);
 }
 
 static expcfg *load(const char *training)
@@ -52,10 +47,7 @@ static int64_t run(const char *training, double *exposed_dp, uint64_t *dp_calls)
 {
     expcfg *x = load(training);
     train_result r;
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (train_run(x, NULL, &r, &e))
-        fail_msg("train_run: %s", e.msg);
+    tfx_run(x, NULL, &r);
     int64_t t = r.iteration_ps;
     if (exposed_dp)
         *exposed_dp = r.breakdown_s[TRAIN_BK_DP];

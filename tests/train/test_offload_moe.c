@@ -20,6 +20,8 @@
 #include "train/tiers.h"
 #include "train/train.h"
 
+#include "train_fixture.h"
+
 /* Two layers, the first dense and the second an MoE layer of 8 experts of 512 (SwiGLU, no biases), on one
  * node of 4 A100: dp 4, ep 4, so 2 experts per GPU and the expert-data-parallel group is 1 GPU (tp x dp /
  * ep = 1): ZeRO-1 shards the dense part over 4 GPUs and leaves the experts whole. Line 7 is the cxl section. */
@@ -31,31 +33,17 @@ static const char head[] =
     "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: 4, nics_per_node: 4 }\n"
     "training: { global_batch: 8, micro_batch: 1, dp: 4, ep: 4, zero: 1, precision: bf16, main_grads: fp32 }\n";
 
-static int load_text(const char *text, expcfg *x, cxl_err *e)
-{
-    cxl_err_clear(e);
-    return expcfg_load_text("tinymoe.yaml", text, NULL, x, e);
-}
-
 static expcfg *load_cxl(const char *cxl)
 {
     static char text[4096];
     snprintf(text, sizeof text, "%s%s", head, cxl);
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
-    cxl_err e;
-    if (load_text(text, x, &e))
-        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
-    return x;
+    return tfx_load_text("tinymoe.yaml", text);
 }
 
 static void run(const expcfg *x, const char *backend, train_result *r)
 {
     train_opts o = { NULL, NULL, NULL, NULL, 0, backend, { 0 }, NULL };
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (train_run(x, &o, r, &e))
-        fail_msg("train_run: %s", e.msg);
+    tfx_run(x, &o, r);
 }
 
 /* Parameters per GPU: all of them (P), the routed experts' (X, one MoE layer), and the optimizer's shards. */
@@ -223,12 +211,9 @@ static void experts_offload_runs(void **state)
 
 static void expect_err(const char *text, int line, const char *needle)
 {
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
     cxl_err e;
-    int rc = load_text(text, x, &e);
-    free(x);
-    assert_int_equal(rc, CXL_ECONFIG);
+    assert_null(tfx_try_load_text("tinymoe.yaml", text, &e));
+    assert_int_equal(e.code, CXL_ECONFIG);
     if (!strstr(e.msg, needle))
         fail_msg("message lacks '%s': %s", needle, e.msg);
     assert_string_equal(e.file, "tinymoe.yaml");

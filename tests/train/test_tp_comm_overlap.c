@@ -20,6 +20,8 @@
 #include "train/opgraph.h"
 #include "train/train.h"
 
+#include "train_fixture.h"
+
 /* Four layers on one node of 4 H100 (tp 4 with sp, 4 micro-batches); line 5 is the training section. The gap
  * per kernel is set to 3 us: the test isolates the overlap, and at this small shape the fitted 17.5 us of the
  * presets would make the ring's chunked GEMMs (three times the kernels) cost more than the collectives they hide. */
@@ -30,35 +32,17 @@ static const char head[] =
     "cluster: { extends: dgx-h100, nodes: 1, gpus_per_node: 4, nics_per_node: 4 }\n"
     "training: { global_batch: 4, micro_batch: 1, tp: 4, sp: true, precision: bf16%s }\n";
 
-static int load(const char *train, expcfg *x, cxl_err *e)
+static expcfg *must_load(const char *train)
 {
     char text[2048];
     snprintf(text, sizeof text, head, train);
-    cxl_err_clear(e);
-    return expcfg_load_text("tinyub.yaml", text, NULL, x, e);
-}
-
-static expcfg *must_load(const char *train)
-{
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
-    cxl_err e;
-    if (load(train, x, &e))
-        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
-    return x;
+    return tfx_load_text("tinyub.yaml", text);
 }
 
 static void run(const char *train, double *iter_s, double *tp_s)
 {
     expcfg *x = must_load(train);
-    train_result r;
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (train_run(x, NULL, &r, &e))
-        fail_msg("train_run: %s", e.msg);
-    *iter_s = (double)r.iteration_ps / 1e12;
-    *tp_s = r.breakdown_s[TRAIN_BK_TP];
-    train_result_free(&r);
+    *iter_s = tfx_iteration_s(x, TRAIN_BK_TP, tp_s);
     free(x);
 }
 
@@ -163,16 +147,12 @@ static void expect_error(const char *train, const char *from, const char *to, co
         snprintf(rest, sizeof rest, "%s", p + strlen(from));
         snprintf(p, sizeof text - (size_t)(p - text), "%s%s", to, rest);
     }
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
     cxl_err e;
-    cxl_err_clear(&e);
-    assert_int_not_equal(expcfg_load_text("tinyub.yaml", text, NULL, x, &e), 0);
+    assert_null(tfx_try_load_text("tinyub.yaml", text, &e));
     if (!strstr(e.msg, needle))
         fail_msg("'%s' not in: %s", needle, e.msg);
     assert_int_equal(e.line, 5);
     assert_true(e.col > 1);
-    free(x);
 }
 
 static void bad_input(void **state)

@@ -899,12 +899,8 @@ static void trace_is_written(void **state)
 static void moe_fine_grained_kernels(void **state)
 {
     (void)state;
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
+    expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
     cxl_err e;
-    cxl_err_clear(&e);
-    if (expcfg_load(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml", x, &e))
-        fail_msg("%s", e.msg);
     opgraph g;
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
     uint64_t le = x->model.experts / x->train.ep, tl = x->train.micro_batch * x->model.seq_len;
@@ -1189,12 +1185,8 @@ static void moe_python_host_time(void **state)
 static void moe_python_placement(void **state)
 {
     (void)state;
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
+    expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
     cxl_err e;
-    cxl_err_clear(&e);
-    if (expcfg_load(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml", x, &e))
-        fail_msg("%s", e.msg);
     x->train.host_moe_router_ps = 1000;
     x->train.host_moe_dispatch_ps = 2000;
     x->train.host_moe_expert_ps = 10;

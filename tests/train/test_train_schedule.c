@@ -20,25 +20,7 @@
 #include "train/optimes.h"
 #include "train/train.h"
 #include "times_file.h"
-
-static expcfg *load(const char *text)
-{
-    expcfg *x = malloc(sizeof *x);
-    cxl_err e;
-    cxl_err_clear(&e);
-    assert_non_null(x);
-    if (expcfg_load_text("s.yaml", text, NULL, x, &e))
-        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
-    return x;
-}
-
-static void run(const expcfg *x, const train_opts *o, train_result *r)
-{
-    cxl_err e;
-    cxl_err_clear(&e);
-    if (train_run(x, o, r, &e))
-        fail_msg("train_run: %s", e.msg);
-}
+#include "train_fixture.h"
 
 /* A GPT of `layers` layers on pp GPUs of one node with m micro-batches; `sched` and `more` add training keys. */
 static expcfg *pipe_m(uint32_t layers, uint32_t pp, uint32_t m, const char *sched, const char *more)
@@ -52,7 +34,7 @@ static expcfg *pipe_m(uint32_t layers, uint32_t pp, uint32_t m, const char *sche
              "cluster: { extends: dgx-a100, nodes: 1, gpus_per_node: %u, nics_per_node: %u }\n"
              "training: { global_batch: %u, pp: %u%s%s }\n",
              layers, pp, pp, m, pp, sched, more);
-    return load(text);
+    return tfx_load_text("s.yaml", text);
 }
 
 /* A GPT of one layer per stage on 4 GPUs of one node, m = 8 micro-batches; `sched` the schedule line. */
@@ -78,8 +60,8 @@ static void naming_megatrons_choice_changes_nothing(void **state)
     for (int k = 0; k < 2; k++) {
         expcfg *x = pipeline(pairs[k][0], 4 * (uint32_t)(k + 1), ""), *y = pipeline(pairs[k][1], 4 * (uint32_t)(k + 1), "");
         train_result a, b;
-        run(x, NULL, &a);
-        run(y, NULL, &b);
+        tfx_run(x, NULL, &a);
+        tfx_run(y, NULL, &b);
         same(&a, &b);
         train_result_free(&a);
         train_result_free(&b);
@@ -131,8 +113,8 @@ static void zb_h1_bubble_is_the_papers(void **state)
     optimes *ot = times_file(&g, names, ps, path);
     train_opts o = { ot, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
     train_result a, b;
-    run(x, &o, &a);
-    run(y, &o, &b);
+    tfx_run(x, &o, &a);
+    tfx_run(y, &o, &b);
     assert_int_equal(b.kernels_measured, b.kernels);
     /* the same kernels on every stage, rearranged */
     for (uint32_t s = 0; s < 4; s++)
@@ -183,7 +165,7 @@ static void dualpipev_in_the_engine(void **state)
         /* the other kernels take no time here: a host launching them would be behind (host timeline) */
         expcfg *y = pipeline(sched[k], 8, ", host_launch: 0ps");
         train_result r;
-        run(y, &o, &r);
+        tfx_run(y, &o, &r);
         int64_t d = r.iteration_ps - want[k];
         if (d < 0 || d > 1000000000)
             fail_msg("%s: %lld ps, want %lld + the sends", sched[k], (long long)r.iteration_ps, (long long)want[k]);
@@ -199,7 +181,7 @@ static void dualpipev_in_the_engine(void **state)
     x = pipeline(sched[0], 8, ", tp: 1");
     x->model.tied_embeddings = 1;
     train_result r;
-    run(x, NULL, &r);
+    tfx_run(x, NULL, &r);
     for (uint32_t s = 0; s < r.nstages; s++) {
         int64_t sum = 0;
         for (int k = 0; k < TRAIN_BK_N; k++)
@@ -224,7 +206,7 @@ static void split_by_weight_gradient_entries(void **state)
     snprintf(text, sizeof text,
              "name: s\nmodel: llama2-7b\ngpu: a100-80gb\ncluster: { extends: dgx-a100, nodes: 1 }\n"
              "training: { global_batch: 8, tp: 2, sp: true, pp: 4, pipeline_schedule: zb-h1 }\n");
-    expcfg *x = load(text);
+    expcfg *x = tfx_load_text("s.yaml", text);
     opgraph g;
     cxl_err e;
     assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
@@ -245,9 +227,9 @@ static void split_by_weight_gradient_entries(void **state)
     assert_int_equal(gathers, 2);     /* sp: the attention's and the MLP's input again for their weights */
     /* and the engine runs it: same compute as 1F1B, a shorter iteration */
     train_result a, b;
-    run(x, NULL, &b);
+    tfx_run(x, NULL, &b);
     x->train.pipeline_schedule = TRAINCFG_SCHEDULE_1F1B;
-    run(x, NULL, &a);
+    tfx_run(x, NULL, &a);
     assert_true(b.iteration_ps < a.iteration_ps);
     for (uint32_t s = 0; s < 4; s++)
         assert_int_equal(a.stages[s].bk_ps[TRAIN_BK_COMPUTE], b.stages[s].bk_ps[TRAIN_BK_COMPUTE]);
@@ -295,7 +277,7 @@ static void megatron_p2p_exchange(void **state)
     for (int k = 0; k < 2; k++) {
         expcfg *y = pipe_m(4, 2, 4, ", host_launch: 0ps", ex[k]);
         train_result r;
-        run(y, &o, &r);
+        tfx_run(y, &o, &r);
         int64_t d = r.iteration_ps - 27 * T;
         if (d < 0 || d > 500000000) /* the sends: 0.5 MiB over NVLink, under 0.5 ms in all */
             fail_msg("%s: %lld ps, want 27 T = %lld + the sends", ex[k], (long long)r.iteration_ps,
@@ -320,8 +302,8 @@ static void megatron_p2p_exchange(void **state)
         expcfg *a = pipeline(", host_launch: 0ps", 8, cases[k][0]);
         expcfg *b = pipeline(", host_launch: 0ps", 8, cases[k][1]);
         train_result ra, rb;
-        run(a, NULL, &ra);
-        run(b, NULL, &rb);
+        tfx_run(a, NULL, &ra);
+        tfx_run(b, NULL, &rb);
         if (k == 3)
             same(&ra, &rb);
         else if (k == 0) /* waits move between "pp send" and "pp" where a send waits for its receive */

@@ -28,6 +28,8 @@
 
 #include "train/train.h"
 
+#include "train_fixture.h"
+
 #ifndef CXLSIM_SOURCE_DIR
 #define CXLSIM_SOURCE_DIR "."
 #endif
@@ -170,12 +172,9 @@ static void run_row(table *t, int i)
     row *r = &t->rows[i];
     char path[512];
     snprintf(path, sizeof path, CXLSIM_SOURCE_DIR "/configs/validation/%s/%s.yaml", t->dir, r->name);
-    expcfg *x = malloc(sizeof *x);
-    assert_non_null(x);
+    expcfg *x = tfx_load_file(path);
     cxl_err e;
     cxl_err_clear(&e);
-    if (expcfg_load(path, x, &e))
-        fail_msg("%s: %s", path, e.msg);
     train_result res;
     if (train_run(x, NULL, &res, &e)) {
         if (!t->oom_ok || !strstr(e.msg, "out of GPU memory"))
@@ -265,12 +264,7 @@ static void megatron_bridge_fp8cs_layers(void **state)
     for (int i = 0; i < t->n; i++) {
         char path[512];
         snprintf(path, sizeof path, CXLSIM_SOURCE_DIR "/configs/validation/%s/%s.yaml", t->dir, t->rows[i].name);
-        expcfg *x = malloc(sizeof *x);
-        assert_non_null(x);
-        cxl_err e;
-        cxl_err_clear(&e);
-        if (expcfg_load(path, x, &e))
-            fail_msg("%s: %s", path, e.msg);
+        expcfg *x = tfx_load_file(path);
         if (x->train.precision == GPUCFG_FP8 && x->train.fp8_recipe == TRAINCFG_FP8_TENSORWISE) {
             fp8cs++;
             if (x->train.bf16_layers_start || x->train.bf16_layers_end)
