@@ -115,7 +115,8 @@ static void flash_attention_kernels(void **state)
     expcfg *x = load(tr);
     assert_int_equal(x->train.attention, TRAINCFG_ATTENTION_FLASH); /* the default */
     assert_int_equal(opgraph_build(&x->model, &x->train, &gf, &e), 0);
-    int f = tfx_find_op(&gf, OPGRAPH_LAYER_FWD, "attn.flash.fwd"), b = tfx_find_op(&gf, OPGRAPH_LAYER_BWD, "attn.flash.bwd");
+    int f = tfx_find_op(&gf, OPGRAPH_LAYER_FWD, "attn.flash.fwd");
+    int b = tfx_find_op(&gf, OPGRAPH_LAYER_BWD, "attn.flash.bwd");
     assert_true(f >= 0 && b >= 0);
     assert_int_equal(tfx_find_op(&gf, OPGRAPH_LAYER_FWD, "attn.score.fwd"), -1);
     assert_int_equal(tfx_find_op(&gf, OPGRAPH_LAYER_BWD, "attn.softmax.bwd"), -1);
@@ -974,6 +975,14 @@ static void moe_fine_grained_kernels(void **state)
     free(x);
 }
 
+/* x's op graph in g, with the optimizer's op for its parameters (moe: every layer an MoE layer). */
+static void build_with_optimizer(const expcfg *x, int moe, opgraph *g)
+{
+    cxl_err e;
+    assert_int_equal(opgraph_build(&x->model, &x->train, g, &e), 0);
+    uint64_t params = x->model.layers * (moe ? g->moe_layer_params : g->layer_params) + g->embed_params + g->head_params;
+    assert_true(opgraph_optimizer_op(g, &x->train, params, &e) >= 0);
+}
 
 /* The host timeline (issue 31): a kernel starts no earlier than the host has launched it, host_launch per
  * launch. Every kernel measured at 50 us, but the permutation's three between the dispatcher's
@@ -1000,11 +1009,8 @@ static void host_timeline_sync(void **state)
         static char text[1024];
         snprintf(text, sizeof text, fmt, model[moe], launch[0]);
         expcfg *x = tfx_load_text("h.yaml", text);
-        cxl_err e;
         opgraph g;
-        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
-        uint64_t params = x->model.layers * (moe ? g.moe_layer_params : g.layer_params) + g.embed_params + g.head_params;
-        assert_true(opgraph_optimizer_op(&g, &x->train, params, &e) >= 0);
+        build_with_optimizer(x, moe, &g);
         int64_t times[OPGRAPH_MAX_OPS];
         for (uint32_t i = 0; i < g.nops; i++) {
             const char *n = g.ops[i].name;
@@ -1057,11 +1063,8 @@ static void host_timeline_sync(void **state)
  * adds up. moe: every layer an MoE layer (the optimizer's parameters counted so). */
 static int64_t iteration_at_1ps(const expcfg *x, int moe)
 {
-    cxl_err e;
     opgraph g;
-    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
-    uint64_t params = x->model.layers * (moe ? g.moe_layer_params : g.layer_params) + g.embed_params + g.head_params;
-    assert_true(opgraph_optimizer_op(&g, &x->train, params, &e) >= 0);
+    build_with_optimizer(x, moe, &g);
     int64_t times[OPGRAPH_MAX_OPS];
     for (uint32_t i = 0; i < g.nops; i++)
         times[i] = 1;

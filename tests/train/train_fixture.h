@@ -1,8 +1,9 @@
 /* train_fixture.h - what the train tests share: an experiment loaded from a file or from YAML text (malloc'd,
  * the caller frees it), the training engine run on it, an op found by name in a layer template. Every "must"
- * helper fails the test with the loader's or the engine's message (file:line:column for text); tfx_try_load_text
- * returns NULL and tfx_check_text nonzero with *e filled instead, for the tests of configuration errors. Header-only (static inline), as
- * tests/hw_fixture.h and tests/preset_fixture.h. Include after <cmocka.h>. */
+ * helper fails the test with the loader's or the engine's message (file:line:column for text);
+ * tfx_try_load_text returns NULL and tfx_check_text nonzero with *e filled instead, for the tests of
+ * configuration errors. Header-only (static inline), as tests/hw_fixture.h and tests/preset_fixture.h.
+ * Include after <cmocka.h>. */
 #ifndef CXLSIM_TEST_TRAIN_FIXTURE_H
 #define CXLSIM_TEST_TRAIN_FIXTURE_H
 
