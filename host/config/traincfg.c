@@ -172,6 +172,10 @@ static const cfg_field fields[] = {
     { "cuda_graph_moe_router", CFG_T_BOOL, T(cuda_graph_moe_router), 0, 1, 0, NULL, NULL, 0, NULL,
       "the router and the dispatcher's preprocessing replay as a CUDA graph (Megatron's cuda_graph_scope "
       "moe_router, moe_preprocess): no host_moe_router" },
+    { "cuda_graph_attn", CFG_T_BOOL, T(cuda_graph_attn), 0, 1, 0, NULL, NULL, 0, NULL,
+      "each layer's attention block (input norm, QKV, core attention, projection, residual) replays its forward "
+      "and its backward as a CUDA graph (Megatron's cuda_graph_scope attn): one host_launch each on the host in "
+      "place of its kernels' launches, GEMM calls and modules" },
     { "host_moe_dispatch", CFG_T_TIME, T(host_moe_dispatch_ps), 0, 0, 1e11, NULL, NULL, 0, NULL,
       "the all-to-all dispatcher's Python per MoE layer's forward between its synchronisation and the all-to-all, "
       "beside their launches, times the cluster's host_time_scale, e.g. 2.594ms; 0: none" },

@@ -170,6 +170,10 @@ typedef struct traincfg {
     /* Megatron's cuda_graph_scope moe_router + moe_preprocess (cuda_graph_impl transformer_engine): the router
      * and the preprocessing replay as a CUDA graph, without host_moe_router's Python */
     int cuda_graph_moe_router;
+    /* Megatron's cuda_graph_scope attn (cuda_graph_impl transformer_engine): each layer's attention block
+     * (input norm, QKV, core attention, projection, residual) replays forward and backward as one CUDA graph
+     * each: one launch on the host in place of its kernels' host time */
+    int cuda_graph_attn;
     /* Megatron-Core's pipeline_model_parallel_layout ("" = none): per virtual stage, in Megatron's order,
      * the embedding E, transformer layers t, multi-token prediction modules m and the loss L, stages
      * separated by '|', "x*n" and "(...)*n" repeating (pplayout.h; parallel_chunk_layers reads it) */

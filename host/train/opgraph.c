@@ -90,7 +90,7 @@ static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m
     op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches, B->mx && B->dtype == GPUCFG_FP8, calls };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -116,7 +116,7 @@ static void mem_n(bld *B, int tpl, const char *name, uint64_t elems, double byte
     op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0, 0, 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -167,7 +167,7 @@ static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uin
 {
     if (tp <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name, 0 };
+    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -176,7 +176,7 @@ static void tpc_async(bld *B, int tpl, int coll, uint64_t bytes, const char *nam
 {
     if (tp <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { OPGRAPH_TP_ASYNC, (uint8_t)coll, 0, bytes, name, 0 };
+    opgraph_entry e = { OPGRAPH_TP_ASYNC, (uint8_t)coll, 0, bytes, name, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -184,12 +184,43 @@ static void tp_wait(bld *B, int tpl, uint64_t tp)
 {
     if (tp <= 1)
         return;
-    opgraph_entry e = { OPGRAPH_TP_WAIT, 0, 0, 0, "tp.wait", 0 };
+    opgraph_entry e = { OPGRAPH_TP_WAIT, 0, 0, 0, "tp.wait", 0, 0 };
     push(B, tpl, e);
 }
 
 
+/* Mark the entries [from, end) of template L as one CUDA graph (lshape.graph_attn): Megatron-Core's
+ * cuda_graph_scope "attn" captures TransformerLayer's attention half (input layernorm, self-attention with its
+ * linear layers and core attention, the bias-dropout-add), forward and backward, with Transformer Engine's
+ * make_graphed_callables (megatron/core/transformer/transformer_layer.py, cuda_graphs.py): the host replays
+ * each as one cudaGraphLaunch. */
+static void graph_mark(bld *B, int L, uint32_t from)
+{
+    opgraph_tpl *T = &B->g->tpl[L];
+    for (uint32_t i = from; i < T->n; i++)
+        T->e[i].graph = i == from ? OPGRAPH_GRAPH_HEAD : OPGRAPH_GRAPHED;
+}
+
+static void attn_fwd_eager(bld *B, int L, const lshape *x);
+static void attn_bwd_eager(bld *B, int L, const lshape *x);
+
 static void attn_fwd(bld *B, int L, const lshape *x)
+{
+    uint32_t from = B->g->tpl[L].n;
+    attn_fwd_eager(B, L, x);
+    if (x->graph_attn)
+        graph_mark(B, L, from);
+}
+
+static void attn_bwd(bld *B, int L, const lshape *x)
+{
+    uint32_t from = B->g->tpl[L].n;
+    attn_bwd_eager(B, L, x);
+    if (x->graph_attn)
+        graph_mark(B, L, from);
+}
+
+static void attn_fwd_eager(bld *B, int L, const lshape *x)
 {
     if (x->mla) {
         opg_mla_fwd(B, L, x);
@@ -223,7 +254,7 @@ static void col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, con
     opg_col_bwd(B, L, x, nm, x->act_bytes, bd, bw);
 }
 
-static void attn_bwd(bld *B, int L, const lshape *x)
+static void attn_bwd_eager(bld *B, int L, const lshape *x)
 {
     uint64_t dh = x->dh;
     if (x->mla) {
@@ -322,14 +353,14 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
 {
     if (ranks <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0 };
+    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0, 0 };
     push(B, tpl, e);
 }
 
 /* A host-timeline mark (OPGRAPH_DTOH with its copies, OPGRAPH_HOST_SYNC) */
 static void host_mark(bld *B, int tpl, int kind, uint64_t copies)
 {
-    opgraph_entry e = { (uint8_t)kind, 0, 0, copies, kind == OPGRAPH_DTOH ? "moe.dispatch.dtoh" : "moe.dispatch.sync", 0 };
+    opgraph_entry e = { (uint8_t)kind, 0, 0, copies, kind == OPGRAPH_DTOH ? "moe.dispatch.dtoh" : "moe.dispatch.sync", 0, 0 };
     push(B, tpl, e);
 }
 
@@ -338,7 +369,7 @@ static void host_py(bld *B, int tpl, uint64_t ps, const char *name)
 {
     if (!ps)
         return;
-    opgraph_entry e = { OPGRAPH_HOST_PY, 0, 0, ps, name, 0 };
+    opgraph_entry e = { OPGRAPH_HOST_PY, 0, 0, ps, name, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -684,7 +715,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
                        sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
                        traincfg_flash(t), cp, m->seq_len, modelcfg_qk_head_dim(m), modelcfg_is_mla(m),
                        m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, sp ? T / tp : T, t->tp_grad_overlap,
-                       0, t->tp_comm_overlap && sp && tp > 1, t->ub_sms };
+                       0, t->tp_comm_overlap && sp && tp > 1, t->ub_sms, t->cuda_graph_attn };
 
     /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
     moe_shape e = { 0 };

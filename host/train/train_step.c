@@ -546,8 +546,12 @@ static int host_launch(eng *E, rep *R, const opgraph_entry *e)
     if (R->launch_paid || !per)
         return 0;
     R->launch_paid = 1;
-    /* a kernel's host time (train_setup.c host_kernel_ps), else a launch; held to TRAIN_MAX_PS */
-    R->host_ps += e->kind == OPGRAPH_KERNEL ? E->host[e->op] : (int64_t)(entry_launches(E, e) * per);
+    /* a kernel's host time (train_setup.c host_kernel_ps), else a launch; inside a CUDA graph nothing but
+     * the graph's one launch at its first entry; held to TRAIN_MAX_PS */
+    if (e->graph)
+        R->host_ps += e->graph == OPGRAPH_GRAPH_HEAD ? (int64_t)per : 0;
+    else
+        R->host_ps += e->kind == OPGRAPH_KERNEL ? E->host[e->op] : (int64_t)(entry_launches(E, e) * per);
     if (R->host_ps > TRAIN_MAX_PS)
         R->host_ps = TRAIN_MAX_PS;
     if (R->host_ps <= E->now)

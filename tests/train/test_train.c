@@ -1180,6 +1180,67 @@ static void moe_python_host_time(void **state)
     assert_true(it[6] < it[0] && it[6] < 1 * us);
 }
 
+/* A CUDA graph of the attention block (training.cuda_graph_attn, Megatron's cuda_graph_scope attn): in the
+ * layer templates the entries from the input norm to the residual, forward and backward, are one graph each,
+ * the first carrying the graph's launch; the MLP half stays eager. With every kernel at 1 ps the host sets
+ * the pace: each graph costs one host_launch where its kernels cost a launch each, their GEMM calls and
+ * modules; 2 layers x 2 micro-batches. */
+static void cuda_graph_attn_host_time(void **state)
+{
+    (void)state;
+    const char *fmt = "name: g\n"
+                      "model: { name: g, layers: 2, hidden: 512, heads: 4, vocab: 4096, seq_len: 256, bias: false,\n"
+                      "         dropout: false, activation: swiglu, ffn: 1024 }\n"
+                      "gpu: b200\n"
+                      "cluster: { extends: dgx-b200, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                      "training: { global_batch: 2, micro_batch: 1, host_launch: 10us, host_gemm: 20us,\n"
+                      "            host_module: 5us, cuda_graph_attn: %s }\n";
+    int64_t it[2];
+    uint64_t eager_ps[2] = { 0, 0 }; /* the attention block's host time per layer, forward and backward */
+    for (int c = 0; c < 2; c++) {
+        static char text[1024];
+        snprintf(text, sizeof text, fmt, c ? "true" : "false");
+        expcfg *x = tfx_load_text("g.yaml", text);
+        cxl_err e;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        for (int d = 0; d < 2; d++) {
+            const opgraph_tpl *T = &g.tpl[d ? OPGRAPH_LAYER_BWD : OPGRAPH_LAYER_FWD];
+            int heads = 0, graphed = 0;
+            for (uint32_t i = 0; i < T->n; i++) {
+                const opgraph_entry *en = &T->e[i];
+                const char *name = en->kind == OPGRAPH_KERNEL ? g.ops[en->op].name : en->name;
+                int attn = !strncmp(name, "ln1.", 4) || !strncmp(name, "qkv.", 4) || !strncmp(name, "rope.", 5) ||
+                           !strncmp(name, "attn.", 5) || !strncmp(name, "proj.", 5) || !strncmp(name, "resid1.", 7);
+                assert_int_equal(en->graph != OPGRAPH_EAGER, c && attn);
+                heads += en->graph == OPGRAPH_GRAPH_HEAD;
+                graphed += en->graph != OPGRAPH_EAGER;
+                if (!c && attn) { /* its host time eager: launches, or a GEMM call and a module */
+                    const op_desc *o = &g.ops[en->op];
+                    size_t len = strlen(o->name);
+                    int module = o->kind == OP_ATTN_FWD || o->kind == OP_ATTN_BWD ||
+                                 (o->kind == OP_GEMM && (!strcmp(o->name + len - 4, ".fwd") ||
+                                                         !strcmp(o->name + len - 9, ".bwd_data")));
+                    uint64_t n = o->launches > 1 ? o->launches : 1;
+                    eager_ps[d] += o->kind == OP_GEMM ? 20000000 : n * 10000000;
+                    eager_ps[d] += module ? 5000000 : 0;
+                }
+            }
+            assert_int_equal(heads, c ? 1 : 0);
+            assert_true(c ? graphed >= 5 : graphed == 0);
+            /* the graph begins at the input norm's forward, at the residual's backward */
+            if (c)
+                for (uint32_t i = 0; i < T->n; i++)
+                    if (T->e[i].graph == OPGRAPH_GRAPH_HEAD)
+                        assert_string_equal(g.ops[T->e[i].op].name, d ? "resid1.bwd" : "ln1.fwd");
+        }
+        it[c] = iteration_at_1ps(x, 0);
+        free(x);
+    }
+    assert_true(eager_ps[0] > 10000000 && eager_ps[1] > 10000000);
+    assert_int_equal(it[0] - it[1], 2 * 2 * (int64_t)(eager_ps[0] - 10000000 + eager_ps[1] - 10000000));
+}
+
 /* Where the MoE Python sits in the forward template (issue 31), on the Qwen3-30B-A3B row (EP 8, 16 local
  * experts): the router's before the router GEMM, the dispatcher's (host_moe_dispatch) right after the host's
  * synchronisation and before the dispatch all-to-all, the experts' (16 x host_moe_expert) before the first
@@ -1235,6 +1296,7 @@ int main(void)
         cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
         cmocka_unit_test(flash_attention_kernels),
         cmocka_unit_test(moe_python_host_time),
+        cmocka_unit_test(cuda_graph_attn_host_time),
         cmocka_unit_test(moe_python_placement),
         cmocka_unit_test(fp8_quantization_kernels),
         cmocka_unit_test(mxfp8_kernels),
