@@ -45,6 +45,10 @@ typedef struct clustercfg {
     /* the framework's host time (training.host_gemm, host_gemm_mxfp8, host_module) on these nodes' CPUs over
      * that on a DGX's x86 host (Xeon Platinum 8480C), where it was measured; 1 = the same */
     double host_time_scale;
+    /* Megatron-Core's own Python (training.host_moe_router, host_moe_expert, host_moe_dispatch: interpreter
+     * and PyTorch dispatch, the CUDA calls in it priced apart) on these nodes' CPUs over a DGX's x86 host;
+     * 0 = host_time_scale (the same factor for all host time) */
+    double host_python_scale;
     cfgloc loc[CLUSTERCFG_NFIELDS];
     cfgloc ref;
 } clustercfg;

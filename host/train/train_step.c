@@ -531,8 +531,10 @@ static int host_launch(eng *E, rep *R, const opgraph_entry *e)
     }
     if (e->kind == OPGRAPH_HOST_PY) {
         /* the framework's Python: the host is busy, the stream untouched */
+        const clustercfg *cl = &E->x->cluster;
+        double scale = cl->host_python_scale > 0 ? cl->host_python_scale : cl->host_time_scale;
         if (per)
-            R->host_ps += (int64_t)((double)e->bytes * E->x->cluster.host_time_scale + 0.5);
+            R->host_ps += (int64_t)((double)e->bytes * scale + 0.5);
         if (R->host_ps > TRAIN_MAX_PS)
             R->host_ps = TRAIN_MAX_PS;
         return 0;

@@ -1141,7 +1141,7 @@ static void host_gemm_calls(void **state)
 
 /* Megatron-Core's Python per MoE layer's forward (issue 31): with every kernel at 1 ps the host sets the
  * pace. host_moe_router adds its time once per MoE layer's forward, host_moe_expert once per local expert
- * (4 here: ep 1), both times the cluster's host_time_scale; a CUDA graph of the router
+ * (4 here: ep 1), both times the cluster's host_time_scale (its host_python_scale where given); a CUDA graph of the router
  * (cuda_graph_moe_router) takes the router's away, not the experts'; with host_launch 0 the host is never
  * behind and neither counts. 2 layers x 2 micro-batches, forward only (the backward has no such time). */
 static void moe_python_host_time(void **state)
@@ -1155,13 +1155,16 @@ static void moe_python_host_time(void **state)
                       "           host_time_scale: %s }\n"
                       "training: { global_batch: 2, micro_batch: 1, host_launch: %s, host_moe_router: %s,\n"
                       "            host_moe_expert: %s, cuda_graph_moe_router: %s }\n";
-    enum { NC = 7 };
-    /* host_time_scale, host_launch, host_moe_router, host_moe_expert, cuda_graph_moe_router */
+    enum { NC = 9 };
+    /* host_time_scale (and host_python_scale), host_launch, host_moe_router, host_moe_expert,
+     * cuda_graph_moe_router */
     const char *cfg[NC][5] = {
         { "1", "10us", "0ps", "0ps", "false" },    { "1", "10us", "100us", "0ps", "false" },
         { "1", "10us", "0ps", "10us", "false" },   { "2", "10us", "100us", "10us", "false" },
         { "2", "10us", "0ps", "0ps", "false" },    { "1", "10us", "100us", "10us", "true" },
         { "1", "0ps", "100us", "10us", "false" },
+        { "2, host_python_scale: 1", "10us", "100us", "10us", "false" },
+        { "2, host_python_scale: 1", "10us", "0ps", "0ps", "false" },
     };
     int64_t it[NC];
     for (int c = 0; c < NC; c++) {
@@ -1178,6 +1181,10 @@ static void moe_python_host_time(void **state)
     assert_int_equal(it[5] - it[0], 2 * 2 * 4 * 10 * us);
     /* no host timeline: the kernels' 1 ps each, the Python nowhere */
     assert_true(it[6] < it[0] && it[6] < 1 * us);
+    /* the cluster's host_python_scale, where given, scales the Python instead of host_time_scale: at 1 on
+     * a host_time_scale 2 cluster the Python costs what it does at scale 1 (the GEMM calls keep 2) */
+    assert_int_equal(it[7] - it[8], it[1] + it[2] - 2 * it[0]);
+    assert_int_equal(it[8], it[4]);
 }
 
 /* A CUDA graph of the attention block (training.cuda_graph_attn, Megatron's cuda_graph_scope attn): in the
