@@ -117,3 +117,8 @@ int clustercfg_check_domain(const clustercfg *c, cxl_err *err)
                        (unsigned long long)d, (unsigned long long)c->nodes, (unsigned long long)gpn,
                        (unsigned long long)gpus, valid);
 }
+
+double clustercfg_python_scale(const clustercfg *c)
+{
+    return c->host_python_scale > 0 ? c->host_python_scale : c->host_time_scale;
+}

@@ -360,7 +360,8 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
 /* A host-timeline mark (OPGRAPH_DTOH with its copies, OPGRAPH_HOST_SYNC) */
 static void host_mark(bld *B, int tpl, int kind, uint64_t copies)
 {
-    opgraph_entry e = { (uint8_t)kind, 0, 0, copies, kind == OPGRAPH_DTOH ? "moe.dispatch.dtoh" : "moe.dispatch.sync", 0, 0 };
+    opgraph_entry e = { (uint8_t)kind, 0, 0, copies, kind == OPGRAPH_DTOH ? "moe.dispatch.dtoh" : "moe.dispatch.sync",
+                        0, 0 };
     push(B, tpl, e);
 }
 
