@@ -181,7 +181,8 @@ static const cfg_field fields[] = {
       "beside their launches, times the cluster's host_time_scale, e.g. 2.594ms; 0: none" },
     { "moe_dispatcher", CFG_T_ENUM, T(moe_dispatcher), 0, 1, 0, traincfg_moe_dispatcher_names, NULL, 0, NULL,
       "Megatron-Core's token dispatcher: alltoall (moe_token_dispatcher_type alltoall) or hybridep (flex with "
-      "moe_flex_dispatcher_backend hybridep: its Python not priced, host_moe_dispatch not applied)" },
+      "moe_flex_dispatcher_backend hybridep: its dispatch and combine kernels do permutation 1 and the "
+      "unpermutation, its Python not priced, host_moe_dispatch not applied)" },
     { "recompute_method", CFG_T_ENUM, T(recompute_method), 0, 1, 0, traincfg_recompute_method_names, NULL, 0, NULL,
       "with recompute full (Megatron's --recompute-method): uniform (every layer recomputed, a checkpoint per "
       "recompute_num_layers layers) or block (only the first recompute_num_layers layers of each model chunk "

@@ -380,6 +380,15 @@ static void host_py(bld *B, int tpl, uint64_t ps, const char *name)
 typedef struct moe_shape {
     uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo, h;
     uint64_t py_router_ps, py_dispatch_ps, py_experts_ps; /* the framework's Python (OPGRAPH_HOST_PY), 0: none */
+    /* moe_dispatcher hybridep (Megatron-Core token_dispatcher.py _HybridEPManager, fused_a2a.py
+     * hybrid_ep_dispatch / hybrid_ep_combine: DeepEP's hybrid-ep HybridEPBuffer dispatch_with_permute and
+     * combine_with_unpermute, csrc/hybrid_ep/hybrid_ep.cu and executor/executor.cu, branch hybrid-ep of
+     * 2025-11-18): the dispatch kernel reads the tokens in token order through its sparse-to-dense map and
+     * the combine kernel sums the returned copies with the router's weights back into token order, so
+     * permutation 1 and its inverse (moe.permute, moe.unpermute) are no kernels of their own; the received
+     * tokens are still permuted by expert out of the dispatch buffer (dispatch_postprocess's permute kernel)
+     * and back into it before the combine (combine_preprocess), as sort_chunks prices, one local expert or more */
+    int fused_perm;
 } moe_shape;
 
 /* The router's GEMM: Megatron-Core's TopKRouter.gating computes the logits with router_gating_linear in
@@ -403,8 +412,16 @@ static void router_gemm(bld *B, int L, const char *name, uint64_t m, uint64_t n,
  * le x me x h (the routing probabilities, 4 B a token, left out); the backward pass runs the inverse. */
 static void sort_chunks(bld *B, int L, const moe_shape *e, const char *name)
 {
-    if (e->le > 1)
+    if (e->le > 1 || e->fused_perm)
         mem(B, L, name, e->le * e->me * e->h, 4);
+}
+
+/* Permutation 1 and its inverse (Transformer Engine's fused moe_permute / moe_unpermute with the router's
+ * weights), unless the dispatcher's own kernels do it (moe_shape.fused_perm) */
+static void permute(bld *B, int L, const moe_shape *e, const char *name, double bytes_per_elem)
+{
+    if (!e->fused_perm)
+        mem(B, L, name, e->routed * e->h, bytes_per_elem);
 }
 
 static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
@@ -430,7 +447,7 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
      * common/permutation/permutation.cu) reads the tl x experts routing map (1 B per entry, bool) and writes
      * an int32 row-id map of the same shape: 1 + 4 = 5 B per entry */
     mem(B, L, "moe.permute.rowmap.fwd", e->tl * e->nexp, 5);
-    mem(B, L, "moe.permute.fwd", e->routed * x->h, 4);
+    permute(B, L, e, "moe.permute.fwd", 4);
     if (groups) {
         host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
         /* the all-to-all dispatcher's Python after its synchronisation (training.host_moe_dispatch;
@@ -453,7 +470,7 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
     /* gather the expert outputs back into token order and sum them with the router's weights */
-    mem(B, L, "moe.unpermute.fwd", e->routed * x->h, 6);
+    permute(B, L, e, "moe.unpermute.fwd", 6);
     if (e->sh_fo)
         mlp_fwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
     mem(B, L, "resid2.fwd", x->Eh, x->drop ? 7 : 6);
@@ -464,7 +481,7 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     mem(B, L, "resid2.bwd", x->Eh, x->drop ? 5 : 4);
     if (e->sh_fo)
         mlp_bwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
-    mem(B, L, "moe.unpermute.bwd", e->routed * x->h, 6);
+    permute(B, L, e, "moe.unpermute.bwd", 6);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
     sort_chunks(B, L, e, "moe.unsort_chunks.bwd");
@@ -479,7 +496,7 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     sort_chunks(B, L, e, "moe.sort_chunks.bwd");
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
-    mem(B, L, "moe.permute.bwd", e->routed * x->h, 4);
+    permute(B, L, e, "moe.permute.bwd", 4);
     router_gemm(B, L, "moe.router.bwd_data", e->tl, x->h, e->nexp);
     router_gemm(B, L, "moe.router.bwd_weight", x->h, e->nexp, e->tl);
     mem(B, L, "ln2.bwd", x->Eh, 8);
@@ -574,6 +591,7 @@ static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, 
     e->py_router_ps = t->cuda_graph_moe_router ? 0 : t->host_moe_router_ps;
     e->py_experts_ps = e->le * t->host_moe_expert_ps;
     e->py_dispatch_ps = t->moe_dispatcher == TRAINCFG_MOE_ALLTOALL ? t->host_moe_dispatch_ps : 0;
+    e->fused_perm = t->moe_dispatcher == TRAINCFG_MOE_HYBRIDEP;
 }
 
 /* The embedding's (first stage) and the head's (last stage) templates. */

@@ -1187,6 +1187,41 @@ static void moe_python_host_time(void **state)
     assert_int_equal(it[8], it[4]);
 }
 
+/* The hybridep dispatcher's kernels (issue 31): its dispatch reads the tokens in token order and its combine
+ * sums the returned copies back into token order, so the MoE templates have no permutation 1 and no
+ * unpermutation (forward and backward), while the permutation by expert out of the dispatch buffer and back
+ * stays (sort_chunks); the all-to-all dispatcher keeps all of them. */
+static int tpl_has(const opgraph *g, int tpl, const char *name)
+{
+    const opgraph_tpl *T = &g->tpl[tpl];
+    for (uint32_t i = 0; i < T->n; i++)
+        if (T->e[i].kind == OPGRAPH_KERNEL && !strcmp(g->ops[T->e[i].op].name, name))
+            return 1;
+    return 0;
+}
+
+static void hybridep_permutation(void **state)
+{
+    (void)state;
+    expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
+    cxl_err e;
+    for (int c = 0; c < 2; c++) {
+        x->train.moe_dispatcher = c ? TRAINCFG_MOE_HYBRIDEP : TRAINCFG_MOE_ALLTOALL;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        assert_int_equal(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.permute.fwd"), !c);
+        assert_int_equal(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.unpermute.fwd"), !c);
+        assert_int_equal(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.permute.bwd"), !c);
+        assert_int_equal(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.unpermute.bwd"), !c);
+        assert_true(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.sort_chunks.fwd"));
+        assert_true(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.unsort_chunks.fwd"));
+        assert_true(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.sort_chunks.bwd"));
+        assert_true(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.unsort_chunks.bwd"));
+        assert_true(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.permute.rowmap.fwd"));
+    }
+    free(x);
+}
+
 /* A CUDA graph of the attention block (training.cuda_graph_attn, Megatron's cuda_graph_scope attn): in the
  * layer templates the entries from the input norm to the residual, forward and backward, are one graph each,
  * the first carrying the graph's launch; the MLP half stays eager. With every kernel at 1 ps the host sets
@@ -1304,6 +1339,7 @@ int main(void)
         cmocka_unit_test(flash_attention_kernels),
         cmocka_unit_test(moe_python_host_time),
         cmocka_unit_test(cuda_graph_attn_host_time),
+        cmocka_unit_test(hybridep_permutation),
         cmocka_unit_test(moe_python_placement),
         cmocka_unit_test(fp8_quantization_kernels),
         cmocka_unit_test(mxfp8_kernels),
