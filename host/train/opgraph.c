@@ -566,6 +566,21 @@ static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recomput
 #undef ID
 }
 
+/* The EP ranks one token goes to when its top_k experts are drawn uniformly without replacement from
+ * `experts` spread evenly over `ep` ranks (Megatron-Core's moe_router_force_load_balancing: random router
+ * logits, the balanced routing the validation rows ran): ep x (1 - P(no expert of a given rank)),
+ * P = C(experts - experts / ep, top_k) / C(experts, top_k). O(top_k). */
+static double ranks_per_token(uint64_t experts, uint64_t ep, uint64_t top_k)
+{
+    if (ep <= 1 || top_k == 0)
+        return 1;
+    double miss = 1, others = (double)(experts - experts / ep);
+    for (uint64_t i = 0; i < top_k; i++)
+        miss *= others - (double)i > 0 ? (others - (double)i) / (double)(experts - i) : 0;
+    double d = (double)ep * (1 - miss);
+    return d < (double)top_k ? d : (double)top_k;
+}
+
 /* The expert half's shapes (moe_shape) of an MoE model's layers on one GPU. */
 static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, double act, moe_shape *e)
 {
@@ -584,7 +599,13 @@ static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, 
     double per_expert = (double)e->tl * (double)m->top_k * (double)(e->ep * e->etp) / (double)m->experts;
     e->me = (uint64_t)ceil(per_expert * load);
     e->routed = e->tl * m->top_k;
-    e->a2a_bytes = (uint64_t)ceil((double)e->routed * (double)h * act * load);
+    /* each routed copy once per destination expert (the all-to-all dispatcher permutes before sending);
+     * HybridEP sends a token once per destination rank and expands it there (its sparse-to-dense map,
+     * tokens x ranks; DeepEP hybrid-ep tests/test_hybrid_ep.py counts its bandwidth on those rows), and its
+     * combine returns one sum per token and rank: the ranks a token reaches instead of top_k */
+    double copies = t->moe_dispatcher == TRAINCFG_MOE_HYBRIDEP ? ranks_per_token(m->experts, e->ep, m->top_k)
+                                                                : (double)m->top_k;
+    e->a2a_bytes = (uint64_t)ceil((double)e->tl * copies * (double)h * act * load);
     e->etp_bytes = e->etp > 1 ? e->a2a_bytes * e->etp : 0;
     e->sh_fo = m->shared_experts * m->expert_ffn / tp;
     e->sh_fin = mats_in * e->sh_fo;

@@ -1190,7 +1190,18 @@ static void moe_python_host_time(void **state)
 /* The hybridep dispatcher's kernels (issue 31): its dispatch reads the tokens in token order and its combine
  * sums the returned copies back into token order, so the MoE templates have no permutation 1 and no
  * unpermutation (forward and backward), while the permutation by expert out of the dispatch buffer and back
- * stays (sort_chunks); the all-to-all dispatcher keeps all of them. */
+ * stays (sort_chunks); the all-to-all dispatcher keeps all of them. HybridEP sends a token once per rank it
+ * goes to: with 128 experts on 8 ranks and top-8 routing drawn uniformly, 8 x (1 - C(112, 8) / C(128, 8)) =
+ * 5.34 ranks per token, where the all-to-all dispatcher sends 8 copies. */
+static uint64_t a2a_bytes(const opgraph *g, int tpl, const char *name)
+{
+    const opgraph_tpl *T = &g->tpl[tpl];
+    for (uint32_t i = 0; i < T->n; i++)
+        if (T->e[i].kind == OPGRAPH_EP_A2A && !strcmp(T->e[i].name, name))
+            return T->e[i].bytes;
+    return 0;
+}
+
 static int tpl_has(const opgraph *g, int tpl, const char *name)
 {
     const opgraph_tpl *T = &g->tpl[tpl];
@@ -1204,11 +1215,19 @@ static void hybridep_permutation(void **state)
 {
     (void)state;
     expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
+    assert_int_equal(x->model.experts, 128);
+    assert_int_equal(x->model.top_k, 8);
+    assert_int_equal(x->train.ep, 8);
     cxl_err e;
+    uint64_t bytes[2][4];
+    const char *a2a[4] = { "ep.alltoall.dispatch", "ep.alltoall.combine", "ep.alltoall.combine.grad",
+                           "ep.alltoall.dispatch.grad" };
     for (int c = 0; c < 2; c++) {
         x->train.moe_dispatcher = c ? TRAINCFG_MOE_HYBRIDEP : TRAINCFG_MOE_ALLTOALL;
         opgraph g;
         assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        for (int k = 0; k < 4; k++)
+            bytes[c][k] = a2a_bytes(&g, k < 2 ? OPGRAPH_MOE_FWD : OPGRAPH_MOE_BWD, a2a[k]);
         assert_int_equal(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.permute.fwd"), !c);
         assert_int_equal(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.unpermute.fwd"), !c);
         assert_int_equal(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.permute.bwd"), !c);
@@ -1218,6 +1237,11 @@ static void hybridep_permutation(void **state)
         assert_true(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.sort_chunks.bwd"));
         assert_true(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.unsort_chunks.bwd"));
         assert_true(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.permute.rowmap.fwd"));
+    }
+    for (int k = 0; k < 4; k++) {
+        assert_true(bytes[0][k] > 0 && bytes[0][k] == bytes[0][0] && bytes[1][k] == bytes[1][0]);
+        double d = 8.0 * (double)bytes[1][k] / (double)bytes[0][k];
+        assert_true(d > 5.33 && d < 5.35);
     }
     free(x);
 }
