@@ -49,6 +49,9 @@ static const cfg_field fields[] = {
     { "host_time_scale", CFG_T_DOUBLE, C(host_time_scale), 0, 0.01, 100, NULL, NULL, 0, NULL,
       "the framework's host time (training.host_gemm, host_gemm_mxfp8, host_module) on these nodes' CPUs over a "
       "DGX's x86 host, e.g. 2.75 for Grace; default 1" },
+    { "host_python_scale", CFG_T_DOUBLE, C(host_python_scale), 0, 0, 100, NULL, NULL, 0, NULL,
+      "Megatron-Core's own Python on the host (training.host_moe_router, host_moe_expert, host_moe_dispatch) on "
+      "these nodes' CPUs over a DGX's x86 host, e.g. 1.09; 0 (default): host_time_scale" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -113,4 +116,9 @@ int clustercfg_check_domain(const clustercfg *c, cxl_err *err)
                        "uses whole domains, e.g. 64 of an NVL72 rack's 72 GPUs); nearest valid: %s",
                        (unsigned long long)d, (unsigned long long)c->nodes, (unsigned long long)gpn,
                        (unsigned long long)gpus, valid);
+}
+
+double clustercfg_python_scale(const clustercfg *c)
+{
+    return c->host_python_scale > 0 ? c->host_python_scale : c->host_time_scale;
 }

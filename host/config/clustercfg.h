@@ -20,6 +20,7 @@ enum { CLUSTERCFG_F_NAME, CLUSTERCFG_F_DESCRIPTION, CLUSTERCFG_F_NODES, CLUSTERC
        CLUSTERCFG_F_OVERSUB, CLUSTERCFG_F_NVLINK_LAT, CLUSTERCFG_F_NIC_LAT, CLUSTERCFG_F_SWITCH_LAT,
        CLUSTERCFG_F_NVLINK_EFF, CLUSTERCFG_F_NIC_EFF, CLUSTERCFG_F_NCCL_CHANNELS, CLUSTERCFG_F_CPU_VENDOR,
        CLUSTERCFG_F_NVLINK_DOMAIN, CLUSTERCFG_F_HOST_LINK_BW, CLUSTERCFG_F_HOST_MEMORY, CLUSTERCFG_F_HOST_TIME_SCALE,
+       CLUSTERCFG_F_HOST_PYTHON_SCALE,
        CLUSTERCFG_NFIELDS };
 
 typedef struct clustercfg {
@@ -45,6 +46,10 @@ typedef struct clustercfg {
     /* the framework's host time (training.host_gemm, host_gemm_mxfp8, host_module) on these nodes' CPUs over
      * that on a DGX's x86 host (Xeon Platinum 8480C), where it was measured; 1 = the same */
     double host_time_scale;
+    /* Megatron-Core's own Python (training.host_moe_router, host_moe_expert, host_moe_dispatch: interpreter
+     * and PyTorch dispatch, the CUDA calls in it priced apart) on these nodes' CPUs over a DGX's x86 host;
+     * 0 = host_time_scale (the same factor for all host time) */
+    double host_python_scale;
     cfgloc loc[CLUSTERCFG_NFIELDS];
     cfgloc ref;
 } clustercfg;
@@ -63,5 +68,9 @@ uint64_t clustercfg_domain(const clustercfg *c);
  * cluster's GPUs are more than one domain and not a whole number of domains; the message names the valid
  * values nearest the one given. */
 int clustercfg_check_domain(const clustercfg *c, cxl_err *err);
+
+/* The factor of Megatron-Core's Python on the host (training.host_moe_*): host_python_scale, or where it is 0
+ * host_time_scale */
+double clustercfg_python_scale(const clustercfg *c);
 
 #endif

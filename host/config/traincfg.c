@@ -172,12 +172,17 @@ static const cfg_field fields[] = {
     { "cuda_graph_moe_router", CFG_T_BOOL, T(cuda_graph_moe_router), 0, 1, 0, NULL, NULL, 0, NULL,
       "the router and the dispatcher's preprocessing replay as a CUDA graph (Megatron's cuda_graph_scope "
       "moe_router, moe_preprocess): no host_moe_router" },
+    { "cuda_graph_attn", CFG_T_BOOL, T(cuda_graph_attn), 0, 1, 0, NULL, NULL, 0, NULL,
+      "each layer's attention block (input norm, QKV, core attention, projection, residual) replays its forward "
+      "and its backward as a CUDA graph (Megatron's cuda_graph_scope attn): one host_launch each on the host in "
+      "place of its kernels' launches, GEMM calls and modules" },
     { "host_moe_dispatch", CFG_T_TIME, T(host_moe_dispatch_ps), 0, 0, 1e11, NULL, NULL, 0, NULL,
       "the all-to-all dispatcher's Python per MoE layer's forward between its synchronisation and the all-to-all, "
       "beside their launches, times the cluster's host_time_scale, e.g. 2.594ms; 0: none" },
     { "moe_dispatcher", CFG_T_ENUM, T(moe_dispatcher), 0, 1, 0, traincfg_moe_dispatcher_names, NULL, 0, NULL,
       "Megatron-Core's token dispatcher: alltoall (moe_token_dispatcher_type alltoall) or hybridep (flex with "
-      "moe_flex_dispatcher_backend hybridep: its Python not priced, host_moe_dispatch not applied)" },
+      "moe_flex_dispatcher_backend hybridep: its dispatch and combine kernels do permutation 1 and the "
+      "unpermutation, its Python not priced, host_moe_dispatch not applied)" },
     { "recompute_method", CFG_T_ENUM, T(recompute_method), 0, 1, 0, traincfg_recompute_method_names, NULL, 0, NULL,
       "with recompute full (Megatron's --recompute-method): uniform (every layer recomputed, a checkpoint per "
       "recompute_num_layers layers) or block (only the first recompute_num_layers layers of each model chunk "

@@ -58,9 +58,10 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_P2P_EXCHANGE, TRAINCFG_F_HOST_GEMM, TRAINCFG_F_HOST_GEMM_MXFP8,
        TRAINCFG_F_HOST_MODULE, TRAINCFG_F_GRAD_REDUCE, TRAINCFG_F_OVERLAP_COMM, TRAINCFG_F_REDUCE_BUCKET,
        TRAINCFG_F_PP_PROTO, TRAINCFG_F_CP_PROTO, TRAINCFG_F_EP_PROTO, TRAINCFG_F_HOST_MOE_ROUTER,
-       TRAINCFG_F_HOST_MOE_EXPERT, TRAINCFG_F_CUDA_GRAPH_MOE_ROUTER, TRAINCFG_F_HOST_MOE_DISPATCH,
-       TRAINCFG_F_MOE_DISPATCHER, TRAINCFG_F_RECOMPUTE_METHOD, TRAINCFG_F_RECOMPUTE_NUM_LAYERS,
-       TRAINCFG_F_TP_COMM_OVERLAP, TRAINCFG_F_UB_SMS0, TRAINCFG_NFIELDS = TRAINCFG_F_UB_SMS0 + 4 };
+       TRAINCFG_F_HOST_MOE_EXPERT, TRAINCFG_F_CUDA_GRAPH_MOE_ROUTER, TRAINCFG_F_CUDA_GRAPH_ATTN,
+       TRAINCFG_F_HOST_MOE_DISPATCH, TRAINCFG_F_MOE_DISPATCHER, TRAINCFG_F_RECOMPUTE_METHOD,
+       TRAINCFG_F_RECOMPUTE_NUM_LAYERS, TRAINCFG_F_TP_COMM_OVERLAP, TRAINCFG_F_UB_SMS0,
+       TRAINCFG_NFIELDS = TRAINCFG_F_UB_SMS0 + 4 };
 
 /* training.moe_dispatcher: Megatron-Core's token dispatcher (moe_token_dispatcher_type alltoall, or flex
  * with moe_flex_dispatcher_backend hybridep) */
@@ -170,6 +171,10 @@ typedef struct traincfg {
     /* Megatron's cuda_graph_scope moe_router + moe_preprocess (cuda_graph_impl transformer_engine): the router
      * and the preprocessing replay as a CUDA graph, without host_moe_router's Python */
     int cuda_graph_moe_router;
+    /* Megatron's cuda_graph_scope attn (cuda_graph_impl transformer_engine): each layer's attention block
+     * (input norm, QKV, core attention, projection, residual) replays forward and backward as one CUDA graph
+     * each: one launch on the host in place of its kernels' host time */
+    int cuda_graph_attn;
     /* Megatron-Core's pipeline_model_parallel_layout ("" = none): per virtual stage, in Megatron's order,
      * the embedding E, transformer layers t, multi-token prediction modules m and the loss L, stages
      * separated by '|', "x*n" and "(...)*n" repeating (pplayout.h; parallel_chunk_layers reads it) */

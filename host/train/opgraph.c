@@ -90,7 +90,7 @@ static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m
     op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches, B->mx && B->dtype == GPUCFG_FP8, calls };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -116,7 +116,7 @@ static void mem_n(bld *B, int tpl, const char *name, uint64_t elems, double byte
     op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0, 0, 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0 };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -167,7 +167,7 @@ static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uin
 {
     if (tp <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name, 0 };
+    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -176,7 +176,7 @@ static void tpc_async(bld *B, int tpl, int coll, uint64_t bytes, const char *nam
 {
     if (tp <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { OPGRAPH_TP_ASYNC, (uint8_t)coll, 0, bytes, name, 0 };
+    opgraph_entry e = { OPGRAPH_TP_ASYNC, (uint8_t)coll, 0, bytes, name, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -184,12 +184,43 @@ static void tp_wait(bld *B, int tpl, uint64_t tp)
 {
     if (tp <= 1)
         return;
-    opgraph_entry e = { OPGRAPH_TP_WAIT, 0, 0, 0, "tp.wait", 0 };
+    opgraph_entry e = { OPGRAPH_TP_WAIT, 0, 0, 0, "tp.wait", 0, 0 };
     push(B, tpl, e);
 }
 
 
+/* Mark the entries [from, end) of template L as one CUDA graph (lshape.graph_attn): Megatron-Core's
+ * cuda_graph_scope "attn" captures TransformerLayer's attention half (input layernorm, self-attention with its
+ * linear layers and core attention, the bias-dropout-add), forward and backward, with Transformer Engine's
+ * make_graphed_callables (megatron/core/transformer/transformer_layer.py, cuda_graphs.py): the host replays
+ * each as one cudaGraphLaunch. */
+static void graph_mark(bld *B, int L, uint32_t from)
+{
+    opgraph_tpl *T = &B->g->tpl[L];
+    for (uint32_t i = from; i < T->n; i++)
+        T->e[i].graph = i == from ? OPGRAPH_GRAPH_HEAD : OPGRAPH_GRAPHED;
+}
+
+static void attn_fwd_eager(bld *B, int L, const lshape *x);
+static void attn_bwd_eager(bld *B, int L, const lshape *x);
+
 static void attn_fwd(bld *B, int L, const lshape *x)
+{
+    uint32_t from = B->g->tpl[L].n;
+    attn_fwd_eager(B, L, x);
+    if (x->graph_attn)
+        graph_mark(B, L, from);
+}
+
+static void attn_bwd(bld *B, int L, const lshape *x)
+{
+    uint32_t from = B->g->tpl[L].n;
+    attn_bwd_eager(B, L, x);
+    if (x->graph_attn)
+        graph_mark(B, L, from);
+}
+
+static void attn_fwd_eager(bld *B, int L, const lshape *x)
 {
     if (x->mla) {
         opg_mla_fwd(B, L, x);
@@ -223,7 +254,7 @@ static void col_bwd(bld *B, int L, const lshape *x, const col_bwd_names *nm, con
     opg_col_bwd(B, L, x, nm, x->act_bytes, bd, bw);
 }
 
-static void attn_bwd(bld *B, int L, const lshape *x)
+static void attn_bwd_eager(bld *B, int L, const lshape *x)
 {
     uint64_t dh = x->dh;
     if (x->mla) {
@@ -322,14 +353,15 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
 {
     if (ranks <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0 };
+    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0, 0 };
     push(B, tpl, e);
 }
 
 /* A host-timeline mark (OPGRAPH_DTOH with its copies, OPGRAPH_HOST_SYNC) */
 static void host_mark(bld *B, int tpl, int kind, uint64_t copies)
 {
-    opgraph_entry e = { (uint8_t)kind, 0, 0, copies, kind == OPGRAPH_DTOH ? "moe.dispatch.dtoh" : "moe.dispatch.sync", 0 };
+    opgraph_entry e = { (uint8_t)kind, 0, 0, copies, kind == OPGRAPH_DTOH ? "moe.dispatch.dtoh" : "moe.dispatch.sync",
+                        0, 0 };
     push(B, tpl, e);
 }
 
@@ -338,7 +370,7 @@ static void host_py(bld *B, int tpl, uint64_t ps, const char *name)
 {
     if (!ps)
         return;
-    opgraph_entry e = { OPGRAPH_HOST_PY, 0, 0, ps, name, 0 };
+    opgraph_entry e = { OPGRAPH_HOST_PY, 0, 0, ps, name, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -348,6 +380,15 @@ static void host_py(bld *B, int tpl, uint64_t ps, const char *name)
 typedef struct moe_shape {
     uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo, h;
     uint64_t py_router_ps, py_dispatch_ps, py_experts_ps; /* the framework's Python (OPGRAPH_HOST_PY), 0: none */
+    /* moe_dispatcher hybridep (Megatron-Core token_dispatcher.py _HybridEPManager, fused_a2a.py
+     * hybrid_ep_dispatch / hybrid_ep_combine: DeepEP's hybrid-ep HybridEPBuffer dispatch_with_permute and
+     * combine_with_unpermute, csrc/hybrid_ep/hybrid_ep.cu and executor/executor.cu, branch hybrid-ep of
+     * 2025-11-18): the dispatch kernel reads the tokens in token order through its sparse-to-dense map and
+     * the combine kernel sums the returned copies with the router's weights back into token order, so
+     * permutation 1 and its inverse (moe.permute, moe.unpermute) are no kernels of their own; the received
+     * tokens are still permuted by expert out of the dispatch buffer (dispatch_postprocess's permute kernel)
+     * and back into it before the combine (combine_preprocess), as sort_chunks prices, one local expert or more */
+    int fused_perm;
 } moe_shape;
 
 /* The router's GEMM: Megatron-Core's TopKRouter.gating computes the logits with router_gating_linear in
@@ -371,8 +412,16 @@ static void router_gemm(bld *B, int L, const char *name, uint64_t m, uint64_t n,
  * le x me x h (the routing probabilities, 4 B a token, left out); the backward pass runs the inverse. */
 static void sort_chunks(bld *B, int L, const moe_shape *e, const char *name)
 {
-    if (e->le > 1)
+    if (e->le > 1 || e->fused_perm)
         mem(B, L, name, e->le * e->me * e->h, 4);
+}
+
+/* Permutation 1 and its inverse (Transformer Engine's fused moe_permute / moe_unpermute with the router's
+ * weights), unless the dispatcher's own kernels do it (moe_shape.fused_perm) */
+static void permute(bld *B, int L, const moe_shape *e, const char *name, double bytes_per_elem)
+{
+    if (!e->fused_perm)
+        mem(B, L, name, e->routed * e->h, bytes_per_elem);
 }
 
 static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
@@ -398,7 +447,7 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
      * common/permutation/permutation.cu) reads the tl x experts routing map (1 B per entry, bool) and writes
      * an int32 row-id map of the same shape: 1 + 4 = 5 B per entry */
     mem(B, L, "moe.permute.rowmap.fwd", e->tl * e->nexp, 5);
-    mem(B, L, "moe.permute.fwd", e->routed * x->h, 4);
+    permute(B, L, e, "moe.permute.fwd", 4);
     if (groups) {
         host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
         /* the all-to-all dispatcher's Python after its synchronisation (training.host_moe_dispatch;
@@ -421,7 +470,7 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
     /* gather the expert outputs back into token order and sum them with the router's weights */
-    mem(B, L, "moe.unpermute.fwd", e->routed * x->h, 6);
+    permute(B, L, e, "moe.unpermute.fwd", 6);
     if (e->sh_fo)
         mlp_fwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
     mem(B, L, "resid2.fwd", x->Eh, x->drop ? 7 : 6);
@@ -432,7 +481,7 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     mem(B, L, "resid2.bwd", x->Eh, x->drop ? 5 : 4);
     if (e->sh_fo)
         mlp_bwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
-    mem(B, L, "moe.unpermute.bwd", e->routed * x->h, 6);
+    permute(B, L, e, "moe.unpermute.bwd", 6);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
     sort_chunks(B, L, e, "moe.unsort_chunks.bwd");
@@ -447,7 +496,7 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     sort_chunks(B, L, e, "moe.sort_chunks.bwd");
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
-    mem(B, L, "moe.permute.bwd", e->routed * x->h, 4);
+    permute(B, L, e, "moe.permute.bwd", 4);
     router_gemm(B, L, "moe.router.bwd_data", e->tl, x->h, e->nexp);
     router_gemm(B, L, "moe.router.bwd_weight", x->h, e->nexp, e->tl);
     mem(B, L, "ln2.bwd", x->Eh, 8);
@@ -517,6 +566,21 @@ static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recomput
 #undef ID
 }
 
+/* The EP ranks one token goes to when its top_k experts are drawn uniformly without replacement from
+ * `experts` spread evenly over `ep` ranks (Megatron-Core's moe_router_force_load_balancing: random router
+ * logits, the balanced routing the validation rows ran): ep x (1 - P(no expert of a given rank)),
+ * P = C(experts - experts / ep, top_k) / C(experts, top_k). O(top_k). */
+static double ranks_per_token(uint64_t experts, uint64_t ep, uint64_t top_k)
+{
+    if (ep <= 1 || top_k == 0)
+        return 1;
+    double miss = 1, others = (double)(experts - experts / ep);
+    for (uint64_t i = 0; i < top_k; i++)
+        miss *= others - (double)i > 0 ? (others - (double)i) / (double)(experts - i) : 0;
+    double d = (double)ep * (1 - miss);
+    return d < (double)top_k ? d : (double)top_k;
+}
+
 /* The expert half's shapes (moe_shape) of an MoE model's layers on one GPU. */
 static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, double act, moe_shape *e)
 {
@@ -535,13 +599,20 @@ static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, 
     double per_expert = (double)e->tl * (double)m->top_k * (double)(e->ep * e->etp) / (double)m->experts;
     e->me = (uint64_t)ceil(per_expert * load);
     e->routed = e->tl * m->top_k;
-    e->a2a_bytes = (uint64_t)ceil((double)e->routed * (double)h * act * load);
+    /* each routed copy once per destination expert (the all-to-all dispatcher permutes before sending);
+     * HybridEP sends a token once per destination rank and expands it there (its sparse-to-dense map,
+     * tokens x ranks; DeepEP hybrid-ep tests/test_hybrid_ep.py counts its bandwidth on those rows), and its
+     * combine returns one sum per token and rank: the ranks a token reaches instead of top_k */
+    double copies = t->moe_dispatcher == TRAINCFG_MOE_HYBRIDEP ? ranks_per_token(m->experts, e->ep, m->top_k)
+                                                                : (double)m->top_k;
+    e->a2a_bytes = (uint64_t)ceil((double)e->tl * copies * (double)h * act * load);
     e->etp_bytes = e->etp > 1 ? e->a2a_bytes * e->etp : 0;
     e->sh_fo = m->shared_experts * m->expert_ffn / tp;
     e->sh_fin = mats_in * e->sh_fo;
     e->py_router_ps = t->cuda_graph_moe_router ? 0 : t->host_moe_router_ps;
     e->py_experts_ps = e->le * t->host_moe_expert_ps;
     e->py_dispatch_ps = t->moe_dispatcher == TRAINCFG_MOE_ALLTOALL ? t->host_moe_dispatch_ps : 0;
+    e->fused_perm = t->moe_dispatcher == TRAINCFG_MOE_HYBRIDEP;
 }
 
 /* The embedding's (first stage) and the head's (last stage) templates. */
@@ -684,7 +755,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
                        sp, drop, m->position == MODELCFG_POS_ROPE, m->activation == MODELCFG_SWIGLU, ar,
                        traincfg_flash(t), cp, m->seq_len, modelcfg_qk_head_dim(m), modelcfg_is_mla(m),
                        m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, sp ? T / tp : T, t->tp_grad_overlap,
-                       0, t->tp_comm_overlap && sp && tp > 1, t->ub_sms };
+                       0, t->tp_comm_overlap && sp && tp > 1, t->ub_sms, t->cuda_graph_attn };
 
     /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
     moe_shape e = { 0 };

@@ -74,7 +74,12 @@ typedef struct opgraph_entry {
     uint8_t wgrad;      /* part of the weight gradient (a *.bwd_weight GEMM, or the *.wgrad all-gather that
                            sequence parallelism repeats for it): what a zero-bubble schedule's W pass runs,
                            and its B pass leaves out (schedule.h, enum schedule_part) */
+    uint8_t graph;      /* enum opgraph_graph: the entry replays inside a CUDA graph (training.cuda_graph_attn) */
 } opgraph_entry;
+
+/* An entry captured in a CUDA graph (Megatron's cuda_graph_scope, Transformer Engine's make_graphed_callables)
+ * costs the host nothing of its own; the graph's first entry carries the graph's one launch (host_launch). */
+enum opgraph_graph { OPGRAPH_EAGER = 0, OPGRAPH_GRAPHED = 1, OPGRAPH_GRAPH_HEAD = 2 };
 
 typedef struct opgraph_tpl {
     opgraph_entry e[OPGRAPH_MAX_TPL];

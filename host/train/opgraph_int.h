@@ -35,6 +35,7 @@ typedef struct lshape {
     uint64_t window;    /* the windowed layers' templates: model.window_size (keys before each query); 0 otherwise */
     int ub;             /* training.tp_comm_overlap: Transformer Engine's userbuffers (ring exchanges, bulk SMs) */
     const uint64_t *ub_sms; /* with ub: traincfg.ub_sms, in enum traincfg_ub_bulk order */
+    int graph_attn;     /* training.cuda_graph_attn: the attention block's entries replay in a CUDA graph */
 } lshape;
 
 /* Append op d to the graph (deduplicated by name and shape): its index, or -1 with B->failed set */

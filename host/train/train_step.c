@@ -532,7 +532,7 @@ static int host_launch(eng *E, rep *R, const opgraph_entry *e)
     if (e->kind == OPGRAPH_HOST_PY) {
         /* the framework's Python: the host is busy, the stream untouched */
         if (per)
-            R->host_ps += (int64_t)((double)e->bytes * E->x->cluster.host_time_scale + 0.5);
+            R->host_ps += (int64_t)((double)e->bytes * clustercfg_python_scale(&E->x->cluster) + 0.5);
         if (R->host_ps > TRAIN_MAX_PS)
             R->host_ps = TRAIN_MAX_PS;
         return 0;
@@ -546,8 +546,10 @@ static int host_launch(eng *E, rep *R, const opgraph_entry *e)
     if (R->launch_paid || !per)
         return 0;
     R->launch_paid = 1;
-    /* a kernel's host time (train_setup.c host_kernel_ps), else a launch; held to TRAIN_MAX_PS */
-    R->host_ps += e->kind == OPGRAPH_KERNEL ? E->host[e->op] : (int64_t)(entry_launches(E, e) * per);
+    /* a kernel's host time (train_setup.c host_kernel_ps), else a launch; in a CUDA graph (opgraph.h) the
+     * graph's one launch at its first entry; held to TRAIN_MAX_PS */
+    R->host_ps += e->graph ? (e->graph == OPGRAPH_GRAPH_HEAD ? (int64_t)per : 0)
+                  : e->kind == OPGRAPH_KERNEL ? E->host[e->op] : (int64_t)(entry_launches(E, e) * per);
     if (R->host_ps > TRAIN_MAX_PS)
         R->host_ps = TRAIN_MAX_PS;
     if (R->host_ps <= E->now)

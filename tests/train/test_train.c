@@ -1141,7 +1141,7 @@ static void host_gemm_calls(void **state)
 
 /* Megatron-Core's Python per MoE layer's forward (issue 31): with every kernel at 1 ps the host sets the
  * pace. host_moe_router adds its time once per MoE layer's forward, host_moe_expert once per local expert
- * (4 here: ep 1), both times the cluster's host_time_scale; a CUDA graph of the router
+ * (4 here: ep 1), both times the cluster's host_time_scale (its host_python_scale where given); a CUDA graph of the router
  * (cuda_graph_moe_router) takes the router's away, not the experts'; with host_launch 0 the host is never
  * behind and neither counts. 2 layers x 2 micro-batches, forward only (the backward has no such time). */
 static void moe_python_host_time(void **state)
@@ -1155,13 +1155,16 @@ static void moe_python_host_time(void **state)
                       "           host_time_scale: %s }\n"
                       "training: { global_batch: 2, micro_batch: 1, host_launch: %s, host_moe_router: %s,\n"
                       "            host_moe_expert: %s, cuda_graph_moe_router: %s }\n";
-    enum { NC = 7 };
-    /* host_time_scale, host_launch, host_moe_router, host_moe_expert, cuda_graph_moe_router */
+    enum { NC = 9 };
+    /* host_time_scale (and host_python_scale), host_launch, host_moe_router, host_moe_expert,
+     * cuda_graph_moe_router */
     const char *cfg[NC][5] = {
         { "1", "10us", "0ps", "0ps", "false" },    { "1", "10us", "100us", "0ps", "false" },
         { "1", "10us", "0ps", "10us", "false" },   { "2", "10us", "100us", "10us", "false" },
         { "2", "10us", "0ps", "0ps", "false" },    { "1", "10us", "100us", "10us", "true" },
         { "1", "0ps", "100us", "10us", "false" },
+        { "2, host_python_scale: 1", "10us", "100us", "10us", "false" },
+        { "2, host_python_scale: 1", "10us", "0ps", "0ps", "false" },
     };
     int64_t it[NC];
     for (int c = 0; c < NC; c++) {
@@ -1178,6 +1181,130 @@ static void moe_python_host_time(void **state)
     assert_int_equal(it[5] - it[0], 2 * 2 * 4 * 10 * us);
     /* no host timeline: the kernels' 1 ps each, the Python nowhere */
     assert_true(it[6] < it[0] && it[6] < 1 * us);
+    /* the cluster's host_python_scale, where given, scales the Python instead of host_time_scale: at 1 on
+     * a host_time_scale 2 cluster the Python costs what it does at scale 1 (the GEMM calls keep 2) */
+    assert_int_equal(it[7] - it[8], it[1] + it[2] - 2 * it[0]);
+    assert_int_equal(it[8], it[4]);
+}
+
+/* The hybridep dispatcher's kernels (issue 31): its dispatch reads the tokens in token order and its combine
+ * sums the returned copies back into token order, so the MoE templates have no permutation 1 and no
+ * unpermutation (forward and backward), while the permutation by expert out of the dispatch buffer and back
+ * stays (sort_chunks); the all-to-all dispatcher keeps all of them. HybridEP sends a token once per rank it
+ * goes to: with 128 experts on 8 ranks and top-8 routing drawn uniformly, 8 x (1 - C(112, 8) / C(128, 8)) =
+ * 5.34 ranks per token, where the all-to-all dispatcher sends 8 copies. */
+static uint64_t a2a_bytes(const opgraph *g, int tpl, const char *name)
+{
+    const opgraph_tpl *T = &g->tpl[tpl];
+    for (uint32_t i = 0; i < T->n; i++)
+        if (T->e[i].kind == OPGRAPH_EP_A2A && !strcmp(T->e[i].name, name))
+            return T->e[i].bytes;
+    return 0;
+}
+
+static int tpl_has(const opgraph *g, int tpl, const char *name)
+{
+    const opgraph_tpl *T = &g->tpl[tpl];
+    for (uint32_t i = 0; i < T->n; i++)
+        if (T->e[i].kind == OPGRAPH_KERNEL && !strcmp(g->ops[T->e[i].op].name, name))
+            return 1;
+    return 0;
+}
+
+static void hybridep_permutation(void **state)
+{
+    (void)state;
+    expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
+    assert_int_equal(x->model.experts, 128);
+    assert_int_equal(x->model.top_k, 8);
+    assert_int_equal(x->train.ep, 8);
+    cxl_err e;
+    uint64_t bytes[2][4];
+    const char *a2a[4] = { "ep.alltoall.dispatch", "ep.alltoall.combine", "ep.alltoall.combine.grad",
+                           "ep.alltoall.dispatch.grad" };
+    for (int c = 0; c < 2; c++) {
+        x->train.moe_dispatcher = c ? TRAINCFG_MOE_HYBRIDEP : TRAINCFG_MOE_ALLTOALL;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        for (int k = 0; k < 4; k++)
+            bytes[c][k] = a2a_bytes(&g, k < 2 ? OPGRAPH_MOE_FWD : OPGRAPH_MOE_BWD, a2a[k]);
+        assert_int_equal(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.permute.fwd"), !c);
+        assert_int_equal(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.unpermute.fwd"), !c);
+        assert_int_equal(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.permute.bwd"), !c);
+        assert_int_equal(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.unpermute.bwd"), !c);
+        assert_true(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.sort_chunks.fwd"));
+        assert_true(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.unsort_chunks.fwd"));
+        assert_true(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.sort_chunks.bwd"));
+        assert_true(tpl_has(&g, OPGRAPH_MOE_BWD, "moe.unsort_chunks.bwd"));
+        assert_true(tpl_has(&g, OPGRAPH_MOE_FWD, "moe.permute.rowmap.fwd"));
+    }
+    for (int k = 0; k < 4; k++) {
+        assert_true(bytes[0][k] > 0 && bytes[0][k] == bytes[0][0] && bytes[1][k] == bytes[1][0]);
+        double d = 8.0 * (double)bytes[1][k] / (double)bytes[0][k];
+        assert_true(d > 5.33 && d < 5.35);
+    }
+    free(x);
+}
+
+/* A CUDA graph of the attention block (training.cuda_graph_attn, Megatron's cuda_graph_scope attn): in the
+ * layer templates the entries from the input norm to the residual, forward and backward, are one graph each,
+ * the first carrying the graph's launch; the MLP half stays eager. With every kernel at 1 ps the host sets
+ * the pace: each graph costs one host_launch where its kernels cost a launch each, their GEMM calls and
+ * modules; 2 layers x 2 micro-batches. */
+static void cuda_graph_attn_host_time(void **state)
+{
+    (void)state;
+    const char *fmt = "name: g\n"
+                      "model: { name: g, layers: 2, hidden: 512, heads: 4, vocab: 4096, seq_len: 256, bias: false,\n"
+                      "         dropout: false, activation: swiglu, ffn: 1024 }\n"
+                      "gpu: b200\n"
+                      "cluster: { extends: dgx-b200, nodes: 1, gpus_per_node: 1, nics_per_node: 1 }\n"
+                      "training: { global_batch: 2, micro_batch: 1, host_launch: 10us, host_gemm: 20us,\n"
+                      "            host_module: 5us, cuda_graph_attn: %s }\n";
+    int64_t it[2];
+    uint64_t eager_ps[2] = { 0, 0 }; /* the attention block's host time per layer, forward and backward */
+    for (int c = 0; c < 2; c++) {
+        static char text[1024];
+        snprintf(text, sizeof text, fmt, c ? "true" : "false");
+        expcfg *x = tfx_load_text("g.yaml", text);
+        cxl_err e;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        for (int d = 0; d < 2; d++) {
+            const opgraph_tpl *T = &g.tpl[d ? OPGRAPH_LAYER_BWD : OPGRAPH_LAYER_FWD];
+            int heads = 0, graphed = 0;
+            for (uint32_t i = 0; i < T->n; i++) {
+                const opgraph_entry *en = &T->e[i];
+                const char *name = en->kind == OPGRAPH_KERNEL ? g.ops[en->op].name : en->name;
+                int attn = !strncmp(name, "ln1.", 4) || !strncmp(name, "qkv.", 4) || !strncmp(name, "rope.", 5) ||
+                           !strncmp(name, "attn.", 5) || !strncmp(name, "proj.", 5) || !strncmp(name, "resid1.", 7);
+                assert_int_equal(en->graph != OPGRAPH_EAGER, c && attn);
+                heads += en->graph == OPGRAPH_GRAPH_HEAD;
+                graphed += en->graph != OPGRAPH_EAGER;
+                if (!c && attn) { /* its host time eager: launches, or a GEMM call and a module */
+                    const op_desc *o = &g.ops[en->op];
+                    size_t len = strlen(o->name);
+                    int module = o->kind == OP_ATTN_FWD || o->kind == OP_ATTN_BWD ||
+                                 (o->kind == OP_GEMM && (!strcmp(o->name + len - 4, ".fwd") ||
+                                                         !strcmp(o->name + len - 9, ".bwd_data")));
+                    uint64_t n = o->launches > 1 ? o->launches : 1;
+                    eager_ps[d] += o->kind == OP_GEMM ? 20000000 : n * 10000000;
+                    eager_ps[d] += module ? 5000000 : 0;
+                }
+            }
+            assert_int_equal(heads, c ? 1 : 0);
+            assert_true(c ? graphed >= 5 : graphed == 0);
+            /* the graph begins at the input norm's forward, at the residual's backward */
+            if (c)
+                for (uint32_t i = 0; i < T->n; i++)
+                    if (T->e[i].graph == OPGRAPH_GRAPH_HEAD)
+                        assert_string_equal(g.ops[T->e[i].op].name, d ? "resid1.bwd" : "ln1.fwd");
+        }
+        it[c] = iteration_at_1ps(x, 0);
+        free(x);
+    }
+    assert_true(eager_ps[0] > 10000000 && eager_ps[1] > 10000000);
+    assert_int_equal(it[0] - it[1], 2 * 2 * (int64_t)(eager_ps[0] - 10000000 + eager_ps[1] - 10000000));
 }
 
 /* Where the MoE Python sits in the forward template (issue 31), on the Qwen3-30B-A3B row (EP 8, 16 local
@@ -1235,6 +1362,8 @@ int main(void)
         cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
         cmocka_unit_test(flash_attention_kernels),
         cmocka_unit_test(moe_python_host_time),
+        cmocka_unit_test(cuda_graph_attn_host_time),
+        cmocka_unit_test(hybridep_permutation),
         cmocka_unit_test(moe_python_placement),
         cmocka_unit_test(fp8_quantization_kernels),
         cmocka_unit_test(mxfp8_kernels),
