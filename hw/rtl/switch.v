@@ -63,7 +63,7 @@ module switch #(
     output wire [ND-1:0]        dn_cr_ret,
     output wire [ND*8-1:0]      dn_cr_cls,
     output wire [3:0]           stall_n,
-    output reg  [63:0]          stall_count,
+    output wire [63:0]          stall_count,
     // egress queues as link_tx sees them (steps 8 and 10), and its pipe_pop calls
     output wire [ND*32-1:0]     dn_out_count,
     output wire [ND*NPOP*W-1:0] dn_out_msg,   // port d, entry k at [(d*NPOP + k)*W +: W]; 0 past count
@@ -81,28 +81,58 @@ module switch #(
     localparam integer NE = ND + NH;          // egress queues: dn_out[0..ND-1], then up_out[0..NH-1]
     localparam [AW:0] DEPTH_W = DEPTH[AW:0];
     localparam integer NMAX = (NH > ND) ? NH : ND;
+    localparam [NMAX-1:0] ONE = 1;
 
     // ---- runtime parameters (switch_init) ----
-    reg [31:0] hosts_q, devices_q, hop_q, arb_q, sh_q, b_q, ld_q;
-    reg [AW:0] icap_q, ecap_q;
+    // the routing's shifts and masks, formed once at reset so that no path runs through their arithmetic
+    reg [31:0]     sh_q, ld_q, shb_q;    // interleave_shift, ld_shift, interleave_shift + dev_bits
+    reg [7:0]      bmask_q;              // (1 << dev_bits) - 1, the low 8 bits (dev is a uint8_t)
+    reg [63:0]     lmask_q, ldmask_q;    // (1 << interleave_shift) - 1, (1 << ld_shift) - 1
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0]    bmask_w = (32'd1 << dev_bits) - 32'd1;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [AW:0]     icap_q, ecap_q;
+    reg            icap_nz_q;        // a push into an empty ingress queue succeeds
+    reg            arb_q;            // oldest first (enum cxl_arb != round robin)
+    reg [NMAX-1:0] hon_q, don_q;     // port k in use: k < hosts / k < devices
+    reg [NMAX-1:0] hwrap_q, dwrap_q; // k + 1 == hosts / devices: the round robin wraps after port k
     wire [31:0] q2 = {port_queue[30:0], 1'b0};
+    integer pk;
     always @(posedge clk)
         if (!rst_n) begin
-            hosts_q   <= hosts;
-            devices_q <= devices;
-            hop_q     <= hop_cycles;
-            arb_q     <= arbitration;
+            arb_q     <= arbitration != 32'd0;
             sh_q      <= interleave_shift;
-            b_q       <= dev_bits;
             ld_q      <= ld_shift;
+            shb_q     <= interleave_shift + dev_bits;
+            bmask_q   <= bmask_w[7:0];
+            lmask_q   <= (64'd1 << interleave_shift) - 64'd1;
+            ldmask_q  <= (64'd1 << ld_shift) - 64'd1;
             icap_q    <= (q2 > DEPTH) ? DEPTH_W : q2[AW:0];
+            icap_nz_q <= q2 != 32'd0;
             ecap_q    <= (port_queue > DEPTH) ? DEPTH_W : port_queue[AW:0];
+            for (pk = 0; pk < NMAX; pk = pk + 1) begin
+                hon_q[pk]   <= pk < hosts;
+                don_q[pk]   <= pk < devices;
+                hwrap_q[pk] <= pk + 1 == hosts;
+                dwrap_q[pk] <= pk + 1 == devices;
+            end
         end
+    reg [31:0] hop_q;                // hop_cycles (the stored ready cycle)
+    always @(posedge clk)
+        if (!rst_n)
+            hop_q <= hop_cycles;
 
     // ---- ingress head after this cycle's pushes (what switch_tick sees) ----
     wire [NI-1:0]     ih_ready;   // pipe_ready(now)
     wire [NI*8-1:0]   ih_route;   // M2S: head.dev, S2M: head.host
-    wire [NI*64-1:0]  ih_t;       // head ready cycle
+    wire [NI-1:0]     ih_byp;     // the head is this cycle's first push (the queue was empty)
+    wire [NI*64-1:0]  ih_st;      // the stored head's ready cycle (when not ih_byp)
+    wire [NI-1:0]     ih_st_lt_pt;   // ih_st < push_t
+    wire [NI-1:0]     ih_pt_lt_st;   // push_t < ih_st
+    // a message pushed now is ready at push_t = now + hop_cycles (64-bit, wrapping as the C's uint64_t):
+    // ready in this cycle with hop_cycles 0, or where the sum wraps
+    wire [63:0]       push_t = now + {32'd0, hop_q};
+    wire              push_rdy = push_t <= now;
     // one spare 32-bit word above the messages: Verilator reads a wide part-select two words at a time,
     // and the second word of the last message would otherwise lie past the vector (harmless, masked,
     // but an out-of-bounds read for AddressSanitizer)
@@ -111,81 +141,78 @@ module switch #(
     wire [NI-1:0]     ih_pop;     // forwarded by switch_tick
     wire [NI-1:0]     i_empty;    // start of cycle
 
-    // ---- switch_tick: egress arbitration ----
+    // ---- switch_tick: egress arbitration, every egress port in parallel ----
+    // The C (switch.c) serves the egress ports of a direction one after the other and keeps a mask
+    // `used` of the ingress ports that forwarded, so that an ingress port forwards at most once per
+    // direction even after its pop exposed a new head. Here every port sees the heads at the start of
+    // the tick, and a head is routed to exactly one egress port, so no two ports of a direction can
+    // take the same ingress port: the ports decide independently, and the mask is not needed.
+    //
+    // Oldest first: the C scans k = 0 .. n-1 and takes a ready head whose ready cycle is strictly below
+    // the best so far, so the winner is the candidate with the smallest ready cycle, the lowest port on a
+    // tie. As hardware: every pair of heads of a direction is compared once (in parallel), and candidate k
+    // wins when every candidate j < k is strictly later and no candidate j > k is strictly earlier.
+    // Ready cycles: a stored head's (st) from the queue, a head that is this cycle's push (the queue was
+    // empty) push_t, the same for every port; so t_a < t_b is: (st_a or push_t) < (st_b or push_t), the
+    // compares against push_t formed per port beside the pairwise ones.
+    function lt_t(input integer a, input integer b);  // ready cycle of head a < that of head b
+        lt_t = ih_byp[a] ? (!ih_byp[b] && ih_pt_lt_st[b]) :
+               (ih_byp[b] ? ih_st_lt_pt[a] : (ih_st[a*64 +: 64] < ih_st[b*64 +: 64]));
+    endfunction
+
     reg  [NE-1:0]     e_push;
     reg  [NE*W-1:0]   e_push_msg;
     reg  [NE-1:0]     e_stall;
     reg  [NI-1:0]     pop_r;
-    reg  [NE*32-1:0]  rr_n;           // next round-robin pointers
-    reg  [NE*32-1:0]  rr_q;           // rr_dn[d] at d, rr_up[h] at ND + h
+    reg  [NE*NMAX-1:0] rrm_n;         // next round-robin masks
+    reg  [NE*NMAX-1:0] rrm_q;         // bit k: k >= rr_dn[d] (at d) / rr_up[h] (at ND + h)
     wire [NE-1:0]     e_full;
 
-    // pick (switch.c) for every egress port in order, carrying `used` within a direction
-    integer e, k, i, src, base, n;
-    reg [31:0] ii, nused, outp;
-    reg        found;
-    reg [63:0] best_t;
-    reg [NI-1:0] used;
+    integer e, k, jj, base;
+    reg [NMAX-1:0] cand, hi, sel, pick;
+    reg            ok;
     always @* begin
         e_push = {NE{1'b0}};
         e_push_msg = {(NE*W){1'b0}};
         e_stall = {NE{1'b0}};
         pop_r = {NI{1'b0}};
-        used = {NI{1'b0}};
-        rr_n = rr_q;
-        ii = 32'd0;
-        i = 0;
-        src = 0;
-        found = 1'b0;
-        best_t = 64'd0;
-        base = 0;
-        n = 0;
-        nused = 32'd0;
-        outp = 32'd0;
+        rrm_n = rrm_q;
+        ok = 1'b0;
         for (e = 0; e < NE; e = e + 1) begin
             // M2S egress d = e picks among up_in[0..hosts-1]; S2M egress h = e - ND among dn_in[0..devices-1]
-            base  = (e < ND) ? 0 : NH;
-            n     = (e < ND) ? NH : ND;
-            nused = (e < ND) ? hosts_q : devices_q;
-            outp  = (e < ND) ? e : e - ND;
-            if (e == ND)
-                used = {NI{1'b0}};
-            found = 1'b0;
-            best_t = 64'd0;
-            src = 0;
-            if ((e < ND) ? (outp < devices_q) : (outp < hosts_q)) begin
+            base = (e < ND) ? 0 : NH;
+            cand = {NMAX{1'b0}};
+            for (k = 0; k < NMAX; k = k + 1)
+                if ((e < ND) ? (k < NH) : (k < ND))
+                    cand[k] = ((e < ND) ? (hon_q[k] && don_q[e]) : (don_q[k] && hon_q[e - ND])) &&
+                              ih_ready[base + k] &&
+                              ih_route[(base + k)*8 +: 8] == ((e < ND) ? e[7:0] : e[7:0] - ND[7:0]);
+            // round robin: the first candidate at or after rr, else the first one (rr < the ports used)
+            hi = cand & rrm_q[e*NMAX +: NMAX];
+            pick = (hi != {NMAX{1'b0}}) ? hi : cand;
+            sel = pick & ~(pick - ONE);   // lowest set bit
+            if (arb_q) begin
                 for (k = 0; k < NMAX; k = k + 1) begin
-                    if (k < n && k < nused) begin
-                        // round-robin: i = (rr + k) mod nused, rr < nused always
-                        ii = rr_q[e*32 +: 32] + k;
-                        if (ii >= nused)
-                            ii = ii - nused;
-                        i = (arb_q == 32'd0) ? ii : k;
-                        if (!used[base + i] && ih_ready[base + i] && {24'd0, ih_route[(base + i)*8 +: 8]} == outp) begin
-                            if (arb_q == 32'd0) begin
-                                if (!found) begin
-                                    found = 1'b1;
-                                    src = i;
-                                end
-                            end else if (!found || ih_t[(base + i)*64 +: 64] < best_t) begin
-                                found = 1'b1;
-                                src = i;
-                                best_t = ih_t[(base + i)*64 +: 64];
-                            end
-                        end
-                    end
+                    ok = cand[k];
+                    for (jj = 0; jj < NMAX; jj = jj + 1)
+                        if (jj != k && cand[jj] && ((jj < k) ? !lt_t(base + k, base + jj) : lt_t(base + jj, base + k)))
+                            ok = 1'b0;
+                    sel[k] = ok;
                 end
-                if (found) begin
-                    if (e_full[e])
-                        e_stall[e] = 1'b1;
-                    else begin
-                        e_push[e] = 1'b1;
-                        e_push_msg[e*W +: W] = ih_msg[(base + src)*W +: W];
-                        pop_r[base + src] = 1'b1;
-                        used[base + src] = 1'b1;
-                        ii = src + 1;
-                        rr_n[e*32 +: 32] = (ii == nused) ? 32'd0 : ii;
-                    end
+            end
+            if (cand != {NMAX{1'b0}}) begin
+                if (e_full[e])
+                    e_stall[e] = 1'b1;
+                else begin
+                    e_push[e] = 1'b1;
+                    for (k = 0; k < NMAX; k = k + 1)
+                        if (sel[k]) begin
+                            e_push_msg[e*W +: W] = e_push_msg[e*W +: W] | ih_msg[(base + k)*W +: W];
+                            pop_r[base + k] = 1'b1;
+                            // rr = (k + 1) mod ports used: the mask of ports >= k + 1, or all of them
+                            rrm_n[e*NMAX +: NMAX] = ((e < ND) ? hwrap_q[k] : dwrap_q[k]) ? {NMAX{1'b1}} :
+                                                    ({NMAX{1'b1}} << (k + 1));
+                        end
                 end
             end
         end
@@ -194,9 +221,9 @@ module switch #(
 
     always @(posedge clk)
         if (!rst_n)
-            rr_q <= {(NE*32){1'b0}};
+            rrm_q <= {(NE*NMAX){1'b1}};
         else if (ce)
-            rr_q <= rr_n;
+            rrm_q <= rrm_n;
 
     // stall_n = popcount(e_stall)
     reg [3:0] stall_c;
@@ -207,11 +234,19 @@ module switch #(
             stall_c = stall_c + {3'd0, e_stall[sk]};
     end
     assign stall_n = stall_c;
+    // the cumulative count as a sum of two registers: the stalls before the last edge with ce and that
+    // edge's own, so that the 64-bit addition starts from registers and not from the arbitration
+    reg [63:0] stall_base;
+    reg [3:0]  stall_last;
+    assign stall_count = stall_base + {60'd0, stall_last};
     always @(posedge clk)
-        if (!rst_n)
-            stall_count <= 64'd0;
-        else if (ce)
-            stall_count <= stall_count + {60'd0, stall_c};
+        if (!rst_n) begin
+            stall_base <= 64'd0;
+            stall_last <= 4'd0;
+        end else if (ce) begin
+            stall_base <= stall_count;
+            stall_last <= stall_c;
+        end
 
     // ---- ingress queues ----
     genvar g, gk;
@@ -233,7 +268,6 @@ module switch #(
             wire [31:0]  n32 = {24'd0, n_in};
             wire [31:0]  acc = (n32 > space) ? space : n32;   // pushes that succeed
             wire         err = n32 > space;
-            wire [63:0]  push_t = now + {32'd0, hop_q};
 
             wire [NIN*W-1:0] msgs;   // after routing
             for (gk = 0; gk < NIN; gk = gk + 1) begin : rt
@@ -245,12 +279,11 @@ module switch #(
                     wire [63:0] a     = m[`CXL_MSG_ADDR];
                     /* verilator lint_off UNUSEDSIGNAL */  // dev is a uint8_t in the C
                     wire [63:0] a_sh  = a >> sh_q;
-                    wire [31:0] bmask = (32'd1 << b_q) - 32'd1;
                     /* verilator lint_on UNUSEDSIGNAL */
-                    wire [7:0]  dev   = a_sh[7:0] & bmask[7:0];
-                    wire [63:0] low   = a & ((64'd1 << sh_q) - 64'd1);
-                    wire [63:0] loc   = ((a >> (sh_q + b_q)) << sh_q) | low;
-                    wire [63:0] loc_ld = (loc & ((64'd1 << ld_q) - 64'd1)) | ({56'd0, m[`CXL_MSG_HOST]} << ld_q);
+                    wire [7:0]  dev   = a_sh[7:0] & bmask_q;
+                    wire [63:0] low   = a & lmask_q;
+                    wire [63:0] loc   = ((a >> shb_q) << sh_q) | low;
+                    wire [63:0] loc_ld = (loc & ldmask_q) | ({56'd0, m[`CXL_MSG_HOST]} << ld_q);
                     wire [63:0] addr  = (ld_q != 32'd0) ? loc_ld : loc;
                     assign msgs[gk*W +: W] = {m[`CXL_MSG_DEVLOAD], dev, m[103:64], addr};
                 end else begin : s2m
@@ -259,13 +292,17 @@ module switch #(
             end
 
             // storage: {ready cycle, message}, the accepted pushes at head + count, ...: ring_ram.v, or
-            // plain arrays in the verilator backend's speed build (CXL_SIM_FLAT_RINGS, as in mpipe.v)
+            // plain arrays in the verilator backend's speed build (CXL_SIM_FLAT_RINGS, as in mpipe.v).
+            // The head entry is also kept in a register (hd_q, valid while the queue is not empty), so
+            // that the arbitration starts from registers: the ring is read at head + 1, the entry that
+            // becomes the head when this one leaves.
             wire [AW-1:0] tail = head_q + count_q[AW-1:0];
-            wire [W+63:0] head_e;   // the stored head entry
+            wire [AW-1:0] head1 = head_q + {{(AW-1){1'b0}}, 1'b1};
+            wire [W+63:0] next_e;   // the stored entry after the head
 `ifdef CXL_SIM_FLAT_RINGS
             reg [W-1:0]  mem     [0:DEPTH-1];
             reg [63:0]   rdy_mem [0:DEPTH-1];
-            assign head_e = {rdy_mem[head_q], mem[head_q]};
+            assign next_e = {rdy_mem[head1], mem[head1]};
             integer j;
             always @(posedge clk)
                 if (rst_n && ce)
@@ -281,30 +318,44 @@ module switch #(
             end
             ring_ram #(.DEPTH(DEPTH), .W(W + 64), .NW(NIN), .NR(1)) u_ram (
                 .clk(clk), .we(rst_n && ce), .wbase({{(32-AW){1'b0}}, tail}), .wn(acc), .wdata(wdata),
-                .rbase({{(32-AW){1'b0}}, head_q}), .rdata(head_e));
+                .rbase({{(32-AW){1'b0}}, head1}), .rdata(next_e));
 `endif
+            reg [W+63:0] hd_q;      // the head entry {ready cycle, message} while count_q > 0
 
             wire         empty = (count_q == 0);
-            wire         bypass = empty && (acc != 32'd0);
-            wire [W-1:0] hmsg = bypass ? msgs[W-1:0] : head_e[W-1:0];
-            wire [63:0]  ht   = bypass ? push_t : head_e[W +: 64];
-            wire         hvalid = !empty || bypass;
+            wire [AW:0]  cnt_acc = count_q + acc[AW:0];
+            wire         bypass = empty && (n_in != 8'd0) && icap_nz_q;   // the head is msgs[0]
+            wire [W-1:0] hmsg = bypass ? msgs[W-1:0] : hd_q[W-1:0];
+            wire [63:0]  st = hd_q[W +: 64];
             /* verilator lint_off UNUSEDSIGNAL */
             wire [W-1:0] hm = hmsg;
             /* verilator lint_on UNUSEDSIGNAL */
-            assign ih_ready[g] = hvalid && (ht <= now);
+            // pipe_ready(now): a stored head once its ready cycle is reached, a head pushed now with push_rdy
+            assign ih_ready[g] = empty ? (bypass && push_rdy) : (st <= now);
+            assign ih_byp[g] = bypass;
+            assign ih_st[g*64 +: 64] = st;
+            assign ih_st_lt_pt[g] = st < push_t;
+            assign ih_pt_lt_st[g] = push_t < st;
             assign ih_route[g*8 +: 8] = (g < NH) ? hm[`CXL_MSG_DEV] : hm[`CXL_MSG_HOST];
-            assign ih_t[g*64 +: 64] = ht;
             assign ih_msg[g*W +: W] = hmsg;
             assign i_empty[g] = empty;
 
+            // the head after this cycle: without a pop the same one, or the first push into an empty
+            // queue; after a pop the stored next entry, the first push when the queue held one entry, or
+            // the second when the first was taken as it arrived
+            wire [W+63:0] first = {push_t, msgs[W-1:0]};
+            wire [W+63:0] second = {push_t, msgs[W +: W]};
+            wire [W+63:0] hd_keep = empty ? first : hd_q;
+            wire [W+63:0] hd_pop = (count_q[AW:1] != {AW{1'b0}}) ? next_e : empty ? second : first;
             always @(posedge clk) begin
                 if (!rst_n) begin
                     head_q  <= {AW{1'b0}};
                     count_q <= {(AW+1){1'b0}};
                 end else if (ce) begin
-                    head_q  <= head_q + {{(AW-1){1'b0}}, ih_pop[g]};
-                    count_q <= count_q + acc[AW:0] - {{AW{1'b0}}, ih_pop[g]};
+                    // the pop (the arbitration's result) selects between values formed beside it
+                    head_q  <= ih_pop[g] ? head1 : head_q;
+                    count_q <= ih_pop[g] ? cnt_acc - {{AW{1'b0}}, 1'b1} : cnt_acc;
+                    hd_q    <= ih_pop[g] ? hd_pop : hd_keep;
                 end
             end
 
@@ -337,10 +388,16 @@ module switch #(
             end else begin : up_p
                 assign pop_in = up_out_pop_n[(g - ND)*8 +: 8];
             end
+            // pops = min(pop_in, cnt_tx), formed for both values of the push (the arbitration's result)
+            // and selected by it
             wire [31:0]  p32 = {24'd0, pop_in};
-            wire [31:0]  c32 = {{(31-AW){1'b0}}, cnt_tx};
+            wire [31:0]  c0  = {{(31-AW){1'b0}}, count_q};
+            wire [31:0]  c1  = c0 + 32'd1;
             /* verilator lint_off UNUSEDSIGNAL */  // <= DEPTH
-            wire [31:0]  pops = (p32 > c32) ? c32 : p32;
+            wire [31:0]  pops0 = (p32 > c0) ? c0 : p32;
+            wire [31:0]  pops1 = (p32 > c1) ? c1 : p32;
+            wire [31:0]  cnt0 = c0 - pops0;
+            wire [31:0]  cnt1 = c1 - pops1;
             /* verilator lint_on UNUSEDSIGNAL */
             // storage: one push at head + count, the window reads head, head + 1, ...: ring_ram.v, or a
             // plain array in the speed build (CXL_SIM_FLAT_RINGS)
@@ -371,8 +428,8 @@ module switch #(
                     head_q  <= {AW{1'b0}};
                     count_q <= {(AW+1){1'b0}};
                 end else if (ce) begin
-                    head_q  <= head_q + pops[AW-1:0];
-                    count_q <= cnt_tx - pops[AW:0];
+                    head_q  <= e_push[g] ? head_q + pops1[AW-1:0] : head_q + pops0[AW-1:0];
+                    count_q <= e_push[g] ? cnt1[AW:0] : cnt0[AW:0];
                 end
             end
             if (g < ND) begin : dn_o
@@ -391,10 +448,10 @@ module switch #(
     always @* begin
         idle_r = 1'b1;
         for (ik = 0; ik < NH; ik = ik + 1)
-            if (ik < hosts_q && !(i_empty[ik] && e_empty[ND + ik]))
+            if (hon_q[ik] && !(i_empty[ik] && e_empty[ND + ik]))
                 idle_r = 1'b0;
         for (ik = 0; ik < ND; ik = ik + 1)
-            if (ik < devices_q && !(i_empty[NH + ik] && e_empty[ik]))
+            if (don_q[ik] && !(i_empty[NH + ik] && e_empty[ik]))
                 idle_r = 1'b0;
     end
     assign idle = idle_r;
