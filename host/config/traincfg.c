@@ -176,6 +176,10 @@ static const cfg_field fields[] = {
       "each layer's attention block (input norm, QKV, core attention, projection, residual) replays its forward "
       "and its backward as a CUDA graph (Megatron's cuda_graph_scope attn): one host_launch each on the host in "
       "place of its kernels' launches, GEMM calls and modules" },
+    { "grouped_gemm_streams", CFG_T_U64, T(grouped_gemm_streams), 0, 1, 64, NULL, NULL, 0, NULL,
+      "CUDA streams a grouped expert GEMM's per-expert GEMMs run on, round robin, their launch gaps overlapping "
+      "(Transformer Engine's multi-stream cuBLAS grouped GEMM: 4, the default); 1: one stream, every expert's gap in "
+      "series" },
     { "host_moe_dispatch", CFG_T_TIME, T(host_moe_dispatch_ps), 0, 0, 1e11, NULL, NULL, 0, NULL,
       "the all-to-all dispatcher's Python per MoE layer's forward between its synchronisation and the all-to-all, "
       "beside their launches, times the cluster's host_time_scale, e.g. 2.594ms; 0: none" },
@@ -276,6 +280,11 @@ static void defaults(void *obj)
     t->host_moe_router_ps = 1842800000ull;
     t->host_moe_expert_ps = 107100000ull;
     t->host_moe_dispatch_ps = 0;
+    /* Transformer Engine v2.9 (commit 70f5366), the 25.11 container's: GroupedLinear's general_grouped_gemm ->
+     * nvte_multi_tensor_gemm -> multi_stream_cublas_gemm (common/gemm/cublaslt_gemm.cu), expert i on compute
+     * stream i % 4 (common/util/multi_stream.cpp, get_num_compute_streams: num_compute_streams = 4); the CUTLASS
+     * grouped kernel only with NVTE_USE_CUTLASS_GROUPED_GEMM on Hopper (no Megatron-Bridge recipe sets it) */
+    t->grouped_gemm_streams = 4;
     /* Megatron-LM's async_tensor_model_parallel_allreduce (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30, on unless
      * --no-async-tensor-model-parallel-allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
      * and Transformer Engine's Linear backward all start it asynchronously before the weight-gradient GEMM */

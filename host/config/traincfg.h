@@ -175,6 +175,9 @@ typedef struct traincfg {
      * (input norm, QKV, core attention, projection, residual) replays forward and backward as one CUDA graph
      * each: one launch on the host in place of its kernels' host time */
     int cuda_graph_attn;
+    /* the CUDA streams a grouped GEMM's per-expert cuBLAS GEMMs are spread over (Transformer Engine's
+     * multi_stream_cublas_gemm, num_compute_streams 4; opgraph.c grouped_gemm); 1: one stream */
+    uint64_t grouped_gemm_streams;
     /* Megatron-Core's pipeline_model_parallel_layout ("" = none): per virtual stage, in Megatron's order,
      * the embedding E, transformer layers t, multi-token prediction modules m and the loss L, stages
      * separated by '|', "x*n" and "(...)*n" repeating (pplayout.h; parallel_chunk_layers reads it) */

@@ -41,7 +41,8 @@ int opg_add_op(bld *B, const op_desc *d)
         if (o->name == d->name || !strcmp(o->name, d->name)) {
             if (o->kind == d->kind && o->batch == d->batch && o->m == d->m && o->n == d->n && o->k == d->k &&
                 o->bytes == d->bytes && o->dtype == d->dtype &&
-                o->launches == d->launches && o->block_scaled == d->block_scaled && o->calls == d->calls)
+                o->launches == d->launches && o->block_scaled == d->block_scaled && o->calls == d->calls &&
+                o->streams == d->streams)
                 return (int)i;
         }
     }
@@ -81,17 +82,24 @@ static void push(bld *B, int tpl, opgraph_entry e)
  * swizzle_scaling_factors on A and B, te_general_grouped_gemm multi_tensor_swizzle_scaling_factors; common/
  * swizzle/swizzle.cu. Two more launch gaps; their bytes (the scales, 1/32 of the FP8 operands' read and
  * written once) are left in the GEMM's, which already counts its operands at 2 B. */
-static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
-                   uint32_t launches)
+static void gemm_ns(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                    uint32_t launches, uint32_t streams)
 {
     uint32_t calls = launches ? launches : 1;
     if (B->mx && B->dtype == GPUCFG_FP8)
         launches = (launches ? launches : 1) + (launches < UINT32_MAX - 2 ? 2 : 0);
-    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches, B->mx && B->dtype == GPUCFG_FP8, calls };
+    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches, B->mx && B->dtype == GPUCFG_FP8, calls,
+                  streams > 1 ? (streams < calls ? streams : calls) : 0 };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0 };
     push(B, tpl, e);
+}
+
+static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                   uint32_t launches)
+{
+    gemm_ns(B, tpl, name, batch, m, n, k, launches, 0);
 }
 
 static void gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
@@ -99,21 +107,27 @@ static void gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, 
     gemm_n(B, tpl, name, batch, m, n, k, 0);
 }
 
-/* The routed experts' GEMM on one GPU: `le` local experts, each an (m x k).(k x n) product. Transformer
- * Engine's GroupedLinear runs it as one cuBLAS GEMM per expert spread over its 4 compute streams
- * (transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm; num_streams = 4 in
- * common/include/transformer_engine/gemm.h): le launches, each paying the launch gap; the tiles quantize per
+/* The routed experts' GEMM on one GPU: `le` local experts, each an (m x k).(k x n) product. Megatron-Core's
+ * TEGroupedMLP (moe_grouped_gemm, moe_use_legacy_grouped_gemm False: Megatron-LM 0d8e071,
+ * transformer_engine_spec_provider.py grouped_mlp_modules) runs it through Transformer Engine's GroupedLinear
+ * and general_grouped_gemm, which in TE v2.9 (commit 70f5366) reach nvte_multi_tensor_gemm
+ * (transformer_engine/common/gemm/cublaslt_gemm.cu): unless NVTE_USE_CUTLASS_GROUPED_GEMM is set on a Hopper GPU
+ * for bf16/fp16 operands without bias (no Megatron-Bridge recipe sets it), multi_stream_cublas_gemm launches
+ * one cuBLAS GEMM per expert, expert i on compute stream i % num_streams, the streams forked from and joined
+ * back to the current one by events; num_streams is 4 (common/util/multi_stream.cpp,
+ * get_num_compute_streams). So: le launches over min(streams, le) streams (training.grouped_gemm_streams,
+ * default 4), each paying the launch gap, the gaps of different streams overlapping; the tiles quantize per
  * expert (ceil(m / tile_m) for a small per-expert m) and the waves over all of them (compute.h). */
 static void grouped_gemm(bld *B, int tpl, const char *name, uint64_t le, uint64_t m, uint64_t n, uint64_t k)
 {
-    gemm_n(B, tpl, name, le, m, n, k, (uint32_t)(le > UINT32_MAX ? UINT32_MAX : le));
+    gemm_ns(B, tpl, name, le, m, n, k, (uint32_t)(le > UINT32_MAX ? UINT32_MAX : le), B->gg_streams);
 }
 
 /* A memory-bound kernel over `elems` elements moving bytes_per_elem each (at 16-bit activations; scaled
  * for fp32 training where the factor applies to activation traffic). */
 static void mem_n(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem, uint32_t launches)
 {
-    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0, 0, 0 };
+    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0, 0, 0, 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0 };
@@ -742,7 +756,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
 {
     memset(g, 0, sizeof *g);
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
-    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, traincfg_mxfp8(t) };
+    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, traincfg_mxfp8(t), t->grouped_gemm_streams };
     /* with context parallelism every kernel but the attention's keys sees this rank's s / cp tokens */
     uint64_t cp = t->cp ? t->cp : 1, tp = t->tp, s = m->seq_len / cp, b = t->micro_batch, h = m->hidden;
     uint64_t a = m->heads, kv = m->kv_heads;

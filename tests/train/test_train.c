@@ -894,7 +894,8 @@ static void trace_is_written(void **state)
 }
 
 /* Fine-grained MoE kernels (issue 31) on the Qwen3-30B-A3B row (128 experts, top-8, EP 8, FP8): the
- * routed experts' GEMMs launch one GEMM per local expert (128 / 8 = 16 launch gaps, tiles per expert);
+ * routed experts' GEMMs launch one GEMM per local expert (128 / 8 = 16 launches, tiles per expert) over
+ * Transformer Engine's 4 compute streams (16 / 4 = 4 launch gaps in series);
  * the router's GEMMs stay 16-bit under FP8; the permutation builds its row-id map (tokens x experts,
  * 5 B an entry) once in the forward pass; the all-to-all dispatcher re-sorts the received tokens by expert. */
 static void moe_fine_grained_kernels(void **state)
@@ -915,9 +916,11 @@ static void moe_fine_grained_kernels(void **state)
         const op_desc *o = &g.ops[op];
         assert_int_equal(o->batch, le);
         assert_int_equal(o->launches, le);
+        assert_int_equal(o->calls, le);
+        assert_int_equal(o->streams, 4);
         compute_cost c;
         assert_int_equal(compute_op_cost(&x->gpu, o, &c, &e), 0);
-        assert_int_equal(c.overhead_ps, (int64_t)le * (int64_t)x->gpu.kernel_overhead_ps);
+        assert_int_equal(c.overhead_ps, (int64_t)(le / 4) * (int64_t)x->gpu.kernel_overhead_ps);
     }
     int r = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.fwd");
     assert_true(r >= 0);
@@ -1356,10 +1359,56 @@ static void moe_python_placement(void **state)
     free(x);
 }
 
+/* A grouped GEMM's streams (training.grouped_gemm_streams; Transformer Engine's multi_stream_cublas_gemm,
+ * expert i on stream i % 4): on the Qwen3-30B-A3B row (16 local experts) each of the six expert GEMMs of an
+ * MoE layer pays 4 launch gaps in series with the default 4 streams and 16 with one; its math is the same.
+ * Nothing else changes, so one layer pass differs by 6 x 12 gaps on the GPU, and the iteration is faster
+ * with the streams (the H100 host keeps ahead of the GPU). Fewer experts than streams use one stream each. */
+static void grouped_gemm_streams(void **state)
+{
+    (void)state;
+    expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
+    cxl_err e;
+    assert_int_equal(x->train.grouped_gemm_streams, 4);
+    static const char *const names[] = { "moe.expert.fc1.fwd", "moe.expert.fc2.fwd", "moe.expert.fc1.bwd_data",
+                                         "moe.expert.fc1.bwd_weight", "moe.expert.fc2.bwd_data",
+                                         "moe.expert.fc2.bwd_weight" };
+    int64_t it[2], ko = (int64_t)x->gpu.kernel_overhead_ps;
+    for (int c = 0; c < 2; c++) {
+        x->train.grouped_gemm_streams = c ? 1 : 4;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        for (int i = 0; i < 6; i++) {
+            int op = tfx_find_op(&g, i < 2 ? OPGRAPH_MOE_FWD : OPGRAPH_MOE_BWD, names[i]);
+            assert_true(op >= 0);
+            const op_desc *o = &g.ops[op];
+            assert_int_equal(o->streams, c ? 0 : 4);
+            compute_cost cc;
+            assert_int_equal(compute_op_cost(&x->gpu, o, &cc, &e), 0);
+            assert_int_equal(cc.overhead_ps, (c ? 16 : 4) * ko);
+        }
+        /* dense GEMMs run on one stream either way */
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "qkv.fwd")].streams, 0);
+        train_opts o = { NULL, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
+        train_result r;
+        tfx_run(x, &o, &r);
+        it[c] = r.iteration_ps;
+        train_result_free(&r);
+    }
+    assert_true(it[0] < it[1]);
+    /* more streams than local experts: one stream per expert */
+    x->train.grouped_gemm_streams = 32;
+    opgraph g;
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc1.fwd")].streams, 16);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
+        cmocka_unit_test(grouped_gemm_streams),
         cmocka_unit_test(flash_attention_kernels),
         cmocka_unit_test(moe_python_host_time),
         cmocka_unit_test(cuda_graph_attn_host_time),
