@@ -393,6 +393,8 @@ static void host_py(bld *B, int tpl, uint64_t ps, const char *name)
  * all-gather) over its experts / ep local experts. */
 typedef struct moe_shape {
     uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo, h;
+    uint64_t probs_bytes; /* the all-to-all dispatcher's permuted probabilities, 4 B per routed copy */
+    int bias;             /* the experts' linear layers have biases (model.bias: GPT-OSS) */
     uint64_t py_router_ps, py_dispatch_ps, py_experts_ps; /* the framework's Python (OPGRAPH_HOST_PY), 0: none */
     /* moe_dispatcher hybridep (Megatron-Core token_dispatcher.py _HybridEPManager, fused_a2a.py
      * hybrid_ep_dispatch / hybrid_ep_combine: DeepEP's hybrid-ep HybridEPBuffer dispatch_with_permute and
@@ -424,10 +426,14 @@ static void router_gemm(bld *B, int L, const char *name, uint64_t m, uint64_t n,
  * "Permutation 2", moe_utils.py sort_chunks_by_idxs; Transformer Engine's moe_sort_chunks_by_index with
  * moe_permute_fusion). A copy of every received token's hidden vector: read 2 + write 2 B per element of
  * le x me x h (the routing probabilities, 4 B a token, left out); the backward pass runs the inverse. */
-static void sort_chunks(bld *B, int L, const moe_shape *e, const char *name)
+static void sort_chunks(bld *B, int L, const moe_shape *e, const char *name, int fwd)
 {
+    /* Transformer Engine's fused chunk sort (v2.9, transformer_engine/pytorch/permutation.py _moe_chunk_sort;
+     * pytorch/triton/permutation.py): the forward builds its map (make_chunk_sort_map) and then moves the
+     * tokens and their probabilities (sort_chunks_by_map), two kernels; the backward reuses the map, one.
+     * HybridEP's own permute kernel (dispatch_postprocess, combine_preprocess) is one either way. */
     if (e->le > 1 || e->fused_perm)
-        mem(B, L, name, e->le * e->me * e->h, 4);
+        mem_n(B, L, name, e->le * e->me * e->h, 4, fwd && !e->fused_perm ? 2 : 1);
 }
 
 /* Permutation 1 and its inverse (Transformer Engine's fused moe_permute / moe_unpermute with the router's
@@ -436,6 +442,26 @@ static void permute(bld *B, int L, const moe_shape *e, const char *name, double 
 {
     if (!e->fused_perm)
         mem(B, L, name, e->routed * e->h, bytes_per_elem);
+}
+
+/* The experts' fc2 bias with biased linear layers (GPT-OSS: add_bias_linear). Megatron-Core's TEGroupedMLP
+ * builds fc2 with skip_bias_add=True and adds the bias weighted by the router's probabilities itself,
+ * expert by expert (Megatron-LM 0d8e071 megatron/core/transformer/moe/experts.py, TEGroupedMLP._apply_bias:
+ * torch.cat([t + b * p for t, b, p in zip(torch.split(output, tokens_per_expert), biases,
+ * torch.split(probs, tokens_per_expert))])); fc1's bias is in its GEMM (skip_bias_add=False). Forward: per
+ * local expert b * p (writes the expert's tokens x h, 2 B) and t + b * p (reads 2 + 2, writes 2), then the
+ * cat (reads 2, writes 2): 2 le + 1 kernels, 12 B per element of le x me x h. Backward (PyTorch autograd):
+ * per expert MulBackward's two products with their reductions to b's and p's shapes (grad * p summed over
+ * the tokens, grad * b summed over h: two products, 2 + 2 B each, two reductions reading them, 2 B each),
+ * then split_with_sizes' backward concatenating the output's gradient slices (2 + 2 B) and the
+ * probabilities' (tokens only, left out): 4 le + 1 kernels, 16 B per element. */
+static void expert_fc2_bias(bld *B, int L, const moe_shape *e, int fwd)
+{
+    if (!e->bias)
+        return;
+    uint64_t n = fwd ? 2 * e->le + 1 : 4 * e->le + 1;
+    mem_n(B, L, fwd ? "moe.expert.fc2.bias.fwd" : "moe.expert.fc2.bias.bwd", e->le * e->me * e->h, fwd ? 12 : 16,
+          (uint32_t)(n > UINT32_MAX ? UINT32_MAX : n));
 }
 
 static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
@@ -455,12 +481,22 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
      * input_splits, output_splits and output_splits_tp moved with maybe_move_tensor_to_cpu on the side
      * stream (only tokens_per_expert without an EP or TP group), then d2h_event.synchronize() */
     int groups = e->ep > 1 || e->etp > 1;
+    /* the all-to-all dispatcher's preprocess (Megatron-Core 0d8e071 token_dispatcher.py,
+     * MoEAlltoAllTokenDispatcher.preprocess, dropless): the tokens per expert (routing_map.sum, reading the
+     * tl x experts map, 1 B an entry) and, with an EP or expert-TP group, five more small kernels on vectors
+     * of experts' counts (the input splits' sum, the .contiguous() copy of the local experts' counts, the
+     * output splits', output_splits_tp's and the local experts' sums); their all-gather of the counts over the
+     * EP x TP group (gather_from_sequence_parallel_region, a few hundred bytes) is not modelled. HybridEP
+     * computes its own metadata (_HybridEPManager.setup_metadata): not this. */
+    if (!e->fused_perm)
+        mem_n(B, L, "moe.preprocess.fwd", e->tl * e->nexp, 1, groups ? 6 : 1);
     host_mark(B, L, OPGRAPH_DTOH, groups ? 4 : 1);
     /* the permutation's index map, built once and kept for the unpermutation and both backward passes:
      * Transformer Engine's fused moe_permute (transformer_engine/pytorch/permutation.py, the mask-map path;
      * common/permutation/permutation.cu) reads the tl x experts routing map (1 B per entry, bool) and writes
-     * an int32 row-id map of the same shape: 1 + 4 = 5 B per entry */
-    mem(B, L, "moe.permute.rowmap.fwd", e->tl * e->nexp, 5);
+     * an int32 row-id map of the same shape: 1 + 4 = 5 B per entry, in three kernels (TE v2.9
+     * pytorch/triton/permutation.py make_row_id_map: _row_id_map_pass_1/2/3_kernel) */
+    mem_n(B, L, "moe.permute.rowmap.fwd", e->tl * e->nexp, 5, e->fused_perm ? 1 : 3);
     permute(B, L, e, "moe.permute.fwd", 4);
     if (groups) {
         host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
@@ -469,8 +505,13 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
         host_py(B, L, e->py_dispatch_ps, "moe.dispatch.python");
     }
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
+    /* the all-to-all dispatcher sends the permuted probabilities in an all-to-all of their own after the
+     * tokens' (MoEAlltoAllTokenDispatcher.token_dispatch: all_to_all of permutated_local_input_tokens, then of
+     * permuted_probs), and its autograd function returns their gradients the same way in the backward */
+    if (!e->fused_perm)
+        moec(B, L, OPGRAPH_EP_A2A, 0, e->probs_bytes, "ep.alltoall.dispatch.probs", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
-    sort_chunks(B, L, e, "moe.sort_chunks.fwd");
+    sort_chunks(B, L, e, "moe.sort_chunks.fwd", 1);
     if (!groups)
         host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
     /* the grouped MLP's Python per local expert (training.host_moe_expert; MoELayer.routed_experts_compute) */
@@ -480,7 +521,8 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);
     fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc2.fwd", e->le * e->me * e->fo_e, e->le);
     grouped_gemm(B, L, "moe.expert.fc2.fwd", e->le, e->me, x->h, e->fo_e);
-    sort_chunks(B, L, e, "moe.unsort_chunks.fwd");
+    expert_fc2_bias(B, L, e, 1);
+    sort_chunks(B, L, e, "moe.unsort_chunks.fwd", 1);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
     /* gather the expert outputs back into token order and sum them with the router's weights */
@@ -498,7 +540,8 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     permute(B, L, e, "moe.unpermute.bwd", 6);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
-    sort_chunks(B, L, e, "moe.unsort_chunks.bwd");
+    sort_chunks(B, L, e, "moe.unsort_chunks.bwd", 0);
+    expert_fc2_bias(B, L, e, 0);
     fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc2.bwd", e->le * e->me * x->h, e->le);
     grouped_gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
     grouped_gemm(B, L, "moe.expert.fc2.bwd_weight", e->le, e->fo_e, x->h, e->me);
@@ -507,10 +550,17 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc1.bwd", e->le * e->me * e->fin_e, e->le);
     grouped_gemm(B, L, "moe.expert.fc1.bwd_data", e->le, e->me, x->h, e->fin_e);
     grouped_gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
-    sort_chunks(B, L, e, "moe.sort_chunks.bwd");
+    sort_chunks(B, L, e, "moe.sort_chunks.bwd", 0);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
+    if (!e->fused_perm)
+        moec(B, L, OPGRAPH_EP_A2A, 0, e->probs_bytes, "ep.alltoall.dispatch.probs.grad", e->ep);
     permute(B, L, e, "moe.permute.bwd", 4);
+    /* the fused router's backward (moe_router_fusion: Transformer Engine's FusedTopkScoreFunction.backward,
+     * tex.fused_topk_with_score_function_bwd, v2.9 pytorch/router.py and common/fused_router/
+     * fused_topk_with_score_function.cu): reads the probabilities' gradient, the saved scores and the routing map
+     * and writes the logits' gradient, about the forward's 10 B per logit */
+    mem(B, L, "moe.router.topk.bwd", e->tl * e->nexp, 10);
     router_gemm(B, L, "moe.router.bwd_data", e->tl, x->h, e->nexp);
     router_gemm(B, L, "moe.router.bwd_weight", x->h, e->nexp, e->tl);
     mem(B, L, "ln2.bwd", x->Eh, 8);
@@ -621,12 +671,16 @@ static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, 
                                                                 : (double)m->top_k;
     e->a2a_bytes = (uint64_t)ceil((double)e->tl * copies * (double)h * act * load);
     e->etp_bytes = e->etp > 1 ? e->a2a_bytes * e->etp : 0;
+    /* fp32 probabilities (moe_router_dtype fp32; the input's 16 bits otherwise: 1/h of the tokens' bytes
+     * either way) */
+    e->probs_bytes = (uint64_t)ceil((double)e->tl * (double)m->top_k * 4.0 * load);
     e->sh_fo = m->shared_experts * m->expert_ffn / tp;
     e->sh_fin = mats_in * e->sh_fo;
     e->py_router_ps = t->cuda_graph_moe_router ? 0 : t->host_moe_router_ps;
     e->py_experts_ps = e->le * t->host_moe_expert_ps;
     e->py_dispatch_ps = t->moe_dispatcher == TRAINCFG_MOE_ALLTOALL ? t->host_moe_dispatch_ps : 0;
     e->fused_perm = t->moe_dispatcher == TRAINCFG_MOE_HYBRIDEP;
+    e->bias = m->bias;
 }
 
 /* The embedding's (first stage) and the head's (last stage) templates. */

@@ -438,13 +438,19 @@ static void framework_overheads_and_padding(void **state)
 }
 
 /* The protocol of group `group`'s entries in r's list of collectives (NCCL send/receive: algorithm p2p);
- * -1 when the group has none, -2 when its entries disagree. */
+ * -1 when the group has none, -2 when its entries disagree. The EP group's entries are its token
+ * all-to-alls, the largest (the all-to-all dispatcher's probabilities go in an all-to-all of their own, a few
+ * hundred bytes per peer: LL under auto). */
 static int p2p_proto_of(const train_result *r, int group)
 {
     int p = -1;
+    uint64_t most = 0;
+    for (uint32_t i = 0; i < r->ncolls; i++)
+        if (r->colls[i].group == group && r->colls[i].bytes > most)
+            most = r->colls[i].bytes;
     for (uint32_t i = 0; i < r->ncolls; i++) {
         const train_coll *C = &r->colls[i];
-        if (C->group != group)
+        if (C->group != group || (group == TRAIN_GROUP_EP && C->bytes < most))
             continue;
         assert_int_equal(C->algo, TRAIN_ALGO_P2P);
         assert_int_equal(C->op, group == TRAIN_GROUP_EP ? TRAIN_OP_ALLTOALL : TRAIN_OP_SENDRECV);
@@ -1404,11 +1410,74 @@ static void grouped_gemm_streams(void **state)
     free(x);
 }
 
+/* The MoE layer's small kernels as Megatron-Core 0d8e071 and Transformer Engine v2.9 launch them with the
+ * recipes' moe_permute_fusion and moe_router_fusion (issue 31), on the Qwen3-30B-A3B row (all-to-all
+ * dispatcher, EP 8, 16 local experts, 8,192 tokens x 128 experts per micro-batch): the preprocess's six
+ * kernels on the routing map and the token counts, the row-id map's three passes, each chunk sort's map and
+ * move in the forward (one kernel in the backward), the probabilities' own all-to-all after the tokens' in
+ * the forward and its gradient's in the backward, the fused router's backward kernel. HybridEP does none of
+ * the dispatcher's. GPT-OSS-120B (biased experts) adds fc2's bias expert by expert: 2 x 16 + 1 kernels
+ * forward, 4 x 16 + 1 backward; Qwen3 has none. */
+static void moe_kernel_counts(void **state)
+{
+    (void)state;
+    expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
+    cxl_err e;
+    uint64_t tl = x->train.micro_batch * x->model.seq_len, ne = x->model.experts;
+    for (int c = 0; c < 2; c++) {
+        x->train.moe_dispatcher = c ? TRAINCFG_MOE_HYBRIDEP : TRAINCFG_MOE_ALLTOALL;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        int pre = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.preprocess.fwd");
+        if (c)
+            assert_int_equal(pre, -1);
+        else {
+            assert_true(pre >= 0);
+            assert_int_equal(g.ops[pre].launches, 6);
+            assert_true(g.ops[pre].bytes == (double)(tl * ne));
+        }
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.permute.rowmap.fwd")].launches, c ? 0 : 3);
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.sort_chunks.fwd")].launches, c ? 0 : 2);
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.unsort_chunks.fwd")].launches, c ? 0 : 2);
+        assert_true(g.ops[tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.sort_chunks.bwd")].launches <= 1);
+        assert_true(g.ops[tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.unsort_chunks.bwd")].launches <= 1);
+        /* fp32 probabilities of every routed copy (top-8) */
+        assert_int_equal(a2a_bytes(&g, OPGRAPH_MOE_FWD, "ep.alltoall.dispatch.probs"), c ? 0 : tl * 8 * 4);
+        assert_int_equal(a2a_bytes(&g, OPGRAPH_MOE_BWD, "ep.alltoall.dispatch.probs.grad"), c ? 0 : tl * 8 * 4);
+        /* the probabilities go right after the tokens */
+        const opgraph_tpl *F = &g.tpl[OPGRAPH_MOE_FWD];
+        for (uint32_t i = 0; i + 1 < F->n; i++)
+            if (F->e[i].kind == OPGRAPH_EP_A2A && !strcmp(F->e[i].name, "ep.alltoall.dispatch")) {
+                if (c)
+                    assert_true(F->e[i + 1].kind != OPGRAPH_EP_A2A);
+                else
+                    assert_string_equal(F->e[i + 1].name, "ep.alltoall.dispatch.probs");
+            }
+        int tb = tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.router.topk.bwd");
+        assert_true(tb >= 0);
+        assert_true(g.ops[tb].bytes == 10.0 * (double)(tl * ne));
+        assert_int_equal(tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc2.bias.fwd"), -1);
+    }
+    free(x);
+    x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/gpt-oss-120b.yaml");
+    opgraph g;
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    int f = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc2.bias.fwd"), b = tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.expert.fc2.bias.bwd");
+    int fc2 = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc2.fwd");
+    assert_true(f >= 0 && b >= 0 && fc2 >= 0);
+    assert_int_equal(g.ops[f].launches, 2 * 16 + 1);
+    assert_int_equal(g.ops[b].launches, 4 * 16 + 1);
+    assert_true(g.ops[f].bytes == 12.0 * (double)(16 * g.ops[fc2].m * x->model.hidden));
+    assert_true(g.ops[b].bytes == 16.0 * (double)(16 * g.ops[fc2].m * x->model.hidden));
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
         cmocka_unit_test(grouped_gemm_streams),
+        cmocka_unit_test(moe_kernel_counts),
         cmocka_unit_test(flash_attention_kernels),
         cmocka_unit_test(moe_python_host_time),
         cmocka_unit_test(cuda_graph_attn_host_time),
