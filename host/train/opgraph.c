@@ -395,6 +395,8 @@ typedef struct moe_shape {
     uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo, h;
     uint64_t probs_bytes; /* the all-to-all dispatcher's permuted probabilities, 4 B per routed copy */
     int bias;             /* the experts' linear layers have biases (model.bias: GPT-OSS) */
+    int aux;              /* enum modelcfg_aux: the router's load-balancing loss */
+    int force_balance;    /* training.moe_force_load_balancing: RandomSTE's random logits */
     uint64_t py_router_ps, py_dispatch_ps, py_experts_ps; /* the framework's Python (OPGRAPH_HOST_PY), 0: none */
     /* moe_dispatcher hybridep (Megatron-Core token_dispatcher.py _HybridEPManager, fused_a2a.py
      * hybrid_ep_dispatch / hybrid_ep_combine: DeepEP's hybrid-ep HybridEPBuffer dispatch_with_permute and
@@ -464,6 +466,25 @@ static void expert_fc2_bias(bld *B, int L, const moe_shape *e, int fwd)
           (uint32_t)(n > UINT32_MAX ? UINT32_MAX : n));
 }
 
+/* The router's load-balancing loss with moe_router_fusion (Megatron-Core 0d8e071 router.py TopKRouter.routing:
+ * compute_routing_scores_for_aux_loss, then _apply_aux_loss / _apply_seq_aux_loss / _apply_global_aux_loss;
+ * moe_utils.py switch_load_balancing_loss_func, save_to_aux_losses_tracker, MoEAuxLossAutoScaler; Transformer
+ * Engine v2.9 pytorch/router.py FusedComputeScoresForMoEAuxLoss, FusedAuxLoss). Forward: the fused scores
+ * kernel (reads the logits, writes the scores, a routing map and its saved intermediate), routing_map.sum
+ * over the tokens, the fused loss kernel (reads the scores), the tracker's loss / coeff and its in-place add:
+ * 5 kernels (seq_aux_loss: the division by the batch, 6; global_aux_loss: the running counts' add, the step
+ * counter's and their quotient, 8), about 10 B per logit at 16-bit logits. Backward: the auto-scaler's
+ * ones_like x scale (two), the loss's and the scores' backward kernels, and the sum of this logits gradient
+ * with the top-k's: 5 kernels, about 14 B per logit. The tokens-per-expert all-reduce over the TP x CP group
+ * (dp too for global_aux_loss) is not modelled. */
+static void moe_aux_loss(bld *B, int L, const moe_shape *e, int fwd)
+{
+    if (e->aux == MODELCFG_AUX_NONE)
+        return;
+    uint32_t n = !fwd ? 5 : e->aux == MODELCFG_AUX_SEQ ? 6 : e->aux == MODELCFG_AUX_GLOBAL ? 8 : 5;
+    mem_n(B, L, fwd ? "moe.router.aux_loss.fwd" : "moe.router.aux_loss.bwd", e->tl * e->nexp, fwd ? 10 : 14, n);
+}
+
 static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
 {
     mem(B, L, "ln2.fwd", x->Eh, 4);
@@ -471,8 +492,14 @@ static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
      * MoELayer.router_and_preprocess), unless a CUDA graph replays them */
     host_py(B, L, e->py_router_ps, "moe.router.python");
     router_gemm(B, L, "moe.router.fwd", e->tl, e->nexp, x->h);
+    /* forced load balancing replaces the logits by random ones (Megatron-Core 0d8e071 moe_utils.py RandomSTE:
+     * logits.clone().normal_(generator), two kernels: the copy reads and writes the logits, normal_ writes
+     * them again, 3 x 2 B per logit; its backward passes the gradient through) */
+    if (e->force_balance)
+        mem_n(B, L, "moe.router.random.fwd", e->tl * e->nexp, 6, 2);
     /* read the logits, write fp32 probabilities, top-k selection reads them again (10 B per logit) */
     mem(B, L, "moe.router.topk.fwd", e->tl * e->nexp, 10);
+    moe_aux_loss(B, L, e, 1);
     /* the dropless all-to-all dispatcher's split sizes go to the host: copies queued before permutation 1,
      * the host waiting for them before the all-to-all (or, with no EP or TP group, before the experts, whose
      * grouped GEMM takes the tokens per expert as a host list; the dispatcher's TP group is the expert-
@@ -561,6 +588,7 @@ static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
      * fused_topk_with_score_function.cu): reads the probabilities' gradient, the saved scores and the routing map
      * and writes the logits' gradient, about the forward's 10 B per logit */
     mem(B, L, "moe.router.topk.bwd", e->tl * e->nexp, 10);
+    moe_aux_loss(B, L, e, 0);
     router_gemm(B, L, "moe.router.bwd_data", e->tl, x->h, e->nexp);
     router_gemm(B, L, "moe.router.bwd_weight", x->h, e->nexp, e->tl);
     mem(B, L, "ln2.bwd", x->Eh, 8);
@@ -681,6 +709,8 @@ static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, 
     e->py_dispatch_ps = t->moe_dispatcher == TRAINCFG_MOE_ALLTOALL ? t->host_moe_dispatch_ps : 0;
     e->fused_perm = t->moe_dispatcher == TRAINCFG_MOE_HYBRIDEP;
     e->bias = m->bias;
+    e->aux = m->moe_aux_loss;
+    e->force_balance = t->moe_force_load_balancing;
 }
 
 /* The embedding's (first stage) and the head's (last stage) templates. */

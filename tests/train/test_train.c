@@ -1416,8 +1416,10 @@ static void grouped_gemm_streams(void **state)
  * kernels on the routing map and the token counts, the row-id map's three passes, each chunk sort's map and
  * move in the forward (one kernel in the backward), the probabilities' own all-to-all after the tokens' in
  * the forward and its gradient's in the backward, the fused router's backward kernel. HybridEP does none of
- * the dispatcher's. GPT-OSS-120B (biased experts) adds fc2's bias expert by expert: 2 x 16 + 1 kernels
- * forward, 4 x 16 + 1 backward; Qwen3 has none. */
+ * the dispatcher's. The recipes' forced balancing adds RandomSTE's two kernels to the router's forward, and
+ * Qwen3's aux_loss five kernels to each pass (seq_aux_loss 6, global_aux_loss 8 in the forward). GPT-OSS-120B
+ * (biased experts) adds fc2's bias expert by expert: 2 x 16 + 1 kernels forward, 4 x 16 + 1 backward; Qwen3
+ * has none. */
 static void moe_kernel_counts(void **state)
 {
     (void)state;
@@ -1457,6 +1459,29 @@ static void moe_kernel_counts(void **state)
         assert_true(tb >= 0);
         assert_true(g.ops[tb].bytes == 10.0 * (double)(tl * ne));
         assert_int_equal(tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc2.bias.fwd"), -1);
+        /* the recipe's forced balancing (RandomSTE: clone and normal_) and Qwen3's aux_loss (fused: five kernels
+         * in each pass) */
+        int rnd = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.random.fwd");
+        assert_true(rnd >= 0);
+        assert_int_equal(g.ops[rnd].launches, 2);
+        assert_int_equal(tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.router.random.fwd"), -1);
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.aux_loss.fwd")].launches, 5);
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.router.aux_loss.bwd")].launches, 5);
+    }
+    /* without them: no such kernels; seq_aux_loss divides by the batch, global_aux_loss keeps running counts */
+    x->train.moe_force_load_balancing = 0;
+    static const int aux[] = { MODELCFG_AUX_NONE, MODELCFG_AUX_SEQ, MODELCFG_AUX_GLOBAL };
+    static const int want[] = { -1, 6, 8 };
+    for (int i = 0; i < 3; i++) {
+        x->model.moe_aux_loss = aux[i];
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        assert_int_equal(tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.random.fwd"), -1);
+        int a = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.aux_loss.fwd");
+        if (want[i] < 0)
+            assert_int_equal(a, -1);
+        else
+            assert_int_equal(g.ops[a].launches, want[i]);
     }
     free(x);
     x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/gpt-oss-120b.yaml");
@@ -1469,6 +1494,9 @@ static void moe_kernel_counts(void **state)
     assert_int_equal(g.ops[b].launches, 4 * 16 + 1);
     assert_true(g.ops[f].bytes == 12.0 * (double)(16 * g.ops[fc2].m * x->model.hidden));
     assert_true(g.ops[b].bytes == 16.0 * (double)(16 * g.ops[fc2].m * x->model.hidden));
+    /* GPT-OSS's provider: moe_router_load_balancing_type "none" */
+    assert_int_equal(tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.aux_loss.fwd"), -1);
+    assert_true(tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.random.fwd") >= 0);
     free(x);
 }
 
