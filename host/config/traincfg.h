@@ -176,7 +176,7 @@ typedef struct traincfg {
      * each: one launch on the host in place of its kernels' host time */
     int cuda_graph_attn;
     /* the CUDA streams a grouped GEMM's per-expert cuBLAS GEMMs are spread over (Transformer Engine's
-     * multi_stream_cublas_gemm, num_compute_streams 4; opgraph.c grouped_gemm); 1: one stream */
+     * multi_stream_cublas_gemm, num_compute_streams 4; opgraph_moe.c grouped_gemm); 1: one stream */
     uint64_t grouped_gemm_streams;
     /* Megatron-Core's moe_router_force_load_balancing (RandomSTE: random router logits, balanced routing) */
     int moe_force_load_balancing;
