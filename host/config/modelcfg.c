@@ -8,6 +8,7 @@ static const char *const act_names[] = { "gelu", "swiglu", NULL };
 static const char *const norm_names[] = { "layernorm", "rmsnorm", NULL };
 static const char *const pos_names[] = { "learned", "rope", NULL };
 static const char *const attn_names[] = { "gqa", "mla", NULL };
+static const char *const aux_names[] = { "none", "aux_loss", "seq_aux_loss", "global_aux_loss", NULL };
 
 #define M(f) offsetof(modelcfg, f)
 /* Order = MODELCFG_F_* */
@@ -66,6 +67,10 @@ static const cfg_field fields[] = {
       "sliding-window attention: keys before each query a windowed layer attends, e.g. 128 (GPT-OSS); default 0: none" },
     { "window_attn_skip_freq", CFG_T_U64, M(window_attn_skip_freq), 0, 0, 100000, NULL, NULL, 0, NULL,
       "with window_size: every n-th layer (1-based) keeps full attention, e.g. 2 (GPT-OSS); default 0: every layer windowed" },
+    { "moe_aux_loss", CFG_T_ENUM, M(moe_aux_loss), 0, 1, 0, aux_names, NULL, 0, NULL,
+      "the router's load-balancing loss (Megatron-Core's moe_router_load_balancing_type with a nonzero "
+      "moe_aux_loss_coeff): none (the default), aux_loss (Qwen3), seq_aux_loss (DeepSeek-V3) or global_aux_loss; its "
+      "kernels in each MoE layer's forward and backward" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

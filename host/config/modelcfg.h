@@ -20,6 +20,7 @@
 #include "util/err.h"
 
 enum modelcfg_act { MODELCFG_GELU = 0, MODELCFG_SWIGLU = 1 };
+enum modelcfg_aux { MODELCFG_AUX_NONE = 0, MODELCFG_AUX_LOSS = 1, MODELCFG_AUX_SEQ = 2, MODELCFG_AUX_GLOBAL = 3 };
 enum modelcfg_norm { MODELCFG_LAYERNORM = 0, MODELCFG_RMSNORM = 1 };
 enum modelcfg_pos { MODELCFG_POS_LEARNED = 0, MODELCFG_POS_ROPE = 1 };
 
@@ -30,7 +31,8 @@ enum { MODELCFG_F_NAME, MODELCFG_F_DESCRIPTION, MODELCFG_F_LAYERS, MODELCFG_F_HI
        MODELCFG_F_HEAD_DIM, MODELCFG_F_EXPERTS, MODELCFG_F_TOP_K, MODELCFG_F_SHARED_EXPERTS, MODELCFG_F_EXPERT_FFN,
        MODELCFG_F_MOE_FIRST_DENSE, MODELCFG_F_MOE_FREQ, MODELCFG_F_MOE_IMBALANCE, MODELCFG_F_MOE_CAPACITY,
        MODELCFG_F_ATTENTION_TYPE, MODELCFG_F_Q_LORA, MODELCFG_F_KV_LORA, MODELCFG_F_QK_NOPE, MODELCFG_F_QK_ROPE,
-       MODELCFG_F_V_HEAD, MODELCFG_F_MTP, MODELCFG_F_WINDOW, MODELCFG_F_WINDOW_SKIP, MODELCFG_NFIELDS };
+       MODELCFG_F_V_HEAD, MODELCFG_F_MTP, MODELCFG_F_WINDOW, MODELCFG_F_WINDOW_SKIP, MODELCFG_F_MOE_AUX_LOSS,
+       MODELCFG_NFIELDS };
 
 /* The attention's projections: grouped-query (query heads, kv_heads key/value heads of head_dim; multi-head
  * when kv_heads = heads) or multi-head latent attention (DeepSeek-V2/V3; the fields below). */
@@ -72,6 +74,9 @@ typedef struct modelcfg {
      * with window_attn_skip_freq N every N-th layer (1-based) keeps full causal attention (0: none does).
      * window_size 0: no window */
     uint64_t window_size, window_attn_skip_freq;
+    /* the router's load-balancing loss (Megatron-Core TopKRouter._apply_aux_loss, _apply_seq_aux_loss,
+     * _apply_global_aux_loss; enabled by moe_router_load_balancing_type with moe_aux_loss_coeff > 0) */
+    int moe_aux_loss;           /* enum modelcfg_aux */
     uint64_t vocab_padded;      /* derived, not a key: vocab padded for the training (expcfg); 0 = vocab */
     cfgloc loc[MODELCFG_NFIELDS];
     cfgloc ref;                 /* where the experiment named the model */

@@ -164,7 +164,7 @@ static const cfg_field fields[] = {
       "NCCL protocol of the expert-parallel all-to-all's sends: ll, simple, or auto (LL up to 16 KiB per peer)" },
     { "host_moe_router", CFG_T_TIME, T(host_moe_router_ps), 0, 0, 1e11, NULL, NULL, 0, NULL,
       "Megatron-Core's Python per MoE layer's forward in the router and the dispatcher's preprocessing, beside "
-      "their launches, GEMM call and module, times the cluster's host_time_scale, e.g. 1.843ms; 0: none" },
+      "their launches, GEMM call and module, times the cluster's host_time_scale, e.g. 1.798ms; 0: none" },
     { "host_moe_expert", CFG_T_TIME, T(host_moe_expert_ps), 0, 0, 1e10, NULL, NULL, 0, NULL,
       "the framework's Python per local expert of an MoE layer's forward (the grouped MLP's per-expert splits, "
       "buffers and arguments), beside its GEMM calls and modules, times the cluster's host_time_scale, e.g. "
@@ -178,7 +178,7 @@ static const cfg_field fields[] = {
       "place of its kernels' launches, GEMM calls and modules" },
     { "host_moe_dispatch", CFG_T_TIME, T(host_moe_dispatch_ps), 0, 0, 1e11, NULL, NULL, 0, NULL,
       "the all-to-all dispatcher's Python per MoE layer's forward between its synchronisation and the all-to-all, "
-      "beside their launches, times the cluster's host_time_scale, e.g. 2.594ms; 0: none" },
+      "beside their launches, times the cluster's host_time_scale, e.g. 2.588ms; 0: none" },
     { "moe_dispatcher", CFG_T_ENUM, T(moe_dispatcher), 0, 1, 0, traincfg_moe_dispatcher_names, NULL, 0, NULL,
       "Megatron-Core's token dispatcher: alltoall (moe_token_dispatcher_type alltoall) or hybridep (flex with "
       "moe_flex_dispatcher_backend hybridep: its dispatch and combine kernels do permutation 1 and the "
@@ -207,6 +207,14 @@ static const cfg_field fields[] = {
     { "ub_fc1_wgrad_sms", CFG_T_U64, T(ub_sms[3]), 0, 0, 1024, NULL, NULL, 0, NULL,
       "with tp_comm_overlap: SMs of the FC1 input-gradient reduce-scatter beside the FC1 weight-gradient GEMM "
       "(TE's fc1_wgrad num_sm; default 16)" },
+    { "grouped_gemm_streams", CFG_T_U64, T(grouped_gemm_streams), 0, 1, 64, NULL, NULL, 0, NULL,
+      "CUDA streams a grouped expert GEMM's per-expert GEMMs run on, round robin, their launch gaps overlapping "
+      "(Transformer Engine's multi-stream cuBLAS grouped GEMM: 4, the default); 1: one stream, every expert's gap in "
+      "series" },
+    { "moe_force_load_balancing", CFG_T_BOOL, T(moe_force_load_balancing), 0, 1, 0, NULL, NULL, 0, NULL,
+      "the router's logits replaced by random ones for balanced routing (Megatron-Core's "
+      "moe_router_force_load_balancing, RandomSTE: logits.clone().normal_(), two kernels per MoE layer's forward), "
+      "as NVIDIA's MoE benchmark runs set it" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -265,17 +273,25 @@ static void defaults(void *obj)
     /* Megatron-Core's Python in an MoE layer's forward, from the nsys NVTX ranges of the same issue-7 profile
      * (Qwen3-30B-A3B, one DGX B200, bf16, EP 8, MBS 1, the all-to-all dispatcher, no CUDA graphs; medians of
      * host time; docs/references.md, "Framework host time"): #MOE_ROUTER_AND_PRE 1.9 ms, less what the
-     * engine prices in that range for that run (the router GEMM's call and module 36.2 us, four device-to-host
-     * copies, top-k, the row-id map and permutation 1 at host_launch: 21 us), 1,842.8 us; #MOE_EXPERTS_COMP
+     * engine prices in that range for that run (the router GEMM's call and module 36.2 us; four device-to-host
+     * copies, the random logits' two kernels (forced balancing), top-k, the aux loss's five (aux_loss 1e-3:
+     * Megatron-MoE-ModelZoo model_configs/benchmarking/Qwen3-30B-A3B.yaml), the preprocess's six, the row-id
+     * map's three and permutation 1 at host_launch: 22 launches, 66 us; 1,842.8 us before 2026-12-07, when 13 of
+     * them were not counted), 1,797.8 us; #MOE_EXPERTS_COMP
      * 2.2 ms for 16 local experts, less the grouped MLP's 32 GEMM calls, 2 modules and the activation's
      * launch (486.4 us), 1,713.6 us: 107.1 us per local expert (the grouped MLP splits its input, allocates
-     * and quantizes per expert: TransformerEngine issue 1499). #MOE_DISPATCH (2.6 ms; host_moe_dispatch 2,594
-     * us less its two launches) is off: the range holds the host's wait for the split sizes, on the GPU and
+     * and quantizes per expert: TransformerEngine issue 1499). #MOE_DISPATCH (2.6 ms; host_moe_dispatch 2,588
+     * us less its four launches: the tokens' and the probabilities' all-to-alls, the chunk sort's two) is off: the range holds the host's wait for the split sizes, on the GPU and
      * through the combine all-to-all on the other ranks, which the host timeline models itself; the backward
      * has no range. */
-    t->host_moe_router_ps = 1842800000ull;
+    t->host_moe_router_ps = 1797800000ull;
     t->host_moe_expert_ps = 107100000ull;
     t->host_moe_dispatch_ps = 0;
+    /* Transformer Engine v2.9 (commit 70f5366), the 25.11 container's: GroupedLinear's general_grouped_gemm ->
+     * nvte_multi_tensor_gemm -> multi_stream_cublas_gemm (common/gemm/cublaslt_gemm.cu), expert i on compute
+     * stream i % 4 (common/util/multi_stream.cpp, get_num_compute_streams: num_compute_streams = 4); the CUTLASS
+     * grouped kernel only with NVTE_USE_CUTLASS_GROUPED_GEMM on Hopper (no Megatron-Bridge recipe sets it) */
+    t->grouped_gemm_streams = 4;
     /* Megatron-LM's async_tensor_model_parallel_allreduce (NVIDIA/Megatron-LM cf7efd4f5a, 2021-08-30, on unless
      * --no-async-tensor-model-parallel-allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
      * and Transformer Engine's Linear backward all start it asynchronously before the weight-gradient GEMM */

@@ -61,7 +61,7 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_HOST_MOE_EXPERT, TRAINCFG_F_CUDA_GRAPH_MOE_ROUTER, TRAINCFG_F_CUDA_GRAPH_ATTN,
        TRAINCFG_F_HOST_MOE_DISPATCH, TRAINCFG_F_MOE_DISPATCHER, TRAINCFG_F_RECOMPUTE_METHOD,
        TRAINCFG_F_RECOMPUTE_NUM_LAYERS, TRAINCFG_F_TP_COMM_OVERLAP, TRAINCFG_F_UB_SMS0,
-       TRAINCFG_NFIELDS = TRAINCFG_F_UB_SMS0 + 4 };
+       TRAINCFG_F_GROUPED_GEMM_STREAMS = TRAINCFG_F_UB_SMS0 + 4, TRAINCFG_F_MOE_FORCE_BALANCE, TRAINCFG_NFIELDS };
 
 /* training.moe_dispatcher: Megatron-Core's token dispatcher (moe_token_dispatcher_type alltoall, or flex
  * with moe_flex_dispatcher_backend hybridep) */
@@ -175,6 +175,11 @@ typedef struct traincfg {
      * (input norm, QKV, core attention, projection, residual) replays forward and backward as one CUDA graph
      * each: one launch on the host in place of its kernels' host time */
     int cuda_graph_attn;
+    /* the CUDA streams a grouped GEMM's per-expert cuBLAS GEMMs are spread over (Transformer Engine's
+     * multi_stream_cublas_gemm, num_compute_streams 4; opgraph_moe.c grouped_gemm); 1: one stream */
+    uint64_t grouped_gemm_streams;
+    /* Megatron-Core's moe_router_force_load_balancing (RandomSTE: random router logits, balanced routing) */
+    int moe_force_load_balancing;
     /* Megatron-Core's pipeline_model_parallel_layout ("" = none): per virtual stage, in Megatron's order,
      * the embedding E, transformer layers t, multi-token prediction modules m and the loss L, stages
      * separated by '|', "x*n" and "(...)*n" repeating (pplayout.h; parallel_chunk_layers reads it) */

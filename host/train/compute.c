@@ -50,8 +50,12 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
     if (to_ps(bytes / ((double)g->hbm_bw_bps * g->memory_efficiency), &out->memory_ps))
         return cxl_errf(err, CXL_ELIMIT, "compute: op '%s' moves %.3g bytes: beyond %lld ps",
                         op->name ? op->name : "?", bytes, (long long)INT64_MAX);
-    /* one launch gap per kernel the op launches (op.h: launches; compute.h) */
-    out->overhead_ps = (int64_t)g->kernel_overhead_ps * (int64_t)(op->launches > 1 ? op->launches : 1);
+    /* one launch gap per kernel the op launches (op.h: launches; compute.h); a GEMM whose calls run over
+     * several streams pays, for them, the gaps of its longest stream: ceil(calls / streams) */
+    uint64_t gaps = op->launches > 1 ? op->launches : 1;
+    if (op->kind == OP_GEMM && op->streams > 1 && op->calls > 1 && op->calls <= gaps)
+        gaps = gaps - op->calls + ceil_div(op->calls, op->streams);
+    out->overhead_ps = (int64_t)g->kernel_overhead_ps * (int64_t)gaps;
     out->culprit = GPUCFG_F_TFLOPS0 + op->dtype;
 
     if (op->kind == OP_GEMM) {

@@ -10,10 +10,17 @@
  *     t_tile = 2 x tile_m x tile_n x k / (peak / sms x gemm_efficiency)
  *     t_math = waves x t_tile
  *     t_mem  = bytes / (hbm_bw x memory_efficiency)
- *     t      = max(t_math, t_mem) + launches x kernel_overhead
+ *     t      = max(t_math, t_mem) + gaps x kernel_overhead
+ *     gaps   = launches, or for a GEMM whose `calls` kernels run over `streams` > 1 streams
+ *              (launches - calls) + ceil(calls / streams)
  * (launches: op.h; 1 but for a grouped GEMM run as one GEMM per expert, whose per-expert products are
  * priced here as one grid: their tiles quantize per expert, their waves over all of them, as the
- * per-expert GEMMs overlap on Transformer Engine's several GEMM streams.)
+ * per-expert GEMMs overlap on Transformer Engine's several GEMM streams. The streams run side by side, so
+ * the launch gaps in series are those of one stream's chain, ceil(calls / streams): Transformer Engine's
+ * multi_stream_cublas_gemm puts expert i on stream i % 4. Each stream's gaps are still in series with its
+ * own GEMMs, and all experts' tiles share the SMs, so the math is not hidden under the gaps: with equal
+ * experts launched together the streams' gaps fall at the same times. A block-scaled GEMM's two swizzle
+ * kernels run on the current stream before the fork: launches - calls gaps in series.)
  * A partial tile costs a whole tile and a partial wave a whole wave; t_mem is the memory side of the
  * roofline, so a GEMM with little reuse (skinny, small, or batched small products) falls to it.
  *

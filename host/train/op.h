@@ -35,6 +35,10 @@ typedef struct op_desc {
     uint32_t calls;         /* OP_GEMM: the cuBLAS GEMM calls the framework makes for it, each priced on the
                                host timeline at training.host_gemm (1; a grouped GEMM: one per local expert);
                                0 for the other kinds */
+    uint32_t streams;       /* OP_GEMM: the CUDA streams its `calls` GEMM kernels are spread over, round robin
+                               (Transformer Engine's multi-stream grouped GEMM: min(4, local experts)); the
+                               launch gaps of kernels on different streams overlap (compute.h). 0 or 1: one
+                               stream, every gap in series */
 } op_desc;
 
 #endif

@@ -41,7 +41,8 @@ int opg_add_op(bld *B, const op_desc *d)
         if (o->name == d->name || !strcmp(o->name, d->name)) {
             if (o->kind == d->kind && o->batch == d->batch && o->m == d->m && o->n == d->n && o->k == d->k &&
                 o->bytes == d->bytes && o->dtype == d->dtype &&
-                o->launches == d->launches && o->block_scaled == d->block_scaled && o->calls == d->calls)
+                o->launches == d->launches && o->block_scaled == d->block_scaled && o->calls == d->calls &&
+                o->streams == d->streams)
                 return (int)i;
         }
     }
@@ -81,17 +82,24 @@ static void push(bld *B, int tpl, opgraph_entry e)
  * swizzle_scaling_factors on A and B, te_general_grouped_gemm multi_tensor_swizzle_scaling_factors; common/
  * swizzle/swizzle.cu. Two more launch gaps; their bytes (the scales, 1/32 of the FP8 operands' read and
  * written once) are left in the GEMM's, which already counts its operands at 2 B. */
-static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
-                   uint32_t launches)
+static void gemm_ns(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                    uint32_t launches, uint32_t streams)
 {
     uint32_t calls = launches ? launches : 1;
     if (B->mx && B->dtype == GPUCFG_FP8)
         launches = (launches ? launches : 1) + (launches < UINT32_MAX - 2 ? 2 : 0);
-    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches, B->mx && B->dtype == GPUCFG_FP8, calls };
+    op_desc d = { name, OP_GEMM, B->dtype, batch, m, n, k, 0, 0, launches, B->mx && B->dtype == GPUCFG_FP8, calls,
+                  streams > 1 ? (streams < calls ? streams : calls) : 0 };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0 };
     push(B, tpl, e);
+}
+
+static void gemm_n(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                   uint32_t launches)
+{
+    gemm_ns(B, tpl, name, batch, m, n, k, launches, 0);
 }
 
 static void gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
@@ -99,21 +107,11 @@ static void gemm(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, 
     gemm_n(B, tpl, name, batch, m, n, k, 0);
 }
 
-/* The routed experts' GEMM on one GPU: `le` local experts, each an (m x k).(k x n) product. Transformer
- * Engine's GroupedLinear runs it as one cuBLAS GEMM per expert spread over its 4 compute streams
- * (transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm; num_streams = 4 in
- * common/include/transformer_engine/gemm.h): le launches, each paying the launch gap; the tiles quantize per
- * expert (ceil(m / tile_m) for a small per-expert m) and the waves over all of them (compute.h). */
-static void grouped_gemm(bld *B, int tpl, const char *name, uint64_t le, uint64_t m, uint64_t n, uint64_t k)
-{
-    gemm_n(B, tpl, name, le, m, n, k, (uint32_t)(le > UINT32_MAX ? UINT32_MAX : le));
-}
-
 /* A memory-bound kernel over `elems` elements moving bytes_per_elem each (at 16-bit activations; scaled
  * for fp32 training where the factor applies to activation traffic). */
 static void mem_n(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem, uint32_t launches)
 {
-    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0, 0, 0 };
+    op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0, 0, 0, 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
     opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0 };
@@ -348,160 +346,6 @@ static void mlp_bwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo, c
     col_bwd(B, L, x, &cn, (const uint64_t[3]){ x->T, x->h, fin }, (const uint64_t[3]){ x->h, fin, x->T });
 }
 
-/* An all-to-all over the EP group (ep > 1) or a collective over the ETP group (etp > 1). */
-static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char *name, uint64_t ranks)
-{
-    if (ranks <= 1 || bytes == 0)
-        return;
-    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0, 0 };
-    push(B, tpl, e);
-}
-
-/* A host-timeline mark (OPGRAPH_DTOH with its copies, OPGRAPH_HOST_SYNC) */
-static void host_mark(bld *B, int tpl, int kind, uint64_t copies)
-{
-    opgraph_entry e = { (uint8_t)kind, 0, 0, copies, kind == OPGRAPH_DTOH ? "moe.dispatch.dtoh" : "moe.dispatch.sync",
-                        0, 0 };
-    push(B, tpl, e);
-}
-
-/* The framework's Python on the host timeline (OPGRAPH_HOST_PY), `ps` before the host_time_scale. */
-static void host_py(bld *B, int tpl, uint64_t ps, const char *name)
-{
-    if (!ps)
-        return;
-    opgraph_entry e = { OPGRAPH_HOST_PY, 0, 0, ps, name, 0, 0 };
-    push(B, tpl, e);
-}
-
-/* The expert half of an MoE layer (after the attention half). Per GPU: tl = T / tp tokens (sp; tp 1: T),
- * each sent to top_k experts; the busiest GPU receives load x tl x top_k of them (x etp after the ETP
- * all-gather) over its experts / ep local experts. */
-typedef struct moe_shape {
-    uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo, h;
-    uint64_t py_router_ps, py_dispatch_ps, py_experts_ps; /* the framework's Python (OPGRAPH_HOST_PY), 0: none */
-    /* moe_dispatcher hybridep (Megatron-Core token_dispatcher.py _HybridEPManager, fused_a2a.py
-     * hybrid_ep_dispatch / hybrid_ep_combine: DeepEP's hybrid-ep HybridEPBuffer dispatch_with_permute and
-     * combine_with_unpermute, csrc/hybrid_ep/hybrid_ep.cu and executor/executor.cu, branch hybrid-ep of
-     * 2025-11-18): the dispatch kernel reads the tokens in token order through its sparse-to-dense map and
-     * the combine kernel sums the returned copies with the router's weights back into token order, so
-     * permutation 1 and its inverse (moe.permute, moe.unpermute) are no kernels of their own; the received
-     * tokens are still permuted by expert out of the dispatch buffer (dispatch_postprocess's permute kernel)
-     * and back into it before the combine (combine_preprocess), as sort_chunks prices, one local expert or more */
-    int fused_perm;
-} moe_shape;
-
-/* The router's GEMM: Megatron-Core's TopKRouter.gating computes the logits with router_gating_linear in
- * the input's dtype or fp32 (moe_router_dtype), a plain matrix product outside Transformer Engine's FP8
- * autocast (megatron/core/transformer/moe/router.py, moe_utils.py): 16-bit under FP8 training, as the
- * flash attention kernel. */
-static void router_gemm(bld *B, int L, const char *name, uint64_t m, uint64_t n, uint64_t k)
-{
-    int dt = B->dtype;
-    if (dt == GPUCFG_FP8)
-        B->dtype = GPUCFG_BF16;
-    gemm(B, L, name, 1, m, n, k);
-    B->dtype = dt;
-}
-
-/* The all-to-all dispatcher's second permutation: the received tokens arrive grouped by source rank, then
- * by local expert; with more than one local expert they are re-sorted by expert before the grouped GEMM,
- * and back by rank before the combine (Megatron-Core token_dispatcher.py, MoEAlltoAllTokenDispatcher
- * "Permutation 2", moe_utils.py sort_chunks_by_idxs; Transformer Engine's moe_sort_chunks_by_index with
- * moe_permute_fusion). A copy of every received token's hidden vector: read 2 + write 2 B per element of
- * le x me x h (the routing probabilities, 4 B a token, left out); the backward pass runs the inverse. */
-static void sort_chunks(bld *B, int L, const moe_shape *e, const char *name)
-{
-    if (e->le > 1 || e->fused_perm)
-        mem(B, L, name, e->le * e->me * e->h, 4);
-}
-
-/* Permutation 1 and its inverse (Transformer Engine's fused moe_permute / moe_unpermute with the router's
- * weights), unless the dispatcher's own kernels do it (moe_shape.fused_perm) */
-static void permute(bld *B, int L, const moe_shape *e, const char *name, double bytes_per_elem)
-{
-    if (!e->fused_perm)
-        mem(B, L, name, e->routed * e->h, bytes_per_elem);
-}
-
-static void moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
-{
-    mem(B, L, "ln2.fwd", x->Eh, 4);
-    /* Megatron-Core's Python of the router and the dispatcher's preprocessing (training.host_moe_router;
-     * MoELayer.router_and_preprocess), unless a CUDA graph replays them */
-    host_py(B, L, e->py_router_ps, "moe.router.python");
-    router_gemm(B, L, "moe.router.fwd", e->tl, e->nexp, x->h);
-    /* read the logits, write fp32 probabilities, top-k selection reads them again (10 B per logit) */
-    mem(B, L, "moe.router.topk.fwd", e->tl * e->nexp, 10);
-    /* the dropless all-to-all dispatcher's split sizes go to the host: copies queued before permutation 1,
-     * the host waiting for them before the all-to-all (or, with no EP or TP group, before the experts, whose
-     * grouped GEMM takes the tokens per expert as a host list; the dispatcher's TP group is the expert-
-     * tensor-parallel one, expt_tp). Megatron-Core token_dispatcher.py,
-     * MoEAlltoAllTokenDispatcher.preprocess and _maybe_dtoh_and_synchronize: tokens_per_expert,
-     * input_splits, output_splits and output_splits_tp moved with maybe_move_tensor_to_cpu on the side
-     * stream (only tokens_per_expert without an EP or TP group), then d2h_event.synchronize() */
-    int groups = e->ep > 1 || e->etp > 1;
-    host_mark(B, L, OPGRAPH_DTOH, groups ? 4 : 1);
-    /* the permutation's index map, built once and kept for the unpermutation and both backward passes:
-     * Transformer Engine's fused moe_permute (transformer_engine/pytorch/permutation.py, the mask-map path;
-     * common/permutation/permutation.cu) reads the tl x experts routing map (1 B per entry, bool) and writes
-     * an int32 row-id map of the same shape: 1 + 4 = 5 B per entry */
-    mem(B, L, "moe.permute.rowmap.fwd", e->tl * e->nexp, 5);
-    permute(B, L, e, "moe.permute.fwd", 4);
-    if (groups) {
-        host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
-        /* the all-to-all dispatcher's Python after its synchronisation (training.host_moe_dispatch;
-         * MoEAlltoAllTokenDispatcher.token_dispatch and dispatch_postprocess) */
-        host_py(B, L, e->py_dispatch_ps, "moe.dispatch.python");
-    }
-    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch", e->ep);
-    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
-    sort_chunks(B, L, e, "moe.sort_chunks.fwd");
-    if (!groups)
-        host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
-    /* the grouped MLP's Python per local expert (training.host_moe_expert; MoELayer.routed_experts_compute) */
-    host_py(B, L, e->py_experts_ps, "moe.experts.python");
-    fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h, e->le);
-    grouped_gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
-    mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);
-    fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc2.fwd", e->le * e->me * e->fo_e, e->le);
-    grouped_gemm(B, L, "moe.expert.fc2.fwd", e->le, e->me, x->h, e->fo_e);
-    sort_chunks(B, L, e, "moe.unsort_chunks.fwd");
-    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
-    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
-    /* gather the expert outputs back into token order and sum them with the router's weights */
-    permute(B, L, e, "moe.unpermute.fwd", 6);
-    if (e->sh_fo)
-        mlp_fwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
-    mem(B, L, "resid2.fwd", x->Eh, x->drop ? 7 : 6);
-}
-
-static void moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
-{
-    mem(B, L, "resid2.bwd", x->Eh, x->drop ? 5 : 4);
-    if (e->sh_fo)
-        mlp_bwd(B, L, x, e->sh_fin, e->sh_fo, &shared_mlp);
-    permute(B, L, e, "moe.unpermute.bwd", 6);
-    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
-    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
-    sort_chunks(B, L, e, "moe.unsort_chunks.bwd");
-    fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc2.bwd", e->le * e->me * x->h, e->le);
-    grouped_gemm(B, L, "moe.expert.fc2.bwd_data", e->le, e->me, e->fo_e, x->h);
-    grouped_gemm(B, L, "moe.expert.fc2.bwd_weight", e->le, e->fo_e, x->h, e->me);
-    mem(B, L, x->swiglu ? "moe.expert.swiglu.bwd" : "moe.expert.gelu.bwd", e->le * e->me * e->fo_e,
-        x->swiglu ? 10 : 6);
-    fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc1.bwd", e->le * e->me * e->fin_e, e->le);
-    grouped_gemm(B, L, "moe.expert.fc1.bwd_data", e->le, e->me, x->h, e->fin_e);
-    grouped_gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
-    sort_chunks(B, L, e, "moe.sort_chunks.bwd");
-    moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
-    moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
-    permute(B, L, e, "moe.permute.bwd", 4);
-    router_gemm(B, L, "moe.router.bwd_data", e->tl, x->h, e->nexp);
-    router_gemm(B, L, "moe.router.bwd_weight", x->h, e->nexp, e->tl);
-    mem(B, L, "ln2.bwd", x->Eh, 8);
-}
-
 /* An op's share of the model FLOPs (MFU's numerator): a GEMM's FLOPs; a flash forward kernel as the
  * model's Q.K^T and P.V at full s x s (what the unfused GEMMs count), so the model FLOPs do not depend on
  * the kernels that run them; nothing for other kernels. */
@@ -543,8 +387,8 @@ static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recomput
     attn_bwd(B, ID(OPGRAPH_LAYER_BWD), x);
     if (e) {
         attn_fwd(B, ID(OPGRAPH_MOE_FWD), x);
-        moe_fwd(B, ID(OPGRAPH_MOE_FWD), x, e);
-        moe_bwd(B, ID(OPGRAPH_MOE_BWD), x, e);
+        opg_moe_fwd(B, ID(OPGRAPH_MOE_FWD), x, e);
+        opg_moe_bwd(B, ID(OPGRAPH_MOE_BWD), x, e);
         attn_bwd(B, ID(OPGRAPH_MOE_BWD), x);
         if (recompute == TRAINCFG_RECOMPUTE_FULL)
             g->tpl[ID(OPGRAPH_MOE_RECOMPUTE)] = g->tpl[ID(OPGRAPH_MOE_FWD)];
@@ -564,55 +408,6 @@ static void layer_tpls(bld *B, const lshape *x, const moe_shape *e, int recomput
     if (up)
         opg_mla_up(B, ID(OPGRAPH_LAYER_RECOMPUTE), x, "tp.allgather.mla.recompute");
 #undef ID
-}
-
-/* The EP ranks one token goes to when its top_k experts are drawn uniformly without replacement from
- * `experts` spread evenly over `ep` ranks (Megatron-Core's moe_router_force_load_balancing: random router
- * logits, the balanced routing the validation rows ran): ep x (1 - P(no expert of a given rank)),
- * P = C(experts - experts / ep, top_k) / C(experts, top_k). O(top_k). */
-static double ranks_per_token(uint64_t experts, uint64_t ep, uint64_t top_k)
-{
-    if (ep <= 1 || top_k == 0)
-        return 1;
-    double miss = 1, others = (double)(experts - experts / ep);
-    for (uint64_t i = 0; i < top_k; i++)
-        miss *= others - (double)i > 0 ? (others - (double)i) / (double)(experts - i) : 0;
-    double d = (double)ep * (1 - miss);
-    return d < (double)top_k ? d : (double)top_k;
-}
-
-/* The expert half's shapes (moe_shape) of an MoE model's layers on one GPU. */
-static void moe_shape_of(const modelcfg *m, const traincfg *t, const lshape *x, double act, moe_shape *e)
-{
-    uint64_t tp = t->tp, T = x->T, h = x->h;
-    uint64_t mats_in = x->swiglu ? 2 : 1;
-    memset(e, 0, sizeof *e);
-    e->tl = t->sp ? T / tp : T;
-    e->ep = t->ep;
-    e->etp = t->etp ? t->etp : tp;
-    e->nexp = m->experts;
-    e->h = h;
-    e->le = m->experts / e->ep;
-    e->fo_e = m->expert_ffn / e->etp;
-    e->fin_e = mats_in * e->fo_e;
-    double load = modelcfg_moe_load(m);
-    double per_expert = (double)e->tl * (double)m->top_k * (double)(e->ep * e->etp) / (double)m->experts;
-    e->me = (uint64_t)ceil(per_expert * load);
-    e->routed = e->tl * m->top_k;
-    /* each routed copy once per destination expert (the all-to-all dispatcher permutes before sending);
-     * HybridEP sends a token once per destination rank and expands it there (its sparse-to-dense map,
-     * tokens x ranks; DeepEP hybrid-ep tests/test_hybrid_ep.py counts its bandwidth on those rows), and its
-     * combine returns one sum per token and rank: the ranks a token reaches instead of top_k */
-    double copies = t->moe_dispatcher == TRAINCFG_MOE_HYBRIDEP ? ranks_per_token(m->experts, e->ep, m->top_k)
-                                                                : (double)m->top_k;
-    e->a2a_bytes = (uint64_t)ceil((double)e->tl * copies * (double)h * act * load);
-    e->etp_bytes = e->etp > 1 ? e->a2a_bytes * e->etp : 0;
-    e->sh_fo = m->shared_experts * m->expert_ffn / tp;
-    e->sh_fin = mats_in * e->sh_fo;
-    e->py_router_ps = t->cuda_graph_moe_router ? 0 : t->host_moe_router_ps;
-    e->py_experts_ps = e->le * t->host_moe_expert_ps;
-    e->py_dispatch_ps = t->moe_dispatcher == TRAINCFG_MOE_ALLTOALL ? t->host_moe_dispatch_ps : 0;
-    e->fused_perm = t->moe_dispatcher == TRAINCFG_MOE_HYBRIDEP;
 }
 
 /* The embedding's (first stage) and the head's (last stage) templates. */
@@ -727,6 +522,27 @@ void opg_tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64
     tpc(B, tpl, coll, bytes, name, tp);
 }
 void opg_push(bld *B, int tpl, opgraph_entry e) { push(B, tpl, e); }
+void opg_mem_n(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem, uint32_t launches)
+{
+    mem_n(B, tpl, name, elems, bytes_per_elem, launches);
+}
+void opg_gemm_ns(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                 uint32_t launches, uint32_t streams)
+{
+    gemm_ns(B, tpl, name, batch, m, n, k, launches, streams);
+}
+void opg_fp8_quant_n(bld *B, int tpl, const char *name, uint64_t elems, uint64_t tensors)
+{
+    fp8_quant_n(B, tpl, name, elems, tensors);
+}
+void opg_shared_mlp_fwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo)
+{
+    mlp_fwd(B, L, x, fin, fo, &shared_mlp);
+}
+void opg_shared_mlp_bwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo)
+{
+    mlp_bwd(B, L, x, fin, fo, &shared_mlp);
+}
 void opg_tpc_async(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uint64_t tp)
 {
     tpc_async(B, tpl, coll, bytes, name, tp);
@@ -742,7 +558,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
 {
     memset(g, 0, sizeof *g);
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
-    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, traincfg_mxfp8(t) };
+    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, traincfg_mxfp8(t), t->grouped_gemm_streams };
     /* with context parallelism every kernel but the attention's keys sees this rank's s / cp tokens */
     uint64_t cp = t->cp ? t->cp : 1, tp = t->tp, s = m->seq_len / cp, b = t->micro_batch, h = m->hidden;
     uint64_t a = m->heads, kv = m->kv_heads;
@@ -760,7 +576,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
     /* ---- the layers' templates, and their bf16 variants for the FP8 run's bf16 layers ---- */
     moe_shape e = { 0 };
     if (modelcfg_is_moe(m))
-        moe_shape_of(m, t, &x, B.act, &e);
+        opg_moe_shape(m, t, &x, B.act, &e);
     int up = x.mla && t->recompute_mla_up_proj && t->recompute != TRAINCFG_RECOMPUTE_FULL;
     /* the windowed layers' variants (model.window_size; Megatron-Core is_layer_window_attention picks the
      * layers: eng_layer_windowed) differ in their flash kernels only */

@@ -37,7 +37,7 @@ static void flash(bld *B, int tpl, const lshape *x, int bwd)
     const char *name = x->window ? (bwd ? "attn.flash.swa.bwd" : "attn.flash.swa.fwd")
                                  : (bwd ? "attn.flash.bwd" : "attn.flash.fwd");
     op_desc d = { name, bwd ? OP_ATTN_BWD : OP_ATTN_FWD, dt,
-                  x->bah, x->s, x->skv, (x->dqk + x->dh) / 2, 0, 0, 0, 0, 0 };
+                  x->bah, x->s, x->skv, (x->dqk + x->dh) / 2, 0, 0, 0, 0, 0, 0 };
     double fwd_flops = 2.0 * rows * (double)x->skv * w / 2; /* causal: the blocks above the diagonal are skipped */
     if (x->window)
         fwd_flops = 2.0 * (double)x->bah * window_pairs(x->skv, x->window) / (double)x->cp * w;

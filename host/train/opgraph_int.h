@@ -1,5 +1,6 @@
 /* opgraph_int.h - what opgraph.c shares with the files that build parts of its graph (opgraph_mla.c:
- * multi-head latent attention and the multi-token prediction modules; opgraph_ops.c: the single ops the
+ * multi-head latent attention and the multi-token prediction modules; opgraph_moe.c: the expert half of an
+ * MoE layer; opgraph_ops.c: the single ops the
  * engine adds outside the templates). Not a public interface: the builder's state, one layer's shapes,
  * and the kernel and collective helpers (opgraph.c states each kernel's bytes beside it). */
 #ifndef CXLSIM_OPGRAPH_INT_H
@@ -18,6 +19,7 @@ typedef struct bld {
     cxl_err *err;
     int failed;
     int mx; /* FP8 with MXFP8 block scaling (traincfg_mxfp8) */
+    uint32_t gg_streams; /* a grouped GEMM's CUDA streams (training.grouped_gemm_streams; 0, 1: one) */
 } bld;
 
 /* Shapes of one micro-batch's layer on one GPU (notation at the top of this file). */
@@ -90,5 +92,41 @@ void opg_mla_fwd(bld *B, int L, const lshape *x);
 void opg_mla_bwd(bld *B, int L, const lshape *x);
 void opg_mla_up(bld *B, int L, const lshape *x, const char *sfx_ag);
 void opg_mtp_tpls(bld *B, const modelcfg *m, const lshape *x);
+
+/* The expert half of an MoE layer (after the attention half). Per GPU: tl = T / tp tokens (sp; tp 1: T),
+ * each sent to top_k experts; the busiest GPU receives load x tl x top_k of them (x etp after the ETP
+ * all-gather) over its experts / ep local experts. */
+typedef struct moe_shape {
+    uint64_t tl, ep, etp, le, me, fin_e, fo_e, routed, a2a_bytes, etp_bytes, nexp, sh_fin, sh_fo, h;
+    uint64_t probs_bytes; /* the all-to-all dispatcher's permuted probabilities, 4 B per routed copy */
+    int bias;             /* the experts' linear layers have biases (model.bias: GPT-OSS) */
+    int aux;              /* enum modelcfg_aux: the router's load-balancing loss */
+    int force_balance;    /* training.moe_force_load_balancing: RandomSTE's random logits */
+    uint64_t py_router_ps, py_dispatch_ps, py_experts_ps; /* the framework's Python (OPGRAPH_HOST_PY), 0: none */
+    /* moe_dispatcher hybridep (Megatron-Core token_dispatcher.py _HybridEPManager, fused_a2a.py
+     * hybrid_ep_dispatch / hybrid_ep_combine: DeepEP's hybrid-ep HybridEPBuffer dispatch_with_permute and
+     * combine_with_unpermute, csrc/hybrid_ep/hybrid_ep.cu and executor/executor.cu, branch hybrid-ep of
+     * 2025-11-18): the dispatch kernel reads the tokens in token order through its sparse-to-dense map and
+     * the combine kernel sums the returned copies with the router's weights back into token order, so
+     * permutation 1 and its inverse (moe.permute, moe.unpermute) are no kernels of their own; the received
+     * tokens are still permuted by expert out of the dispatch buffer (dispatch_postprocess's permute kernel)
+     * and back into it before the combine (combine_preprocess), as sort_chunks prices, one local expert or more */
+    int fused_perm;
+} moe_shape;
+
+/* opgraph_moe.c: the expert half's shapes on one GPU (moe_shape), its forward and its backward */
+void opg_moe_shape(const modelcfg *m, const traincfg *t, const lshape *x, double act, moe_shape *e);
+void opg_moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e);
+void opg_moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e);
+/* A memory-bound kernel launched as `launches` kernels (0: one), as opg_mem */
+void opg_mem_n(bld *B, int tpl, const char *name, uint64_t elems, double bytes_per_elem, uint32_t launches);
+/* A GEMM whose `launches` calls run over `streams` CUDA streams (op.h; 0: one), as opg_gemm_n */
+void opg_gemm_ns(bld *B, int tpl, const char *name, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                 uint32_t launches, uint32_t streams);
+/* FP8 training: the quantization of `elems` elements as `tensors` tensors, each with its own kernels */
+void opg_fp8_quant_n(bld *B, int tpl, const char *name, uint64_t elems, uint64_t tensors);
+/* The shared experts' tensor-parallel MLP (DeepSeek-style), forward and backward */
+void opg_shared_mlp_fwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo);
+void opg_shared_mlp_bwd(bld *B, int L, const lshape *x, uint64_t fin, uint64_t fo);
 
 #endif

@@ -4,10 +4,10 @@
 
 int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
-    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t) };
+    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t), 0 };
     /* param.main_grad.copy_(param.grad): the weight gradient in the compute dtype read (bf16 under FP8 too:
      * TE's wgrad output), the main gradient written */
-    op_desc d = { "fsdp.grad_copy", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0, 0, 0 };
+    op_desc d = { "fsdp.grad_copy", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0, 0, 0, 0 };
     d.bytes = (double)params * (double)(g->weight_elem_bytes + g->grad_elem_bytes);
     int idx = opg_add_op(&B, &d);
     return B.failed ? B.failed : idx;
@@ -16,14 +16,14 @@ int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cx
 int opgraph_grad_accum_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
-    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, 0 };
+    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, 0, 0 };
     /* Without --gradient-accumulation-fusion the weight-gradient GEMM writes a fresh tensor that is then added
      * to the main gradient: with fp32 main gradients Megatron-LM's DDP hook main_grad.add_(grad) (megatron/
      * model/distributed.py, _make_param_hook) reads both and writes the fp32 sum; with gradients in the
      * compute dtype autograd's AccumulateGrad adds in place (read, read, write; the first micro-batch's
      * gradient is taken over without a kernel: train_step.c) */
     double wb = B.act, gb = (double)g->grad_elem_bytes;
-    op_desc d = { "grad.accumulate", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0, 0, 0 };
+    op_desc d = { "grad.accumulate", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0, 0, 0, 0 };
     d.bytes = (double)params * (wb + 2.0 * gb);
     d.flops = (double)params;
     int idx = opg_add_op(&B, &d);
@@ -32,9 +32,9 @@ int opgraph_grad_accum_op(opgraph *g, const traincfg *t, uint64_t params, cxl_er
 
 int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
-    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t) };
+    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t), 0 };
     /* fp8_create_transpose_cache: the rowwise FP8 data read, its transpose written, 1 B each */
-    op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, params, 1, 1, 0, 0, 0, 0, 0 };
+    op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, params, 1, 1, 0, 0, 0, 0, 0, 0 };
     d.bytes = 2.0 * (double)params;
     int idx = opg_add_op(&B, &d);
     return B.failed ? B.failed : idx;
@@ -42,7 +42,7 @@ int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params
 
 int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
-    bld B = { g, t->precision, 2.0, err, 0, 0 };
+    bld B = { g, t->precision, 2.0, err, 0, 0, 0 };
     double gb = (double)g->grad_elem_bytes;
     int fp32 = g->weight_elem_bytes == 4;
     /* Adam on fp32 master weights (mixed precision): grad + 3 x 4 read, 3 x 4 written, 16-bit weight
@@ -62,7 +62,7 @@ int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err
         double passes = 2.0 + (t->precision == GPUCFG_FP16 ? 2.0 : 0.0); /* Adam, norm (+ unscale r/w) */
         per_param += 2 + 4 + passes * (4 - gb);
     }
-    op_desc d = { "optimizer.adam", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0, 0, 0 };
+    op_desc d = { "optimizer.adam", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0, 0, 0, 0 };
     d.bytes = (double)params * per_param;
     d.flops = (double)params * 12.0;
     int idx = opg_add_op(&B, &d);

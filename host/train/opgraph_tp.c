@@ -20,7 +20,7 @@ static void gemm_beside(bld *B, int tpl, const char *name, uint64_t m, uint64_t 
 
 /* n chunks of a userbuffers GEMM (c x k).(k x nn) spread over Transformer Engine's 3 compute streams
  * (_NUM_MAX_UB_STREAMS, transformer_engine/pytorch/module/base.py; chunk i on stream i % 3): each group of
- * 3 shares its waves, as the grouped GEMM's streams do (opgraph.c grouped_gemm), the groups one after another. */
+ * 3 shares its waves, as the grouped GEMM's streams do (opgraph_moe.c grouped_gemm), the groups one after another. */
 static void ub_chunks(bld *B, int tpl, const char *name, uint64_t n, uint64_t c, uint64_t nn, uint64_t k)
 {
     for (uint64_t done = 0; done < n;) {

@@ -32,7 +32,7 @@ static op_desc gemm(uint64_t batch, uint64_t m, uint64_t n, uint64_t k, int dtyp
 {
     double es = dtype == GPUCFG_FP8 ? 1 : dtype >= GPUCFG_TF32 ? 4 : 2;
     op_desc op = { "test.gemm", OP_GEMM, dtype, batch, m, n, k, 2.0 * batch * m * n * k,
-                   es * batch * ((double)m * k + (double)k * n + (double)m * n), 0, 0, 1 };
+                   es * batch * ((double)m * k + (double)k * n + (double)m * n), 0, 0, 1, 0 };
     return op;
 }
 
@@ -342,7 +342,7 @@ static void h100_measured_points(void **state)
             fail_msg("fp8 %llu^3 on h100-sxm: %.4f of the peak, measured %.4f", (unsigned long long)big[i].s, e, want);
     }
     /* BabelStream copy: 2.90 TB/s (3.35 x 0.866 = 2.9011); 2.9011 GB -> 1 ms */
-    op_desc m = { "copy", OP_MEM, GPUCFG_BF16, 1, 1, 1, 1, 0, 2.9011e9, 0, 0, 0 };
+    op_desc m = { "copy", OP_MEM, GPUCFG_BF16, 1, 1, 1, 1, 0, 2.9011e9, 0, 0, 0, 0 };
     assert_int_equal(cost_of(&g, &m).memory_ps, 1000000000ll);
 }
 
@@ -403,7 +403,7 @@ static void blackwell_gemm_curve(void **state)
     op_desc full = gemm(1, 128 * 148, 256, 4096, GPUCFG_FP8), over = gemm(1, 128 * 149, 256, 4096, GPUCFG_FP8);
     assert_true(llabs(cost_of(&g, &over).math_ps - 2 * cost_of(&g, &full).math_ps) <= 1); /* ps rounding */
     /* memory-bound kernels at the measured streaming rate: 6.699 TB/s (7.7 x 0.87); 6.699 GB -> 1 ms */
-    op_desc m = { "ln.fwd", OP_MEM, GPUCFG_BF16, 1, 1, 1, 1, 0, 6.699e9, 0, 0, 0 };
+    op_desc m = { "ln.fwd", OP_MEM, GPUCFG_BF16, 1, 1, 1, 1, 0, 6.699e9, 0, 0, 0, 0 };
     assert_int_equal(cost_of(&g, &m).memory_ps, 1000000000ll);
 }
 
@@ -413,7 +413,7 @@ static void mem_op_exact(void **state)
     gpucfg g;
     load_gpu("h200", &g);
     /* 4.008 GB at 4.8 TB/s x 0.835 = 4.008 TB/s: exactly 1 ms, plus 17.5 us */
-    op_desc op = { "layernorm.fwd", OP_MEM, GPUCFG_BF16, 1, 2004000000ull, 1, 1, 0, 4.008e9, 0, 0, 0 };
+    op_desc op = { "layernorm.fwd", OP_MEM, GPUCFG_BF16, 1, 2004000000ull, 1, 1, 0, 4.008e9, 0, 0, 0, 0 };
     compute_cost c = cost_of(&g, &op);
     assert_int_equal(c.memory_ps, 1000000000ll);
     assert_int_equal(c.math_ps, 0);
@@ -442,7 +442,7 @@ static void attention_kernel_time(void **state)
     /* FlashAttention-3's up-to figures, set here for round numbers: 741.75e9 FLOPs at 989 TFLOP/s x 0.75 take
      * exactly 1 ms */
     g.attention_fwd_efficiency = 0.75, g.attention_bwd_efficiency = 0.525;
-    op_desc f = { "attn.flash.fwd", OP_ATTN_FWD, GPUCFG_BF16, 32, 8192, 8192, 128, 741.75e9, 1e6, 0, 0, 0 };
+    op_desc f = { "attn.flash.fwd", OP_ATTN_FWD, GPUCFG_BF16, 32, 8192, 8192, 128, 741.75e9, 1e6, 0, 0, 0, 0 };
     compute_cost c = cost_of(&g, &f);
     assert_int_equal(c.math_ps, 1000000000ll);
     assert_int_equal(c.total_ps, 1000000000ll + 17500000ll);
@@ -484,7 +484,7 @@ static void errors(void **state)
     assert_non_null(strstr(e.msg, "GPU 'a100-80gb' has no fp8 peak"));
     assert_true(compute_op_efficiency(&g, &op) == (double)CXL_ECONFIG);
     /* a memory-bound op in fp8 needs no peak */
-    op_desc mem = { "act.fp8", OP_MEM, GPUCFG_FP8, 1, 1000, 1, 1, 0, 1224, 0, 0, 0 }; /* 1 ns at 0.60 x 2.04 TB/s */
+    op_desc mem = { "act.fp8", OP_MEM, GPUCFG_FP8, 1, 1000, 1, 1, 0, 1224, 0, 0, 0, 0 }; /* 1 ns at 0.60 x 2.04 TB/s */
     assert_int_equal(compute_op_ps(&g, &mem), 1000 + 17500000);
     assert_true(compute_op_efficiency(&g, &mem) == 0);
     op.dtype = GPUCFG_NDTYPES;
@@ -497,9 +497,42 @@ static void errors(void **state)
     assert_int_equal(compute_op_ps(&g, &mem), CXL_ELIMIT);
 }
 
+/* A GEMM whose per-expert calls run over several streams (op.h streams; Transformer Engine's
+ * multi_stream_cublas_gemm, expert i on stream i % 4) pays the launch gaps of its longest stream,
+ * ceil(calls / streams), plus its launches outside the streams (an MXFP8 GEMM's two swizzle kernels); its math
+ * and memory sides do not change. */
+static void grouped_gemm_stream_gaps(void **state)
+{
+    (void)state;
+    gpucfg g;
+    load_gpu("h100-sxm", &g);
+    int64_t ko = (int64_t)g.kernel_overhead_ps;
+    op_desc op = gemm(16, 512, 1536, 2048, GPUCFG_BF16);
+    op.launches = op.calls = 16;
+    compute_cost one = cost_of(&g, &op);
+    assert_int_equal(one.overhead_ps, 16 * ko);
+    static const struct { uint32_t calls, launches, streams; int64_t gaps; } cases[] = {
+        { 16, 16, 0, 16 }, { 16, 16, 1, 16 }, { 16, 16, 4, 4 }, { 17, 17, 4, 5 }, { 3, 3, 3, 1 },
+        { 16, 18, 4, 6 },  /* MXFP8: two swizzle kernels before the fork */
+        { 16, 16, 16, 1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        op.calls = cases[i].calls, op.launches = cases[i].launches, op.streams = cases[i].streams;
+        compute_cost c = cost_of(&g, &op);
+        assert_int_equal(c.overhead_ps, cases[i].gaps * ko);
+        assert_int_equal(c.math_ps, one.math_ps);
+        assert_int_equal(c.memory_ps, one.memory_ps);
+        assert_int_equal(c.total_ps, c.overhead_ps + (c.math_ps > c.memory_ps ? c.math_ps : c.memory_ps));
+    }
+    /* a memory-bound kernel's launches stay in series whatever its streams field says */
+    op_desc m = { "copy", OP_MEM, GPUCFG_BF16, 1, 1, 1, 1, 0, 2.9011e9, 16, 0, 0, 4 };
+    assert_int_equal(cost_of(&g, &m).overhead_ps, 16 * ko);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(grouped_gemm_stream_gaps),
         cmocka_unit_test(presets_have_compute_fields),
         cmocka_unit_test(older_gpu_file_gets_defaults),
         cmocka_unit_test(gpu_field_errors),

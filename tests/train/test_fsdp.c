@@ -237,7 +237,7 @@ static void overlap(void **state)
  * gradient: the compute time grows by exactly those kernels, per unit and micro-batch. */
 static double copy_s(const gpucfg *g, uint64_t params)
 {
-    op_desc d = { "fsdp.grad_copy", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0, 0, 0 };
+    op_desc d = { "fsdp.grad_copy", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0, 0, 0, 0 };
     d.bytes = (double)params * (2 + 4);
     return (double)compute_op_ps(g, &d) / 1e12;
 }
@@ -292,7 +292,7 @@ static void fp8_transpose(void **state)
             free(x);
     }
     uint64_t l = modelcfg_layer_params_tp(&x->model, 1);
-    op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, l, 1, 1, 0, 0, 0, 0, 0 };
+    op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, l, 1, 1, 0, 0, 0, 0, 0, 0 };
     d.bytes = 2.0 * (double)l;
     double want = 4 * 4 * (double)compute_op_ps(&x->gpu, &d) / 1e12;   /* 4 micro-batches x 4 layers */
     double got = compute[0] - compute[1];

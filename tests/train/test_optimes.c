@@ -47,7 +47,7 @@ static const char good[] =
 
 static op_desc op(const char *name, int dtype, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
 {
-    op_desc o = { name, OP_GEMM, dtype, batch, m, n, k, 2.0 * batch * m * n * k, 0, 0, 0, 1 };
+    op_desc o = { name, OP_GEMM, dtype, batch, m, n, k, 2.0 * batch * m * n * k, 0, 0, 0, 1, 0 };
     return o;
 }
 
@@ -169,10 +169,10 @@ static void write_list_round_trip(void **state)
     op_desc ops[] = {
         op("fc1.fwd", GPUCFG_BF16, 1, 2048, 5504, 4096),
         op("attn.score.fwd", GPUCFG_BF16, 32, 2048, 2048, 128),
-        { "layernorm.fwd", OP_MEM, GPUCFG_BF16, 1, 8388608, 1, 1, 5 * 8388608.0, 2 * 2 * 8388608.0, 0, 0, 0 },
+        { "layernorm.fwd", OP_MEM, GPUCFG_BF16, 1, 8388608, 1, 1, 5 * 8388608.0, 2 * 2 * 8388608.0, 0, 0, 0, 0 },
         op("fc1.fwd", GPUCFG_BF16, 1, 2048, 5504, 4096),    /* repeated: written once, first time kept */
         op("fc1.fwd", GPUCFG_FP8, 1, 2048, 5504, 4096),     /* same name, other dtype: its own entry */
-        { "adam", OP_MEM, GPUCFG_FP32, 1, 7000000000ull, 1, 1, 0, 16 * 7e9, 0, 0, 0 },
+        { "adam", OP_MEM, GPUCFG_FP32, 1, 7000000000ull, 1, 1, 0, 16 * 7e9, 0, 0, 0, 0 },
     };
     const int64_t times[] = { 1234567891, 1, 45000001, 999, 9000000000000000000ll, 3141592653589ll };
     enum { N = sizeof ops / sizeof ops[0] };
@@ -209,7 +209,7 @@ static void timeless_list(void **state)
     (void)state;
     op_desc ops[] = {
         op("fc1.fwd", GPUCFG_BF16, 1, 2048, 5504, 4096),
-        { "gelu.fwd", OP_MEM, GPUCFG_BF16, 1, 1000, 1, 1, 0, 4000, 0, 0, 0 },
+        { "gelu.fwd", OP_MEM, GPUCFG_BF16, 1, 1000, 1, 1, 0, 4000, 0, 0, 0, 0 },
     };
     const char *p = tmpdir_write("list.yaml", "");
     FILE *f = fopen(p, "w");

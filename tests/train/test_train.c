@@ -437,13 +437,19 @@ static void framework_overheads_and_padding(void **state)
 }
 
 /* The protocol of group `group`'s entries in r's list of collectives (NCCL send/receive: algorithm p2p);
- * -1 when the group has none, -2 when its entries disagree. */
+ * -1 when the group has none, -2 when its entries disagree. The EP group's entries are its token
+ * all-to-alls, the largest (the all-to-all dispatcher's probabilities go in an all-to-all of their own, a few
+ * hundred bytes per peer: LL under auto). */
 static int p2p_proto_of(const train_result *r, int group)
 {
     int p = -1;
+    uint64_t most = 0;
+    for (uint32_t i = 0; i < r->ncolls; i++)
+        if (r->colls[i].group == group && r->colls[i].bytes > most)
+            most = r->colls[i].bytes;
     for (uint32_t i = 0; i < r->ncolls; i++) {
         const train_coll *C = &r->colls[i];
-        if (C->group != group)
+        if (C->group != group || (group == TRAIN_GROUP_EP && C->bytes < most))
             continue;
         assert_int_equal(C->algo, TRAIN_ALGO_P2P);
         assert_int_equal(C->op, group == TRAIN_GROUP_EP ? TRAIN_OP_ALLTOALL : TRAIN_OP_SENDRECV);
@@ -893,7 +899,8 @@ static void trace_is_written(void **state)
 }
 
 /* Fine-grained MoE kernels (issue 31) on the Qwen3-30B-A3B row (128 experts, top-8, EP 8, FP8): the
- * routed experts' GEMMs launch one GEMM per local expert (128 / 8 = 16 launch gaps, tiles per expert);
+ * routed experts' GEMMs launch one GEMM per local expert (128 / 8 = 16 launches, tiles per expert) over
+ * Transformer Engine's 4 compute streams (16 / 4 = 4 launch gaps in series);
  * the router's GEMMs stay 16-bit under FP8; the permutation builds its row-id map (tokens x experts,
  * 5 B an entry) once in the forward pass; the all-to-all dispatcher re-sorts the received tokens by expert. */
 static void moe_fine_grained_kernels(void **state)
@@ -914,9 +921,11 @@ static void moe_fine_grained_kernels(void **state)
         const op_desc *o = &g.ops[op];
         assert_int_equal(o->batch, le);
         assert_int_equal(o->launches, le);
+        assert_int_equal(o->calls, le);
+        assert_int_equal(o->streams, 4);
         compute_cost c;
         assert_int_equal(compute_op_cost(&x->gpu, o, &c, &e), 0);
-        assert_int_equal(c.overhead_ps, (int64_t)le * (int64_t)x->gpu.kernel_overhead_ps);
+        assert_int_equal(c.overhead_ps, (int64_t)(le / 4) * (int64_t)x->gpu.kernel_overhead_ps);
     }
     int r = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.fwd");
     assert_true(r >= 0);
@@ -1355,10 +1364,147 @@ static void moe_python_placement(void **state)
     free(x);
 }
 
+/* A grouped GEMM's streams (training.grouped_gemm_streams; Transformer Engine's multi_stream_cublas_gemm,
+ * expert i on stream i % 4): on the Qwen3-30B-A3B row (16 local experts) each of the six expert GEMMs of an
+ * MoE layer pays 4 launch gaps in series with the default 4 streams and 16 with one; its math is the same.
+ * Nothing else changes, so one layer pass differs by 6 x 12 gaps on the GPU, and the iteration is faster
+ * with the streams (the H100 host keeps ahead of the GPU). Fewer experts than streams use one stream each. */
+static void grouped_gemm_streams(void **state)
+{
+    (void)state;
+    expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
+    cxl_err e;
+    assert_int_equal(x->train.grouped_gemm_streams, 4);
+    static const char *const names[] = { "moe.expert.fc1.fwd", "moe.expert.fc2.fwd", "moe.expert.fc1.bwd_data",
+                                         "moe.expert.fc1.bwd_weight", "moe.expert.fc2.bwd_data",
+                                         "moe.expert.fc2.bwd_weight" };
+    int64_t it[2], ko = (int64_t)x->gpu.kernel_overhead_ps;
+    for (int c = 0; c < 2; c++) {
+        x->train.grouped_gemm_streams = c ? 1 : 4;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        for (int i = 0; i < 6; i++) {
+            int op = tfx_find_op(&g, i < 2 ? OPGRAPH_MOE_FWD : OPGRAPH_MOE_BWD, names[i]);
+            assert_true(op >= 0);
+            const op_desc *o = &g.ops[op];
+            assert_int_equal(o->streams, c ? 0 : 4);
+            compute_cost cc;
+            assert_int_equal(compute_op_cost(&x->gpu, o, &cc, &e), 0);
+            assert_int_equal(cc.overhead_ps, (c ? 16 : 4) * ko);
+        }
+        /* dense GEMMs run on one stream either way */
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "qkv.fwd")].streams, 0);
+        train_opts o = { NULL, NULL, NULL, NULL, 0, NULL, { 0 }, NULL };
+        train_result r;
+        tfx_run(x, &o, &r);
+        it[c] = r.iteration_ps;
+        train_result_free(&r);
+    }
+    assert_true(it[0] < it[1]);
+    /* more streams than local experts: one stream per expert */
+    x->train.grouped_gemm_streams = 32;
+    opgraph g;
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc1.fwd")].streams, 16);
+    free(x);
+}
+
+/* The MoE layer's small kernels as Megatron-Core 0d8e071 and Transformer Engine v2.9 launch them with the
+ * recipes' moe_permute_fusion and moe_router_fusion (issue 31), on the Qwen3-30B-A3B row (all-to-all
+ * dispatcher, EP 8, 16 local experts, 8,192 tokens x 128 experts per micro-batch): the preprocess's six
+ * kernels on the routing map and the token counts, the row-id map's three passes, each chunk sort's map and
+ * move in the forward (one kernel in the backward), the probabilities' own all-to-all after the tokens' in
+ * the forward and its gradient's in the backward, the fused router's backward kernel. HybridEP does none of
+ * the dispatcher's. The recipes' forced balancing adds RandomSTE's two kernels to the router's forward, and
+ * Qwen3's aux_loss five kernels to each pass (seq_aux_loss 6, global_aux_loss 8 in the forward). GPT-OSS-120B
+ * (biased experts) adds fc2's bias expert by expert: 2 x 16 + 1 kernels forward, 4 x 16 + 1 backward; Qwen3
+ * has none. */
+static void moe_kernel_counts(void **state)
+{
+    (void)state;
+    expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
+    cxl_err e;
+    uint64_t tl = x->train.micro_batch * x->model.seq_len, ne = x->model.experts;
+    for (int c = 0; c < 2; c++) {
+        x->train.moe_dispatcher = c ? TRAINCFG_MOE_HYBRIDEP : TRAINCFG_MOE_ALLTOALL;
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        int pre = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.preprocess.fwd");
+        if (c)
+            assert_int_equal(pre, -1);
+        else {
+            assert_true(pre >= 0);
+            assert_int_equal(g.ops[pre].launches, 6);
+            assert_true(g.ops[pre].bytes == (double)(tl * ne));
+        }
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.permute.rowmap.fwd")].launches, c ? 0 : 3);
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.sort_chunks.fwd")].launches, c ? 0 : 2);
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.unsort_chunks.fwd")].launches, c ? 0 : 2);
+        assert_true(g.ops[tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.sort_chunks.bwd")].launches <= 1);
+        assert_true(g.ops[tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.unsort_chunks.bwd")].launches <= 1);
+        /* fp32 probabilities of every routed copy (top-8) */
+        assert_int_equal(a2a_bytes(&g, OPGRAPH_MOE_FWD, "ep.alltoall.dispatch.probs"), c ? 0 : tl * 8 * 4);
+        assert_int_equal(a2a_bytes(&g, OPGRAPH_MOE_BWD, "ep.alltoall.dispatch.probs.grad"), c ? 0 : tl * 8 * 4);
+        /* the probabilities go right after the tokens */
+        const opgraph_tpl *F = &g.tpl[OPGRAPH_MOE_FWD];
+        for (uint32_t i = 0; i + 1 < F->n; i++)
+            if (F->e[i].kind == OPGRAPH_EP_A2A && !strcmp(F->e[i].name, "ep.alltoall.dispatch")) {
+                if (c)
+                    assert_true(F->e[i + 1].kind != OPGRAPH_EP_A2A);
+                else
+                    assert_string_equal(F->e[i + 1].name, "ep.alltoall.dispatch.probs");
+            }
+        int tb = tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.router.topk.bwd");
+        assert_true(tb >= 0);
+        assert_true(g.ops[tb].bytes == 10.0 * (double)(tl * ne));
+        assert_int_equal(tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc2.bias.fwd"), -1);
+        /* the recipe's forced balancing (RandomSTE: clone and normal_) and Qwen3's aux_loss (fused: five kernels
+         * in each pass) */
+        int rnd = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.random.fwd");
+        assert_true(rnd >= 0);
+        assert_int_equal(g.ops[rnd].launches, 2);
+        assert_int_equal(tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.router.random.fwd"), -1);
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.aux_loss.fwd")].launches, 5);
+        assert_int_equal(g.ops[tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.router.aux_loss.bwd")].launches, 5);
+    }
+    /* without them: no such kernels; seq_aux_loss divides by the batch, global_aux_loss keeps running counts */
+    x->train.moe_force_load_balancing = 0;
+    static const int aux[] = { MODELCFG_AUX_NONE, MODELCFG_AUX_SEQ, MODELCFG_AUX_GLOBAL };
+    static const int want[] = { -1, 6, 8 };
+    for (int i = 0; i < 3; i++) {
+        x->model.moe_aux_loss = aux[i];
+        opgraph g;
+        assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+        assert_int_equal(tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.random.fwd"), -1);
+        int a = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.aux_loss.fwd");
+        if (want[i] < 0)
+            assert_int_equal(a, -1);
+        else
+            assert_int_equal(g.ops[a].launches, want[i]);
+    }
+    free(x);
+    x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/gpt-oss-120b.yaml");
+    opgraph g;
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    int f = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc2.bias.fwd"), b = tfx_find_op(&g, OPGRAPH_MOE_BWD, "moe.expert.fc2.bias.bwd");
+    int fc2 = tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.expert.fc2.fwd");
+    assert_true(f >= 0 && b >= 0 && fc2 >= 0);
+    assert_int_equal(g.ops[f].launches, 2 * 16 + 1);
+    assert_int_equal(g.ops[b].launches, 4 * 16 + 1);
+    assert_true(g.ops[f].bytes == 12.0 * (double)(16 * g.ops[fc2].m * x->model.hidden));
+    assert_true(g.ops[b].bytes == 16.0 * (double)(16 * g.ops[fc2].m * x->model.hidden));
+    /* GPT-OSS's provider: moe_router_load_balancing_type "none" */
+    assert_int_equal(tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.aux_loss.fwd"), -1);
+    assert_true(tfx_find_op(&g, OPGRAPH_MOE_FWD, "moe.router.random.fwd") >= 0);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_gpu_is_the_sum_of_its_kernels),
+        cmocka_unit_test(grouped_gemm_streams),
+        cmocka_unit_test(moe_kernel_counts),
         cmocka_unit_test(flash_attention_kernels),
         cmocka_unit_test(moe_python_host_time),
         cmocka_unit_test(cuda_graph_attn_host_time),
