@@ -370,7 +370,7 @@ static void h200_measured_points(void **state)
     load_gpu("h100-sxm", &h100);
     assert_true(fabs(e8192 - fp8_fraction(&h100, 8192, 8192, 8192)) < 0.01);
     /* BabelStream copy: 4.01 TB/s (4.8 x 0.835 = 4.008); 4.008 GB -> 1 ms */
-    op_desc m = { "copy", OP_MEM, GPUCFG_BF16, 1, 1, 1, 1, 0, 4.008e9, 0, 0, 0 };
+    op_desc m = { "copy", OP_MEM, GPUCFG_BF16, 1, 1, 1, 1, 0, 4.008e9, 0, 0, 0, 0 };
     assert_int_equal(cost_of(&g, &m).memory_ps, 1000000000ll);
 }
 
