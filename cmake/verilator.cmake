@@ -118,7 +118,7 @@ if(CXLSIM_VERILATOR_BACKEND)
   set(RTL_VL_INCLUDE -include ${CMAKE_SOURCE_DIR}/sim/verilator/vkernel_vl.h)
   set(RTL_GATES_ARG)
   if(CXLSIM_RTL_CLOCK_GATES)
-    set(RTL_GATES_ARG -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT -DCXL_SIM_ROLLED_LOOPS)
+    set(RTL_GATES_ARG -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT)
   endif()
   # One verilated top per named build that CXLSIM_RTL_BUILDS selects (hw/rtl/builds.txt: cxl_kernel's
   # parameters per build), each with its own PREFIX in the one library cxlrtl; generated/rtl_builds.h

@@ -83,8 +83,10 @@ module requester (
     reg [7:0]  d_rw [0:15];
     reg [7:0]  d_ww [0:15];
     reg [63:0] s_lines [0:15];
-    reg [63:0] s_issued [0:15];
-    reg [63:0] s_done [0:15];
+    // lines left to issue and to complete (the C's lines - issued and lines - done), so that the flags below
+    // follow from a compare with a constant instead of an increment and a 64-bit compare with s_lines
+    reg [63:0] s_ileft [0:15];
+    reg [63:0] s_dleft [0:15];
     reg [63:0] s_start [0:15];
     reg [63:0] s_next [0:15];
     reg [63:0] s_rng [0:15];
@@ -95,8 +97,9 @@ module requester (
     reg [8:0]  s_outst [0:15];
     // per-slot flags kept beside the counters, so the retire and issue scans read one bit per slot
     // instead of comparing two 64-bit counters per slot (32 comparators): s_fin[i] = !(s_done < s_lines),
-    // s_left[i] = s_issued < s_lines, each updated with the counter it follows
-    reg [15:0] s_fin, s_left;
+    // s_left[i] = s_issued < s_lines, each updated with the counter it follows; s_begun[i]: a line issued
+    // (s_issued != 0, when the descriptor's start cycle is taken)
+    reg [15:0] s_fin, s_left, s_begun;
     reg [3:0]  head;
     reg [4:0]  count;
     // tags
@@ -108,8 +111,10 @@ module requester (
 
     // ---- 1. complete ----
     wire [3:0]  cs = tag_slot[rsp_tag];
-    wire [63:0] cdone = s_done[cs] + 64'd1;
-    wire        cfin = rsp_valid && !(cdone < s_lines[cs]);
+    // !(done + 1 < lines): at most one line left to complete (a response comes only for an issued line,
+    // so lines - done >= 1 then)
+    wire [63:0] dleft = s_dleft[cs];
+    wire        cfin = rsp_valid && dleft[63:1] == 63'd0;
     assign comp_valid = cfin;
     assign comp_id = d_id[cs];
     assign comp_start_cycle = s_start[cs];
@@ -119,56 +124,43 @@ module requester (
     assign rsp_lat = now - tag_issue[rsp_tag];
     assign rsp_write = tag_write[rsp_tag];
 
-    // finished descriptors retire from the head, in order (only when one finished)
-    reg [4:0] n_ret;
-    reg       run;
-    reg [3:0] rs;
-    integer k;
-    always @* begin
-        n_ret = 5'd0;
-        run = cfin;
-        rs = head;
-        // only a cycle in which a descriptor finished retires any (a simulator skips the scan otherwise)
-        if (cfin)
-            for (k = 0; k < 16; k = k + 1) begin
-                rs = head + k[3:0];
-                // the slot completed in this cycle (cs) is finished exactly when cfin
-                run = run && (k[4:0] < count) && ((rsp_valid && rs == cs) || s_fin[rs]);
-                n_ret = n_ret + {4'd0, run};
-            end
-    end
+    // finished descriptors retire from the head, in order (only when one finished): the slots' finished
+    // flags (with the slot completed in this cycle, which is finished exactly when cfin) in age order, a
+    // rotation by the head, and the run of ones from the oldest as the lowest zero (a carry chain)
+    function [15:0] rot16(input [15:0] v, input [3:0] r);   // bit k: v[(r + k) mod 16]
+        /* verilator lint_off UNUSEDSIGNAL */
+        reg [31:0] w;
+        /* verilator lint_on UNUSEDSIGNAL */
+        begin
+            w = {v, v} >> r;
+            rot16 = w[15:0];
+        end
+    endfunction
+    function [15:0] below16(input [4:0] n);                 // bits 0 .. n-1 (all when n >= 16)
+        below16 = n[4] ? 16'hffff : ~(16'hffff << n[3:0]);
+    endfunction
+    function [4:0] enc16(input [15:0] oh);                  // index of a one-hot (16 when none)
+        enc16 = {oh == 16'd0, |(oh & 16'hff00), |(oh & 16'hf0f0), |(oh & 16'hcccc), |(oh & 16'haaaa)};
+    endfunction
+    /* verilator lint_off UNUSEDSIGNAL */  // one-hot helpers: a few of their bits
+    wire [15:0] fin_age = rot16(s_fin | (rsp_valid ? 16'd1 << cs : 16'd0), head) & below16(count);
+    wire [15:0] ret_zero = ~fin_age & (fin_age + 16'd1);  // the lowest zero
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [4:0]  n_ret = cfin ? enc16(ret_zero) : 5'd0;
     wire [4:0] count_r = count - n_ret;
     assign sub_ready = count_r < 5'd16;
     assign space = 5'd16 - count;
 
     // ---- 2. issue ----
-    // the oldest descriptor with lines left (retired ones are fully issued, so retiring does not move it)
-    reg       found;
-    reg [3:0] s, fs;
-    always @* begin
-        found = 1'b0;
-        s = 4'd0;
-        fs = head;
-`ifdef CXL_SIM_ROLLED_LOOPS
-        // the speed build of the verilator backend: a loop over the stored descriptors only, stopping at
-        // the first with lines left (the same pick; docs/rtl.md "Simulation speed")
-        for (k = 0; k < {27'd0, count} && !found; k = k + 1) begin
-            fs = head + k[3:0];
-            if (s_left[fs]) begin
-                found = 1'b1;
-                s = fs;
-            end
-        end
-`else
-        for (k = 15; k >= 0; k = k - 1) begin
-            fs = head + k[3:0];
-            if (k[4:0] < count && s_left[fs]) begin
-                found = 1'b1;
-                s = fs;
-            end
-        end
-`endif
-    end
+    // the oldest descriptor with lines left (retired ones are fully issued, so retiring does not move it):
+    // the flags in age order (rotated by the head), the lowest set bit, its age back to a slot
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [15:0] left_age = rot16(s_left, head) & below16(count);
+    wire [15:0] left_oh = left_age & (~left_age + 16'd1);
+    wire [4:0]  left_k = enc16(left_oh);
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire        found = left_age != 16'd0;
+    wire [3:0]  s = head + left_k[3:0];
     wire [9:0]  nfree1 = {1'b0, nfree} + {9'd0, rsp_valid};
     wire [8:0]  outst1 = s_outst[s] - {8'd0, rsp_valid && cs == s};
     wire        go = iss_en && nfree1 != 10'd0 && found && !(now < s_next[s]) &&
@@ -211,7 +203,8 @@ module requester (
     wire [63:0] z2 = (z1 ^ (z1 >> 27)) * 64'h94D049BB133111EB;
     wire [63:0] z3 = z2 ^ (z2 >> 31);
     wire [8:0]  tags_cap = tags > 32'd256 ? 9'd256 : tags[8:0];
-    wire [63:0] issued1 = s_issued[s] + 64'd1;
+    wire [63:0] ileft = s_ileft[s];
+    wire [63:0] ileft1 = ileft - 64'd1;
     wire [63:0] sub_lines = sub_bytes >> 6;
 
     // A submit (sub_valid) never comes in the clock of a response or an issue (rsp_valid, iss_en): the C
@@ -247,11 +240,11 @@ module requester (
     // issue-side slot state: set at submit, moved by an issue of that slot
     always @(posedge clk) begin
         if (sub_we || go_we) begin
-            s_issued[wa_s] <= sub_we ? 64'd0 : issued1;
+            s_ileft[wa_s] <= sub_we ? sub_lines : ileft1;
             s_next[wa_s] <= sub_we ? sub_not_before : next_new;
             s_mix[wa_s] <= sub_we ? 32'd0 : is_wr ? macc - mtot : macc;
         end
-        if (sub_we || (go_we && s_issued[s] == 64'd0))
+        if (sub_we || (go_we && !s_begun[s]))
             s_start[wa_s] <= sub_we ? 64'd0 : now;
         if (sub_we || (go_we && random))
             s_rng[wa_s] <= sub_we ? sub_rng : rng_new;
@@ -261,7 +254,7 @@ module requester (
     // response-side slot state
     always @(posedge clk)
         if (sub_we || rsp_we)
-            s_done[wa_c] <= sub_we ? 64'd0 : cdone;
+            s_dleft[wa_c] <= sub_we ? sub_lines : dleft - 64'd1;
     // tags: the stack's push (a response not reused by this clock's issue) and the issued tag's record
     always @(posedge clk) begin
         if (rsp_we && !go)
@@ -283,6 +276,7 @@ module requester (
             low <= tags_cap; // tags are handed out lowest first: a stack with tag 0 on top
             s_fin <= 16'd0;
             s_left <= 16'd0;
+            s_begun <= 16'd0;
         end else if (ce) begin
             if (rsp_valid) begin
                 s_fin[cs] <= cfin;
@@ -295,11 +289,13 @@ module requester (
             count <= count_r + {4'd0, sub_valid && sub_ready};
             if (go) begin
                 s_outst[s] <= outst1 + 9'd1;
-                s_left[s] <= issued1 < s_lines[s];
+                s_left[s] <= ileft[63:1] != 63'd0;   // issued + 1 < lines: more than one line was left
+                s_begun[s] <= 1'b1;
             end
             if (sub_valid && sub_ready) begin
                 s_fin[ns] <= sub_lines == 64'd0;
                 s_left[ns] <= sub_lines != 64'd0;
+                s_begun[ns] <= 1'b0;
                 s_outst[ns] <= 9'd0;
             end
         end

@@ -34,17 +34,17 @@ for f in "$src"/hw/rtl/*.v "$src"/hw/rtl/*.sv; do
   fi
 done
 # the verilator backend's build of the top: the same RTL with the simulation-only clock gates (clkgate.v)
-if out=$(verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT -DCXL_SIM_ROLLED_LOOPS -I"$src/hw/rtl" -y "$src/hw/rtl" --top-module cxl_kernel \
+if out=$(verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT -I"$src/hw/rtl" -y "$src/hw/rtl" --top-module cxl_kernel \
          "$src/hw/rtl/cxl_kernel.v" 2>&1) && [ -z "$out" ]; then
   passes=$((passes+1))
 else
-  echo "FAIL: verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT -DCXL_SIM_ROLLED_LOOPS cxl_kernel"; echo "$out"; fails=$((fails+1))
+  echo "FAIL: verilator --lint-only -Wall -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS -DCXL_SIM_INDEXED_SELECT cxl_kernel"; echo "$out"; fails=$((fails+1))
 fi
 # and each named build of it (hw/rtl/builds.txt: cxl_kernel's parameters, e.g. card-1x1 without the switch)
 while read -r name nh nd nch nb nq sw _; do
   case $name in ''|'#'*) continue ;; esac
   if out=$(verilator --lint-only -Wall -GNH="$nh" -GND="$nd" -GNCH="$nch" -GNB="$nb" -GNQ="$nq" -GSW="$sw" -DCXL_CLOCK_GATES -DCXL_SIM_FLAT_RINGS \
-           -DCXL_SIM_INDEXED_SELECT -DCXL_SIM_ROLLED_LOOPS -I"$src/hw/rtl" -y "$src/hw/rtl" --top-module cxl_kernel \
+           -DCXL_SIM_INDEXED_SELECT -I"$src/hw/rtl" -y "$src/hw/rtl" --top-module cxl_kernel \
            "$src/hw/rtl/cxl_kernel.v" 2>&1) && [ -z "$out" ]; then
     passes=$((passes+1))
   else
