@@ -1,10 +1,16 @@
 /* gpucfg.c - GPU types: schema table. */
 #include "config/gpucfg.h"
 
+#include "config/cfg.h"
+
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const gpucfg_dtype_names[] = { "bf16", "fp16", "fp8", "tf32", "fp32", NULL };
+
+static int bind_sweep(const cfg_node *n, void *dst, cxl_err *err);
 
 #define G(f) offsetof(gpucfg, f)
 /* Order = GPUCFG_F_* */
@@ -52,6 +58,9 @@ static const cfg_field fields[] = {
     { "collective_sms", CFG_T_U64, G(collective_sms), 0, 0, 1024, NULL, NULL, 0, NULL,
       "SMs an NCCL collective holds while it runs (its channels), taken from compute kernels that overlap "
       "it, e.g. 24 (0: not modelled; below sms)" },
+    { "gemm_sweep", CFG_T_CUSTOM, G(gemm_sweep), 0, 0, 0, NULL, NULL, 0, bind_sweep,
+      "measured GEMMs, a sequence of { m, n, k, dtype, tflops } (at most 32; [] for none), e.g. "
+      "[{ m: 4096, n: 4096, k: 4096, dtype: fp8, tflops: 1216.9 }]" },
     /* until 2026-12-07 (issue 30): NVLink per GPU with both directions together, as NVIDIA quotes it */
     { "nvlink", CFG_T_RETIRED, 0, 0, 0, 0, NULL, NULL, 0, NULL,
       "'nvlink' (per GPU, both directions together) became 'nvlink_bandwidth', per direction like "
@@ -59,6 +68,69 @@ static const cfg_field fields[] = {
       "nvlink_bandwidth: 450GB/s" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
+
+/* One point of gemm_sweep: every key required. */
+static const cfg_field sweep_fields[] = {
+    { "m", CFG_T_U64, offsetof(gpucfg_sweep_point, m), 1, 1, 1e9, NULL, NULL, 0, NULL, "rows of the product, e.g. 4096" },
+    { "n", CFG_T_U64, offsetof(gpucfg_sweep_point, n), 1, 1, 1e9, NULL, NULL, 0, NULL, "columns of the product, e.g. 4096" },
+    { "k", CFG_T_U64, offsetof(gpucfg_sweep_point, k), 1, 1, 1e9, NULL, NULL, 0, NULL, "inner dimension, e.g. 4096" },
+    { "dtype", CFG_T_ENUM, offsetof(gpucfg_sweep_point, dtype), 1, 0, 0, gpucfg_dtype_names, NULL, 0, NULL,
+      "data type of the operands" },
+    { "tflops", CFG_T_DOUBLE, offsetof(gpucfg_sweep_point, tflops), 1, 0.001, 1e6, NULL, NULL, 0, NULL,
+      "measured 10^12 FLOP/s (2 m n k over the kernel's time), e.g. 1216.9" },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+static double sweep_flops(const gpucfg_sweep_point *p) { return 2.0 * (double)p->m * (double)p->n * (double)p->k; }
+
+static int sweep_cmp(const void *a, const void *b)
+{
+    const gpucfg_sweep_point *x = a, *y = b;
+    double fx = sweep_flops(x), fy = sweep_flops(y);
+    if (x->dtype != y->dtype)
+        return x->dtype < y->dtype ? -1 : 1;
+    if (fx != fy)
+        return fx < fy ? -1 : 1;
+    if (x->m != y->m)
+        return x->m < y->m ? -1 : 1;
+    if (x->n != y->n)
+        return x->n < y->n ? -1 : 1;
+    return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* gemm_sweep: a sequence of mappings, each bound with sweep_fields; the same m, n, k and dtype twice is
+ * an error at the second. Stored sorted (gpucfg.h). */
+static int bind_sweep(const cfg_node *n, void *dst, cxl_err *err)
+{
+    gpucfg_sweep *s = dst;
+    if (cfg_kind(n) != CFG_SEQ)
+        return cfg_errf(err, n, "gpu.gemm_sweep: expected a sequence of measured GEMMs { m, n, k, dtype, tflops } "
+                        "([] for none)");
+    size_t cnt = cfg_seq_size(n);
+    if (cnt > GPUCFG_SWEEP_MAX)
+        return cfg_errf(err, cfg_seq_at(n, GPUCFG_SWEEP_MAX), "gpu.gemm_sweep: %zu points; at most %d",
+                        cnt, GPUCFG_SWEEP_MAX);
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < cnt; i++) {
+        const cfg_node *e = cfg_seq_at(n, i);
+        if (cfg_kind(e) != CFG_MAP)
+            return cfg_errf(err, e, "gpu.gemm_sweep[%zu]: expected a mapping { m, n, k, dtype, tflops }", i);
+        gpucfg_sweep_point p = { 0, 0, 0, 0, 0 };
+        char sec[48];
+        snprintf(sec, sizeof sec, "gpu.gemm_sweep[%zu]", i);
+        int rc = cfg_bind(e, n, sec, sweep_fields, &p, NULL, err);
+        if (rc)
+            return rc;
+        for (size_t j = 0; j < s->n; j++)
+            if (s->pt[j].m == p.m && s->pt[j].n == p.n && s->pt[j].k == p.k && s->pt[j].dtype == p.dtype)
+                return cfg_errf(err, e, "gpu.gemm_sweep[%zu]: %llu x %llu x %llu in %s is point [%zu] again; give "
+                                "each shape and dtype once", i, (unsigned long long)p.m, (unsigned long long)p.n,
+                                (unsigned long long)p.k, gpucfg_dtype_names[p.dtype], j);
+        s->pt[s->n++] = p;
+    }
+    qsort(s->pt, s->n, sizeof s->pt[0], sweep_cmp);
+    return 0;
+}
 
 /* Compute-model defaults: the values the presets use (their sources are cited there), so that a GPU
  * file written before these fields existed still prices operations sensibly. sms 0: wave quantization

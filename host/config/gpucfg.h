@@ -19,8 +19,24 @@ extern const char *const gpucfg_dtype_names[]; /* "bf16", "fp16", "fp8", "tf32",
 enum { GPUCFG_F_NAME, GPUCFG_F_DESCRIPTION, GPUCFG_F_TFLOPS0, GPUCFG_F_HBM = GPUCFG_F_TFLOPS0 + GPUCFG_NDTYPES,
        GPUCFG_F_HBM_BW, GPUCFG_F_NVLINK, GPUCFG_F_SMS, GPUCFG_F_GEMM_EFF, GPUCFG_F_MEM_EFF,
        GPUCFG_F_KERNEL_OVERHEAD, GPUCFG_F_TILE_M, GPUCFG_F_TILE_N, GPUCFG_F_ATTN_FWD_EFF, GPUCFG_F_ATTN_BWD_EFF,
-       GPUCFG_F_MXFP8, GPUCFG_F_FP8_GEMM_EFF, GPUCFG_F_MXFP8_GEMM_EFF, GPUCFG_F_TILE_SELECT, GPUCFG_F_COLL_SMS, GPUCFG_F_NVLINK_RETIRED,
+       GPUCFG_F_MXFP8, GPUCFG_F_FP8_GEMM_EFF, GPUCFG_F_MXFP8_GEMM_EFF, GPUCFG_F_TILE_SELECT, GPUCFG_F_COLL_SMS, GPUCFG_F_GEMM_SWEEP, GPUCFG_F_NVLINK_RETIRED,
        GPUCFG_NFIELDS };
+
+/* One measured GEMM of a published sweep (gemm_sweep): m x k by k x n in `dtype`, at `tflops` 10^12 FLOP/s
+ * (2 m n k FLOPs over the kernel's measured time). compute.h says how the points price a GEMM. */
+typedef struct gpucfg_sweep_point {
+    uint64_t m, n, k;
+    int dtype;                      /* enum gpucfg_dtype */
+    double tflops;
+} gpucfg_sweep_point;
+
+enum { GPUCFG_SWEEP_MAX = 32 };
+
+/* The measured sweep of a GPU, sorted by dtype, then FLOPs (2 m n k), then m, n, k; n = 0: none. */
+typedef struct gpucfg_sweep {
+    size_t n;
+    gpucfg_sweep_point pt[GPUCFG_SWEEP_MAX];
+} gpucfg_sweep;
 
 typedef struct gpucfg {
     char name[64];
@@ -55,6 +71,9 @@ typedef struct gpucfg {
      * sms - collective_sms (compute.h: fewer SMs per wave at the same peak per SM). 0 (the default): not
      * modelled */
     uint64_t collective_sms;
+    /* measured GEMM rates (cuBLAS sweeps; the GPU files cite them): a GEMM of a dtype with points, within
+     * their range of FLOPs, takes its math time from them (compute.h); empty: the model alone */
+    gpucfg_sweep gemm_sweep;
     cfgloc loc[GPUCFG_NFIELDS];
     cfgloc ref;
 } gpucfg;

@@ -585,6 +585,18 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
         return cfgloc_errf(err, gl, "gpu.collective_sms: %llu is not below the %llu SMs of gpu '%s'; valid: 0 (not "
                            "modelled) to %llu", (ull)g->collective_sms, (ull)g->sms, g->name, (ull)(g->sms - 1));
     }
+    /* a measured GEMM rate at or below its dtype's peak (compute.h reads the sweep as a fraction of it) */
+    for (size_t i = 0; !rc && i < g->gemm_sweep.n; i++) {
+        const gpucfg_sweep_point *p = &g->gemm_sweep.pt[i];
+        if (!(p->tflops <= g->tflops[p->dtype])) {
+            const cfgloc *gl = g->loc[GPUCFG_F_GEMM_SWEEP].file[0] ? &g->loc[GPUCFG_F_GEMM_SWEEP] : &g->ref;
+            return cfgloc_errf(err, gl, "gpu.gemm_sweep: %llu x %llu x %llu in %s at %g TFLOP/s is above gpu '%s''s "
+                               "%s peak, %g; valid: a measured rate up to %s_tflops (or a %s peak that holds it)",
+                               (ull)p->m, (ull)p->n, (ull)p->k, gpucfg_dtype_names[p->dtype], p->tflops, g->name,
+                               gpucfg_dtype_names[p->dtype], g->tflops[p->dtype], gpucfg_dtype_names[p->dtype],
+                               gpucfg_dtype_names[p->dtype]);
+        }
+    }
     if (!rc)
         rc = check_shape(m, c, t, err);
     if (!rc)

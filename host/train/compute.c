@@ -31,10 +31,93 @@ static const uint64_t gemm_tiles[GEMM_NTILES][2] = {
  * (2 tm tn k FLOPs over 2 (tm + tn) k bytes of 16-bit operands). */
 static double tile_reuse(uint64_t tm, uint64_t tn) { return (double)tm * (double)tn / ((double)tm + (double)tn); }
 
+
+/* The math time of batch products m x k by k x n at eff of peak: the configured tile first (the reference of
+ * gemm_efficiency), then, with gemm_tile_select, the tiles cuBLAS chooses among; the least time wins, the
+ * earlier on a tie (compute.h). Fills the tile, tile count and waves of out when given. -1: more than 2^64
+ * tiles for every tile. */
+static double gemm_math(const gpucfg *g, double peak, double eff, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                        compute_cost *out)
+{
+    uint64_t cand[1 + GEMM_NTILES][2] = { { g->gemm_tile_m, g->gemm_tile_n } };
+    size_t ncand = 1;
+    if (g->gemm_tile_select)
+        for (size_t i = 0; i < GEMM_NTILES; i++, ncand++)
+            cand[ncand][0] = gemm_tiles[i][0], cand[ncand][1] = gemm_tiles[i][1];
+    double ref_reuse = tile_reuse(g->gemm_tile_m, g->gemm_tile_n), t_math = -1;
+    for (size_t i = 0; i < ncand; i++) {
+        uint64_t tm = cand[i][0], tn = cand[i][1], tiles, waves;
+        if (__builtin_mul_overflow(batch, ceil_div(m, tm), &tiles) ||
+            __builtin_mul_overflow(tiles, ceil_div(n, tn), &tiles))
+            continue;
+        /* a tile with less operand reuse than the reference runs slower in proportion (compute.h) */
+        double r = tile_reuse(tm, tn) / ref_reuse;
+        double tile_flops = 2.0 * (double)tm * (double)tn * (double)k, t;
+        if (r > 1)
+            r = 1;
+        /* Matrix Multiplication Background User's Guide: every tile does a full tile's work (tile
+         * quantization), and the SMs finish a wave before the last partial wave (wave quantization). */
+        if (g->sms > 0) {
+            waves = ceil_div(tiles, g->sms);
+            t = (double)waves * (tile_flops / (peak / (double)g->sms * eff * r));
+        } else {
+            waves = tiles;
+            t = (double)tiles * tile_flops / (peak * eff * r);
+        }
+        if (t_math < 0 || t < t_math) {
+            t_math = t;
+            if (out)
+                out->tiles = tiles, out->waves = waves, out->tile_m = tm, out->tile_n = tn;
+        }
+    }
+    return t_math;
+}
+
+/* The sweep's factor on the model's math time for op (compute.h): at each measured point of op's dtype the
+ * measured time over the model's (2 m n k / tflops against gemm_math of the point), linear in log2 of the
+ * FLOPs of one product between the two points around op's; 1 outside the points' range, for a dtype without
+ * points, an MXFP8 GEMM (the sweeps are per-tensor FP8) and a grouped GEMM over several streams (its
+ * products share the SMs; the sweep times one GEMM alone). O(points x tiles). */
+static double sweep_ratio(const gpucfg *g, const op_desc *op, double peak, double eff)
+{
+    const gpucfg_sweep *s = &g->gemm_sweep;
+    if (!s->n || op->block_scaled || (op->calls > 1 && op->streams > 1))
+        return 1.0;
+    double f = 2.0 * (double)op->m * (double)op->n * (double)op->k;
+    const gpucfg_sweep_point *lo = NULL, *hi = NULL;
+    for (size_t i = 0; i < s->n; i++) {    /* sorted by dtype, then FLOPs (gpucfg.h) */
+        const gpucfg_sweep_point *p = &s->pt[i];
+        double fp = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+        if (p->dtype != op->dtype)
+            continue;
+        if (fp <= f)
+            lo = p;
+        if (fp >= f && !hi)
+            hi = p;
+    }
+    if (!lo || !hi)
+        return 1.0;
+    double r[2];
+    const gpucfg_sweep_point *ends[2] = { lo, hi };
+    for (int j = 0; j < 2; j++) {
+        const gpucfg_sweep_point *p = ends[j];
+        double fp = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+        double model = gemm_math(g, peak, eff, 1, p->m, p->n, p->k, NULL);
+        double measured = fp / (p->tflops * 1e12);
+        r[j] = model > 0 ? measured / model : 1.0;
+    }
+    double flo = 2.0 * (double)lo->m * (double)lo->n * (double)lo->k;
+    double fhi = 2.0 * (double)hi->m * (double)hi->n * (double)hi->k;
+    if (!(fhi > flo))
+        return r[0];
+    double w = (log2(f) - log2(flo)) / (log2(fhi) - log2(flo));
+    return r[0] + w * (r[1] - r[0]);
+}
+
 int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_err *err)
 {
     cxl_err_clear(err);
-    *out = (compute_cost){ 0, 0, 0, 0, 0, 0, 0, 0, 0, -1 };
+    *out = (compute_cost){ 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 1.0 };
     if (op->kind != OP_GEMM && op->kind != OP_MEM && op->kind != OP_ATTN_FWD && op->kind != OP_ATTN_BWD)
         return cxl_errf(err, CXL_EINTERNAL, "compute: op '%s' has unknown kind %d", op->name ? op->name : "?",
                         op->kind);
@@ -73,40 +156,12 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
             eff = g->fp8_gemm_efficiency;
         if (op->dtype == GPUCFG_FP8 && op->block_scaled && g->mxfp8_gemm_efficiency > 0)
             eff = g->mxfp8_gemm_efficiency;
-        /* The configured tile first (the reference of gemm_efficiency), then, with gemm_tile_select, the
-         * tiles cuBLAS chooses among; the least math time wins, the earlier on a tie (compute.h). */
-        uint64_t cand[1 + GEMM_NTILES][2] = { { g->gemm_tile_m, g->gemm_tile_n } };
-        size_t ncand = 1;
-        if (g->gemm_tile_select)
-            for (size_t i = 0; i < GEMM_NTILES; i++, ncand++)
-                cand[ncand][0] = gemm_tiles[i][0], cand[ncand][1] = gemm_tiles[i][1];
-        double ref_reuse = tile_reuse(g->gemm_tile_m, g->gemm_tile_n), t_math = -1;
-        for (size_t i = 0; i < ncand; i++) {
-            uint64_t tm = cand[i][0], tn = cand[i][1], tiles, waves;
-            if (__builtin_mul_overflow(op->batch, ceil_div(op->m, tm), &tiles) ||
-                __builtin_mul_overflow(tiles, ceil_div(op->n, tn), &tiles))
-                continue;
-            /* a tile with less operand reuse than the reference runs slower in proportion (compute.h) */
-            double r = tile_reuse(tm, tn) / ref_reuse;
-            double tile_flops = 2.0 * (double)tm * (double)tn * (double)op->k, t;
-            if (r > 1)
-                r = 1;
-            /* Matrix Multiplication Background User's Guide: every tile does a full tile's work (tile
-             * quantization), and the SMs finish a wave before the last partial wave (wave quantization). */
-            if (g->sms > 0) {
-                waves = ceil_div(tiles, g->sms);
-                t = (double)waves * (tile_flops / (peak / (double)g->sms * eff * r));
-            } else {
-                waves = tiles;
-                t = (double)tiles * tile_flops / (peak * eff * r);
-            }
-            if (t_math < 0 || t < t_math) {
-                t_math = t;
-                out->tiles = tiles, out->waves = waves, out->tile_m = tm, out->tile_n = tn;
-            }
-        }
+        double t_math = gemm_math(g, peak, eff, op->batch, op->m, op->n, op->k, out);
         if (t_math < 0)
             return out->culprit = -1, cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' has more than 2^64 tiles", op->name ? op->name : "?");
+        /* the measured sweep, where it covers the GEMM (compute.h) */
+        out->sweep_ratio = sweep_ratio(g, op, peak, eff);
+        t_math *= out->sweep_ratio;
         if (to_ps(t_math, &out->math_ps))
             return cxl_errf(err, CXL_ELIMIT, "compute: GEMM '%s' takes beyond %lld ps", op->name ? op->name : "?",
                             (long long)INT64_MAX);
@@ -157,4 +212,16 @@ double compute_op_efficiency(const gpucfg *g, const op_desc *op)
     double flops = op->kind == OP_GEMM ? 2.0 * (double)op->batch * (double)op->m * (double)op->n * (double)op->k
                                        : op->flops; /* OP_MEM, OP_ATTN_* */
     return flops / ((double)ps * 1e-12) / peak;
+}
+
+void compute_fewer_sms(gpucfg *g, uint64_t sms)
+{
+    if (!g->sms || sms >= g->sms)
+        return;
+    double left = (double)sms / (double)g->sms;
+    g->sms = sms;
+    for (int d = 0; d < GPUCFG_NDTYPES; d++)
+        g->tflops[d] *= left;
+    for (size_t i = 0; i < g->gemm_sweep.n; i++)
+        g->gemm_sweep.pt[i].tflops *= left;
 }

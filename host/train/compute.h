@@ -85,6 +85,8 @@ typedef struct compute_cost {
     uint64_t waves;       /* OP_GEMM: ceil(tiles / sms), or tiles when sms is 0; OP_MEM: 0 */
     uint64_t tile_m, tile_n; /* OP_GEMM: the tile chosen (gemm_tile_select) or configured; others: 0 */
     int memory_bound;     /* 1 when memory_ps > math_ps */
+    double sweep_ratio;   /* OP_GEMM: the factor the measured sweep puts on the model's math time (gpu.gemm_sweep;
+                             1 where it does not apply); others: 1 */
     int culprit;          /* on an error: the GPU field (GPUCFG_F_*) that makes the time impossible, for its
                              location (hbm_bandwidth, the dtype's *_tflops, kernel_overhead); -1 otherwise */
 } compute_cost;
@@ -99,5 +101,10 @@ int64_t compute_op_ps(const gpucfg *g, const op_desc *op);
  * most the dtype's gemm efficiency), op->flops for a memory-bound or attention kernel, over compute_op_ps; 0 when the dtype has no
  * peak or the time is 0. A negative CXL_E* code (as a double) when compute_op_ps fails. */
 double compute_op_efficiency(const gpucfg *g, const op_desc *op);
+
+/* g as the GPU of `sms` of its SMs (a kernel beside a collective or a userbuffers overlap that holds the
+ * others): the same peak per SM, so every dtype's peak and every measured sweep point's rate (gemm_sweep)
+ * scale by sms / g->sms. Nothing changes when g->sms is 0 or sms is not below it. */
+void compute_fewer_sms(gpucfg *g, uint64_t sms);
 
 #endif

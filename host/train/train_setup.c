@@ -318,10 +318,7 @@ static int price_shared(eng *E, cxl_err *err)
     if (!E->dur_shared)
         return eng_oom(E);
     gpucfg g = *g0;
-    double left = (double)(g0->sms - g0->collective_sms) / (double)g0->sms;
-    g.sms = g0->sms - g0->collective_sms;
-    for (int d = 0; d < GPUCFG_NDTYPES; d++)
-        g.tflops[d] = g0->tflops[d] * left;
+    compute_fewer_sms(&g, g0->sms - g0->collective_sms);
     for (uint32_t i = 0; i < E->g.nops; i++) {
         const op_desc *op = &E->g.ops[i];
         compute_cost cc;
@@ -384,11 +381,7 @@ static int price_kernels(eng *E, train_result *res, cxl_err *err)
             /* beside a userbuffers bulk overlap (opgraph.h op_sms_off): on the SMs it leaves, as
              * price_shared prices a kernel beside an NCCL collective; a measured kernel by the model's ratio */
             gpucfg g = x->gpu;
-            uint64_t off = E->g.op_sms_off[i];
-            double left = (double)(g.sms - off) / (double)g.sms;
-            g.sms -= off;
-            for (int d = 0; d < GPUCFG_NDTYPES; d++)
-                g.tflops[d] *= left;
+            compute_fewer_sms(&g, g.sms - E->g.op_sms_off[i]);
             compute_cost full, part;
             cxl_err e;
             if (compute_op_cost(&x->gpu, op, &full, &e) || compute_op_cost(&g, op, &part, &e)) {

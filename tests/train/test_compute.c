@@ -501,6 +501,125 @@ static void errors(void **state)
  * multi_stream_cublas_gemm, expert i on stream i % 4) pays the launch gaps of its longest stream,
  * ceil(calls / streams), plus its launches outside the streams (an MXFP8 GEMM's two swizzle kernels); its math
  * and memory sides do not change. */
+/* gpu.gemm_sweep (compute.h, "Measured sweep"): the points are read and sorted by FLOPs; a GEMM at a point
+ * runs at the measured rate exactly; between two points the model's math time takes the points' factors
+ * (measured time over the model's) linear in log2 of the FLOPs; outside the points' FLOPs, for a dtype
+ * without points, an MXFP8 GEMM and a grouped GEMM over several streams the model is unchanged; on fewer
+ * SMs (compute_fewer_sms) a point keeps its rate per SM. */
+static void gemm_sweep_read_and_interpolated(void **state)
+{
+    (void)state;
+    const char *p = tmpdir_write("sweep.yaml",
+        "name: sw\nbf16_tflops: 1000\nfp8_tflops: 2000\nhbm: 80GB\nhbm_bandwidth: 3TB/s\nsms: 132\n"
+        "gemm_sweep:\n"
+        "  - { m: 8192, n: 8192, k: 8192, dtype: fp8, tflops: 1300 }\n"
+        "  - { m: 2048, n: 2048, k: 2048, dtype: fp8, tflops: 1000 }\n");
+    gpucfg g, off;
+    load_gpu(p, &g);
+    assert_int_equal(g.gemm_sweep.n, 2);
+    assert_int_equal(g.gemm_sweep.pt[0].m, 2048); /* sorted by FLOPs */
+    assert_int_equal(g.gemm_sweep.pt[1].m, 8192);
+    assert_int_equal(g.gemm_sweep.pt[0].dtype, GPUCFG_FP8);
+    off = g;
+    off.gemm_sweep.n = 0;
+    /* at the points: the measured rate (the body is the math: no HBM bound at these shapes) */
+    static const struct { uint64_t s; double tflops; } pts[] = { { 2048, 1000 }, { 8192, 1300 } };
+    double r[2];
+    for (int i = 0; i < 2; i++) {
+        op_desc op = gemm(1, pts[i].s, pts[i].s, pts[i].s, GPUCFG_FP8);
+        compute_cost c = cost_of(&g, &op), m = cost_of(&off, &op);
+        double want_ps = op.flops / (pts[i].tflops * 1e12) * 1e12;
+        assert_true(fabs((double)c.math_ps - want_ps) <= 1.0);
+        r[i] = want_ps / (double)m.math_ps;
+        assert_true(fabs(c.sweep_ratio - r[i]) < 1e-6);
+    }
+    /* between them: 4096 x 4096 x 4096 is 3 of log2(64) = 6 octaves of FLOPs above 2048^3: halfway; a
+     * 4096 x 8192 x 2048 product has the same FLOPs and takes the same factor on its own model time */
+    op_desc mid = gemm(1, 4096, 4096, 4096, GPUCFG_FP8), mid2 = gemm(1, 4096, 8192, 2048, GPUCFG_FP8);
+    double want = r[0] + 0.5 * (r[1] - r[0]);
+    assert_true(fabs(cost_of(&g, &mid).sweep_ratio - want) < 1e-6);
+    assert_true(fabs(cost_of(&g, &mid2).sweep_ratio - want) < 1e-6);
+    double model_mid = (double)cost_of(&off, &mid).math_ps;
+    assert_true(fabs((double)cost_of(&g, &mid).math_ps - want * model_mid) <= 1e-6 * model_mid);
+    /* a quarter of the way: 2^(log2(2048^3 x 2) + 1.5) FLOPs, 2048 x 2048 x 2048 x 2^1.5 ~ 2048 x 4096 x 2896 */
+    op_desc q = gemm(1, 2048, 4096, 2896, GPUCFG_FP8);
+    double w = (log2(q.flops) - log2(2.0 * 2048 * 2048 * 2048)) / 6.0;
+    assert_true(fabs(cost_of(&g, &q).sweep_ratio - (r[0] + w * (r[1] - r[0]))) < 1e-6);
+    /* outside the points, another dtype, MXFP8, a grouped GEMM over streams: the model alone */
+    op_desc small = gemm(1, 1024, 1024, 1024, GPUCFG_FP8), big = gemm(1, 16384, 16384, 16384, GPUCFG_FP8);
+    op_desc bf = gemm(1, 4096, 4096, 4096, GPUCFG_BF16), mx = mid, grouped = gemm(8, 512, 4096, 4096, GPUCFG_FP8);
+    mx.block_scaled = 1;
+    grouped.calls = grouped.launches = 8;
+    grouped.streams = 4;
+    const op_desc *same[] = { &small, &big, &bf, &mx, &grouped };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        compute_cost c = cost_of(&g, same[i]);
+        assert_true(c.sweep_ratio == 1.0);
+        assert_int_equal(c.total_ps, cost_of(&off, same[i]).total_ps);
+    }
+    /* one stream: the grouped GEMM's products run one after another, each as the sweep times one */
+    grouped.streams = 1;
+    op_desc one = gemm(1, 512, 4096, 4096, GPUCFG_FP8);
+    assert_true(fabs(cost_of(&g, &grouped).sweep_ratio - cost_of(&g, &one).sweep_ratio) < 1e-12);
+    /* on 66 of the 132 SMs a point's factor is the same: the rate per SM is the measured one */
+    gpucfg half = g;
+    compute_fewer_sms(&half, 66);
+    assert_int_equal(half.sms, 66);
+    assert_true(half.tflops[GPUCFG_FP8] == 1000 && half.gemm_sweep.pt[1].tflops == 650);
+    op_desc p8 = gemm(1, 8192, 8192, 8192, GPUCFG_FP8);
+    assert_true(fabs(cost_of(&half, &p8).sweep_ratio - r[1]) < 1e-6);
+    /* [] turns it off */
+    p = tmpdir_write("sweep0.yaml", "name: sw\nbf16_tflops: 1000\nhbm: 80GB\nhbm_bandwidth: 3TB/s\ngemm_sweep: []\n");
+    load_gpu(p, &g);
+    assert_int_equal(g.gemm_sweep.n, 0);
+}
+
+/* The shipped sweeps: h100-sxm, h200 and gb200 give their cuBLASLt FP8 points back (configs/gpus/ cite them);
+ * a100-80gb and b200 have none. */
+static void gemm_sweep_presets(void **state)
+{
+    (void)state;
+    static const struct { const char *gpu; double t4096; } want[] = {
+        { "h100-sxm", 1216.9 }, { "h200", 1249.1 }, { "gb200", 2834.6 } };
+    gpucfg g;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        load_gpu(want[i].gpu, &g);
+        assert_int_equal(g.gemm_sweep.n, 8);
+        op_desc op = gemm(1, 4096, 4096, 4096, GPUCFG_FP8);
+        compute_cost c = cost_of(&g, &op);
+        double tflops = op.flops / (double)(c.total_ps - c.overhead_ps);
+        if (fabs(tflops - want[i].t4096) > 0.05)
+            fail_msg("%s: fp8 4096^3 at %.2f TFLOP/s, measured %.1f", want[i].gpu, tflops, want[i].t4096);
+    }
+    load_gpu("a100-80gb", &g);
+    assert_int_equal(g.gemm_sweep.n, 0);
+    load_gpu("b200", &g);
+    assert_int_equal(g.gemm_sweep.n, 0);
+}
+
+static void gemm_sweep_errors(void **state)
+{
+    (void)state;
+    static const struct { const char *text; int line; const char *want; } bad[] = {
+        { "gemm_sweep: 3\n", 5, "expected a sequence" },
+        { "gemm_sweep:\n  - 3\n", 6, "expected a mapping" },
+        { "gemm_sweep:\n  - { m: 1, n: 1, k: 1, dtype: fp9, tflops: 1 }\n", 6, "dtype" },
+        { "gemm_sweep:\n  - { m: 1, n: 1, dtype: fp8, tflops: 1 }\n", 6, "k" },
+        { "gemm_sweep:\n  - { m: 1, n: 1, k: 1, dtype: fp8, tflops: 0 }\n", 6, "tflops" },
+        { "gemm_sweep:\n  - { m: 1, n: 1, k: 1, dtype: fp8, tflops: 1 }\n  - { m: 1, n: 1, k: 1, dtype: fp8, tflops: 2 }\n",
+          7, "again" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "name: bad\nbf16_tflops: 100\nhbm: 16GB\nhbm_bandwidth: 1TB/s\n%s", bad[i].text);
+        const char *p = tmpdir_write("badsweep.yaml", text);
+        gpucfg g;
+        cxl_err e;
+        if (gpucfg_load(p, &g, &e) != CXL_ECONFIG || e.line != bad[i].line || !strstr(e.msg, bad[i].want))
+            fail_msg("case %zu: line %d: %s", i, e.line, e.msg);
+    }
+}
+
 static void grouped_gemm_stream_gaps(void **state)
 {
     (void)state;
@@ -533,6 +652,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grouped_gemm_stream_gaps),
+        cmocka_unit_test(gemm_sweep_read_and_interpolated),
+        cmocka_unit_test(gemm_sweep_presets),
+        cmocka_unit_test(gemm_sweep_errors),
         cmocka_unit_test(presets_have_compute_fields),
         cmocka_unit_test(older_gpu_file_gets_defaults),
         cmocka_unit_test(gpu_field_errors),
