@@ -590,11 +590,11 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
         const gpucfg_sweep_point *p = &g->gemm_sweep.pt[i];
         if (!(p->tflops <= g->tflops[p->dtype])) {
             const cfgloc *gl = g->loc[GPUCFG_F_GEMM_SWEEP].file[0] ? &g->loc[GPUCFG_F_GEMM_SWEEP] : &g->ref;
-            return cfgloc_errf(err, gl, "gpu.gemm_sweep: %llu x %llu x %llu in %s at %g TFLOP/s is above gpu '%s''s "
-                               "%s peak, %g; valid: a measured rate up to %s_tflops (or a %s peak that holds it)",
-                               (ull)p->m, (ull)p->n, (ull)p->k, gpucfg_dtype_names[p->dtype], p->tflops, g->name,
-                               gpucfg_dtype_names[p->dtype], g->tflops[p->dtype], gpucfg_dtype_names[p->dtype],
-                               gpucfg_dtype_names[p->dtype]);
+            return cfgloc_errf(err, gl, "gpu.gemm_sweep: %llu x %llu x %llu in %s at %g TFLOP/s is above the %s peak "
+                               "of gpu '%s' (%s_tflops: %g); valid: a measured rate up to %g",
+                               (ull)p->m, (ull)p->n, (ull)p->k, gpucfg_dtype_names[p->dtype], p->tflops,
+                               gpucfg_dtype_names[p->dtype], g->name, gpucfg_dtype_names[p->dtype],
+                               g->tflops[p->dtype], g->tflops[p->dtype]);
         }
     }
     if (!rc)

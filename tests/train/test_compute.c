@@ -20,6 +20,7 @@
 #include "config/gpucfg.h"
 
 #include "tmpdir_fixture.h"
+#include "train_fixture.h"
 
 static void load_gpu(const char *name, gpucfg *g)
 {
@@ -618,6 +619,15 @@ static void gemm_sweep_errors(void **state)
         if (gpucfg_load(p, &g, &e) != CXL_ECONFIG || e.line != bad[i].line || !strstr(e.msg, bad[i].want))
             fail_msg("case %zu: line %d: %s", i, e.line, e.msg);
     }
+    /* a rate above the dtype's peak: refused when the experiment is checked, at the key */
+    cxl_err e;
+    expcfg *x = tfx_try_load_text("peak.yaml", "name: b\nmodel: llama3-8b\ngpu:\n  extends: h100-sxm\n  gemm_sweep:\n"
+                                  "    - { m: 1024, n: 1024, k: 1024, dtype: fp8, tflops: 2000 }\n"
+                                  "cluster: { extends: dgx-h100, nodes: 1 }\ntraining: { global_batch: 8, dp: 8 }\n", &e);
+    if (x)
+        fail_msg("a sweep point above the fp8 peak was accepted");
+    if (e.line != 6 || !strstr(e.msg, "above the fp8 peak of gpu 'h100-sxm'") || !strstr(e.msg, "up to 1979"))
+        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
 }
 
 static void grouped_gemm_stream_gaps(void **state)
