@@ -43,6 +43,23 @@
  * With sms 0 (unknown) the waves are not quantized:
  * t_math = tiles x 2 x tile_m x tile_n x k / (peak x gemm_efficiency).
  *
+ * Measured sweep (gpu.gemm_sweep, gpucfg.h; the GPU files cite each sweep). A published cuBLAS sweep gives
+ * points (m, n, k, dtype) -> measured TFLOP/s. At each point p of the GEMM's dtype the factor
+ *     r_p = (2 m n k / measured rate) / t_math(p)      (t_math of one product of p's shape, above)
+ * is what the kernel took beyond the model's quantized math. For a GEMM whose one product has F = 2 m n k
+ * FLOPs between two points lo <= F <= hi (the points sorted by FLOPs):
+ *     r = r_lo + (log2 F - log2 F_lo) / (log2 F_hi - log2 F_lo) x (r_hi - r_lo),   t_math := r x t_math
+ * so a GEMM of a measured shape runs at the measured rate exactly (on the HBM side of the roofline where
+ * the model's memory time is longer), and between points the model's tile and wave quantization keeps the
+ * shape and the sweep sets the level by size: the sweeps are mostly square shapes, and at their off-square
+ * point (1024 x 2145 x 1024) the factor lies between its square neighbours'. The factor is 1 (the model
+ * alone) for F outside the points' range, a dtype without points, an MXFP8 GEMM (block_scaled: the sweeps
+ * are per-tensor FP8) and a grouped GEMM whose calls run over several streams (its products share the SMs,
+ * where the sweep timed one GEMM alone; on one stream they run one after another, each as the sweep's).
+ * The measured rates are of kernels launched back to back (no launch gap): kernel_overhead is added as for
+ * every kernel. On fewer SMs (compute_fewer_sms) each point's rate scales with the peak, so r keeps its
+ * value. O(points x tiles) per GEMM.
+ *
  * Memory-bound kernel (OP_MEM):
  *     t = bytes / (hbm_bw x memory_efficiency) + kernel_overhead
  *
@@ -98,7 +115,7 @@ int compute_op_cost(const gpucfg *g, const op_desc *op, compute_cost *out, cxl_e
 int64_t compute_op_ps(const gpucfg *g, const op_desc *op);
 
 /* Achieved FLOP/s over the dtype's dense peak, for reports: 2 x batch x m x n x k FLOPs for a GEMM (at
- * most the dtype's gemm efficiency), op->flops for a memory-bound or attention kernel, over compute_op_ps; 0 when the dtype has no
+ * most the dtype's gemm efficiency where no sweep applies), op->flops for a memory-bound or attention kernel, over compute_op_ps; 0 when the dtype has no
  * peak or the time is 0. A negative CXL_E* code (as a double) when compute_op_ps fails. */
 double compute_op_efficiency(const gpucfg *g, const op_desc *op);
 
