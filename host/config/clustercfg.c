@@ -70,7 +70,7 @@ static void defaults(void *obj)
 
 const compose_kind clustercfg_kind = {
     "cluster", "clusters", fields, defaults, offsetof(clustercfg, loc), offsetof(clustercfg, ref),
-    offsetof(clustercfg, source), sizeof((clustercfg *)0)->source, CLUSTERCFG_F_NVLINK_DOMAIN,
+    offsetof(clustercfg, source), sizeof((clustercfg *)0)->source, CLUSTERCFG_F_NVLINK_DOMAIN, NULL,
 };
 
 int clustercfg_load(const char *name_or_path, clustercfg *out, cxl_err *err)

@@ -247,7 +247,7 @@ int compose_load(const compose_kind *k, const char *name_or_path, void *obj, cxl
 void compose_dump(FILE *out, const compose_kind *k, const void *obj, int indent)
 {
     if (!k->quiet_from) {
-        cfgdump_fields(out, k->fields, obj, indent, NULL, NULL);
+        cfgdump_fields(out, k->fields, obj, indent, k->dump_custom, NULL);
         return;
     }
     const cfgloc *loc = (const cfgloc *)((const char *)obj + k->loc_offset);
@@ -257,6 +257,6 @@ void compose_dump(FILE *out, const compose_kind *k, const void *obj, int indent)
         if (i >= k->quiet_from && !loc[i].file[0])
             continue;
         one[0] = k->fields[i];
-        cfgdump_fields(out, one, obj, indent, NULL, NULL);
+        cfgdump_fields(out, one, obj, indent, k->dump_custom, NULL);
     }
 }

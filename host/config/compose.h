@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "config/cfg.h"
+#include "config/cfgdump.h"
 #include "util/err.h"
 
 #define COMPOSE_MAX_FIELDS 96
@@ -41,6 +42,9 @@ typedef struct compose_kind {
      * added after the configuration hash of existing experiments was fixed leave those hashes (and the
      * goldens of tests/golden/) unchanged. 0: every field is dumped. */
     size_t quiet_from;
+    /* Prints the kind's CFG_T_CUSTOM fields in compose_dump, as YAML that binds back to the same values;
+     * NULL: they are left out of the dump */
+    cfgdump_custom_fn dump_custom;
 } compose_kind;
 
 /* Load from a reference node (scalar or mapping) found in another document. */

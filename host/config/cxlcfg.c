@@ -74,7 +74,7 @@ static void defaults(void *obj)
 
 const compose_kind cxlcfg_kind = {
     "cxl", NULL, fields, defaults, offsetof(cxlcfg, loc), offsetof(cxlcfg, ref),
-    offsetof(cxlcfg, source), sizeof((cxlcfg *)0)->source, 0,
+    offsetof(cxlcfg, source), sizeof((cxlcfg *)0)->source, 0, NULL,
 };
 
 void cxlcfg_none(cxlcfg *c)

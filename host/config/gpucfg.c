@@ -132,6 +132,24 @@ static int bind_sweep(const cfg_node *n, void *dst, cxl_err *err)
     return 0;
 }
 
+/* compose_dump hook: gemm_sweep as a flow sequence that bind_sweep reads back to the same points ([] when
+ * empty). */
+static void dump_sweep(FILE *out, const cfg_field *f, const void *dst, int indent, void *ctx)
+{
+    const gpucfg_sweep *s = dst;
+    (void)ctx;
+    fprintf(out, "%*s%s:%s\n", indent, "", f->key, s->n ? "" : " []");
+    for (size_t i = 0; i < s->n; i++) {
+        fprintf(out, "%*s  - {", indent, "");
+        for (size_t j = 0; sweep_fields[j].key; j++) {
+            char v[128];
+            cfgdump_value(&sweep_fields[j], (const char *)&s->pt[i] + sweep_fields[j].offset, v, sizeof v);
+            fprintf(out, "%s %s: %s", j ? "," : "", sweep_fields[j].key, v);
+        }
+        fprintf(out, " }\n");
+    }
+}
+
 /* Compute-model defaults: the values the presets use (their sources are cited there), so that a GPU
  * file written before these fields existed still prices operations sensibly. sms 0: wave quantization
  * off, since no SM count is a safe guess. */
@@ -153,7 +171,7 @@ static void defaults(void *obj)
 
 const compose_kind gpucfg_kind = {
     "gpu", "gpus", fields, defaults, offsetof(gpucfg, loc), offsetof(gpucfg, ref),
-    offsetof(gpucfg, source), sizeof((gpucfg *)0)->source, GPUCFG_F_ATTN_FWD_EFF,
+    offsetof(gpucfg, source), sizeof((gpucfg *)0)->source, GPUCFG_F_ATTN_FWD_EFF, dump_sweep,
 };
 
 int gpucfg_load(const char *name_or_path, gpucfg *out, cxl_err *err)

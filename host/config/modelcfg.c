@@ -91,7 +91,7 @@ static void defaults(void *obj)
 
 const compose_kind modelcfg_kind = {
     "model", "models", fields, defaults, offsetof(modelcfg, loc), offsetof(modelcfg, ref),
-    offsetof(modelcfg, source), sizeof((modelcfg *)0)->source, MODELCFG_F_HEAD_DIM,
+    offsetof(modelcfg, source), sizeof((modelcfg *)0)->source, MODELCFG_F_HEAD_DIM, NULL,
 };
 
 static const cfgloc *where(const modelcfg *m, int f) { return m->loc[f].file[0] ? &m->loc[f] : &m->ref; }

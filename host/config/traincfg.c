@@ -309,5 +309,5 @@ static void defaults(void *obj)
 
 const compose_kind traincfg_kind = {
     "training", NULL, fields, defaults, offsetof(traincfg, loc), offsetof(traincfg, ref),
-    offsetof(traincfg, source), sizeof((traincfg *)0)->source, TRAINCFG_F_EP,
+    offsetof(traincfg, source), sizeof((traincfg *)0)->source, TRAINCFG_F_EP, NULL,
 };
