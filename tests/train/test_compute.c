@@ -592,6 +592,23 @@ static void gemm_sweep_presets(void **state)
         if (fabs(tflops - want[i].t4096) > 0.05)
             fail_msg("%s: fp8 4096^3 at %.2f TFLOP/s, measured %.1f", want[i].gpu, tflops, want[i].t4096);
     }
+    /* the dump (train --dump-config) binds back to the same points */
+    load_gpu("gb200", &g);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    compose_dump(m, &gpucfg_kind, &g, 0);
+    assert_int_equal(fclose(m), 0);
+    assert_non_null(strstr(text, "gemm_sweep:\n  - { m: 1024, n: 1024, k: 1024, dtype: fp8, tflops: 489.2 }"));
+    gpucfg back;
+    load_gpu(tmpdir_write("dumped.yaml", text), &back);
+    free(text);
+    assert_int_equal(back.gemm_sweep.n, g.gemm_sweep.n);
+    for (size_t i = 0; i < g.gemm_sweep.n; i++) {
+        const gpucfg_sweep_point *a = &g.gemm_sweep.pt[i], *b = &back.gemm_sweep.pt[i];
+        assert_true(a->m == b->m && a->n == b->n && a->k == b->k && a->dtype == b->dtype && a->tflops == b->tflops);
+    }
     load_gpu("a100-80gb", &g);
     assert_int_equal(g.gemm_sweep.n, 0);
     load_gpu("b200", &g);
