@@ -31,6 +31,8 @@ static const uint64_t gemm_tiles[GEMM_NTILES][2] = {
  * (2 tm tn k FLOPs over 2 (tm + tn) k bytes of 16-bit operands). */
 static double tile_reuse(uint64_t tm, uint64_t tn) { return (double)tm * (double)tn / ((double)tm + (double)tn); }
 
+/* FLOPs of one m x k by k x n product. */
+static double product_flops(uint64_t m, uint64_t n, uint64_t k) { return 2.0 * (double)m * (double)n * (double)k; }
 
 /* The math time of batch products m x k by k x n at eff of peak: the configured tile first (the reference of
  * gemm_efficiency), then, with gemm_tile_select, the tiles cuBLAS chooses among; the least time wins, the
@@ -83,11 +85,11 @@ static double sweep_ratio(const gpucfg *g, const op_desc *op, double peak, doubl
     const gpucfg_sweep *s = &g->gemm_sweep;
     if (!s->n || op->block_scaled || (op->calls > 1 && op->streams > 1))
         return 1.0;
-    double f = 2.0 * (double)op->m * (double)op->n * (double)op->k;
+    double f = product_flops(op->m, op->n, op->k);
     const gpucfg_sweep_point *lo = NULL, *hi = NULL;
     for (size_t i = 0; i < s->n; i++) {    /* sorted by dtype, then FLOPs (gpucfg.h) */
         const gpucfg_sweep_point *p = &s->pt[i];
-        double fp = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+        double fp = product_flops(p->m, p->n, p->k);
         if (p->dtype != op->dtype)
             continue;
         if (fp <= f)
@@ -101,13 +103,11 @@ static double sweep_ratio(const gpucfg *g, const op_desc *op, double peak, doubl
     const gpucfg_sweep_point *ends[2] = { lo, hi };
     for (int j = 0; j < 2; j++) {
         const gpucfg_sweep_point *p = ends[j];
-        double fp = 2.0 * (double)p->m * (double)p->n * (double)p->k;
         double model = gemm_math(g, peak, eff, 1, p->m, p->n, p->k, NULL);
-        double measured = fp / (p->tflops * 1e12);
+        double measured = product_flops(p->m, p->n, p->k) / (p->tflops * 1e12);
         r[j] = model > 0 ? measured / model : 1.0;
     }
-    double flo = 2.0 * (double)lo->m * (double)lo->n * (double)lo->k;
-    double fhi = 2.0 * (double)hi->m * (double)hi->n * (double)hi->k;
+    double flo = product_flops(lo->m, lo->n, lo->k), fhi = product_flops(hi->m, hi->n, hi->k);
     if (!(fhi > flo))
         return r[0];
     double w = (log2(f) - log2(flo)) / (log2(fhi) - log2(flo));
