@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "config/expcfg.h"
+#include "train/gpumem.h"
 #include "train/opgraph.h"
 #include "train/schedule.h"
 #include "train/train.h"
@@ -162,6 +163,28 @@ static void overlap_hides_a2a(void **state)
     train_result_free(&r[1]);
 }
 
+/* Memory: the combined schedule holds one layer more at the peak (its pair's forward builds a layer before
+ * the backward frees one) when it has a pair, the same without one; interleaved as well (the H100 Qwen3 row). */
+static void layers_in_flight(void **state)
+{
+    (void)state;
+    double f[2][2];
+    for (int o = 0; o < 2; o++)
+        for (int g = 0; g < 2; g++) {
+            expcfg *x = tiny(o, g ? 32 : 8);
+            f[o][g] = gpumem_layers_in_flight(&x->model, &x->train, 0);
+            free(x);
+        }
+    assert_true(f[1][1] == f[0][1] + 1);
+    assert_true(f[1][0] == f[0][0]);
+    expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
+    assert_int_equal(x->train.moe_a2a_overlap, 1);
+    double with = gpumem_layers_in_flight(&x->model, &x->train, 0);
+    x->train.moe_a2a_overlap = 0;
+    assert_true(with == gpumem_layers_in_flight(&x->model, &x->train, 0) + 1);
+    free(x);
+}
+
 /* The errors, each at training.moe_a2a_overlap's line 7 (or the key named) with the rule and what is valid. */
 static void config_errors(void **state)
 {
@@ -206,6 +229,7 @@ int main(void)
         cmocka_unit_test(combined_order),
         cmocka_unit_test(layer_nodes),
         cmocka_unit_test(overlap_hides_a2a),
+        cmocka_unit_test(layers_in_flight),
         cmocka_unit_test(config_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
