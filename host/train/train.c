@@ -74,7 +74,7 @@ static void dispatch(eng *E, const evq_event *ev)
         eng_set_state(E, R, ST_RUN, TRAIN_BK_COMPUTE);
         eng_advance(E, R);
         break;
-    case EV_SIDE: eng_a2a_side_done(E, &E->reps[ev->a]); break;
+    case EV_SIDE: eng_a2a_side_event(E, &E->reps[ev->a], ev->b); break;
     case EV_LATENCY: eng_phase_flows(E, ev->a); break;
     default: flow_end(E, ev); break;
     }

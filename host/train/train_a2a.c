@@ -42,6 +42,18 @@ static void side_kick(eng *E, rep *R)
 {
     if (R->side_running || !R->side_len)
         return;
+    /* the head entry starts once the host has launched it */
+    int64_t launch = R->side[R->side_head].launch_ps;
+    if (launch < 0)
+        return;
+    if (launch > E->now) {
+        if (!R->side_timer) {
+            R->side_timer = 1;
+            if (evq_push(&E->q, launch, EV_SIDE, R->r, 1))
+                eng_oom(E);
+        }
+        return;
+    }
     const opgraph_entry *e = R->side[R->side_head].e;
     R->side_head = (R->side_head + 1) % A2A_SIDE_CAP;
     R->side_len--;
@@ -76,43 +88,69 @@ void eng_a2a_side_done(eng *E, rep *R)
     }
 }
 
+void eng_a2a_side_event(eng *E, rep *R, uint32_t b)
+{
+    if (!b) {
+        eng_a2a_side_done(E, R);
+        return;
+    }
+    R->side_timer = 0;
+    side_kick(E, R);
+}
+
 /* ---- the program of a pair ---- */
 
 static void emit(rep *R, uint8_t op, uint8_t tpl, uint8_t node, uint8_t sel, uint32_t layer, uint32_t ref)
 {
     if (R->a2a_n < R->a2a_cap)
-        R->a2a[R->a2a_n++] = (a2a_step){ op, tpl, node, sel, layer, ref, 0 };
+        R->a2a[R->a2a_n++] = (a2a_step){ op, tpl, node, sel, layer, ref, 0, 0 };
+}
+
+/* A2A_SIDE of part `node` of layer `layer` (bwd: the backward's) at the communication stream's point; its index */
+static uint32_t side(rep *R, int bwd, uint8_t node, uint32_t layer)
+{
+    uint32_t at = R->a2a_n;
+    emit(R, A2A_SIDE, bwd ? A2A_TPL_BWD : A2A_TPL_FWD, node, A2A_SEL_ALL, layer, 0);
+    return at;
 }
 
 /* One layer step of TransformerLayerSchedulePlan.run: forward layer fi (fi < 0: none) beside backward layer
- * bj (bj < 0: none). *fside: the forward's last communication step; *cb: the backward layer's combine, queued
- * by the previous backward layer after its attention (A2A_NONE: not yet). */
+ * bj (bj < 0: none). Each communication node is queued where its input is ready (A2A_SIDE) and launched where
+ * Megatron-Core's host issues it (A2A_LAUNCH): dispatch_f after mlp_b, dispatch_b after mlp_dw_b, the next
+ * layer's combine_b after attn_dw_b. *fside: the forward's last communication step; *cb: the backward layer's
+ * combine, queued by the previous backward layer after its attention (A2A_NONE: not yet); *cb_host: it is
+ * launched already. */
 static void emit_layer(rep *R, int64_t fi, int64_t bj, uint32_t *fside, uint32_t *cb)
 {
     uint32_t f = (uint32_t)fi, b = (uint32_t)bj, df = A2A_NONE, db = A2A_NONE;
     if (bj >= 0 && *cb == A2A_NONE) {
-        *cb = R->a2a_n;
-        emit(R, A2A_SIDE, A2A_TPL_BWD, OPGRAPH_NODE_COMBINE, A2A_SEL_ALL, b, 0);
+        *cb = side(R, 1, OPGRAPH_NODE_COMBINE, b);
+        emit(R, A2A_LAUNCH, 0, 0, 0, 0, *cb);
+    } else if (bj >= 0) {
+        emit(R, A2A_LAUNCH, 0, 0, 0, 0, *cb); /* queued after the previous layer's attention */
     }
     if (fi >= 0) {
         emit(R, A2A_WAIT, 0, 0, 0, 0, *fside);
         emit(R, A2A_RUN, A2A_TPL_FWD, OPGRAPH_NODE_ATTN, A2A_SEL_ALL, f, 0);
         emit(R, A2A_RUN, A2A_TPL_FWD, OPGRAPH_NODE_POST_ATTN, A2A_SEL_ALL, f, 0);
-        df = R->a2a_n;
-        emit(R, A2A_SIDE, A2A_TPL_FWD, OPGRAPH_NODE_DISPATCH, A2A_SEL_ALL, f, 0);
+        df = side(R, 0, OPGRAPH_NODE_DISPATCH, f);
     }
     if (bj >= 0) {
         emit(R, A2A_WAIT, 0, 0, 0, 0, *cb);
         emit(R, A2A_RUN, A2A_TPL_BWD, OPGRAPH_NODE_MLP, A2A_SEL_DGRAD, b, 0);
-        db = R->a2a_n;
-        emit(R, A2A_SIDE, A2A_TPL_BWD, OPGRAPH_NODE_DISPATCH, A2A_SEL_ALL, b, 0);
+    }
+    if (fi >= 0)
+        emit(R, A2A_LAUNCH, 0, 0, 0, 0, df);
+    if (bj >= 0) {
+        db = side(R, 1, OPGRAPH_NODE_DISPATCH, b);
         emit(R, A2A_RUN, A2A_TPL_BWD, OPGRAPH_NODE_MLP, A2A_SEL_WGRAD, b, 0);
+        emit(R, A2A_LAUNCH, 0, 0, 0, 0, db);
     }
     if (fi >= 0) {
         emit(R, A2A_WAIT, 0, 0, 0, 0, df);
         emit(R, A2A_RUN, A2A_TPL_FWD, OPGRAPH_NODE_MLP, A2A_SEL_ALL, f, 0);
-        *fside = R->a2a_n;
-        emit(R, A2A_SIDE, A2A_TPL_FWD, OPGRAPH_NODE_COMBINE, A2A_SEL_ALL, f, 0);
+        *fside = side(R, 0, OPGRAPH_NODE_COMBINE, f);
+        emit(R, A2A_LAUNCH, 0, 0, 0, 0, *fside);
     }
     if (bj >= 0) {
         emit(R, A2A_WAIT, 0, 0, 0, 0, db);
@@ -120,10 +158,8 @@ static void emit_layer(rep *R, int64_t fi, int64_t bj, uint32_t *fside, uint32_t
         emit(R, A2A_RUN, A2A_TPL_RECOMPUTE, A2A_ALL, A2A_SEL_ALL, b, 0);
         emit(R, A2A_RUN, A2A_TPL_BWD, OPGRAPH_NODE_ATTN, A2A_SEL_DGRAD, b, 0);
         *cb = A2A_NONE;
-        if (bj > 0) { /* the next backward layer's combine waits for this attention's input gradient only */
-            *cb = R->a2a_n;
-            emit(R, A2A_SIDE, A2A_TPL_BWD, OPGRAPH_NODE_COMBINE, A2A_SEL_ALL, b - 1, 0);
-        }
+        if (bj > 0) /* the next backward layer's combine waits for this attention's input gradient only */
+            *cb = side(R, 1, OPGRAPH_NODE_COMBINE, b - 1);
         emit(R, A2A_RUN, A2A_TPL_BWD, OPGRAPH_NODE_ATTN, A2A_SEL_WGRAD, b, 0);
         emit(R, A2A_GRADS, 0, 0, 0, b, 0);
     }
@@ -165,6 +201,8 @@ static void build(eng *E, rep *R, size_t it)
         emit(R, A2A_SEG, 0, A2A_ALL, A2A_SEL_ALL, OPGRAPH_HEAD_FWD, 0);
     if (bf)
         emit(R, A2A_SEG, 1, A2A_ALL, A2A_SEL_ALL, OPGRAPH_EMBED_BWD, 0);
+    if (R->a2a_n == R->a2a_cap) /* (at most 23 steps per layer step and 5 more: a2a_cap has room) */
+        E->rc = cxl_errf(E->err, CXL_ELIMIT, "internal: the pair's program is longer than %u steps", R->a2a_cap);
 }
 
 /* The template step s runs on: layer s->layer of the forward (item it) or backward (it + 1) pass. */
@@ -194,29 +232,44 @@ static int selected(const a2a_step *s, const opgraph_entry *e)
     return (s->sel == A2A_SEL_WGRAD) == (e->wgrad != 0);
 }
 
-/* A2A_SIDE: the node's entries onto the communication stream, the host's marks on the host timeline. */
+static int queued(const opgraph_entry *e)
+{
+    return e->kind == OPGRAPH_KERNEL || e->kind == OPGRAPH_EP_A2A || e->kind == OPGRAPH_ETP_COLL;
+}
+
+/* A2A_SIDE: the node's entries onto the communication stream, not yet launched. */
 static int run_side(eng *E, rep *R, a2a_step *s, const opgraph_tpl *T)
 {
-    for (; R->a2a_entry < T->n; R->a2a_entry++) {
-        const opgraph_entry *e = &T->e[R->a2a_entry];
-        if (!selected(s, e))
-            continue;
-        if (eng_host_launch(E, R, e))
-            return STEP_BLOCKED;
-        R->launch_paid = 0;
-        if (e->kind != OPGRAPH_KERNEL && e->kind != OPGRAPH_EP_A2A && e->kind != OPGRAPH_ETP_COLL)
+    s->first = R->side_enq;
+    for (uint32_t k = 0; k < T->n; k++) {
+        const opgraph_entry *e = &T->e[k];
+        if (!selected(s, e) || !queued(e))
             continue;
         if (R->side_len == A2A_SIDE_CAP) {
             E->rc = cxl_errf(E->err, CXL_ELIMIT, "internal: the MoE communication stream holds more than %u entries",
                              A2A_SIDE_CAP);
             return STEP_BLOCKED;
         }
-        R->side[(R->side_head + R->side_len) % A2A_SIDE_CAP].e = e;
+        R->side[R->side_enq % A2A_SIDE_CAP] = (a2a_side){ e, -1 };
         R->side_len++;
         s->seq = ++R->side_enq;
-        side_kick(E, R);
     }
     return STEP_NEXT;
+}
+
+/* A2A_LAUNCH of side step s: the host's marks and Python, and each queued entry's launch, in the node's order. */
+static void run_launch(eng *E, rep *R, const a2a_step *s, const opgraph_tpl *T)
+{
+    uint64_t at = s->first;
+    for (uint32_t k = 0; k < T->n; k++) {
+        const opgraph_entry *e = &T->e[k];
+        if (!selected(s, e))
+            continue;
+        int64_t t = eng_host_issue(E, R, e);
+        if (queued(e))
+            R->side[at++ % A2A_SIDE_CAP].launch_ps = t;
+    }
+    side_kick(E, R);
 }
 
 /* One step of the program; STEP_NEXT moves on to the next. */
@@ -238,6 +291,11 @@ static int run_step(eng *E, rep *R, a2a_step *s)
     }
     if (s->op == A2A_GRADS) {
         eng_layer_grads(E, R, R->a2a_item, s->layer);
+        return STEP_NEXT;
+    }
+    if (s->op == A2A_LAUNCH) {
+        const a2a_step *q = &R->a2a[s->ref];
+        run_launch(E, R, q, step_tpl(E, R, q));
         return STEP_NEXT;
     }
     const opgraph_tpl *T = step_tpl(E, R, s);
@@ -271,6 +329,8 @@ int eng_a2a_body(eng *E, rep *R)
             return STEP_BLOCKED;
         R->a2a_item = it + 1;
         build(E, R, it);
+        if (E->rc)
+            return STEP_BLOCKED;
     }
     while (R->a2a_i < R->a2a_n) {
         int rc = run_step(E, R, &R->a2a[R->a2a_i]);

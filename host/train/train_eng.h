@@ -128,7 +128,9 @@ typedef struct dpq_item { int op; uint64_t bytes; const char *name; } dpq_item;
  * layer by layer as Megatron-Core's combined 1F1B schedule runs it. */
 enum a2a_op {
     A2A_RUN,    /* on the compute stream: the entries of part `node` (A2A_ALL: every part) of a layer's template */
-    A2A_SIDE,   /* queue part `node`'s entries on the communication stream (the host's entries on the host) */
+    A2A_SIDE,   /* queue part `node`'s entries on the communication stream, where the node's input is ready */
+    A2A_LAUNCH, /* the host issues the A2A_SIDE step `ref`'s node where Megatron-Core's host does: its marks and
+                   Python on the host timeline, its entries' launches (no entry starts before its launch) */
     A2A_WAIT,   /* the compute stream waits for the A2A_SIDE step `ref` (A2A_NONE: nothing) */
     A2A_SEG,    /* on the compute stream: the embedding's or the head's template `layer` */
     A2A_GRADS   /* the backward layer's gradients are complete (as LAYER_GRADS) */
@@ -141,9 +143,13 @@ typedef struct a2a_step {
     uint32_t layer;                 /* the chunk's layer (A2A_SEG: the template id) */
     uint32_t ref;                   /* A2A_WAIT: the A2A_SIDE step it waits for */
     uint64_t seq;                   /* A2A_SIDE, once run: the stream's count after its last entry, 0 = none */
+    uint64_t first;                 /* A2A_SIDE, once run: the stream's count before its first entry */
 } a2a_step;
 /* an entry of the communication stream: an all-to-all (or expert-TP collective) or a kernel */
-typedef struct a2a_side { const opgraph_entry *e; } a2a_side;
+typedef struct a2a_side {
+    const opgraph_entry *e;
+    int64_t launch_ps;      /* when the host has launched it (A2A_LAUNCH); -1: not yet */
+} a2a_side;
 #define A2A_SIDE_CAP 64u
 
 typedef struct rep {
@@ -237,7 +243,7 @@ typedef struct rep {
     uint32_t a2a_n, a2a_cap, a2a_i, a2a_entry;
     a2a_side side[A2A_SIDE_CAP];
     uint32_t side_head, side_len;
-    uint8_t side_running;
+    uint8_t side_running, side_timer;   /* side_timer: an EV_SIDE waits for the head entry's launch */
     uint64_t side_enq, side_done, side_wait;
 } rep;
 
@@ -363,6 +369,9 @@ int eng_run_entry(eng *E, rep *R, const opgraph_entry *e, uint32_t *idx);
 /* The host timeline's launch of entry e (docs/training.md, "Host timeline"): 1 when the stream must wait for
  * it (an EV_TIMER); R->launch_paid says it is counted, until the caller clears it once the entry is issued. */
 int eng_host_launch(eng *E, rep *R, const opgraph_entry *e);
+/* The host's issue of entry e without the stream waiting for it (an entry of the MoE communication stream, or
+ * a mark): the host's time advanced as eng_host_launch advances it; returns when the host has issued it. */
+int64_t eng_host_issue(eng *E, rep *R, const opgraph_entry *e);
 /* LAYER_GRADS of layer `layer` of backward item `it` (the combined schedule runs it outside the item). */
 void eng_layer_grads(eng *E, rep *R, size_t it, uint32_t layer);
 
@@ -376,6 +385,8 @@ int eng_a2a_setup(eng *E, cxl_err *err);
 int eng_a2a_body(eng *E, rep *R);
 /* The communication stream's running entry has ended (its all-to-all, or EV_SIDE for a kernel). */
 void eng_a2a_side_done(eng *E, rep *R);
+/* EV_SIDE: b 0, the stream's kernel has ended (eng_a2a_side_done); b 1, its head entry's launch time is reached. */
+void eng_a2a_side_event(eng *E, rep *R, uint32_t b);
 
 /* ---- train_pp.c (pipeline transfers: per pass or as Megatron's exchanges, training.p2p_exchange) ---- */
 /* ITEM_PRE_RECV: with Megatron's exchanges, wait for the receives of the exchange before item R->it (its

@@ -512,16 +512,28 @@ int eng_host_launch(eng *E, rep *R, const opgraph_entry *e)
     if (R->launch_paid || !per)
         return 0;
     R->launch_paid = 1;
-    /* a kernel's host time (train_setup.c host_kernel_ps), else a launch; in a CUDA graph (opgraph.h) the
-     * graph's one launch at its first entry; held to TRAIN_MAX_PS */
-    R->host_ps += e->graph ? (e->graph == OPGRAPH_GRAPH_HEAD ? (int64_t)per : 0)
-                  : e->kind == OPGRAPH_KERNEL ? E->host[e->op] : (int64_t)(entry_launches(E, e) * per);
-    if (R->host_ps > TRAIN_MAX_PS)
-        R->host_ps = TRAIN_MAX_PS;
+    eng_host_issue(E, R, e);
     if (R->host_ps <= E->now)
         return 0;
     R->host_wait = 1;
     return eng_wait_until(E, R, R->host_ps);
+}
+
+int64_t eng_host_issue(eng *E, rep *R, const opgraph_entry *e)
+{
+    uint64_t per = E->t->host_launch_ps;
+    if (e->kind == OPGRAPH_HOST_SYNC || e->kind == OPGRAPH_HOST_PY || e->kind == OPGRAPH_DTOH) {
+        eng_host_launch(E, R, e); /* (never waits for these) */
+        return R->host_ps;
+    }
+    /* a kernel's host time (train_setup.c host_kernel_ps), else a launch; in a CUDA graph (opgraph.h) the
+     * graph's one launch at its first entry; held to TRAIN_MAX_PS */
+    if (per)
+        R->host_ps += e->graph ? (e->graph == OPGRAPH_GRAPH_HEAD ? (int64_t)per : 0)
+                      : e->kind == OPGRAPH_KERNEL ? E->host[e->op] : (int64_t)(entry_launches(E, e) * per);
+    if (R->host_ps > TRAIN_MAX_PS)
+        R->host_ps = TRAIN_MAX_PS;
+    return R->host_ps;
 }
 
 static int item_body(eng *E, rep *R, const item_ctx *c)
