@@ -25,10 +25,12 @@
  * The communication stream holds the all-to-alls (XK_EP, `side`) and the combine node's kernels (the
  * unpermutation and the residual add, which Megatron-Core runs on that stream after the all-to-all), one at
  * a time in order. While an all-to-all runs NCCL holds gpu.collective_sms SMs: the compute stream's kernels
- * run on the rest (eng_run_kernel). The host launches the entries in the program's order (the stream's), not
- * in Megatron-Core's issue order. Not modelled: the first backward layer's attention weight gradients, which
- * Megatron-Core runs after the pass's pipeline sends; the communication stream's kernels sharing SMs with the
- * compute stream's. */
+ * run on the rest (eng_run_kernel). The host issues the compute entries in the stream's order and each
+ * communication node where Megatron-Core's host does (A2A_LAUNCH: dispatch_f after mlp_b, dispatch_b after
+ * mlp_dw_b, the next combine_b after attn_dw_b); a queued entry starts no earlier than its launch. Not
+ * modelled: the pass's pipeline sends before the first backward layer's attention weight gradients and the
+ * head (Megatron-Core's post_forward and post_backward; here the items' ITEM_SEND after the pair); the
+ * communication stream's kernels sharing SMs with the compute stream's. */
 #include <stdlib.h>
 
 #include "train/train_eng.h"
@@ -55,8 +57,17 @@ static void side_kick(eng *E, rep *R)
         return;
     }
     const opgraph_entry *e = R->side[R->side_head].e;
+    size_t send_it = R->side[R->side_head].send_it;
     R->side_head = (R->side_head + 1) % A2A_SIDE_CAP;
     R->side_len--;
+    if (!e) {
+        /* post_forward: NCCL's send is issued from this stream and runs on its own */
+        if (eng_pp_send_item(E, R, send_it))
+            return;
+        R->side_done++;
+        side_kick(E, R);
+        return;
+    }
     if (e->kind == OPGRAPH_KERNEL) {
         R->side_running = 2;
         int64_t end = E->now + E->dur[e->op];
@@ -118,8 +129,7 @@ static uint32_t side(rep *R, int bwd, uint8_t node, uint32_t layer)
  * bj (bj < 0: none). Each communication node is queued where its input is ready (A2A_SIDE) and launched where
  * Megatron-Core's host issues it (A2A_LAUNCH): dispatch_f after mlp_b, dispatch_b after mlp_dw_b, the next
  * layer's combine_b after attn_dw_b. *fside: the forward's last communication step; *cb: the backward layer's
- * combine, queued by the previous backward layer after its attention (A2A_NONE: not yet); *cb_host: it is
- * launched already. */
+ * combine, queued by the previous backward layer after its attention and launched here (A2A_NONE: not yet). */
 static void emit_layer(rep *R, int64_t fi, int64_t bj, uint32_t *fside, uint32_t *cb)
 {
     uint32_t f = (uint32_t)fi, b = (uint32_t)bj, df = A2A_NONE, db = A2A_NONE;
@@ -160,8 +170,10 @@ static void emit_layer(rep *R, int64_t fi, int64_t bj, uint32_t *fside, uint32_t
         *cb = A2A_NONE;
         if (bj > 0) /* the next backward layer's combine waits for this attention's input gradient only */
             *cb = side(R, 1, OPGRAPH_NODE_COMBINE, b - 1);
-        emit(R, A2A_RUN, A2A_TPL_BWD, OPGRAPH_NODE_ATTN, A2A_SEL_WGRAD, b, 0);
-        emit(R, A2A_GRADS, 0, 0, 0, b, 0);
+        if (bj > 0) { /* layer 0's after the pass's sends (build) */
+            emit(R, A2A_RUN, A2A_TPL_BWD, OPGRAPH_NODE_ATTN, A2A_SEL_WGRAD, b, 0);
+            emit(R, A2A_GRADS, 0, 0, 0, b, 0);
+        }
     }
 }
 
@@ -196,7 +208,17 @@ static void build(eng *E, rep *R, size_t it)
         emit_layer(R, -1, nb - 1 - i, &fside, &cb);
     for (int64_t i = both; i < nf; i++)
         emit_layer(R, i, -1, &fside, &cb);
-    emit(R, A2A_WAIT, 0, 0, 0, 0, fside);
+    /* post_forward on the communication stream after the forward's last combine, post_backward on the compute
+     * stream, then the first layer's attention weight gradients; the head's forward and the embedding's
+     * backward after them; the pass ends when both streams have */
+    uint32_t fsend = R->a2a_n;
+    emit(R, A2A_SEND, A2A_TPL_FWD, 0, 0, 0, 0);
+    emit(R, A2A_SEND, A2A_TPL_BWD, 0, 0, 0, 0);
+    if (nb > 0) {
+        emit(R, A2A_RUN, A2A_TPL_BWD, OPGRAPH_NODE_ATTN, A2A_SEL_WGRAD, 0, 0);
+        emit(R, A2A_GRADS, 0, 0, 0, 0, 0);
+    }
+    emit(R, A2A_WAIT, 0, 0, 0, 0, fsend);
     if (fl)
         emit(R, A2A_SEG, 0, A2A_ALL, A2A_SEL_ALL, OPGRAPH_HEAD_FWD, 0);
     if (bf)
@@ -250,7 +272,7 @@ static int run_side(eng *E, rep *R, a2a_step *s, const opgraph_tpl *T)
                              A2A_SIDE_CAP);
             return STEP_BLOCKED;
         }
-        R->side[R->side_enq % A2A_SIDE_CAP] = (a2a_side){ e, -1 };
+        R->side[R->side_enq % A2A_SIDE_CAP] = (a2a_side){ e, -1, 0 };
         R->side_len++;
         s->seq = ++R->side_enq;
     }
@@ -288,6 +310,22 @@ static int run_step(eng *E, rep *R, a2a_step *s)
         R->side_wait = want;
         eng_set_state(E, R, ST_WAIT_EP, -1);
         return STEP_BLOCKED;
+    }
+    if (s->op == A2A_SEND) {
+        size_t it = R->a2a_item - (s->tpl == A2A_TPL_FWD);
+        R->a2a_sent[s->tpl == A2A_TPL_BWD] = it + 1;
+        if (s->tpl == A2A_TPL_BWD)
+            return eng_pp_send_item(E, R, it) ? STEP_BLOCKED : STEP_NEXT;
+        if (R->side_len == A2A_SIDE_CAP) {
+            E->rc = cxl_errf(E->err, CXL_ELIMIT, "internal: the MoE communication stream holds more than %u entries",
+                             A2A_SIDE_CAP);
+            return STEP_BLOCKED;
+        }
+        R->side[R->side_enq % A2A_SIDE_CAP] = (a2a_side){ NULL, R->host_ps, it };
+        R->side_len++;
+        s->seq = ++R->side_enq;
+        side_kick(E, R);
+        return STEP_NEXT;
     }
     if (s->op == A2A_GRADS) {
         eng_layer_grads(E, R, R->a2a_item, s->layer);
@@ -347,6 +385,18 @@ int eng_a2a_body(eng *E, rep *R)
     R->seg = SEG_END;
     R->cur_tpl = NULL;
     return -1;
+}
+
+int eng_a2a_sent(eng *E, rep *R)
+{
+    if (!E->t->moe_a2a_overlap)
+        return 0;
+    for (int k = 0; k < 2; k++)
+        if (R->a2a_sent[k] == R->it + 1) {
+            R->a2a_sent[k] = 0;
+            return 1;
+        }
+    return 0;
 }
 
 int eng_a2a_setup(eng *E, cxl_err *err)

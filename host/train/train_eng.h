@@ -133,7 +133,9 @@ enum a2a_op {
                    Python on the host timeline, its entries' launches (no entry starts before its launch) */
     A2A_WAIT,   /* the compute stream waits for the A2A_SIDE step `ref` (A2A_NONE: nothing) */
     A2A_SEG,    /* on the compute stream: the embedding's or the head's template `layer` */
-    A2A_GRADS   /* the backward layer's gradients are complete (as LAYER_GRADS) */
+    A2A_GRADS,  /* the backward layer's gradients are complete (as LAYER_GRADS) */
+    A2A_SEND    /* the pass's pipeline send (tpl: A2A_TPL_FWD on the communication stream, after its combine;
+                   A2A_TPL_BWD on the compute stream), before the first layer's attention weight gradients */
 };
 enum { A2A_ALL = 255, A2A_NONE = UINT32_MAX };
 enum { A2A_SEL_ALL, A2A_SEL_DGRAD, A2A_SEL_WGRAD };  /* entries: every one, all but the weight gradients', those */
@@ -147,8 +149,9 @@ typedef struct a2a_step {
 } a2a_step;
 /* an entry of the communication stream: an all-to-all (or expert-TP collective) or a kernel */
 typedef struct a2a_side {
-    const opgraph_entry *e;
+    const opgraph_entry *e; /* NULL: the pipeline send of item send_it (Megatron-Core's post_forward) */
     int64_t launch_ps;      /* when the host has launched it (A2A_LAUNCH); -1: not yet */
+    size_t send_it;
 } a2a_side;
 #define A2A_SIDE_CAP 64u
 
@@ -239,6 +242,7 @@ typedef struct rep {
      * already run by it (index + 1; 0 = none); the communication stream: a FIFO of entries, one running
      * (1: an all-to-all, 2: a kernel), entries queued and done, the count the compute stream waits for */
     size_t pair_lo, pair_hi, a2a_item, a2a_ran;
+    size_t a2a_sent[2];             /* the forward and the backward whose sends the pair made (index + 1) */
     a2a_step *a2a;
     uint32_t a2a_n, a2a_cap, a2a_i, a2a_entry;
     a2a_side side[A2A_SIDE_CAP];
@@ -383,6 +387,8 @@ int eng_a2a_setup(eng *E, cxl_err *err);
  * the pair has run as done (its body goes to SEG_END); -1 when the item's own body runs, else a step's
  * outcome. */
 int eng_a2a_body(eng *E, rep *R);
+/* ITEM_SEND of item R->it: 1 when the pair has sent its output already. */
+int eng_a2a_sent(eng *E, rep *R);
 /* The communication stream's running entry has ended (its all-to-all, or EV_SIDE for a kernel). */
 void eng_a2a_side_done(eng *E, rep *R);
 /* EV_SIDE: b 0, the stream's kernel has ended (eng_a2a_side_done); b 1, its head entry's launch time is reached. */
@@ -398,6 +404,10 @@ int eng_pp_await_input(eng *E, rep *R, const schedule_item *I);
 /* ITEM_SEND: send item R->it's output (and a deferred steady forward's), posting the exchange's receives;
  * without overlap_p2p_comm the stream waits for its sends (ST_WAIT_SEND). STEP_NEXT or STEP_BLOCKED. */
 int eng_pp_send(eng *E, rep *R);
+
+/* Send item it's output now (per pass, asynchronously: training.moe_a2a_overlap's pairs, which run with
+ * overlap_p2p_comm); -1 (E->rc set) on error. */
+int eng_pp_send_item(eng *E, rep *R, size_t it);
 
 /* ---- train_fsdp.c (Megatron-FSDP's steps, fsdp.h) ---- */
 /* Megatron-FSDP is on and shards over more than one GPU. */

@@ -660,7 +660,7 @@ static int item_step(eng *E, rep *R)
     case ITEM_BODY: return item_body(E, R, &c);
     case ITEM_SEND:
         R->step = ITEM_NEXT;
-        return eng_pp_send(E, R);
+        return eng_a2a_sent(E, R) ? STEP_NEXT : eng_pp_send(E, R);
     default: return item_next(E, R);
     }
 }
