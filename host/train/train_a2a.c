@@ -27,10 +27,10 @@
  * a time in order. While an all-to-all runs NCCL holds gpu.collective_sms SMs: the compute stream's kernels
  * run on the rest (eng_run_kernel). The host issues the compute entries in the stream's order and each
  * communication node where Megatron-Core's host does (A2A_LAUNCH: dispatch_f after mlp_b, dispatch_b after
- * mlp_dw_b, the next combine_b after attn_dw_b); a queued entry starts no earlier than its launch. Not
- * modelled: the pass's pipeline sends before the first backward layer's attention weight gradients and the
- * head (Megatron-Core's post_forward and post_backward; here the items' ITEM_SEND after the pair); the
- * communication stream's kernels sharing SMs with the compute stream's. */
+ * mlp_dw_b, the next combine_b after attn_dw_b); a queued entry starts no earlier than its launch. The pass's
+ * pipeline sends go before the first backward layer's attention weight gradients and the head (post_forward on
+ * the communication stream, post_backward on the compute stream; the items' ITEM_SEND then sends nothing). Not
+ * modelled: the communication stream's kernels sharing SMs with the compute stream's. */
 #include <stdlib.h>
 
 #include "train/train_eng.h"
