@@ -418,7 +418,8 @@ int eng_a2a_setup(eng *E, cxl_err *err)
         R->pair_hi = (size_t)(w + 2 * (total - w));
         R->a2a_cap = 24 * most + 8;
         R->a2a = malloc(R->a2a_cap * sizeof *R->a2a);
-        if (!R->a2a)
+        R->side = malloc(A2A_SIDE_CAP * sizeof *R->side);
+        if (!R->a2a || !R->side)
             return eng_oom(E);
     }
     return 0;

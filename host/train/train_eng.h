@@ -245,7 +245,7 @@ typedef struct rep {
     size_t a2a_sent[2];             /* the forward and the backward whose sends the pair made (index + 1) */
     a2a_step *a2a;
     uint32_t a2a_n, a2a_cap, a2a_i, a2a_entry;
-    a2a_side side[A2A_SIDE_CAP];
+    a2a_side *side;                 /* A2A_SIDE_CAP entries, a ring (allocated with the overlap only) */
     uint32_t side_head, side_len;
     uint8_t side_running, side_timer;   /* side_timer: an EV_SIDE waits for the head entry's launch */
     uint64_t side_enq, side_done, side_wait;

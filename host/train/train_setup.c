@@ -657,6 +657,7 @@ void eng_teardown(eng *E)
             free(E->reps[r].rs_elems);
             free(E->reps[r].routes);
             free(E->reps[r].a2a);
+            free(E->reps[r].side);
         }
     cxlmem_free(E->cm);
     free(E->domain_copies);
