@@ -576,6 +576,52 @@ static int check_fsdp(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* training.moe_a2a_overlap: Megatron-Core 0d8e071's checks of overlap_moe_expert_parallel_comm
+ * (megatron/core/transformer/transformer_config.py, __post_init__: expert parallelism, the alltoall or flex
+ * dispatcher (both of training.moe_dispatcher's), no full recomputation nor recompute_method, a bf16 or fp16
+ * model (FP8 training keeps a bf16 model), virtual stages when pp > 1, at most one MTP layer; delay_wgrad_compute
+ * needs it), and what the engine's combined schedule leaves out (docs/training.md, "All-to-all overlap"). */
+static int check_a2a_overlap(const modelcfg *m, const traincfg *t, cxl_err *err)
+{
+    if (!t->moe_a2a_overlap)
+        return 0;
+    const cfgloc *at = tloc(t, TRAINCFG_F_MOE_A2A_OVERLAP);
+    const char *k = "training.moe_a2a_overlap";
+    if (!modelcfg_is_moe(m) || t->ep <= 1)
+        return cfgloc_errf(err, at, "%s: Megatron-Core overlaps the expert-parallel all-to-alls only with expert "
+                           "parallelism ('overlap_moe_expert_parallel_comm is only supported with expert model "
+                           "parallelism'); model '%s' has %llu experts and ep is %llu: set ep > 1 on an MoE model, "
+                           "or moe_a2a_overlap: false", k, m->name, (ull)m->experts, (ull)t->ep);
+    if (t->pp > 1 && t->virtual_stages <= 1)
+        return cfgloc_errf(err, at, "%s: with pp %llu Megatron-Core needs virtual stages ('If enabling EP A2A "
+                           "overlap, virtual_pipeline_model_parallel_size must be specified when "
+                           "pipeline_model_parallel_size > 1'); set virtual_stages >= 2, pp 1, or moe_a2a_overlap: "
+                           "false", k, (ull)t->pp);
+    if (t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1 || t->pipeline_schedule == TRAINCFG_SCHEDULE_DUALPIPEV)
+        return cfgloc_errf(err, at, "%s: Megatron-Core's combined 1F1B runs in its no-pipelining and interleaved "
+                           "schedules only; pipeline_schedule is %s: use auto or interleaved", k,
+                           t->pipeline_schedule == TRAINCFG_SCHEDULE_ZB_H1 ? "zb-h1" : "dualpipev");
+    if (t->recompute == TRAINCFG_RECOMPUTE_FULL)
+        return cfgloc_errf(err, at, "%s: Megatron-Core refuses full recomputation with it ('disable full "
+                           "recomputation when enabling overlap_moe_expert_parallel_comm'); valid recompute: none, "
+                           "selective", k);
+    if (t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32)
+        return cfgloc_errf(err, at, "%s: Megatron-Core needs a bf16 or fp16 model ('overlap_moe_expert_parallel_comm "
+                           "is only supported with bf16 or fp16 model'); precision is %s: use bf16, fp16 or fp8", k,
+                           gpucfg_dtype_names[t->precision]);
+    if (m->mtp_layers > 1)
+        return cfgloc_errf(err, at, "%s: Megatron-Core takes at most one MTP layer with it ('MTP layernum only "
+                           "supports 1'); model '%s' has %llu", k, m->name, (ull)m->mtp_layers);
+    if (t->pp > 1 && !t->overlap_p2p_comm)
+        return cfgloc_errf(err, at, "%s: with pp %llu the engine runs the combined schedule with asynchronous "
+                           "pipeline sends only (Megatron-Bridge sets overlap_p2p_comm for every pp > 1, vp > 1 run: "
+                           "comm_overlap.py); set overlap_p2p_comm: true", k, (ull)t->pp);
+    if (t->zero >= 3 || t->data_parallel == TRAINCFG_DP_FSDP || t->cpu_offload_layers)
+        return cfgloc_errf(err, at, "%s: not modelled with %s; valid: zero 0-2 without cpu_offload_layers", k,
+                           t->cpu_offload_layers ? "cpu_offload_layers" : "zero 3 (per-layer parameter gathers)");
+    return 0;
+}
+
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
 {
     int rc = clustercfg_check_domain(c, err);
@@ -690,5 +736,6 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_MAIN_GRADS),
                            "training.main_grads: '%s'; gradients are stored in bf16 or fp32",
                            gpucfg_dtype_names[t->main_grads]);
-    return check_moe(m, c, t, err);
+    rc = check_moe(m, c, t, err);
+    return rc ? rc : check_a2a_overlap(m, t, err);
 }

@@ -215,6 +215,11 @@ static const cfg_field fields[] = {
       "the router's logits replaced by random ones for balanced routing (Megatron-Core's "
       "moe_router_force_load_balancing, RandomSTE: logits.clone().normal_(), two kernels per MoE layer's forward), "
       "as NVIDIA's MoE benchmark runs set it" },
+    { "moe_a2a_overlap", CFG_T_BOOL, T(moe_a2a_overlap), 0, 1, 0, NULL, NULL, 0, NULL,
+      "Megatron-Core's combined 1F1B schedule (overlap_moe_expert_parallel_comm with delay_wgrad_compute, "
+      "Megatron-Bridge's moe_a2a_overlap): in the steady phase one micro-batch's forward runs layer by layer "
+      "beside another's backward, each one's dispatch and combine all-to-alls on a communication stream under "
+      "the other's compute; one more warm-up forward. Needs ep > 1" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

@@ -61,7 +61,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_HOST_MOE_EXPERT, TRAINCFG_F_CUDA_GRAPH_MOE_ROUTER, TRAINCFG_F_CUDA_GRAPH_ATTN,
        TRAINCFG_F_HOST_MOE_DISPATCH, TRAINCFG_F_MOE_DISPATCHER, TRAINCFG_F_RECOMPUTE_METHOD,
        TRAINCFG_F_RECOMPUTE_NUM_LAYERS, TRAINCFG_F_TP_COMM_OVERLAP, TRAINCFG_F_UB_SMS0,
-       TRAINCFG_F_GROUPED_GEMM_STREAMS = TRAINCFG_F_UB_SMS0 + 4, TRAINCFG_F_MOE_FORCE_BALANCE, TRAINCFG_NFIELDS };
+       TRAINCFG_F_GROUPED_GEMM_STREAMS = TRAINCFG_F_UB_SMS0 + 4, TRAINCFG_F_MOE_FORCE_BALANCE,
+       TRAINCFG_F_MOE_A2A_OVERLAP, TRAINCFG_NFIELDS };
 
 /* training.moe_dispatcher: Megatron-Core's token dispatcher (moe_token_dispatcher_type alltoall, or flex
  * with moe_flex_dispatcher_backend hybridep) */
@@ -180,6 +181,10 @@ typedef struct traincfg {
     uint64_t grouped_gemm_streams;
     /* Megatron-Core's moe_router_force_load_balancing (RandomSTE: random router logits, balanced routing) */
     int moe_force_load_balancing;
+    /* Megatron-Core's overlap_moe_expert_parallel_comm with delay_wgrad_compute (Megatron-Bridge's
+     * moe_a2a_overlap): the combined 1F1B schedule, one micro-batch's forward beside another's backward layer
+     * by layer, the all-to-alls on a communication stream (docs/training.md, "All-to-all overlap") */
+    int moe_a2a_overlap;
     /* Megatron-Core's pipeline_model_parallel_layout ("" = none): per virtual stage, in Megatron's order,
      * the embedding E, transformer layers t, multi-token prediction modules m and the loss L, stages
      * separated by '|', "x*n" and "(...)*n" repeating (pplayout.h; parallel_chunk_layers reads it) */

@@ -116,10 +116,14 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
         units = 2 * (p - stage - 1) + (v - 1) * p + 1;
         total = n * v;
     }
+    /* training.moe_a2a_overlap (Megatron-Core's combined 1F1B): one more warm-up forward, so units chunks are
+     * held before the first steady pair, in which the forward builds each layer before the backward frees its
+     * partner (TransformerLayerSchedulePlan.run): one layer more at the peak, when there is a pair */
+    double pair = t->moe_a2a_overlap && units < total ? 1 : 0;
     if (units > total)
         units = total;
     if (!parallel_uneven_split(t) && !m->mtp_layers)
-        return (double)units * (double)m->layers / (double)(p * (v ? v : 1));
+        return (double)units * (double)m->layers / (double)(p * (v ? v : 1)) + pair;
     /* an uneven split (or MTP modules on the last virtual stage): the k-th forward pass of the rank runs its chunk (k / p) mod v (Megatron's
      * interleaved order, p micro-batches per chunk in turn), so sum those chunks' layers */
     uint64_t vv = v ? v : 1, per_round = 0, layers;
@@ -129,7 +133,7 @@ double gpumem_layers_in_flight(const modelcfg *m, const traincfg *t, uint64_t st
     layers = rounds * p * per_round;
     for (uint64_t k = 0; k < rest; k++)
         layers += parallel_chunk_layers(m, t, stage, (k / p) % vv, NULL);
-    return (double)layers;
+    return (double)layers + pair;
 }
 
 /* Activation bytes of one MoE layer for one micro-batch on one GPU: the dense layer's without its MLP

@@ -75,7 +75,17 @@ typedef struct opgraph_entry {
                            sequence parallelism repeats for it): what a zero-bubble schedule's W pass runs,
                            and its B pass leaves out (schedule.h, enum schedule_part) */
     uint8_t graph;      /* enum opgraph_graph: the entry replays inside a CUDA graph (training.cuda_graph_attn) */
+    uint8_t node;       /* enum opgraph_node: the part of an MoE layer it belongs to (training.moe_a2a_overlap) */
 } opgraph_entry;
+
+/* The parts of an MoE layer as Megatron-Core's combined 1F1B schedule splits it into schedule nodes
+ * (megatron/core/models/gpt/fine_grained_callables.py build_transformer_layer_callables, Megatron-Core 0d8e071):
+ * the attention block; post_attn (the pre-MLP norm, the router, the dispatcher's preprocess and permutation 1);
+ * moe_dispatch (the dispatch all-to-alls, on the communication stream); mlp (the dispatcher's postprocess, the
+ * experts, the shared experts, the combine's preprocess); moe_combine (the combine all-to-all, the
+ * unpermutation and the residual add, on the communication stream). Dense layers are one node (ATTN). */
+enum opgraph_node { OPGRAPH_NODE_ATTN = 0, OPGRAPH_NODE_POST_ATTN = 1, OPGRAPH_NODE_DISPATCH = 2,
+                    OPGRAPH_NODE_MLP = 3, OPGRAPH_NODE_COMBINE = 4 };
 
 /* An entry captured in a CUDA graph (Megatron's cuda_graph_scope, Transformer Engine's make_graphed_callables)
  * costs the host nothing of its own; the graph's first entry carries the graph's one launch (host_launch). */

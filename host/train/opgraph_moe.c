@@ -31,7 +31,7 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
 {
     if (ranks <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0, 0 };
+    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0, 0, 0 };
     opg_push(B, tpl, e);
 }
 
@@ -39,7 +39,7 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
 static void host_mark(bld *B, int tpl, int kind, uint64_t copies)
 {
     opgraph_entry e = { (uint8_t)kind, 0, 0, copies, kind == OPGRAPH_DTOH ? "moe.dispatch.dtoh" : "moe.dispatch.sync",
-                        0, 0 };
+                        0, 0, 0 };
     opg_push(B, tpl, e);
 }
 
@@ -48,7 +48,7 @@ static void host_py(bld *B, int tpl, uint64_t ps, const char *name)
 {
     if (!ps)
         return;
-    opgraph_entry e = { OPGRAPH_HOST_PY, 0, 0, ps, name, 0, 0 };
+    opgraph_entry e = { OPGRAPH_HOST_PY, 0, 0, ps, name, 0, 0, 0 };
     opg_push(B, tpl, e);
 }
 
@@ -131,6 +131,7 @@ static void moe_aux_loss(bld *B, int L, const moe_shape *e, int fwd)
 
 void opg_moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
 {
+    B->node = OPGRAPH_NODE_POST_ATTN;
     opg_mem(B, L, "ln2.fwd", x->Eh, 4);
     /* Megatron-Core's Python of the router and the dispatcher's preprocessing (training.host_moe_router;
      * MoELayer.router_and_preprocess), unless a CUDA graph replays them */
@@ -169,6 +170,7 @@ void opg_moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
      * pytorch/triton/permutation.py make_row_id_map: _row_id_map_pass_1/2/3_kernel) */
     opg_mem_n(B, L, "moe.permute.rowmap.fwd", e->tl * e->nexp, 5, e->fused_perm ? 1 : 3);
     permute(B, L, e, "moe.permute.fwd", 4);
+    B->node = OPGRAPH_NODE_DISPATCH;
     if (groups) {
         host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
         /* the all-to-all dispatcher's Python after its synchronisation (training.host_moe_dispatch;
@@ -181,6 +183,7 @@ void opg_moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
      * permuted_probs), and its autograd function returns their gradients the same way in the backward */
     if (!e->fused_perm)
         moec(B, L, OPGRAPH_EP_A2A, 0, e->probs_bytes, "ep.alltoall.dispatch.probs", e->ep);
+    B->node = OPGRAPH_NODE_MLP;
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.dispatch", e->etp);
     sort_chunks(B, L, e, "moe.sort_chunks.fwd", 1);
     if (!groups)
@@ -195,21 +198,30 @@ void opg_moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
     expert_fc2_bias(B, L, e, 1);
     sort_chunks(B, L, e, "moe.unsort_chunks.fwd", 1);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.combine", e->etp);
+    B->node = OPGRAPH_NODE_COMBINE;
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine", e->ep);
     /* gather the expert outputs back into token order and sum them with the router's weights */
     permute(B, L, e, "moe.unpermute.fwd", 6);
+    /* (Megatron-Core's combined schedule computes the shared experts in its mlp node) */
+    B->node = OPGRAPH_NODE_MLP;
     if (e->sh_fo)
         opg_shared_mlp_fwd(B, L, x, e->sh_fin, e->sh_fo);
+    B->node = OPGRAPH_NODE_COMBINE;
     opg_mem(B, L, "resid2.fwd", x->Eh, x->drop ? 7 : 6);
+    B->node = OPGRAPH_NODE_ATTN;
 }
 
 void opg_moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
 {
+    B->node = OPGRAPH_NODE_COMBINE;
     opg_mem(B, L, "resid2.bwd", x->Eh, x->drop ? 5 : 4);
+    B->node = OPGRAPH_NODE_MLP;
     if (e->sh_fo)
         opg_shared_mlp_bwd(B, L, x, e->sh_fin, e->sh_fo);
+    B->node = OPGRAPH_NODE_COMBINE;
     permute(B, L, e, "moe.unpermute.bwd", 6);
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.combine.grad", e->ep);
+    B->node = OPGRAPH_NODE_MLP;
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_ALLGATHER, e->etp_bytes, "etp.allgather.combine.grad", e->etp);
     sort_chunks(B, L, e, "moe.unsort_chunks.bwd", 0);
     expert_fc2_bias(B, L, e, 0);
@@ -223,9 +235,11 @@ void opg_moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     grouped_gemm(B, L, "moe.expert.fc1.bwd_weight", e->le, x->h, e->fin_e, e->me);
     sort_chunks(B, L, e, "moe.sort_chunks.bwd", 0);
     moec(B, L, OPGRAPH_ETP_COLL, OPGRAPH_REDUCE_SCATTER, e->etp_bytes, "etp.reducescatter.dispatch.grad", e->etp);
+    B->node = OPGRAPH_NODE_DISPATCH;
     moec(B, L, OPGRAPH_EP_A2A, 0, e->a2a_bytes, "ep.alltoall.dispatch.grad", e->ep);
     if (!e->fused_perm)
         moec(B, L, OPGRAPH_EP_A2A, 0, e->probs_bytes, "ep.alltoall.dispatch.probs.grad", e->ep);
+    B->node = OPGRAPH_NODE_POST_ATTN;
     permute(B, L, e, "moe.permute.bwd", 4);
     /* the fused router's backward (moe_router_fusion: Transformer Engine's FusedTopkScoreFunction.backward,
      * tex.fused_topk_with_score_function_bwd, v2.9 pytorch/router.py and common/fused_router/
@@ -236,6 +250,7 @@ void opg_moe_bwd(bld *B, int L, const lshape *x, const moe_shape *e)
     router_gemm(B, L, "moe.router.bwd_data", e->tl, x->h, e->nexp);
     router_gemm(B, L, "moe.router.bwd_weight", x->h, e->nexp, e->tl);
     opg_mem(B, L, "ln2.bwd", x->Eh, 8);
+    B->node = OPGRAPH_NODE_ATTN;
 }
 
 /* The EP ranks one token goes to when its top_k experts are drawn uniformly without replacement from

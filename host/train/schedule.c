@@ -88,8 +88,14 @@ static schedule_item schedule_at(uint64_t k, uint32_t pp, uint32_t v, int backwa
     return it;
 }
 
-int schedule_build(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages, schedule_item *out,
-                   size_t max, size_t *n_out, cxl_err *err)
+uint64_t schedule_warmup_combined(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages)
+{
+    uint64_t w = schedule_warmup(pp, rank, microbatches, virtual_stages) + 1, total = (uint64_t)microbatches * virtual_stages;
+    return w < total ? w : total;
+}
+
+static int build_phases(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages, int combined,
+                        schedule_item *out, size_t max, size_t *n_out, cxl_err *err)
 {
     int rc = schedule_check(pp, rank, microbatches, virtual_stages, err);
     if (rc)
@@ -107,7 +113,8 @@ int schedule_build(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t v
     /* pp = 1 and v = 1 fit the same three phases: warm-up 0 gives F0 B0 F1 B1 ..., and with v = 1 the
      * chunk is 0 and micro-batch k is k. */
     uint64_t total = (uint64_t)microbatches * virtual_stages;
-    uint64_t w = schedule_warmup(pp, rank, microbatches, virtual_stages);
+    uint64_t w = combined ? schedule_warmup_combined(pp, rank, microbatches, virtual_stages)
+                          : schedule_warmup(pp, rank, microbatches, virtual_stages);
     size_t i = 0;
     for (uint64_t k = 0; k < w; k++)
         out[i++] = schedule_at(k, pp, virtual_stages, 0);
@@ -118,6 +125,22 @@ int schedule_build(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t v
     for (uint64_t k = total - w; k < total; k++)
         out[i++] = schedule_at(k, pp, virtual_stages, 1);
     return 0;
+}
+
+int schedule_build(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages, schedule_item *out,
+                   size_t max, size_t *n_out, cxl_err *err)
+{
+    return build_phases(pp, rank, microbatches, virtual_stages, 0, out, max, n_out, err);
+}
+
+int schedule_build_combined(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages,
+                            schedule_item *out, size_t max, size_t *n_out, cxl_err *err)
+{
+    if (pp > 1 && virtual_stages < 2)
+        return cxl_errf(err, CXL_ECONFIG, "schedule: the combined 1F1B schedule with pp %u needs virtual stages "
+                        "(Megatron-Core runs it in the interleaved schedule only); virtual stages is %u", pp,
+                        virtual_stages);
+    return build_phases(pp, rank, microbatches, virtual_stages, 1, out, max, n_out, err);
 }
 
 int schedule_zb_h1(uint32_t pp, uint32_t rank, uint32_t microbatches, schedule_item *out, size_t max, size_t *n_out,

@@ -104,6 +104,17 @@ uint64_t schedule_warmup(uint32_t pp, uint32_t rank, uint32_t microbatches, uint
 int schedule_build(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages, schedule_item *out,
                    size_t max, size_t *n_out, cxl_err *err);
 
+/* Megatron-Core's combined 1F1B schedule (overlap_moe_expert_parallel_comm; megatron/core/pipeline_parallel/
+ * schedules.py get_pp_rank_microbatches and combined_1f1b.py, Megatron-Core 0d8e071): the interleaved or the
+ * no-pipelining order with one more warm-up forward, min(schedule_warmup + 1, m x v), "to ensure the forward
+ * and backward computations are independent in all 1f1b steps": each steady pair, forward W+k then backward
+ * k, is two micro-batches the engine runs layer by layer side by side (train_a2a.c). pp = 1: F0, then
+ * F(k+1) B(k), then B(m-1) (combined_1f1b_schedule_for_no_pipelining). CXL_ECONFIG when pp > 1 and v < 2
+ * (Megatron-Core asserts virtual stages), else as schedule_build. O(output). */
+uint64_t schedule_warmup_combined(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages);
+int schedule_build_combined(uint32_t pp, uint32_t rank, uint32_t microbatches, uint32_t virtual_stages,
+                            schedule_item *out, size_t max, size_t *n_out, cxl_err *err);
+
 /* ZB-H1 (Qi et al., arXiv 2401.10241, Sec. 3.1 and Fig. 3 top; B and W as enum schedule_part): rank i of
  * pp = p stages runs, for x = 0 .. m + p - 2, the triple
  *     F of micro-batch x,  B of x - (p - 1 - i),  W of x - (p - 1)

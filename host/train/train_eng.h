@@ -33,10 +33,11 @@
 
 /* events of the queue: a kernel's (or host time's) end, a transfer phase's latency elapsing, a flow's
  * end, a CXL transfer usable (after the GPU path's latency), a timer (the CPU optimizer's floor) */
-enum { EV_KERNEL, EV_LATENCY, EV_FLOW, EV_CXL_DONE, EV_TIMER };
+enum { EV_KERNEL, EV_LATENCY, EV_FLOW, EV_CXL_DONE, EV_TIMER,
+       EV_SIDE };  /* EV_SIDE: a kernel of the MoE communication stream has ended (train_a2a.c) */
 /* what the compute stream is doing */
 enum { ST_RUN, ST_KERNEL, ST_TP, ST_WAIT_RECV, ST_WAIT_SEND, ST_WAIT_DP, ST_WAIT_GATHER, ST_WAIT_CXL, ST_WAIT_TIMER,
-       ST_WAIT_CP, ST_WAIT_TPA, ST_DONE };
+       ST_WAIT_CP, ST_WAIT_TPA, ST_WAIT_EP, ST_DONE };  /* ST_WAIT_EP: for the MoE communication stream */
 /* kinds of transfer: tensor-parallel collective, pipeline send, data-parallel collective, the tied
  * embeddings' all-reduce between the first and the last stage, CXL transfer */
 enum { XK_TP, XK_PP, XK_DP, XK_EMB, XK_CXL, XK_EP,    /* XK_EP: an expert-parallel all-to-all */
@@ -115,12 +116,44 @@ typedef struct xfer {
                                            / the network */
     uint8_t rd, wr, by_gpu;     /* XK_CXL: read:write weights, issued by the GPUs (1) or the CPUs (0) */
     uint64_t coll_bytes;        /* XK_TP / XK_DP: bytes per rank; XK_CXL: bytes per GPU */
+    uint8_t side;               /* XK_EP / XK_TP: runs on the MoE communication stream (train_a2a.c) */
 } xfer;
 
 /* Where a representative's CXL traffic lands: `count` of its GPUs on host port `host` of domain `domain`. */
 typedef struct cxl_route { uint32_t domain, host, count; } cxl_route;
 
 typedef struct dpq_item { int op; uint64_t bytes; const char *name; } dpq_item;
+
+/* training.moe_a2a_overlap (train_a2a.c): one step of the program of a steady forward-backward pair, run
+ * layer by layer as Megatron-Core's combined 1F1B schedule runs it. */
+enum a2a_op {
+    A2A_RUN,    /* on the compute stream: the entries of part `node` (A2A_ALL: every part) of a layer's template */
+    A2A_SIDE,   /* queue part `node`'s entries on the communication stream, where the node's input is ready */
+    A2A_LAUNCH, /* the host issues the A2A_SIDE step `ref`'s node where Megatron-Core's host does: its marks and
+                   Python on the host timeline, its entries' launches (no entry starts before its launch) */
+    A2A_WAIT,   /* the compute stream waits for the A2A_SIDE step `ref` (A2A_NONE: nothing) */
+    A2A_SEG,    /* on the compute stream: the embedding's or the head's template `layer` */
+    A2A_GRADS,  /* the backward layer's gradients are complete (as LAYER_GRADS) */
+    A2A_SEND    /* the pass's pipeline send (tpl: A2A_TPL_FWD on the communication stream, after its combine;
+                   A2A_TPL_BWD on the compute stream), before the first layer's attention weight gradients */
+};
+enum { A2A_ALL = 255, A2A_NONE = UINT32_MAX };
+enum { A2A_SEL_ALL, A2A_SEL_DGRAD, A2A_SEL_WGRAD };  /* entries: every one, all but the weight gradients', those */
+enum { A2A_TPL_FWD, A2A_TPL_BWD, A2A_TPL_RECOMPUTE };
+typedef struct a2a_step {
+    uint8_t op, tpl, node, sel;     /* enum a2a_op; A2A_TPL_*; enum opgraph_node or A2A_ALL; A2A_SEL_* */
+    uint32_t layer;                 /* the chunk's layer (A2A_SEG: the template id) */
+    uint32_t ref;                   /* A2A_WAIT: the A2A_SIDE step it waits for */
+    uint64_t seq;                   /* A2A_SIDE, once run: the stream's count after its last entry, 0 = none */
+    uint64_t first;                 /* A2A_SIDE, once run: the stream's count before its first entry */
+} a2a_step;
+/* an entry of the communication stream: an all-to-all (or expert-TP collective) or a kernel */
+typedef struct a2a_side {
+    const opgraph_entry *e; /* NULL: the pipeline send of item send_it (Megatron-Core's post_forward) */
+    int64_t launch_ps;      /* when the host has launched it (A2A_LAUNCH); -1: not yet */
+    size_t send_it;
+} a2a_side;
+#define A2A_SIDE_CAP 64u
 
 typedef struct rep {
     uint32_t r;
@@ -204,6 +237,18 @@ typedef struct rep {
      * and whether the stream waits for the host (its EV_TIMER counts as compute) */
     int64_t host_ps, dtoh_ps;
     uint8_t launch_paid, host_wait;
+    /* training.moe_a2a_overlap (train_a2a.c): items [pair_lo, pair_hi) are the combined schedule's steady
+     * pairs; the program of the pair under way (a2a_n steps, at a2a_i, entry a2a_entry), the backward item
+     * already run by it (index + 1; 0 = none); the communication stream: a FIFO of entries, one running
+     * (1: an all-to-all, 2: a kernel), entries queued and done, the count the compute stream waits for */
+    size_t pair_lo, pair_hi, a2a_item, a2a_ran;
+    size_t a2a_sent[2];             /* the forward and the backward whose sends the pair made (index + 1) */
+    a2a_step *a2a;
+    uint32_t a2a_n, a2a_cap, a2a_i, a2a_entry;
+    a2a_side *side;                 /* A2A_SIDE_CAP entries, a ring (allocated with the overlap only) */
+    uint32_t side_head, side_len;
+    uint8_t side_running, side_timer;   /* side_timer: an EV_SIDE waits for the head entry's launch */
+    uint64_t side_enq, side_done, side_wait;
 } rep;
 
 /* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:
@@ -321,8 +366,33 @@ void eng_run_kernel(eng *E, rep *R, uint32_t op);
 void eng_xfer_done(eng *E, uint32_t xid);
 /* 1 (the stream waits, until EV_TIMER) when t_ps is in the future, else 0. */
 int eng_wait_until(eng *E, rep *R, int64_t t_ps);
-/* Queue a data-parallel collective of R's stage (the data-parallel queue runs in order; R->dp_enq counts). */
-void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name);
+
+/* Run entry e of a template on the compute stream (a kernel, a collective, a wait or a mark on the host
+ * timeline), the host's launch first; *idx moves past it once it is issued. STEP_NEXT or STEP_BLOCKED. */
+int eng_run_entry(eng *E, rep *R, const opgraph_entry *e, uint32_t *idx);
+/* The host timeline's launch of entry e (docs/training.md, "Host timeline"): 1 when the stream must wait for
+ * it (an EV_TIMER); R->launch_paid says it is counted, until the caller clears it once the entry is issued. */
+int eng_host_launch(eng *E, rep *R, const opgraph_entry *e);
+/* The host's issue of entry e without the stream waiting for it (an entry of the MoE communication stream, or
+ * a mark): the host's time advanced as eng_host_launch advances it; returns when the host has issued it. */
+int64_t eng_host_issue(eng *E, rep *R, const opgraph_entry *e);
+/* LAYER_GRADS of layer `layer` of backward item `it` (the combined schedule runs it outside the item). */
+void eng_layer_grads(eng *E, rep *R, size_t it, uint32_t layer);
+
+/* ---- train_a2a.c (training.moe_a2a_overlap: Megatron-Core's combined 1F1B schedule) ---- */
+/* Setup: the steady pairs of each representative and their programs' room; refuses what the schedule leaves
+ * out (the offload policies that act layer by layer). */
+int eng_a2a_setup(eng *E, cxl_err *err);
+/* ITEM_BODY of item R->it: runs the pair's program when the item opens a steady pair, or marks a backward
+ * the pair has run as done (its body goes to SEG_END); -1 when the item's own body runs, else a step's
+ * outcome. */
+int eng_a2a_body(eng *E, rep *R);
+/* ITEM_SEND of item R->it: 1 when the pair has sent its output already. */
+int eng_a2a_sent(eng *E, rep *R);
+/* The communication stream's running entry has ended (its all-to-all, or EV_SIDE for a kernel). */
+void eng_a2a_side_done(eng *E, rep *R);
+/* EV_SIDE: b 0, the stream's kernel has ended (eng_a2a_side_done); b 1, its head entry's launch time is reached. */
+void eng_a2a_side_event(eng *E, rep *R, uint32_t b);
 
 /* ---- train_pp.c (pipeline transfers: per pass or as Megatron's exchanges, training.p2p_exchange) ---- */
 /* ITEM_PRE_RECV: with Megatron's exchanges, wait for the receives of the exchange before item R->it (its
@@ -334,6 +404,10 @@ int eng_pp_await_input(eng *E, rep *R, const schedule_item *I);
 /* ITEM_SEND: send item R->it's output (and a deferred steady forward's), posting the exchange's receives;
  * without overlap_p2p_comm the stream waits for its sends (ST_WAIT_SEND). STEP_NEXT or STEP_BLOCKED. */
 int eng_pp_send(eng *E, rep *R);
+
+/* Send item it's output now (per pass, asynchronously: training.moe_a2a_overlap's pairs, which run with
+ * overlap_p2p_comm); -1 (E->rc set) on error. */
+int eng_pp_send_item(eng *E, rep *R, size_t it);
 
 /* ---- train_fsdp.c (Megatron-FSDP's steps, fsdp.h) ---- */
 /* Megatron-FSDP is on and shards over more than one GPU. */
@@ -370,6 +444,10 @@ void eng_phase_flows(eng *E, uint32_t xid);
 /* Network flows whose rates changed get their new end events. */
 void eng_schedule_changed(eng *E);
 void eng_flow_done(eng *E, uint32_t xid);
+/* Queue a data-parallel collective of R's stage (the data-parallel queue runs in order; R->dp_enq counts), and
+ * start the queue's next collective when none runs. */
+void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name);
+void eng_dp_kick(eng *E, rep *R);
 /* A collective of kind XK_TP or XK_DP of representative r; returns the xfer id or UINT32_MAX. */
 uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name);
 /* A collective over the expert-tensor-parallel group, planned as a tensor-parallel one (XK_TP). */

@@ -390,3 +390,40 @@ uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name)
     uint64_t peer = grp->ranks > 1 ? (bytes + grp->ranks - 1) / grp->ranks : bytes;
     return start_p2p(E, XK_EP, grp, r, bytes, peer, TRAINCFG_F_EP_PROTO, name, &ph, "expert-parallel all-to-all");
 }
+
+/* ---- a representative's data-parallel stream: its collectives in the order they were queued ---- */
+
+void eng_dp_kick(eng *E, rep *R)
+{
+    if (R->dp_running || R->dpq_len == 0)
+        return;
+    dpq_item it = R->dpq[R->dpq_head];
+    R->dpq_head = (R->dpq_head + 1) % R->dpq_cap;
+    R->dpq_len--;
+    R->dp_running = 1;
+    eng_start_coll(E, XK_DP, R->r, it.op, it.bytes, it.name);
+}
+
+void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
+{
+    if (bytes == 0 || traincfg_dpcp(E->t) <= 1)
+        return;
+    if (R->dpq_len == R->dpq_cap) {
+        uint32_t nc = R->dpq_cap ? 2 * R->dpq_cap : 64;
+        dpq_item *nq = malloc(nc * sizeof *nq);
+        if (!nq) {
+            eng_oom(E);
+            return;
+        }
+        for (uint32_t i = 0; i < R->dpq_len; i++)
+            nq[i] = R->dpq[(R->dpq_head + i) % R->dpq_cap];
+        free(R->dpq);
+        R->dpq = nq;
+        R->dpq_cap = nc;
+        R->dpq_head = 0;
+    }
+    R->dpq[(R->dpq_head + R->dpq_len) % R->dpq_cap] = (dpq_item){ op, bytes, name };
+    R->dpq_len++;
+    R->dp_enq++;
+    eng_dp_kick(E, R);
+}

@@ -169,3 +169,8 @@ int eng_pp_send(eng *E, rep *R)
     }
     return STEP_NEXT;
 }
+
+int eng_pp_send_item(eng *E, rep *R, size_t it)
+{
+    return start_send(E, R, it) < 0 ? -1 : 0;
+}

@@ -545,7 +545,10 @@ static int setup_programs(eng *E, cxl_err *err)
         rep *R = &E->reps[r];
         size_t n = 0;
         int kind = E->t->pipeline_schedule;
-        int rc = schedule_build_kind(kind, pp, r, E->m, E->v, NULL, 0, &n, err);
+        /* training.moe_a2a_overlap: Megatron-Core's combined 1F1B order (parallel.c refuses the other schedules) */
+        int comb = E->t->moe_a2a_overlap;
+        int rc = comb ? schedule_build_combined(pp, r, E->m, E->v, NULL, 0, &n, err)
+                      : schedule_build_kind(kind, pp, r, E->m, E->v, NULL, 0, &n, err);
         if (rc && rc != CXL_ELIMIT)
             return rc;
         R->items = malloc(n * sizeof *R->items);
@@ -561,7 +564,8 @@ static int setup_programs(eng *E, cxl_err *err)
         if (!R->items || !R->arrived || !R->sent || !R->posted || !R->held || !R->bwd_done ||
             (E->t->data_parallel == TRAINCFG_DP_FSDP && !R->ag_enq))
             return eng_oom(E);
-        rc = schedule_build_kind(kind, pp, r, E->m, E->v, R->items, n, &R->nitems, err);
+        rc = comb ? schedule_build_combined(pp, r, E->m, E->v, R->items, n, &R->nitems, err)
+                  : schedule_build_kind(kind, pp, r, E->m, E->v, R->items, n, &R->nitems, err);
         if (rc)
             return rc;
         for (size_t i = 0; i < slots; i++)
@@ -569,7 +573,8 @@ static int setup_programs(eng *E, cxl_err *err)
         if (pp > 1 && kind <= TRAINCFG_SCHEDULE_INTERLEAVED) {
             /* Megatron's 1F1B and interleaved orders (schedule_build): warm-up forwards, then the steady
              * phase's forward-backward pairs */
-            uint64_t w = schedule_warmup(pp, r, E->m, E->v), total = (uint64_t)E->m * E->v;
+            uint64_t w = comb ? schedule_warmup_combined(pp, r, E->m, E->v) : schedule_warmup(pp, r, E->m, E->v);
+            uint64_t total = (uint64_t)E->m * E->v;
             R->steady_lo = (size_t)w;
             R->steady_hi = (size_t)(w + 2 * (total - w));
         }
@@ -624,6 +629,8 @@ int eng_setup(eng *E, const expcfg *x, const train_opts *o, train_result *res, c
         rc = setup_trace(E);
     if (!rc)
         rc = setup_programs(E, err);
+    if (!rc)
+        rc = eng_a2a_setup(E, err);
     return rc;
 }
 
@@ -642,6 +649,8 @@ void eng_teardown(eng *E)
             free(E->reps[r].rs_enq);
             free(E->reps[r].rs_elems);
             free(E->reps[r].routes);
+            free(E->reps[r].a2a);
+            free(E->reps[r].side);
         }
     cxlmem_free(E->cm);
     free(E->domain_copies);

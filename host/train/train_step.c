@@ -19,43 +19,6 @@ void eng_set_state(eng *E, rep *R, int st, int bk)
     R->since = E->now;
 }
 
-/* ---- data-parallel stream ---- */
-
-static void dp_kick(eng *E, rep *R)
-{
-    if (R->dp_running || R->dpq_len == 0)
-        return;
-    dpq_item it = R->dpq[R->dpq_head];
-    R->dpq_head = (R->dpq_head + 1) % R->dpq_cap;
-    R->dpq_len--;
-    R->dp_running = 1;
-    eng_start_coll(E, XK_DP, R->r, it.op, it.bytes, it.name);
-}
-
-void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
-{
-    if (bytes == 0 || traincfg_dpcp(E->t) <= 1)
-        return;
-    if (R->dpq_len == R->dpq_cap) {
-        uint32_t nc = R->dpq_cap ? 2 * R->dpq_cap : 64;
-        dpq_item *nq = malloc(nc * sizeof *nq);
-        if (!nq) {
-            eng_oom(E);
-            return;
-        }
-        for (uint32_t i = 0; i < R->dpq_len; i++)
-            nq[i] = R->dpq[(R->dpq_head + i) % R->dpq_cap];
-        free(R->dpq);
-        R->dpq = nq;
-        R->dpq_cap = nc;
-        R->dpq_head = 0;
-    }
-    R->dpq[(R->dpq_head + R->dpq_len) % R->dpq_cap] = (dpq_item){ op, bytes, name };
-    R->dpq_len++;
-    R->dp_enq++;
-    dp_kick(E, R);
-}
-
 static int grad_op(const eng *E) { return E->t->zero >= 1 ? COLLALGO_REDUCE_SCATTER : COLLALGO_ALLREDUCE; }
 
 static void bucket_add(eng *E, rep *R, uint64_t bytes, int force)
@@ -92,7 +55,10 @@ void eng_xfer_done(eng *E, uint32_t xid)
 {
     xfer X = E->xf[xid];
     eng_free_xfer(E, xid);
-    if (X.kind == XK_TP && E->reps[X.rep].tpa_running && E->reps[X.rep].state != ST_TP) {
+    if (X.side) { /* the MoE communication stream's all-to-all (train_a2a.c) */
+        eng_trace_xfer(E, &X);
+        eng_a2a_side_done(E, &E->reps[X.rep]);
+    } else if (X.kind == XK_TP && E->reps[X.rep].tpa_running && E->reps[X.rep].state != ST_TP) {
         /* an asynchronous tensor-parallel collective (OPGRAPH_TP_ASYNC): the stream ran on beside it */
         rep *R = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
@@ -134,7 +100,7 @@ void eng_xfer_done(eng *E, uint32_t xid)
         eng_trace_xfer(E, &X);
         R->dp_running = 0;
         R->dp_done++;
-        dp_kick(E, R);
+        eng_dp_kick(E, R);
         if (R->state == ST_WAIT_GATHER && R->dp_done >= R->gather_wait) {
             eng_trace_wait(E, R->r, E->t->data_parallel == TRAINCFG_DP_FSDP ? "wait fsdp" : "wait zero-3 gather",
                            R->since);
@@ -171,7 +137,7 @@ void eng_run_kernel(eng *E, rep *R, uint32_t op)
      * Megatron-Bridge runs it through Transformer Engine's userbuffers with per-GEMM SM counts of its own,
      * not NCCL's channels (docs/training.md) */
     int cp_nvlink = R->cp_running && E->cp_group.ranks <= E->cp_group.ranks_per_node;
-    int shared = E->dur_shared && (R->dp_running || cp_nvlink);
+    int shared = E->dur_shared && (R->dp_running || cp_nvlink || R->side_running == 1);
     int64_t dur = shared ? E->dur_shared[op] : E->dur[op];
     if (dur > TRAIN_MAX_PS - E->now) {
         cxl_errf(E->err, CXL_ELIMIT, "kernel %s (%.6g s each) ends past %g s, the longest iteration simulated",
@@ -521,7 +487,7 @@ static uint64_t entry_launches(const eng *E, const opgraph_entry *e)
     }
 }
 
-static int host_launch(eng *E, rep *R, const opgraph_entry *e)
+int eng_host_launch(eng *E, rep *R, const opgraph_entry *e)
 {
     uint64_t per = E->t->host_launch_ps;
     if (e->kind == OPGRAPH_HOST_SYNC) {
@@ -546,20 +512,35 @@ static int host_launch(eng *E, rep *R, const opgraph_entry *e)
     if (R->launch_paid || !per)
         return 0;
     R->launch_paid = 1;
-    /* a kernel's host time (train_setup.c host_kernel_ps), else a launch; in a CUDA graph (opgraph.h) the
-     * graph's one launch at its first entry; held to TRAIN_MAX_PS */
-    R->host_ps += e->graph ? (e->graph == OPGRAPH_GRAPH_HEAD ? (int64_t)per : 0)
-                  : e->kind == OPGRAPH_KERNEL ? E->host[e->op] : (int64_t)(entry_launches(E, e) * per);
-    if (R->host_ps > TRAIN_MAX_PS)
-        R->host_ps = TRAIN_MAX_PS;
+    eng_host_issue(E, R, e);
     if (R->host_ps <= E->now)
         return 0;
     R->host_wait = 1;
     return eng_wait_until(E, R, R->host_ps);
 }
 
+int64_t eng_host_issue(eng *E, rep *R, const opgraph_entry *e)
+{
+    uint64_t per = E->t->host_launch_ps;
+    if (e->kind == OPGRAPH_HOST_SYNC || e->kind == OPGRAPH_HOST_PY || e->kind == OPGRAPH_DTOH) {
+        eng_host_launch(E, R, e); /* (never waits for these) */
+        return R->host_ps;
+    }
+    /* a kernel's host time (train_setup.c host_kernel_ps), else a launch; in a CUDA graph (opgraph.h) the
+     * graph's one launch at its first entry; held to TRAIN_MAX_PS */
+    if (per)
+        R->host_ps += e->graph ? (e->graph == OPGRAPH_GRAPH_HEAD ? (int64_t)per : 0)
+                      : e->kind == OPGRAPH_KERNEL ? E->host[e->op] : (int64_t)(entry_launches(E, e) * per);
+    if (R->host_ps > TRAIN_MAX_PS)
+        R->host_ps = TRAIN_MAX_PS;
+    return R->host_ps;
+}
+
 static int item_body(eng *E, rep *R, const item_ctx *c)
 {
+    int pair = eng_a2a_body(E, R);
+    if (pair >= 0)
+        return pair;
     if (R->copy_pend) {
         uint32_t op = R->copy_pend - 1;
         R->copy_pend = 0;
@@ -585,21 +566,26 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
         R->entry++;
         return STEP_NEXT;
     }
+    return eng_run_entry(E, R, e, &R->entry);
+}
+
+int eng_run_entry(eng *E, rep *R, const opgraph_entry *e, uint32_t *idx)
+{
     if (e->kind == OPGRAPH_TP_WAIT || (R->tpa_running && e->kind != OPGRAPH_KERNEL && e->kind != OPGRAPH_CP_P2P &&
                                        e->kind != OPGRAPH_CP_WAIT && e->kind != OPGRAPH_DTOH &&
                                        e->kind != OPGRAPH_HOST_SYNC && e->kind != OPGRAPH_HOST_PY)) {
         /* the stream waits for the asynchronous collective (before another collective: then runs that) */
         if (e->kind == OPGRAPH_TP_WAIT)
-            R->entry++;
+            (*idx)++;
         if (!R->tpa_running)
             return STEP_NEXT;
         eng_set_state(E, R, ST_WAIT_TPA, -1);
         return STEP_BLOCKED;
     }
-    if (host_launch(E, R, e))
+    if (eng_host_launch(E, R, e))
         return STEP_BLOCKED;
     R->launch_paid = 0;
-    R->entry++;
+    (*idx)++;
     if (e->kind == OPGRAPH_DTOH || e->kind == OPGRAPH_HOST_SYNC || e->kind == OPGRAPH_HOST_PY)
         return STEP_NEXT;
     if (e->kind == OPGRAPH_TP_ASYNC) {
@@ -640,6 +626,13 @@ static item_ctx ctx_of(const eng *E, const rep *R, size_t it)
     return c;
 }
 
+void eng_layer_grads(eng *E, rep *R, size_t it, uint32_t layer)
+{
+    item_ctx c = ctx_of(E, R, it);
+    R->layer = layer;
+    layer_grads(E, R, &c);
+}
+
 static int item_next(eng *E, rep *R)
 {
     R->it++;
@@ -667,7 +660,7 @@ static int item_step(eng *E, rep *R)
     case ITEM_BODY: return item_body(E, R, &c);
     case ITEM_SEND:
         R->step = ITEM_NEXT;
-        return eng_pp_send(E, R);
+        return eng_a2a_sent(E, R) ? STEP_NEXT : eng_pp_send(E, R);
     default: return item_next(E, R);
     }
 }

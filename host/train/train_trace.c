@@ -1,7 +1,8 @@
 /* train_trace.c - the training engine's Chrome trace (ctrace.h), written as the run goes when
  * train_opts.trace is set (see docs/training.md "Trace").
  *
- * Processes: stage r (pid r) with its compute stream (tid 0), data-parallel stream (tid 1) and lane
+ * Processes: stage r (pid r) with its compute stream (tid 0), data-parallel stream (tid 1), MoE communication
+ * stream (tid 2, training.moe_a2a_overlap) and lane
  * groups for what may overlap (pipeline sends, receives, CXL transfers: TL_TID0 x (group + 1)); the
  * links of stage r (pid TP_LINKS + r: a utilisation counter per link); CXL domain d
  * (pid TP_DOMAIN + d: traffic and host-port slices, counters of transfers in flight and bandwidth). */
@@ -65,7 +66,7 @@ void eng_trace_xfer(eng *E, const xfer *X)
         a[2] = ARG_S("algorithm", train_coll_algo_name(X->algo));
         a[3] = ARG_S("protocol", nccltune_proto_name((nccltune_proto)X->proto));
         a[4] = ARG_U("ranks", E->ep_group.ranks);
-        eng_trace_slice(E, X->rep, 0, "ep", X->name, X->t_start, E->now, a, 5);
+        eng_trace_slice(E, X->rep, X->side ? 2 : 0, "ep", X->name, X->t_start, E->now, a, 5);
     } else if (X->kind == XK_TP || X->kind == XK_DP) {
         if (!eng_traced(E, X->rep))
             return;
@@ -131,6 +132,8 @@ void eng_trace_names(eng *E)
         ctrace_process(E->ct, r, buf);
         ctrace_thread(E->ct, r, 0, "compute stream");
         ctrace_thread(E->ct, r, 1, "data-parallel collectives");
+        if (E->t->moe_a2a_overlap)
+            ctrace_thread(E->ct, r, 2, "moe communication stream");
         snprintf(buf, sizeof buf, "links of stage %u", r);
         ctrace_process(E->ct, TP_LINKS + r, buf);
         static const double zero[2] = { 0, 0 };
