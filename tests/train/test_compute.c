@@ -300,11 +300,13 @@ static void gemm_8192_on(const char *name, gpucfg *g, uint64_t waves, double lo,
     if (eff < lo || eff > hi || eff > g->gemm_efficiency)
         fail_msg("8192^3 bf16 on %s: efficiency %.4f, expected %.3f-%.3f", name, eff, lo, hi);
     /* fp8 doubles the peak: the same GEMM takes about half the math time, divided by the FP8 GEMMs' own
-     * fraction of the fp8 peak where the GPU gives one (fp8_gemm_efficiency) */
+     * fraction of the fp8 peak where the GPU gives one (fp8_gemm_efficiency); the model's math on both sides,
+     * without a measured sweep's factor (b200's bf16 sweep puts 1.002 on this shape, its FP8 none) */
     op_desc op8 = gemm(1, 8192, 8192, 8192, GPUCFG_FP8);
     double e8 = g->fp8_gemm_efficiency > 0 ? g->fp8_gemm_efficiency : g->gemm_efficiency;
-    double want8 = (double)c.math_ps / 2 * g->gemm_efficiency / e8;
-    assert_true(fabs((double)cost_of(g, &op8).math_ps - want8) <= want8 / 500);
+    double want8 = (double)c.math_ps / c.sweep_ratio / 2 * g->gemm_efficiency / e8;
+    compute_cost c8 = cost_of(g, &op8);
+    assert_true(fabs((double)c8.math_ps / c8.sweep_ratio - want8) <= want8 / 500);
 }
 
 static void large_gemm_efficiency_h200(void **state)
@@ -575,8 +577,8 @@ static void gemm_sweep_read_and_interpolated(void **state)
     assert_int_equal(g.gemm_sweep.n, 0);
 }
 
-/* The shipped sweeps: h100-sxm, h200 and gb200 give their cuBLASLt FP8 points back (configs/gpus/ cite them);
- * a100-80gb and b200 have none. */
+/* The shipped sweeps: h100-sxm, h200 and gb200 give their cuBLASLt FP8 points back, b200 its cuBLAS bf16 ones
+ * (configs/gpus/ cite them); a100-80gb has none. */
 static void gemm_sweep_presets(void **state)
 {
     (void)state;
@@ -611,8 +613,34 @@ static void gemm_sweep_presets(void **state)
     }
     load_gpu("a100-80gb", &g);
     assert_int_equal(g.gemm_sweep.n, 0);
+    /* b200: pytorch/ao PR #2427's bf16 column (torch.mm on a B200), seven square shapes 1024^3 to 8192^3; a bf16
+     * GEMM at a point runs at the measured rate, one between points (5120^3) at the factor interpolated in log2
+     * FLOPs, and FP8 and MXFP8 GEMMs keep the model (no B200 FP8 sweep) */
     load_gpu("b200", &g);
-    assert_int_equal(g.gemm_sweep.n, 0);
+    assert_int_equal(g.gemm_sweep.n, 7);
+    static const struct { uint64_t d; double tflops; } b200_bf16[] = {
+        { 1024, 423 }, { 1536, 921 }, { 2048, 1130 }, { 3072, 1510 }, { 4096, 1410 }, { 6144, 1450 }, { 8192, 1420 } };
+    double r[sizeof b200_bf16 / sizeof b200_bf16[0]];
+    for (size_t i = 0; i < sizeof b200_bf16 / sizeof b200_bf16[0]; i++) {
+        uint64_t d = b200_bf16[i].d;
+        assert_int_equal(g.gemm_sweep.pt[i].m, d);
+        assert_int_equal(g.gemm_sweep.pt[i].dtype, GPUCFG_BF16);
+        op_desc op = gemm(1, d, d, d, GPUCFG_BF16);
+        compute_cost c = cost_of(&g, &op);
+        double tflops = op.flops / (double)(c.total_ps - c.overhead_ps);
+        if (fabs(tflops - b200_bf16[i].tflops) > 0.05)
+            fail_msg("b200: bf16 %llu^3 at %.2f TFLOP/s, measured %.0f", (unsigned long long)d, tflops, b200_bf16[i].tflops);
+        r[i] = c.sweep_ratio;
+    }
+    op_desc mid = gemm(1, 5120, 5120, 5120, GPUCFG_BF16);
+    double w = (log2(2.0 * 5120 * 5120 * 5120) - log2(2.0 * 4096 * 4096 * 4096)) /
+               (log2(2.0 * 6144 * 6144 * 6144) - log2(2.0 * 4096 * 4096 * 4096));
+    assert_true(fabs(cost_of(&g, &mid).sweep_ratio - (r[4] + w * (r[5] - r[4]))) < 1e-6);
+    assert_true(fabs(r[6] - 1.0) < 0.01); /* the same run's 8192^3 point set gemm_efficiency */
+    op_desc f8 = gemm(1, 4096, 4096, 4096, GPUCFG_FP8);
+    assert_true(cost_of(&g, &f8).sweep_ratio == 1.0);
+    f8.block_scaled = 1;
+    assert_true(cost_of(&g, &f8).sweep_ratio == 1.0);
 }
 
 static void gemm_sweep_errors(void **state)
