@@ -630,7 +630,8 @@ static void gemm_sweep_presets(void **state)
         compute_cost c = cost_of(&g, &op);
         double tflops = op.flops / (double)(c.total_ps - c.overhead_ps);
         if (fabs(tflops - b200_bf16[i].tflops) > 0.05)
-            fail_msg("b200: bf16 %llu^3 at %.2f TFLOP/s, measured %.0f", (unsigned long long)d, tflops, b200_bf16[i].tflops);
+            fail_msg("b200: bf16 %llu^3 at %.2f TFLOP/s, measured %.0f", (unsigned long long)d, tflops,
+                     b200_bf16[i].tflops);
         r[i] = c.sweep_ratio;
     }
     op_desc mid = gemm(1, 5120, 5120, 5120, GPUCFG_BF16);
@@ -640,8 +641,8 @@ static void gemm_sweep_presets(void **state)
     assert_true(fabs(r[6] - 1.0) < 0.01); /* the same run's 8192^3 point set gemm_efficiency */
     op_desc f8 = gemm(1, 4096, 4096, 4096, GPUCFG_FP8);
     assert_true(cost_of(&g, &f8).sweep_ratio == 1.0);
-    static const struct { uint64_t d; double tflops; } b200_mx[] = { { 2048, 996.1 }, { 4096, 2539.9 }, { 8192, 2626.2 },
-                                                                   { 16384, 2516.5 } };
+    static const struct { uint64_t d; double tflops; } b200_mx[] = {
+        { 2048, 996.1 }, { 4096, 2539.9 }, { 8192, 2626.2 }, { 16384, 2516.5 } };
     for (size_t i = 0; i < sizeof b200_mx / sizeof b200_mx[0]; i++) {
         const gpucfg_sweep_point *pt = &g.gemm_sweep.pt[7 + i];
         assert_true(pt->m == b200_mx[i].d && pt->dtype == GPUCFG_SWEEP_MXFP8 && pt->tflops == b200_mx[i].tflops);
