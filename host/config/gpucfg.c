@@ -9,6 +9,9 @@
 #include <string.h>
 
 const char *const gpucfg_dtype_names[] = { "bf16", "fp16", "fp8", "tf32", "fp32", NULL };
+const char *const gpucfg_sweep_dtype_names[] = { "bf16", "fp16", "fp8", "tf32", "fp32", "mxfp8", NULL };
+
+int gpucfg_sweep_peak_dtype(int sweep_dtype) { return sweep_dtype == GPUCFG_SWEEP_MXFP8 ? GPUCFG_FP8 : sweep_dtype; }
 
 static int bind_sweep(const cfg_node *n, void *dst, cxl_err *err);
 
@@ -74,8 +77,8 @@ static const cfg_field sweep_fields[] = {
     { "m", CFG_T_U64, offsetof(gpucfg_sweep_point, m), 1, 1, 1e9, NULL, NULL, 0, NULL, "rows of the product, e.g. 4096" },
     { "n", CFG_T_U64, offsetof(gpucfg_sweep_point, n), 1, 1, 1e9, NULL, NULL, 0, NULL, "columns of the product, e.g. 4096" },
     { "k", CFG_T_U64, offsetof(gpucfg_sweep_point, k), 1, 1, 1e9, NULL, NULL, 0, NULL, "inner dimension, e.g. 4096" },
-    { "dtype", CFG_T_ENUM, offsetof(gpucfg_sweep_point, dtype), 1, 0, 0, gpucfg_dtype_names, NULL, 0, NULL,
-      "data type of the operands" },
+    { "dtype", CFG_T_ENUM, offsetof(gpucfg_sweep_point, dtype), 1, 0, 0, gpucfg_sweep_dtype_names, NULL, 0, NULL,
+      "data type of the operands (mxfp8: fp8 with a scale per 32 elements, timed apart from per-tensor fp8)" },
     { "tflops", CFG_T_DOUBLE, offsetof(gpucfg_sweep_point, tflops), 1, 0.001, 1e6, NULL, NULL, 0, NULL,
       "measured 10^12 FLOP/s (2 m n k over the kernel's time), e.g. 1216.9" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
@@ -125,7 +128,7 @@ static int bind_sweep(const cfg_node *n, void *dst, cxl_err *err)
             if (s->pt[j].m == p.m && s->pt[j].n == p.n && s->pt[j].k == p.k && s->pt[j].dtype == p.dtype)
                 return cfg_errf(err, e, "gpu.gemm_sweep[%zu]: %llu x %llu x %llu in %s is point [%zu] again; give "
                                 "each shape and dtype once", i, (unsigned long long)p.m, (unsigned long long)p.n,
-                                (unsigned long long)p.k, gpucfg_dtype_names[p.dtype], j);
+                                (unsigned long long)p.k, gpucfg_sweep_dtype_names[p.dtype], j);
         s->pt[s->n++] = p;
     }
     qsort(s->pt, s->n, sizeof s->pt[0], sweep_cmp);

@@ -22,11 +22,18 @@ enum { GPUCFG_F_NAME, GPUCFG_F_DESCRIPTION, GPUCFG_F_TFLOPS0, GPUCFG_F_HBM = GPU
        GPUCFG_F_MXFP8, GPUCFG_F_FP8_GEMM_EFF, GPUCFG_F_MXFP8_GEMM_EFF, GPUCFG_F_TILE_SELECT, GPUCFG_F_COLL_SMS, GPUCFG_F_GEMM_SWEEP, GPUCFG_F_NVLINK_RETIRED,
        GPUCFG_NFIELDS };
 
+/* The data types of a sweep point: those of enum gpucfg_dtype, then MXFP8 (an fp8 GEMM with block scales,
+ * op.h block_scaled), measured apart from per-tensor FP8 and priced against the fp8 peak. */
+enum { GPUCFG_SWEEP_MXFP8 = GPUCFG_NDTYPES, GPUCFG_SWEEP_NDTYPES };
+extern const char *const gpucfg_sweep_dtype_names[]; /* gpucfg_dtype_names, then "mxfp8" */
+/* the dtype whose peak a sweep point's rate is a fraction of (gpucfg.tflops[]): fp8 for mxfp8 */
+int gpucfg_sweep_peak_dtype(int sweep_dtype);
+
 /* One measured GEMM of a published sweep (gemm_sweep): m x k by k x n in `dtype`, at `tflops` 10^12 FLOP/s
  * (2 m n k FLOPs over the kernel's measured time). compute.h says how the points price a GEMM. */
 typedef struct gpucfg_sweep_point {
     uint64_t m, n, k;
-    int dtype;                      /* enum gpucfg_dtype */
+    int dtype;                      /* enum gpucfg_dtype, or GPUCFG_SWEEP_MXFP8 */
     double tflops;
 } gpucfg_sweep_point;
 

@@ -622,6 +622,27 @@ static int check_a2a_overlap(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* gpu.gemm_sweep against the GPU: a measured GEMM rate at or below its dtype's peak (compute.h reads the sweep
+ * as a fraction of it; an mxfp8 point of the fp8 peak, on a GPU whose tensor cores apply MXFP8's scales). */
+static int check_sweep(const gpucfg *g, cxl_err *err)
+{
+    const cfgloc *gl = g->loc[GPUCFG_F_GEMM_SWEEP].file[0] ? &g->loc[GPUCFG_F_GEMM_SWEEP] : &g->ref;
+    for (size_t i = 0; i < g->gemm_sweep.n; i++) {
+        const gpucfg_sweep_point *p = &g->gemm_sweep.pt[i];
+        int pd = gpucfg_sweep_peak_dtype(p->dtype);
+        if (p->dtype == GPUCFG_SWEEP_MXFP8 && !g->mxfp8)
+            return cfgloc_errf(err, gl, "gpu.gemm_sweep: %llu x %llu x %llu in mxfp8, but gpu '%s' has mxfp8: false "
+                               "(its GEMMs never take MXFP8's block scales); valid: mxfp8 points on a GPU with "
+                               "mxfp8: true, or none", (ull)p->m, (ull)p->n, (ull)p->k, g->name);
+        if (!(p->tflops <= g->tflops[pd]))
+            return cfgloc_errf(err, gl, "gpu.gemm_sweep: %llu x %llu x %llu in %s at %g TFLOP/s is above the %s peak "
+                               "of gpu '%s' (%s_tflops: %g); valid: a measured rate up to %g",
+                               (ull)p->m, (ull)p->n, (ull)p->k, gpucfg_sweep_dtype_names[p->dtype], p->tflops,
+                               gpucfg_dtype_names[pd], g->name, gpucfg_dtype_names[pd], g->tflops[pd], g->tflops[pd]);
+    }
+    return 0;
+}
+
 int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, const traincfg *t, cxl_err *err)
 {
     int rc = clustercfg_check_domain(c, err);
@@ -631,18 +652,8 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
         return cfgloc_errf(err, gl, "gpu.collective_sms: %llu is not below the %llu SMs of gpu '%s'; valid: 0 (not "
                            "modelled) to %llu", (ull)g->collective_sms, (ull)g->sms, g->name, (ull)(g->sms - 1));
     }
-    /* a measured GEMM rate at or below its dtype's peak (compute.h reads the sweep as a fraction of it) */
-    for (size_t i = 0; !rc && i < g->gemm_sweep.n; i++) {
-        const gpucfg_sweep_point *p = &g->gemm_sweep.pt[i];
-        if (!(p->tflops <= g->tflops[p->dtype])) {
-            const cfgloc *gl = g->loc[GPUCFG_F_GEMM_SWEEP].file[0] ? &g->loc[GPUCFG_F_GEMM_SWEEP] : &g->ref;
-            return cfgloc_errf(err, gl, "gpu.gemm_sweep: %llu x %llu x %llu in %s at %g TFLOP/s is above the %s peak "
-                               "of gpu '%s' (%s_tflops: %g); valid: a measured rate up to %g",
-                               (ull)p->m, (ull)p->n, (ull)p->k, gpucfg_dtype_names[p->dtype], p->tflops,
-                               gpucfg_dtype_names[p->dtype], g->name, gpucfg_dtype_names[p->dtype],
-                               g->tflops[p->dtype], g->tflops[p->dtype]);
-        }
-    }
+    if (!rc)
+        rc = check_sweep(g, err);
     if (!rc)
         rc = check_shape(m, c, t, err);
     if (!rc)

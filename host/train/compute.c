@@ -75,22 +75,23 @@ static double gemm_math(const gpucfg *g, double peak, double eff, uint64_t batch
     return t_math;
 }
 
-/* The sweep's factor on the model's math time for op (compute.h): at each measured point of op's dtype the
- * measured time over the model's (2 m n k / tflops against gemm_math of the point), linear in log2 of the
- * FLOPs of one product between the two points around op's; 1 outside the points' range, for a dtype without
- * points, an MXFP8 GEMM (the sweeps are per-tensor FP8) and a grouped GEMM over several streams (its
- * products share the SMs; the sweep times one GEMM alone). O(points x tiles). */
+/* The sweep's factor on the model's math time for op (compute.h): at each measured point of op's sweep dtype
+ * (its dtype; mxfp8 for an fp8 GEMM with block scales) the measured time over the model's (2 m n k / tflops
+ * against gemm_math of the point, at op's peak and efficiency), linear in log2 of the FLOPs of one product
+ * between the two points around op's; 1 outside the points' range, for a dtype without points and a grouped
+ * GEMM over several streams (its products share the SMs; the sweep times one GEMM alone). O(points x tiles). */
 static double sweep_ratio(const gpucfg *g, const op_desc *op, double peak, double eff)
 {
     const gpucfg_sweep *s = &g->gemm_sweep;
-    if (!s->n || op->block_scaled || (op->calls > 1 && op->streams > 1))
+    if (!s->n || (op->calls > 1 && op->streams > 1))
         return 1.0;
+    int want = op->dtype == GPUCFG_FP8 && op->block_scaled ? GPUCFG_SWEEP_MXFP8 : op->dtype;
     double f = product_flops(op->m, op->n, op->k);
     const gpucfg_sweep_point *lo = NULL, *hi = NULL;
     for (size_t i = 0; i < s->n; i++) {    /* sorted by dtype, then FLOPs (gpucfg.h) */
         const gpucfg_sweep_point *p = &s->pt[i];
         double fp = product_flops(p->m, p->n, p->k);
-        if (p->dtype != op->dtype)
+        if (p->dtype != want)
             continue;
         if (fp <= f)
             lo = p;

@@ -52,10 +52,12 @@
  * so a GEMM of a measured shape runs at the measured rate exactly (on the HBM side of the roofline where
  * the model's memory time is longer), and between points the model's tile and wave quantization keeps the
  * shape and the sweep sets the level by size: the sweeps are mostly square shapes, and at their off-square
- * point (1024 x 2145 x 1024) the factor lies between its square neighbours'. The factor is 1 (the model
- * alone) for F outside the points' range, a dtype without points, an MXFP8 GEMM (block_scaled: the sweeps
- * are per-tensor FP8) and a grouped GEMM whose calls run over several streams (its products share the SMs,
- * where the sweep timed one GEMM alone; on one stream they run one after another, each as the sweep's).
+ * point (1024 x 2145 x 1024) the factor lies between its square neighbours'. An MXFP8 GEMM (op.h
+ * block_scaled) reads the points of dtype mxfp8 (cuBLASLt's block-scaled kernels, timed apart from per-tensor
+ * FP8's), at the fp8 peak and mxfp8_gemm_efficiency. The factor is 1 (the model alone) for F outside the
+ * points' range, a dtype without points and a grouped GEMM whose calls run over several streams (its products
+ * share the SMs, where the sweep timed one GEMM alone; on one stream they run one after another, each as the
+ * sweep's).
  * The measured rates are of kernels launched back to back (no launch gap): kernel_overhead is added as for
  * every kernel. On fewer SMs (compute_fewer_sms) each point's rate scales with the peak, so r keeps its
  * value. O(points x tiles) per GEMM.

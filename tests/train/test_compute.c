@@ -300,11 +300,13 @@ static void gemm_8192_on(const char *name, gpucfg *g, uint64_t waves, double lo,
     if (eff < lo || eff > hi || eff > g->gemm_efficiency)
         fail_msg("8192^3 bf16 on %s: efficiency %.4f, expected %.3f-%.3f", name, eff, lo, hi);
     /* fp8 doubles the peak: the same GEMM takes about half the math time, divided by the FP8 GEMMs' own
-     * fraction of the fp8 peak where the GPU gives one (fp8_gemm_efficiency) */
+     * fraction of the fp8 peak where the GPU gives one (fp8_gemm_efficiency); the model's math on both sides,
+     * without a measured sweep's factor (b200's bf16 sweep puts 1.002 on this shape, its FP8 none) */
     op_desc op8 = gemm(1, 8192, 8192, 8192, GPUCFG_FP8);
     double e8 = g->fp8_gemm_efficiency > 0 ? g->fp8_gemm_efficiency : g->gemm_efficiency;
-    double want8 = (double)c.math_ps / 2 * g->gemm_efficiency / e8;
-    assert_true(fabs((double)cost_of(g, &op8).math_ps - want8) <= want8 / 500);
+    double want8 = (double)c.math_ps / c.sweep_ratio / 2 * g->gemm_efficiency / e8;
+    compute_cost c8 = cost_of(g, &op8);
+    assert_true(fabs((double)c8.math_ps / c8.sweep_ratio - want8) <= want8 / 500);
 }
 
 static void large_gemm_efficiency_h200(void **state)
@@ -575,8 +577,8 @@ static void gemm_sweep_read_and_interpolated(void **state)
     assert_int_equal(g.gemm_sweep.n, 0);
 }
 
-/* The shipped sweeps: h100-sxm, h200 and gb200 give their cuBLASLt FP8 points back (configs/gpus/ cite them);
- * a100-80gb and b200 have none. */
+/* The shipped sweeps: h100-sxm, h200 and gb200 give their cuBLASLt FP8 points back, b200 its cuBLAS bf16 and
+ * cuBLASLt MXFP8 ones (configs/gpus/ cite them); a100-80gb has none. */
 static void gemm_sweep_presets(void **state)
 {
     (void)state;
@@ -611,8 +613,63 @@ static void gemm_sweep_presets(void **state)
     }
     load_gpu("a100-80gb", &g);
     assert_int_equal(g.gemm_sweep.n, 0);
+    /* b200: pytorch/ao PR #2427's bf16 column (torch.mm on a B200), seven square shapes 1024^3 to 8192^3; a bf16
+     * GEMM at a point runs at the measured rate, one between points (5120^3) at the factor interpolated in log2
+     * FLOPs; MXFP8 GEMMs at danielvegamyhre/gemm's cuBLASLt MXFP8 points (2048^3 to 16384^3, after the bf16 ones:
+     * sorted by dtype), per-tensor FP8 GEMMs keep the model (no B200 FP8 sweep) */
     load_gpu("b200", &g);
-    assert_int_equal(g.gemm_sweep.n, 0);
+    assert_int_equal(g.gemm_sweep.n, 11);
+    static const struct { uint64_t d; double tflops; } b200_bf16[] = {
+        { 1024, 423 }, { 1536, 921 }, { 2048, 1130 }, { 3072, 1510 }, { 4096, 1410 }, { 6144, 1450 }, { 8192, 1420 } };
+    double r[sizeof b200_bf16 / sizeof b200_bf16[0]];
+    for (size_t i = 0; i < sizeof b200_bf16 / sizeof b200_bf16[0]; i++) {
+        uint64_t d = b200_bf16[i].d;
+        assert_int_equal(g.gemm_sweep.pt[i].m, d);
+        assert_int_equal(g.gemm_sweep.pt[i].dtype, GPUCFG_BF16);
+        op_desc op = gemm(1, d, d, d, GPUCFG_BF16);
+        compute_cost c = cost_of(&g, &op);
+        double tflops = op.flops / (double)(c.total_ps - c.overhead_ps);
+        if (fabs(tflops - b200_bf16[i].tflops) > 0.05)
+            fail_msg("b200: bf16 %llu^3 at %.2f TFLOP/s, measured %.0f", (unsigned long long)d, tflops,
+                     b200_bf16[i].tflops);
+        r[i] = c.sweep_ratio;
+    }
+    op_desc mid = gemm(1, 5120, 5120, 5120, GPUCFG_BF16);
+    double w = (log2(2.0 * 5120 * 5120 * 5120) - log2(2.0 * 4096 * 4096 * 4096)) /
+               (log2(2.0 * 6144 * 6144 * 6144) - log2(2.0 * 4096 * 4096 * 4096));
+    assert_true(fabs(cost_of(&g, &mid).sweep_ratio - (r[4] + w * (r[5] - r[4]))) < 1e-6);
+    assert_true(fabs(r[6] - 1.0) < 0.01); /* the same run's 8192^3 point set gemm_efficiency */
+    op_desc f8 = gemm(1, 4096, 4096, 4096, GPUCFG_FP8);
+    assert_true(cost_of(&g, &f8).sweep_ratio == 1.0);
+    static const struct { uint64_t d; double tflops; } b200_mx[] = {
+        { 2048, 996.1 }, { 4096, 2539.9 }, { 8192, 2626.2 }, { 16384, 2516.5 } };
+    for (size_t i = 0; i < sizeof b200_mx / sizeof b200_mx[0]; i++) {
+        const gpucfg_sweep_point *pt = &g.gemm_sweep.pt[7 + i];
+        assert_true(pt->m == b200_mx[i].d && pt->dtype == GPUCFG_SWEEP_MXFP8 && pt->tflops == b200_mx[i].tflops);
+        op_desc mx = gemm(1, b200_mx[i].d, b200_mx[i].d, b200_mx[i].d, GPUCFG_FP8);
+        mx.block_scaled = 1;
+        compute_cost c = cost_of(&g, &mx);
+        double tflops = mx.flops / (double)(c.total_ps - c.overhead_ps);
+        if (fabs(tflops - b200_mx[i].tflops) > 0.05)
+            fail_msg("b200: mxfp8 %llu^3 at %.2f TFLOP/s, measured %.1f", (unsigned long long)b200_mx[i].d, tflops,
+                     b200_mx[i].tflops);
+    }
+    /* the same shape per-tensor (no fp8 points) and in bf16 read none of the mxfp8 points */
+    assert_true(cost_of(&g, &f8).sweep_ratio == 1.0);
+    op_desc b16k = gemm(1, 16384, 16384, 16384, GPUCFG_BF16);
+    assert_true(cost_of(&g, &b16k).sweep_ratio == 1.0); /* beyond the bf16 points (8192^3) */
+    /* the dump binds back to the mxfp8 points */
+    text = NULL;
+    len = 0;
+    m = open_memstream(&text, &len);
+    assert_non_null(m);
+    compose_dump(m, &gpucfg_kind, &g, 0);
+    assert_int_equal(fclose(m), 0);
+    assert_non_null(strstr(text, "{ m: 2048, n: 2048, k: 2048, dtype: mxfp8, tflops: 996.1 }"));
+    load_gpu(tmpdir_write("dumped_b200.yaml", text), &back);
+    free(text);
+    assert_int_equal(back.gemm_sweep.n, 11);
+    assert_true(back.gemm_sweep.pt[10].dtype == GPUCFG_SWEEP_MXFP8 && back.gemm_sweep.pt[10].tflops == 2516.5);
 }
 
 static void gemm_sweep_errors(void **state)
@@ -644,6 +701,21 @@ static void gemm_sweep_errors(void **state)
     if (x)
         fail_msg("a sweep point above the fp8 peak was accepted");
     if (e.line != 6 || !strstr(e.msg, "above the fp8 peak of gpu 'h100-sxm'") || !strstr(e.msg, "up to 1979"))
+        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
+    /* an mxfp8 point: against the fp8 peak, and only on a GPU with mxfp8: true */
+    x = tfx_try_load_text("mxpeak.yaml", "name: b\nmodel: llama3-8b\ngpu:\n  extends: b200\n  gemm_sweep:\n"
+                          "    - { m: 1024, n: 1024, k: 1024, dtype: mxfp8, tflops: 4600 }\n"
+                          "cluster: { extends: dgx-b200, nodes: 1 }\ntraining: { global_batch: 8, dp: 8 }\n", &e);
+    if (x)
+        fail_msg("an mxfp8 sweep point above the fp8 peak was accepted");
+    if (e.line != 6 || !strstr(e.msg, "in mxfp8 at 4600 TFLOP/s is above the fp8 peak of gpu 'b200'"))
+        fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
+    x = tfx_try_load_text("mxh100.yaml", "name: b\nmodel: llama3-8b\ngpu:\n  extends: h100-sxm\n  gemm_sweep:\n"
+                          "    - { m: 1024, n: 1024, k: 1024, dtype: mxfp8, tflops: 500 }\n"
+                          "cluster: { extends: dgx-h100, nodes: 1 }\ntraining: { global_batch: 8, dp: 8 }\n", &e);
+    if (x)
+        fail_msg("an mxfp8 sweep point on a GPU without MXFP8 was accepted");
+    if (e.line != 6 || !strstr(e.msg, "has mxfp8: false") || !strstr(e.msg, "valid: mxfp8 points on a GPU with"))
         fail_msg("%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
 }
 
