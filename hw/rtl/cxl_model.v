@@ -17,7 +17,15 @@
 //     are the ones the main clock sees. They last while any used link says `need`; the links build in
 //     parallel (at most 13 clocks: a load of the flit's start values, then one per fill_slot round). A cycle with a build clock is not quiet (a
 //     link has something to send or owes data), so no idle skip or period jump is lost by taking it.
-//   - the main clock: steps 1-4 and 6-10 (and the local path's moves), every unit enabled, then now + 1.
+//   - schedule clocks (0 or 3, beside the build clocks: a clock may be both): each device's DRAM takes the
+//     decision of this cycle over three clocks, s0 (the enqueue and the response room into registers),
+//     s1 (each channel's candidates), s2 (its pick and command), from the same inputs as the main clock's
+//     (dram.v, dram_chan.v); only the DRAM's decision registers move. They come when some used device's
+//     DRAM has something to schedule (an enqueue, a queued request, a refresh due: sched_need); the
+//     decision feeds no other unit's output of the cycle but the response room it leaves, which only
+//     the main clock's devctrl update reads, so the build clocks' inputs stay what they were.
+//   - the main clock: steps 1-4 and 6-10 (and the local path's moves), every unit enabled, the DRAM by
+//     its registered decision, then now + 1.
 // Between model cycles (at_boundary) the state equals the C model's after cxl_model_run's cycle.
 //
 // Idle skip (the C's quiet_until / idle_cycles, docs/cxl-model.md 2.4): a main clock in which the model is
@@ -151,6 +159,8 @@ module cxl_model #(
     reg  [7:0]  local_rr_q;       // the local path's round robin (below)
     wire [7:0]  local_rr_n;
     reg         mid_q;            // a model cycle is in progress (response clocks done, main clock next)
+    reg         rb_q;             // ... and a response or build clock came in it (schedule clocks move no state
+                                  // but the DRAM's decision registers: the cycle's start is still what they see)
     assign now = now_q;
     assign at_boundary = !mid_q && !clearing;
 
@@ -177,8 +187,19 @@ module cxl_model #(
     // a build clock: some link's flit of this cycle needs another step (link.v); the main clock follows
     // when none does
     wire            bld_need;
-    wire            bld_clk  = main_raw && !pj_hold && bld_need;
-    wire            main_clk = main_raw && !pj_hold && !bld_need;
+    // schedule clocks: the DRAM's decision of this cycle over three clocks (dram.v: s0 the load, s1 the
+    // candidates, s2 the pick), beside the build clocks, when some used device's DRAM has something to
+    // schedule; sc_q counts them
+    wire            sch_any;
+    reg  [1:0]      sc_q;
+    wire            sch_need = sch_any && sc_q != 2'd3;
+    wire            pre_clk  = main_raw && !pj_hold && (bld_need || sch_need);
+    wire            bld_clk  = pre_clk && bld_need;
+    wire            sch_clk  = pre_clk && sch_need;
+    wire            main_clk = main_raw && !pj_hold && !bld_need && !sch_need;
+    wire            sch_s0 = sch_clk && sc_q == 2'd0;
+    wire            sch_s1 = sch_clk && sc_q == 2'd1;
+    wire            sch_s2 = sch_clk && sc_q == 2'd2;
     // an idle skip (below): this main clock is 1 + skip_n model cycles; a period jump is adv_n + 1 cycles
     // without one; `now` and its copies move in both (adv)
     wire            skip_c;
@@ -377,6 +398,17 @@ module cxl_model #(
     wire [NH-1:0]    up_need;
     wire [ND-1:0]    dn_need;
     assign bld_need = |up_need || |dn_need;
+    // some used device's DRAM has something to schedule this cycle (dram.v sched_need)
+    wire [ND-1:0]    dv_sched;
+    reg              sch_or;
+    integer          si;
+    always @* begin
+        sch_or = 1'b0;
+        for (si = 0; si < ND; si = si + 1)
+            if (si < p_devices && dv_sched[si])
+                sch_or = 1'b1;
+    end
+    assign sch_any = sch_or;
 
     // the local path (below): device 0's ingress and response pops, host 0's response pushes
     wire [7:0]       li_n;
@@ -692,7 +724,7 @@ module cxl_model #(
         for (gd = 0; gd < ND; gd = gd + 1) begin : dv
             wire dclk;
             wire [63:0] now_d;
-            clkgate u_cg (.clk(clk), .en(!rst_n || (adv && gd < p_devices)), .gclk(dclk));
+            clkgate u_cg (.clk(clk), .en(!rst_n || ((adv || sch_clk) && gd < p_devices)), .gclk(dclk));
             model_now u_now (.clk(dclk), .rst_n(rst_n), .step(adv), .skip_n(adv_n), .now(now_d));
             // step 2 (ingress: direct from up link 0, switch from dn link d, local path) and step 7 (the
             // responses the link or the local path takes), each device's apart
@@ -737,6 +769,7 @@ module cxl_model #(
             end
             devctrl #(.NCH(NCH), .NB(NB), .NQ(NQ), .NIN(DIN), .K(K), .W(W)) u_dev (
                 .clk(dclk), .rst_n(rst_n), .ce(main_clk && gd < p_devices), .now(now_d),
+                .s0(sch_s0), .s1(sch_s1), .s2(sch_s2), .sched_need(dv_sched[gd]),
                 .skip(skip_c), .skip_n(skip_n32),
                 .dram_rest(dv_rest[16*gd +: 16]), .dram_ref_min(dv_refmin[32*gd +: 32]),
                 .snap(pj_snap), .pmatch(pj_match), .pjump(pj_jump && gd < p_devices), .psh(pj_sh),
@@ -1016,6 +1049,8 @@ module cxl_model #(
     always @(posedge mclk) begin
         if (!rst_n) begin
             mid_q <= 1'b0;
+            rb_q <= 1'b0;
+            sc_q <= 2'd0;
             cq_head <= 10'd0;
             cq_count <= 11'd0;
             err_q <= 32'd0;
@@ -1046,6 +1081,7 @@ module cxl_model #(
             end
             if (rsp_clk) begin
                 mid_q <= 1'b1;
+                rb_q <= 1'b1;
                 if (rwr) begin
                     st_wbytes <= st_wbytes + 64'd64;
                     h_cnt1 <= h_cnt1 + 64'd1;
@@ -1060,10 +1096,16 @@ module cxl_model #(
                 if (!lin_hit)
                     h_log[32*log_i +: 32] <= h_log[32*log_i +: 32] + 32'd1;
             end
-            if (bld_clk)
+            if (pre_clk)
                 mid_q <= 1'b1;
+            if (bld_clk)
+                rb_q <= 1'b1;
+            if (sch_clk)
+                sc_q <= sc_q + 2'd1;
             if (main_clk) begin
                 mid_q <= 1'b0;
+                rb_q <= 1'b0;
+                sc_q <= 2'd0;
                 st_cycles <= st_cycles + 64'd1 + skip_n;
             end
             if (pj_jump) begin
@@ -1267,7 +1309,7 @@ module cxl_model #(
     // then the cycle's start, where the C decides (responses popped in this cycle's response clocks may
     // have completed a descriptor that a stopping run returns with, as the C does before it skips)
     assign idle = quiet_u && all_done;
-    assign skip_c = main_clk && !mid_q && quiet_c && settled_c && k_c > 64'd1;
+    assign skip_c = main_clk && !rb_q && quiet_c && settled_c && k_c > 64'd1;
     assign skip_n = skip_c ? k_c - 64'd1 : 64'd0;
     assign skip_n32 = pj_jump ? (pj_amount[63:32] != 32'd0 || pj_amount[31:0] == 32'd0 ? 32'hffffffff
                                                                                        : pj_amount[31:0] - 32'd1)
@@ -1280,14 +1322,17 @@ module cxl_model #(
     reg [3:0]  pj_miss;
     wire [63:0] pj_l = now_q - pj_now;
     assign pj_amount = pj_len << pj_sh;
-    wire cand = main_raw && !mid_q && quiet_x && settled_c && rest0_c && dv_canon[0];
+    // (decided in the cycle's first clock that is not a response clock, so that a jump takes the place of
+    // the schedule clocks; the copy and its comparisons are taken in the main clock, with the DRAM's)
+    wire cand = main_raw && !rb_q && quiet_x && settled_c && rest0_c && dv_canon[0];
+    wire cand_m = cand && main_clk;
     wire pj_known = cand && pj_valid && pj_len != 64'd0 && same_c;
     assign pj_jump = pj_known && pj_amount <= kj_c;
     wire pj_shrink = pj_known && pj_amount > kj_c && pj_sh != 6'd0;
     assign pj_hold = pj_jump || pj_shrink;
-    wire pj_first = cand && !pj_valid;
-    wire pj_found = cand && pj_valid && pj_len == 64'd0 && same_c && pj_l[1:0] == 2'd0 && pj_l != 64'd0;
-    wire pj_resnap = cand && pj_valid && pj_len == 64'd0 && !pj_found && pj_miss == 4'd15;
+    wire pj_first = cand_m && !pj_valid;
+    wire pj_found = cand_m && pj_valid && pj_len == 64'd0 && same_c && pj_l[1:0] == 2'd0 && pj_l != 64'd0;
+    wire pj_resnap = cand_m && pj_valid && pj_len == 64'd0 && !pj_found && pj_miss == 4'd15;
     wire pj_snap = pj_first || pj_resnap;
     wire pj_match = pj_found;
     wire pj_forget = sub_clk || (main_raw && (!quiet_x || (main_clk && nonref_c)));
@@ -1310,7 +1355,7 @@ module cxl_model #(
             pj_miss <= 4'd0;
         end else if (pj_found) begin
             pj_len <= pj_l;
-        end else if (cand && pj_valid && pj_len == 64'd0) begin
+        end else if (cand_m && pj_valid && pj_len == 64'd0) begin
             pj_miss <= pj_miss + 4'd1;
         end
     end

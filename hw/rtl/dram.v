@@ -2,9 +2,17 @@
 // read and write queues, FR-FCFS (single pass) or FCFS, open or closed page, write drain with watermarks,
 // all-bank (REFab) or same-bank (REFsb) staggered refresh, the read-data FIFO.
 //
-// One clock edge with ce = 1 is one C cycle: dram_enqueue (enq_valid, at most one per cycle, as devctrl) and then
-// dram_tick. The enqueued request is visible to the same cycle's scheduling (a combinational view of
-// each queue with the new entry appended), as in the C.
+// One C cycle is three schedule clocks (s0, s1, s2, with ce low) and then the edge with ce = 1, when
+// the cycle has something to schedule (sched_need); otherwise the ce edge alone:
+//   - s0, the load: this cycle's dram_enqueue (enq_valid, at most one per cycle, as devctrl), its address
+//     mapped, and the response room go into registers;
+//   - s1, s2: each channel's candidates, then its pick and command (dram_chan.v), from registers; in s2
+//     the room is handed out to the channels' RD candidates (below) and what is left is registered;
+//   - ce: dram_enqueue and dram_tick commit (the enqueued request was visible to the cycle's scheduling,
+//     as in the C), by the registered decision (dv: s2 came in this cycle).
+// The inputs (enq_*, rsp_room, now) must stay the same from s0 to the ce edge. sched_need (an enqueue, a
+// used channel's queue not empty, or a refresh due) may be ignored (schedule clocks in every cycle give the
+// same results); without them the cycle issues nothing, which is what the C does when it is low.
 //
 // Per channel (dram_chan.v, NCH instances; those >= channels idle): the queues, the timing state as
 // down-counters (dram_timing.v), refresh, the FR-FCFS / FCFS scheduler and the read-data FIFO. Channels
@@ -38,6 +46,10 @@ module dram #(
     input  wire        clk,
     input  wire        rst_n,
     input  wire        ce,            // clock enable: the state advances on edges with ce = 1
+    input  wire        s0,            // schedule clocks (ce low): the load, the candidates, the pick
+    input  wire        s1,
+    input  wire        s2,
+    output wire        sched_need,    // this cycle has something to schedule (s0..s2 needed before ce)
     input  wire        skip,          // idle skip: this edge is 1 + skip_n quiet cycles (dram_chan.v)
     input  wire [31:0] skip_n,
     output reg  [15:0] rest,          // the largest of the channels' timing-counter bounds
@@ -72,7 +84,7 @@ module dram #(
     input  wire [`CXL_MSG_W-1:0] enq_msg,
     // the shared response room: as passed to dram_tick, and as left after it
     input  wire [31:0] rsp_room,
-    output reg  [31:0] rsp_room_out,
+    output wire [31:0] rsp_room_out,
     // completions, in out[] order
     output reg  [2:0]  done_n,
     output reg  [4*`CXL_MSG_W-1:0] done_msg,
@@ -114,6 +126,25 @@ module dram #(
     wire [5:0] enq_bidx = ({4'd0, m_rank[1:0]} << (bg_bits + bank_bits)) | (m_bg[5:0] << bank_bits) | m_bank[5:0];
     wire [EW-1:0] enq_e = {enq_msg, m_row, m_rank[1:0], m_bg[5:0], m_bank[5:0], enq_bidx};
     wire enq_w = enq_msg[`CXL_MSG_CLS] == `CXL_M2S_RWD;
+    // s0: the cycle's enqueue and room in registers; dv: the channels' d_* hold this cycle's decision
+    reg          e_valid, e_w, dv;
+    reg [1:0]    e_ch;
+    reg [EW-1:0] e_e;
+    reg [31:0]   e_room, room_left;
+    always @(posedge clk) begin
+        if (s0) begin
+            e_valid <= enq_valid;
+            e_w <= enq_w;
+            e_ch <= m_ch[1:0];
+            e_e <= enq_e;
+            e_room <= rsp_room;
+        end
+        if (!rst_n || ce)
+            dv <= 1'b0;
+        else if (s2)
+            dv <= 1'b1;
+    end
+    assign sched_need = enq_valid || nr != 28'd0 || nw != 28'd0 || refresh_due != 4'd0;
 
     // ---- channels ----
     wire [3:0] rd_cand;
@@ -172,9 +203,9 @@ module dram #(
                 assign ch_nonref[c] = 1'b0;
                 assign ch_ref_min[32*c +: 32] = 32'h7fffffff;
             end else begin : ch
-            wire here = enq_valid && m_ch[1:0] == c;
+            wire here = e_valid && e_ch == c;
             dram_chan #(.NB(NB), .NQ(NQ)) u_ch (
-                .clk(clk), .rst_n(rst_n), .ce(ce), .skip(skip), .skip_n(skip_n), .reach(reach),
+                .clk(clk), .rst_n(rst_n), .ce(ce), .s1(s1), .s2(s2), .dv(dv), .skip(skip), .skip_n(skip_n), .reach(reach),
                 .rest(ch_rest[16*c +: 16]), .ref_min(ch_ref_min[32*c +: 32]),
                 .snap(snap), .pjump(pjump), .same(ch_same[c]), .canon(ch_canon[c]), .nonref(ch_nonref[c]),
                 .now(now), .ch(CI), .en(c < channels),
@@ -185,7 +216,7 @@ module dram #(
                 .tWTR_L(tWTR_L), .tRTW(tRTW), .tREFI(tREFI), .tRFC(tRFC), .tRFCsb(tRFCsb),
                 .refresh(refresh), .wdrain_high(wdrain_high), .wdrain_low(wdrain_low),
                 .row_closed(row_closed), .fcfs(fcfs),
-                .enq_r(here && !enq_w), .enq_w(here && enq_w), .enq_e(enq_e),
+                .enq_r(here && !e_w), .enq_w(here && e_w), .enq_e(e_e),
                 .col_grant(col_grant[c]), .rd_cand(rd_cand[c]),
                 .done_valid(done_v[c]), .done_msg(done_m[c*`CXL_MSG_W +: `CXL_MSG_W]),
                 .iss_valid(cmd_valid[c]), .iss_cmd(cmd_kind[3*c +: 3]), .iss_rank(cmd_rank[2*c +: 2]),
@@ -210,12 +241,13 @@ module dram #(
         end
     end
 
-    // channel (now + k) mod channels goes k-th: completions in that order, room handed out in that order
+    // channel (now + k) mod channels goes k-th: completions in that order (ce), room handed out in that
+    // order (s2, from the room registered in s0; the room left is registered for the commit)
     reg [31:0] room;
     reg [1:0] ci;
     integer k;
     always @* begin
-        room = rsp_room;
+        room = e_room;
         done_n = 3'd0;
         done_msg = {4*`CXL_MSG_W{1'b0}};
         col_grant = 4'd0;
@@ -231,8 +263,11 @@ module dram #(
                     room = room - 32'd1;
             end
         end
-        rsp_room_out = room;
     end
+    always @(posedge clk)
+        if (s2)
+            room_left <= room;
+    assign rsp_room_out = dv ? room_left : rsp_room;
 
     // ---- statistics ----
     reg [63:0] d_reads, d_writes, d_acts, d_pres, d_refs, d_conf, occ_next;

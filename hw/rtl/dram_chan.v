@@ -2,8 +2,21 @@
 // the timing state (dram_timing.v), refresh, the FR-FCFS / FCFS scheduler and the read-data FIFO.
 // Instantiated by dram.v, which maps addresses, hands out the response room and merges the channels.
 //
-// One clock edge with ce = 1 is one C cycle: this cycle's enqueue (enq_r / enq_w, at most one) and then
-// the tick. The enqueued request is visible to the same cycle's scheduling, as in the C.
+// One C cycle is two schedule clocks and then the edge with ce = 1 (FASED-style: the cycle's decision is
+// taken over clocks with a register between the steps, then committed):
+//   - s1 (ce low): the candidates. From the registers alone (the state, and the cycle's enqueue that dram.v
+//     registered in its load clock s0: enq_r / enq_w / enq_e, at most one), the write mode, the refresh
+//     decision and the mode's candidate entries (the enqueued one appended, as the C makes it visible to the
+//     same cycle's scheduling) go into the c_* registers;
+//   - s2 (ce low): the pick. The oldest ready row hit (a RD only with col_grant, which dram.v hands out from
+//     the channels' rd_cand of this clock) or else the oldest ready row command, its bank and row, and the
+//     command go into the d_* registers;
+//   - ce: the commit. The queues, hit counts, timing counters and read FIFO move by the registered decision
+//     when `dv` (dram.v: s2 came in this cycle); without dv the cycle had nothing to schedule (dram.v's
+//     sched_need was low: no enqueue, both queues empty, no refresh due), so nothing issues and the write
+//     mode takes the value the C gives empty queues.
+// No path runs from the enqueue through the pick: the longest were 43.75 LUT levels in one clock
+// (docs/rtl-synthesis.md). The iss_* outputs are the committed command (valid in the ce clock).
 //
 // Shaped as hardware:
 // - Queues: per entry only what the scheduler reads is in registers (bank index, row, row-hit bit, in
@@ -52,6 +65,9 @@ module dram_chan #(
     input  wire        clk,
     input  wire        rst_n /* verilator public_flat_rd */,
     input  wire        ce /* verilator public_flat_rd */,
+    input  wire        s1 /* verilator public_flat_rd */,           // schedule clock 1: the candidates (ce low)
+    input  wire        s2 /* verilator public_flat_rd */,           // schedule clock 2: the pick (ce low)
+    input  wire        dv /* verilator public_flat_rd */,           // the d_* registers hold this cycle's decision
     input  wire        skip /* verilator public_flat_rd */,         // idle skip: this edge is 1 + skip_n quiet cycles
     input  wire [31:0] skip_n /* verilator public_flat_rd */,       // (saturated at 2^32 - 1)
     input  wire [15:0] reach /* verilator public_flat_rd */,        // bound of any non-refresh command's raise
@@ -98,26 +114,26 @@ module dram_chan #(
     input  wire [31:0] wdrain_low /* verilator public_flat_rd */,
     input  wire        row_closed /* verilator public_flat_rd */,
     input  wire        fcfs /* verilator public_flat_rd */,
-    input  wire        enq_r /* verilator public_flat_rd */,
+    input  wire        enq_r /* verilator public_flat_rd */,          // this cycle's enqueue (registered, dram.v)
     input  wire        enq_w /* verilator public_flat_rd */,
     input  wire [`CXL_MSG_W+51:0] enq_e /* verilator public_flat_rd */,   // {msg, row, rank, bg, bank, bank index}
-    input  wire        col_grant /* verilator public_flat_rd */,     // a response-queue entry is free for a RD this cycle
-    output reg         rd_cand /* verilator public_flat_rd */,       // a RD would issue given room
+    input  wire        col_grant /* verilator public_flat_rd */,     // s2: a response-queue entry is free for a RD this cycle
+    output wire        rd_cand /* verilator public_flat_rd */,       // s2: a RD would issue given room
     output wire        done_valid /* verilator public_flat_rd */,
     output wire [`CXL_MSG_W-1:0] done_msg /* verilator public_flat_rd */,
-    output reg         iss_valid /* verilator public_flat_rd */,
-    output reg  [2:0]  iss_cmd /* verilator public_flat_rd */,
-    output reg  [1:0]  iss_rank /* verilator public_flat_rd */,
-    output reg  [5:0]  iss_bg /* verilator public_flat_rd */,
-    output reg  [5:0]  iss_bank /* verilator public_flat_rd */,
-    output reg  [31:0] iss_row /* verilator public_flat_rd */,
-    output reg         iss_auto_pre /* verilator public_flat_rd */,
-    output reg         iss_conflict /* verilator public_flat_rd */,
+    output wire        iss_valid /* verilator public_flat_rd */,
+    output wire [2:0]  iss_cmd /* verilator public_flat_rd */,
+    output wire [1:0]  iss_rank /* verilator public_flat_rd */,
+    output wire [5:0]  iss_bg /* verilator public_flat_rd */,
+    output wire [5:0]  iss_bank /* verilator public_flat_rd */,
+    output wire [31:0] iss_row /* verilator public_flat_rd */,
+    output wire        iss_auto_pre /* verilator public_flat_rd */,
+    output wire        iss_conflict /* verilator public_flat_rd */,
     output reg  [6:0]  nr /* verilator public_flat_rd */,
     output reg  [6:0]  nw /* verilator public_flat_rd */,
     output wire [5:0]  rd_n /* verilator public_flat_rd */,
-    output reg  [6:0]  nr_next /* verilator public_flat_rd */,
-    output reg  [6:0]  nw_next /* verilator public_flat_rd */,
+    output wire [6:0]  nr_next /* verilator public_flat_rd */,
+    output wire [6:0]  nw_next /* verilator public_flat_rd */,
     output wire        refresh_due /* verilator public_flat_rd */    // a rank's refresh deadline has passed: the model is not idle
 );
     localparam MW = `CXL_MSG_W;
@@ -187,7 +203,7 @@ module dram_chan #(
         .tBL(tBL), .tCCD_S(tCCD_S), .tCCD_L(tCCD_L), .tCCD_S_WR(tCCD_S_WR), .tCCD_L_WR(tCCD_L_WR),
         .tRRD_S(tRRD_S), .tRRD_L(tRRD_L), .tFAW(tFAW), .tWTR_S(tWTR_S), .tWTR_L(tWTR_L), .tRTW(tRTW),
         .tRFC(tRFC), .tRFCsb(tRFCsb),
-        .iss_valid(iss_valid), .iss_cmd(iss_cmd), .iss_rank(iss_rank), .iss_bank(iss_bank), .iss_b(iss_b),
+        .iss_valid(iss_valid), .iss_cmd(iss_cmd), .iss_rank(iss_rank), .iss_bank(iss_bank), .iss_b(d_b),
         .iss_row(iss_row), .iss_auto_pre(iss_auto_pre),
         .open_b(open_b), .ok_act(ok_act), .ok_pre(ok_pre), .ok_rd(ok_rd), .ok_wr(ok_wr), .bk_act(bk_act),
         .rk_act(rk_act),
@@ -207,6 +223,7 @@ module dram_chan #(
     assign rd_n = rd_count;
     assign done_msg = rd_msg[rd_head];
 
+    // ================================================================ s1: the candidates
     // ---- write mode ----
     reg [6:0] nr_v, nw_v;
     reg wm;                         // write mode after this cycle's update
@@ -284,19 +301,17 @@ module dram_chan #(
         end
     end
 
-    // ---- FR-FCFS / FCFS over the mode's queue (with this cycle's enqueue appended) ----
+    // ---- FR-FCFS / FCFS candidates over the mode's queue (with this cycle's enqueue appended) ----
     // Per entry, the readiness of its bank's column / row command (a bit of colok / rowok selected by
     // its bank index); the appended entry's from the enqueue; the candidates are those of the first
     // n_scan entries with the matching row-hit bit.
     wire [NB-1:0] colok = ~blk_b & (wm ? ok_wr : ok_rd);
     wire [NB-1:0] rowok = ~blk_b & ((open_b & ok_pre & (fcfs ? {NB{1'b1}} : ~hm)) | (~open_b & ok_act));
     wire [NQ-1:0] smask = below(n_scan);
-    reg [NQ-1:0] okc, okr, hv, cand_c, cand_r, oh_c, oh_r;
+    reg [NQ-1:0] okc, okr, hv, cand_c, cand_r;
     /* verilator lint_off UNUSEDSIGNAL */  // banks below NB
     reg [5:0] vb;
     /* verilator lint_on UNUSEDSIGNAL */
-    reg hit_found, row_found;
-    reg [5:0] hit_i;
     integer i;
     always @* begin
         for (i = 0; i < NQ; i = i + 1) begin
@@ -312,90 +327,153 @@ module dram_chan #(
         end
         cand_c = smask & hv & okc;
         cand_r = smask & ~hv & okr;
-        hit_found = cand_c != {NQ{1'b0}};
-        row_found = cand_r != {NQ{1'b0}};
-        oh_c = lowest_oh(cand_c);
-        oh_r = lowest_oh(cand_r);
-        hit_i = enc(oh_c);
     end
+    // the candidates' registers (s1)
+    reg c_wm, c_app, c_hit, c_rf, c_rpre;
+    reg [QW-1:0] c_nold;
+    reg [NQ-1:0] c_cc, c_cr;
+    reg [1:0] c_rrank;
+    reg [5:0] c_rj;
+    always @(posedge clk)
+        if (s1) begin
+            c_wm <= wm;
+            c_app <= app_m;
+            c_nold <= n_old[QW-1:0];
+            c_hit <= enq_hit;
+            c_cc <= cand_c;
+            c_cr <= cand_r;
+            c_rf <= ref_fire;
+            c_rpre <= ref_is_pre;
+            c_rrank <= ref_rank;
+            c_rj <= ref_j;
+        end
 
-    // ---- the command ----
+    // ================================================================ s2: the pick and the command
+    wire hit_found = c_cc != {NQ{1'b0}};
+    wire row_found = c_cr != {NQ{1'b0}};
+    wire [NQ-1:0] oh_c = lowest_oh(c_cc);
+    wire [NQ-1:0] oh_r = lowest_oh(c_cr);
+    wire [5:0] hit_i = enc(oh_c);
+    assign rd_cand = en && !c_rf && !c_wm && hit_found;
     reg do_col, s_app;
-    reg [5:0] se_b, iss_b;
+    reg [5:0] se_b, p_b;
     /* verilator lint_off UNUSEDSIGNAL */  // ranks are 0..3
     reg [5:0] se_rk;
     /* verilator lint_on UNUSEDSIGNAL */
     reg [31:0] se_row;
     reg [NQ-1:0] oh_s;
+    reg p_valid, p_ap, p_conf;
+    reg [2:0] p_cmd;
+    reg [1:0] p_rank;
+    reg [5:0] p_bg, p_bank;
+    reg [31:0] p_row;
     always @* begin
-        rd_cand = en && !ref_fire && !wm && hit_found;
-        do_col = en && !ref_fire && hit_found && (wm || col_grant);
+        do_col = en && !c_rf && hit_found && (c_wm || col_grant);
         // the selected entry's bank and row: an AND-OR select by the one-hot pick (no encode and decode
         // of its index on the way)
         oh_s = do_col ? oh_c : oh_r;
-        s_app = app_m && oh_s[n_old[QW-1:0]];
+        s_app = c_app && oh_s[c_nold];
         se_b = 6'd0;
         se_row = 32'd0;
         for (i = 0; i < NQ; i = i + 1) begin
-            se_b = se_b | ({6{oh_s[i]}} & (wm ? wq_b[i] : rq_b[i]));
-            se_row = se_row | ({32{oh_s[i]}} & (wm ? wq_row[i] : rq_row[i]));
+            se_b = se_b | ({6{oh_s[i]}} & (c_wm ? wq_b[i] : rq_b[i]));
+            se_row = se_row | ({32{oh_s[i]}} & (c_wm ? wq_row[i] : rq_row[i]));
         end
         if (s_app) begin
             se_b = enq_b;
             se_row = enq_row;
         end
         se_rk = se_b >> rsh;
-        iss_valid = 1'b0;
-        iss_cmd = C_ACT;
-        iss_b = 6'd0;
-        iss_rank = 2'd0;
-        iss_bg = 6'd0;
-        iss_bank = 6'd0;
-        iss_row = 32'd0;
-        iss_auto_pre = 1'b0;
-        iss_conflict = 1'b0;
-        if (en && ref_fire) begin
-            iss_valid = 1'b1;
-            iss_rank = ref_rank;
-            if (ref_is_pre) begin
-                iss_cmd = C_PRE;
-                iss_bg = (ref_j >> bank_bits) & ~(6'h3f << bg_bits);
-                iss_bank = ref_j & kmask;
-                iss_b = ref_j;
+        p_valid = 1'b0;
+        p_cmd = C_ACT;
+        p_b = 6'd0;
+        p_rank = 2'd0;
+        p_bg = 6'd0;
+        p_bank = 6'd0;
+        p_row = 32'd0;
+        p_ap = 1'b0;
+        p_conf = 1'b0;
+        if (en && c_rf) begin
+            p_valid = 1'b1;
+            p_rank = c_rrank;
+            if (c_rpre) begin
+                p_cmd = C_PRE;
+                p_bg = (c_rj >> bank_bits) & ~(6'h3f << bg_bits);
+                p_bank = c_rj & kmask;
+                p_b = c_rj;
             end else begin
-                iss_cmd = sb ? C_REFSB : C_REF;
-                iss_bank = sb ? ref_bank[ref_rank] : 6'd0;
-                iss_b = ({4'd0, ref_rank} << rsh) | iss_bank;
+                p_cmd = sb ? C_REFSB : C_REF;
+                p_bank = sb ? ref_bank[c_rrank] : 6'd0;
+                p_b = ({4'd0, c_rrank} << rsh) | p_bank;
             end
         end else if (do_col || (en && row_found)) begin
-            iss_valid = 1'b1;
-            iss_rank = se_rk[1:0];
-            iss_bg = (se_b >> bank_bits) & ~(6'h3f << bg_bits);
-            iss_bank = se_b & kmask;
-            iss_b = se_b;
+            p_valid = 1'b1;
+            p_rank = se_rk[1:0];
+            p_bg = (se_b >> bank_bits) & ~(6'h3f << bg_bits);
+            p_bank = se_b & kmask;
+            p_b = se_b;
             if (do_col) begin
-                iss_cmd = wm ? C_WR : C_RD;
-                iss_row = se_row;
-                iss_auto_pre = row_closed;
+                p_cmd = c_wm ? C_WR : C_RD;
+                p_row = se_row;
+                p_ap = row_closed;
             end else if (!open_b[se_b[BW-1:0]]) begin
-                iss_cmd = C_ACT;
-                iss_row = se_row;
+                p_cmd = C_ACT;
+                p_row = se_row;
             end else begin
-                iss_cmd = C_PRE;
-                iss_conflict = 1'b1;
+                p_cmd = C_PRE;
+                p_conf = 1'b1;
             end
         end
-        nr_next = nr_v - {6'd0, do_col && !wm};
-        nw_next = nw_v - {6'd0, do_col && wm};
     end
+    // the decision's registers (s2)
+    reg d_valid, d_ap, d_conf, d_col, d_sapp;
+    reg [2:0] d_cmd;
+    reg [1:0] d_rank;
+    reg [5:0] d_bg, d_bank, d_b, d_hit_i, d_se_b;
+    reg [31:0] d_row;
+    always @(posedge clk)
+        if (s2) begin
+            d_valid <= p_valid;
+            d_cmd <= p_cmd;
+            d_rank <= p_rank;
+            d_bg <= p_bg;
+            d_bank <= p_bank;
+            d_b <= p_b;
+            d_row <= p_row;
+            d_ap <= p_ap;
+            d_conf <= p_conf;
+            d_col <= do_col;
+            d_hit_i <= hit_i;
+            d_se_b <= se_b;
+            d_sapp <= s_app;
+        end
+
+    // ================================================================ ce: the commit
+    // the committed command and enqueue (nothing without dv: the cycle had nothing to schedule)
+    assign iss_valid = dv && d_valid;
+    assign iss_cmd = d_cmd;
+    assign iss_rank = d_rank;
+    assign iss_bg = d_bg;
+    assign iss_bank = d_bank;
+    assign iss_row = d_row;
+    assign iss_auto_pre = d_ap;
+    assign iss_conflict = dv && d_conf;
+    wire [5:0] iss_b = d_b;
+    wire e_r = dv && enq_r;
+    wire e_w = dv && enq_w;
+    wire do_c = dv && d_col;
+    wire [6:0] nr_c = nr + {6'd0, e_r};
+    wire [6:0] nw_c = nw + {6'd0, e_w};
+    assign nr_next = nr_c - {6'd0, do_c && !c_wm};
+    assign nw_next = nw_c - {6'd0, do_c && c_wm};
 
     // ---- after this cycle: row-hit bits and hit counts (append, then the issued ACT / PRE or
     // auto-precharge on its bank's entries in both queues, then the issued entry's removal) ----
     wire [5:0] ib = iss_b;
     wire row_opens = iss_valid && iss_cmd == C_ACT;
     wire row_closes = iss_valid && (iss_cmd == C_PRE || ((iss_cmd == C_RD || iss_cmd == C_WR) && iss_auto_pre));
-    wire rem_r = do_col && !wm;
-    wire rem_w = do_col && wm;
+    wire rem_r = do_c && !c_wm;
+    wire rem_w = do_c && c_wm;
     reg [NQ-1:0] rh_a, wh_a, on_r, on_w, mr, mw, lo_m, rq_hit_nx, wq_hit_nx;
     reg [6:0] pop_r, pop_w;
     reg [5:0] eb;
@@ -411,22 +489,22 @@ module dram_chan #(
         // (only a command that opens or closes a row reads them)
         if (row_opens || row_closes)
         for (jj = 0; jj < NQ; jj = jj + 1) begin
-            eb = (enq_r && jj[6:0] == nr) ? enq_b : rq_b[jj];
-            erow = (enq_r && jj[6:0] == nr) ? enq_row : rq_row[jj];
-            on_r[jj] = jj[6:0] < nr_v && eb == ib;          // on the command's bank
+            eb = (e_r && jj[6:0] == nr) ? enq_b : rq_b[jj];
+            erow = (e_r && jj[6:0] == nr) ? enq_row : rq_row[jj];
+            on_r[jj] = jj[6:0] < nr_c && eb == ib;          // on the command's bank
             mr[jj] = on_r[jj] && erow == iss_row;            // ... and on the ACT's row
-            eb = (enq_w && jj[6:0] == nw) ? enq_b : wq_b[jj];
-            erow = (enq_w && jj[6:0] == nw) ? enq_row : wq_row[jj];
-            on_w[jj] = jj[6:0] < nw_v && eb == ib;
+            eb = (e_w && jj[6:0] == nw) ? enq_b : wq_b[jj];
+            erow = (e_w && jj[6:0] == nw) ? enq_row : wq_row[jj];
+            on_w[jj] = jj[6:0] < nw_c && eb == ib;
             mw[jj] = on_w[jj] && erow == iss_row;
         end
-        rh_a = enq_r ? (rq_hit & ~(Q1 << nr)) | ({{(NQ-1){1'b0}}, enq_hit} << nr) : rq_hit;
-        wh_a = enq_w ? (wq_hit & ~(Q1 << nw)) | ({{(NQ-1){1'b0}}, enq_hit} << nw) : wq_hit;
+        rh_a = e_r ? (rq_hit & ~(Q1 << nr)) | ({{(NQ-1){1'b0}}, c_hit} << nr) : rq_hit;
+        wh_a = e_w ? (wq_hit & ~(Q1 << nw)) | ({{(NQ-1){1'b0}}, c_hit} << nw) : wq_hit;
         if (row_opens || row_closes) begin
             rh_a = (rh_a & ~on_r) | (row_opens ? mr : {NQ{1'b0}});
             wh_a = (wh_a & ~on_w) | (row_opens ? mw : {NQ{1'b0}});
         end
-        lo_m = below({1'b0, hit_i});
+        lo_m = below({1'b0, d_hit_i});
         rq_hit_nx = rem_r ? (rh_a & lo_m) | ((rh_a >> 1) & ~lo_m) : rh_a;
         wq_hit_nx = rem_w ? (wh_a & lo_m) | ((wh_a >> 1) & ~lo_m) : wh_a;
         pop_r = 7'd0;
@@ -440,13 +518,13 @@ module dram_chan #(
     // the hit counts after this cycle of the banks that can change: the enqueued entry's, the issued
     // entry's and the ACT's / PRE's (C: dram_enqueue's increment, then schedule's decrement, recount or clear)
 `define DC_HITS(q, x, e, rm, pop) ((row_opens && (x) == ib) ? (pop) : (row_closes && (x) == ib) ? 7'd0 \
-        : q[x[BW-1:0]] + {6'd0, (e) && enq_hit && enq_b == (x)} - {6'd0, (rm) && se_b == (x)})
-    wire [6:0] hr_enq = `DC_HITS(hits_r, enq_b, enq_r, rem_r, pop_r);
-    wire [6:0] hr_se = `DC_HITS(hits_r, se_b, enq_r, rem_r, pop_r);
-    wire [6:0] hr_ib = `DC_HITS(hits_r, ib, enq_r, rem_r, pop_r);
-    wire [6:0] hw_enq = `DC_HITS(hits_w, enq_b, enq_w, rem_w, pop_w);
-    wire [6:0] hw_se = `DC_HITS(hits_w, se_b, enq_w, rem_w, pop_w);
-    wire [6:0] hw_ib = `DC_HITS(hits_w, ib, enq_w, rem_w, pop_w);
+        : q[x[BW-1:0]] + {6'd0, (e) && c_hit && enq_b == (x)} - {6'd0, (rm) && d_se_b == (x)})
+    wire [6:0] hr_enq = `DC_HITS(hits_r, enq_b, e_r, rem_r, pop_r);
+    wire [6:0] hr_se = `DC_HITS(hits_r, d_se_b, e_r, rem_r, pop_r);
+    wire [6:0] hr_ib = `DC_HITS(hits_r, ib, e_r, rem_r, pop_r);
+    wire [6:0] hw_enq = `DC_HITS(hits_w, enq_b, e_w, rem_w, pop_w);
+    wire [6:0] hw_se = `DC_HITS(hits_w, d_se_b, e_w, rem_w, pop_w);
+    wire [6:0] hw_ib = `DC_HITS(hits_w, ib, e_w, rem_w, pop_w);
 `undef DC_HITS
 
     // ---- the read payload slot: the lowest free one for an enqueued read ----
@@ -454,9 +532,9 @@ module dram_chan #(
     wire [5:0]    free_lo = enc(lowest_oh(rq_free));
     /* verilator lint_on UNUSEDSIGNAL */
     wire [QW-1:0] enq_slot = free_lo[QW-1:0];
-    wire [QW-1:0] rem_slot = (enq_r && {1'b0, hit_i} == nr) ? enq_slot : rq_slot[hit_i[QW-1:0]];
+    wire [QW-1:0] rem_slot = (e_r && {1'b0, d_hit_i} == nr) ? enq_slot : rq_slot[d_hit_i[QW-1:0]];
     // (read only when a RD issues: the selected entry is then the oldest ready hit)
-    wire [MW-1:0] rd_new = s_app ? enq_msg : rq_msg[rq_slot[hit_i[QW-1:0]]];
+    wire [MW-1:0] rd_new = d_sapp ? enq_msg : rq_msg[rq_slot[d_hit_i[QW-1:0]]];
     wire [4:0] rd_tail = rd_head + rd_count[4:0];
     wire is_ref_cmd = iss_valid && (iss_cmd == C_REF || iss_cmd == C_REFSB);
 
@@ -514,7 +592,7 @@ module dram_chan #(
 
     integer j;
     always @(posedge clk) begin
-        if (ce && enq_r)
+        if (ce && e_r)
             rq_msg[enq_slot] <= enq_msg;
         if (ce && iss_valid && iss_cmd == C_RD) begin
             rd_msg[rd_tail] <= rd_new;
@@ -542,46 +620,46 @@ module dram_chan #(
             rd_count <= 6'd0;
         end else if (ce) begin
             // queues: append, then remove the issued entry (the younger ones shift up)
-            if (enq_r || rem_r)
+            if (e_r || rem_r)
                 for (j = 0; j < NQ; j = j + 1)
-                    if (rem_r && j >= {26'd0, hit_i}) begin
-                        rq_b[j] <= j == NQ - 1 ? 6'd0 : (enq_r && j + 1 == {25'd0, nr}) ? enq_b : rq_b[(j + 1) % NQ];
-                        rq_row[j] <= j == NQ - 1 ? 32'd0 : (enq_r && j + 1 == {25'd0, nr}) ? enq_row : rq_row[(j + 1) % NQ];
-                        rq_slot[j] <= j == NQ - 1 ? {QW{1'b0}} : (enq_r && j + 1 == {25'd0, nr}) ? enq_slot : rq_slot[(j + 1) % NQ];
-                    end else if (enq_r && j == {25'd0, nr}) begin
+                    if (rem_r && j >= {26'd0, d_hit_i}) begin
+                        rq_b[j] <= j == NQ - 1 ? 6'd0 : (e_r && j + 1 == {25'd0, nr}) ? enq_b : rq_b[(j + 1) % NQ];
+                        rq_row[j] <= j == NQ - 1 ? 32'd0 : (e_r && j + 1 == {25'd0, nr}) ? enq_row : rq_row[(j + 1) % NQ];
+                        rq_slot[j] <= j == NQ - 1 ? {QW{1'b0}} : (e_r && j + 1 == {25'd0, nr}) ? enq_slot : rq_slot[(j + 1) % NQ];
+                    end else if (e_r && j == {25'd0, nr}) begin
                         rq_b[j] <= enq_b;
                         rq_row[j] <= enq_row;
                         rq_slot[j] <= enq_slot;
                     end
-            if (enq_w || rem_w)
+            if (e_w || rem_w)
                 for (j = 0; j < NQ; j = j + 1)
-                    if (rem_w && j >= {26'd0, hit_i}) begin
-                        wq_b[j] <= j == NQ - 1 ? 6'd0 : (enq_w && j + 1 == {25'd0, nw}) ? enq_b : wq_b[(j + 1) % NQ];
-                        wq_row[j] <= j == NQ - 1 ? 32'd0 : (enq_w && j + 1 == {25'd0, nw}) ? enq_row : wq_row[(j + 1) % NQ];
-                    end else if (enq_w && j == {25'd0, nw}) begin
+                    if (rem_w && j >= {26'd0, d_hit_i}) begin
+                        wq_b[j] <= j == NQ - 1 ? 6'd0 : (e_w && j + 1 == {25'd0, nw}) ? enq_b : wq_b[(j + 1) % NQ];
+                        wq_row[j] <= j == NQ - 1 ? 32'd0 : (e_w && j + 1 == {25'd0, nw}) ? enq_row : wq_row[(j + 1) % NQ];
+                    end else if (e_w && j == {25'd0, nw}) begin
                         wq_b[j] <= enq_b;
                         wq_row[j] <= enq_row;
                     end
-            rq_free <= (rq_free & ~({{(NQ-1){1'b0}}, enq_r} << enq_slot)) | ({{(NQ-1){1'b0}}, rem_r} << rem_slot);
+            rq_free <= (rq_free & ~({{(NQ-1){1'b0}}, e_r} << enq_slot)) | ({{(NQ-1){1'b0}}, rem_r} << rem_slot);
             nr <= nr_next;
             nw <= nw_next;
             rq_hit <= rq_hit_nx;
             wq_hit <= wq_hit_nx;
             // hit counts (the three banks that can change; where two are one bank, the same value), and
             // whether each is non-zero
-            if (enq_r) begin
+            if (e_r) begin
                 hits_r[enq_b[BW-1:0]] <= hr_enq;
                 hz_r[enq_b[BW-1:0]] <= hr_enq != 7'd0;
             end
-            if (enq_w) begin
+            if (e_w) begin
                 hits_w[enq_b[BW-1:0]] <= hw_enq;
                 hz_w[enq_b[BW-1:0]] <= hw_enq != 7'd0;
             end
-            if (do_col) begin
-                hits_r[se_b[BW-1:0]] <= hr_se;
-                hits_w[se_b[BW-1:0]] <= hw_se;
-                hz_r[se_b[BW-1:0]] <= hr_se != 7'd0;
-                hz_w[se_b[BW-1:0]] <= hw_se != 7'd0;
+            if (do_c) begin
+                hits_r[d_se_b[BW-1:0]] <= hr_se;
+                hits_w[d_se_b[BW-1:0]] <= hw_se;
+                hz_r[d_se_b[BW-1:0]] <= hr_se != 7'd0;
+                hz_w[d_se_b[BW-1:0]] <= hw_se != 7'd0;
             end
             if (row_opens || row_closes) begin
                 hits_r[ib[BW-1:0]] <= hr_ib;
@@ -589,8 +667,9 @@ module dram_chan #(
                 hz_r[ib[BW-1:0]] <= hr_ib != 7'd0;
                 hz_w[ib[BW-1:0]] <= hw_ib != 7'd0;
             end
-            if (en && !ref_fire)
-                write_mode <= wm;
+            // (without dv both queues are empty and no refresh is due: the C's update for empty queues)
+            if (en && !(dv && c_rf))
+                write_mode <= dv ? c_wm : !write_mode && wdrain_high == 32'd0;
             // read-data FIFO
             if (rd_pop)
                 rd_head <= rd_head + 5'd1;

@@ -180,6 +180,25 @@ void clock(Vdevctrl &t)
     t.eval();
 }
 
+// The DRAM's schedule clocks before the cycle's ce edge (dram.v: s0, s1, s2 with ce low): when it has
+// something to schedule, and now and then when it has not (the results must be the same).
+void schedule(Vdevctrl &t, Rng &rng)
+{
+    t.eval();
+    if (!t.sched_need && !rng.chance(10))
+        return;
+    t.ce = 0;
+    for (int k = 0; k < 3; k++) {
+        t.s0 = k == 0;
+        t.s1 = k == 1;
+        t.s2 = k == 2;
+        t.eval();
+        clock(t);
+    }
+    t.s0 = t.s1 = t.s2 = 0;
+    t.ce = 1;
+}
+
 bool run(VerilatedContext &ctx, const Run &rn, uint64_t seed, Checker &ck)
 {
     const cxl_params &p = rn.p;
@@ -284,6 +303,7 @@ bool run(VerilatedContext &ctx, const Run &rn, uint64_t seed, Checker &ck)
                          rtl_unit::kMsgFields[f].width, rtl_unit::msg_field(in[i], f));
         top->drs_pop_n = 0;
         top->ndr_pop_n = 0;
+        schedule(*top, rng);
         top->eval();
         ok = ck.same("idle", top->idle, idle0) && ck.same("refresh_due", top->refresh_due, refdue0) &&
              ck.same("ing_req_space", top->ing_req_space, sp_req) &&

@@ -8,7 +8,8 @@
 // every issued command (channel, kind, rank, bg, bank, row, auto-precharge: the C's command trace),
 // every completion in out[] order, the room left; after the edge: every statistic, queue counts and the
 // occupancy sum. One run per preset is long enough for many refresh intervals. Now and then a clock
-// with ce = 0 comes first: nothing may move. The sanitized build runs shorter (see main).
+// with ce = 0 comes first: nothing may move. The schedule clocks (s0..s2) come before each ce edge that
+// needs them, and now and then before one that does not. The sanitized build runs shorter (see main).
 #include <memory>
 #include <vector>
 
@@ -132,6 +133,28 @@ struct Run {
     int cycles;
 };
 
+// The schedule clocks before the cycle's ce edge (dram.v: s0, s1, s2 with ce low): when the DRAM has
+// something to schedule, and now and then when it has not (the results must be the same).
+void schedule(Vdram &t, Rng &rng)
+{
+    t.eval();
+    if (!t.sched_need && !rng.chance(10))
+        return;
+    t.ce = 0;
+    for (int k = 0; k < 3; k++) {
+        t.s0 = k == 0;
+        t.s1 = k == 1;
+        t.s2 = k == 2;
+        t.eval();
+        t.clk = 1;
+        t.eval();
+        t.clk = 0;
+        t.eval();
+    }
+    t.s0 = t.s1 = t.s2 = 0;
+    t.ce = 1;
+}
+
 bool run(VerilatedContext &ctx, const Run &rn, uint64_t seed, Checker &ck)
 {
     const cxl_dram_params &p = rn.p;
@@ -206,6 +229,7 @@ bool run(VerilatedContext &ctx, const Run &rn, uint64_t seed, Checker &ck)
             top->clk = 0;
             top->ce = 1;
         }
+        schedule(*top, rng);
         top->eval();
         ok = ck.same("done_n", top->done_n, n) && ck.same("rsp_room_out", top->rsp_room_out, room);
         for (uint32_t i = 0; i < n && ok; i++)
