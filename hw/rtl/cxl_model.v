@@ -17,9 +17,10 @@
 //     are the ones the main clock sees. They last while any used link says `need`; the links build in
 //     parallel (at most 13 clocks: a load of the flit's start values, then one per fill_slot round). A cycle with a build clock is not quiet (a
 //     link has something to send or owes data), so no idle skip or period jump is lost by taking it.
-//   - schedule clocks (0 or 3, beside the build clocks: a clock may be both): each device's DRAM takes the
-//     decision of this cycle over three clocks, s0 (the enqueue and the response room into registers),
-//     s1 (each channel's candidates), s2 (its pick and command), from the same inputs as the main clock's
+//   - schedule clocks (0, 2 or 3, beside the build clocks: a clock may be both): each device's DRAM takes
+//     the decision of this cycle over the clocks s0 (the enqueue into registers; only when a device
+//     enqueues), s1 (each channel's candidates, the response room), s2 (its pick and command), from the
+//     same inputs as the main clock's
 //     (dram.v, dram_chan.v); only the DRAM's decision registers move. They come when some used device's
 //     DRAM has something to schedule (an enqueue, a queued request, a refresh due: sched_need); the
 //     decision feeds no other unit's output of the cycle but the response room it leaves, which only
@@ -187,19 +188,20 @@ module cxl_model #(
     // a build clock: some link's flit of this cycle needs another step (link.v); the main clock follows
     // when none does
     wire            bld_need;
-    // schedule clocks: the DRAM's decision of this cycle over three clocks (dram.v: s0 the load, s1 the
-    // candidates, s2 the pick), beside the build clocks, when some used device's DRAM has something to
-    // schedule; sc_q counts them
-    wire            sch_any;
+    // schedule clocks: the DRAM's decision of this cycle over two or three clocks (dram.v: s0 the load,
+    // only when some device enqueues; s1 the candidates; s2 the pick), beside the build clocks, when some
+    // used device's DRAM has something to schedule; sc_q is the next one (0: none yet)
+    wire            sch_any, sch_ld;
     reg  [1:0]      sc_q;
     wire            sch_need = sch_any && sc_q != 2'd3;
+    wire [1:0]      sc_st = (sc_q == 2'd0 && !sch_ld) ? 2'd1 : sc_q;
     wire            pre_clk  = main_raw && !pj_hold && (bld_need || sch_need);
     wire            bld_clk  = pre_clk && bld_need;
     wire            sch_clk  = pre_clk && sch_need;
     wire            main_clk = main_raw && !pj_hold && !bld_need && !sch_need;
-    wire            sch_s0 = sch_clk && sc_q == 2'd0;
-    wire            sch_s1 = sch_clk && sc_q == 2'd1;
-    wire            sch_s2 = sch_clk && sc_q == 2'd2;
+    wire            sch_s0 = sch_clk && sc_st == 2'd0;
+    wire            sch_s1 = sch_clk && sc_st == 2'd1;
+    wire            sch_s2 = sch_clk && sc_st == 2'd2;
     // an idle skip (below): this main clock is 1 + skip_n model cycles; a period jump is adv_n + 1 cycles
     // without one; `now` and its copies move in both (adv)
     wire            skip_c;
@@ -399,16 +401,22 @@ module cxl_model #(
     wire [ND-1:0]    dn_need;
     assign bld_need = |up_need || |dn_need;
     // some used device's DRAM has something to schedule this cycle (dram.v sched_need)
-    wire [ND-1:0]    dv_sched;
-    reg              sch_or;
+    wire [ND-1:0]    dv_sched, dv_sld;
+    reg              sch_or, sld_or;
     integer          si;
     always @* begin
         sch_or = 1'b0;
+        sld_or = 1'b0;
         for (si = 0; si < ND; si = si + 1)
-            if (si < p_devices && dv_sched[si])
-                sch_or = 1'b1;
+            if (si < p_devices) begin
+                if (dv_sched[si])
+                    sch_or = 1'b1;
+                if (dv_sld[si])
+                    sld_or = 1'b1;
+            end
     end
     assign sch_any = sch_or;
+    assign sch_ld = sld_or;
 
     // the local path (below): device 0's ingress and response pops, host 0's response pushes
     wire [7:0]       li_n;
@@ -769,7 +777,7 @@ module cxl_model #(
             end
             devctrl #(.NCH(NCH), .NB(NB), .NQ(NQ), .NIN(DIN), .K(K), .W(W)) u_dev (
                 .clk(dclk), .rst_n(rst_n), .ce(main_clk && gd < p_devices), .now(now_d),
-                .s0(sch_s0), .s1(sch_s1), .s2(sch_s2), .sched_need(dv_sched[gd]),
+                .s0(sch_s0), .s1(sch_s1), .s2(sch_s2), .sched_need(dv_sched[gd]), .sched_load(dv_sld[gd]),
                 .skip(skip_c), .skip_n(skip_n32),
                 .dram_rest(dv_rest[16*gd +: 16]), .dram_ref_min(dv_refmin[32*gd +: 32]),
                 .snap(pj_snap), .pmatch(pj_match), .pjump(pj_jump && gd < p_devices), .psh(pj_sh),
@@ -1101,7 +1109,7 @@ module cxl_model #(
             if (bld_clk)
                 rb_q <= 1'b1;
             if (sch_clk)
-                sc_q <= sc_q + 2'd1;
+                sc_q <= sc_st + 2'd1;
             if (main_clk) begin
                 mid_q <= 1'b0;
                 rb_q <= 1'b0;

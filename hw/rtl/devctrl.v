@@ -3,8 +3,8 @@
 // devctrl_idle, and the cxl_dev_stats the tick updates.
 //
 // One model cycle is one clock edge with ce = 1 (ce = 0: every state holds, the submodules' too; reset
-// acts regardless of ce), after the DRAM's three schedule clocks s0, s1, s2 (ce low; dram.v) when
-// sched_need is high: they register the DRAM's decision for the ce edge, from the same inputs as the ce
+// acts regardless of ce), after the DRAM's schedule clocks s0 (with sched_load), s1, s2 (ce low; dram.v)
+// when sched_need is high: they register the DRAM's decision for the ce edge, from the same inputs as the ce
 // edge's. Within the cycle, in the C order:
 //   1. in_n ingress pushes (to_ingress / the local path's moves), all with ready = now, in call order;
 //      message i goes to ing_rwd when its cls == CXL_M2S_RWD, else to ing_req. A push into a full queue
@@ -49,7 +49,8 @@ module devctrl #(
     input  wire         s0 /* verilator public_flat_rd */,                 // the DRAM's schedule clocks before ce (dram.v)
     input  wire         s1 /* verilator public_flat_rd */,
     input  wire         s2 /* verilator public_flat_rd */,
-    output wire         sched_need /* verilator public_flat_rd */,         // the DRAM needs them this cycle
+    output wire         sched_need /* verilator public_flat_rd */,         // the DRAM needs s1, s2 this cycle
+    output wire         sched_load /* verilator public_flat_rd */,         // ... and s0 before them (an enqueue)
     input  wire         skip /* verilator public_flat_rd */,               // idle skip (cxl_model.v): the DRAM's, dram_chan.v
     input  wire [31:0]  skip_n /* verilator public_flat_rd */,
     output wire [15:0]  dram_rest /* verilator public_flat_rd */,          // the DRAM's timing-counter bound
@@ -290,7 +291,7 @@ module devctrl #(
     wire [3:0]  d_refdue;
     assign refresh_due = d_refdue != 4'd0;
     dram #(.NCH(NCH), .NB(NB), .NQ(NQ)) u_dram (
-        .clk(clk), .rst_n(rst_n), .ce(ce), .s0(s0), .s1(s1), .s2(s2), .sched_need(sched_need),
+        .clk(clk), .rst_n(rst_n), .ce(ce), .s0(s0), .s1(s1), .s2(s2), .sched_need(sched_need), .sched_load(sched_load),
         .skip(skip), .skip_n(skip_n), .rest(dram_rest),
         .ref_min(dram_ref_min), .snap(snap), .pmatch(pmatch), .pjump(pjump), .psh(psh), .same(dram_same),
         .canon(dram_canon), .nonref(dram_nonref), .now(now),

@@ -2,12 +2,15 @@
 // read and write queues, FR-FCFS (single pass) or FCFS, open or closed page, write drain with watermarks,
 // all-bank (REFab) or same-bank (REFsb) staggered refresh, the read-data FIFO.
 //
-// One C cycle is three schedule clocks (s0, s1, s2, with ce low) and then the edge with ce = 1, when
-// the cycle has something to schedule (sched_need); otherwise the ce edge alone:
-//   - s0, the load: this cycle's dram_enqueue (enq_valid, at most one per cycle, as devctrl), its address
-//     mapped, and the response room go into registers;
-//   - s1, s2: each channel's candidates, then its pick and command (dram_chan.v), from registers; in s2
-//     the room is handed out to the channels' RD candidates (below) and what is left is registered;
+// One C cycle is two or three schedule clocks (s0 when there is an enqueue, then s1, s2, with ce low)
+// and then the edge with ce = 1, when the cycle has something to schedule (sched_need); otherwise the ce
+// edge alone:
+//   - s0, the load (sched_load: only with an enqueue; without one the registered enqueue is none, as the
+//     ce edge clears it): this cycle's dram_enqueue (enq_valid, at most one per cycle, as devctrl) and its
+//     address mapped go into registers;
+//   - s1, s2: each channel's candidates, then its pick and command (dram_chan.v), from registers; s1 also
+//     registers the response room, which s2 hands out to the channels' RD candidates (below), registering
+//     what is left;
 //   - ce: dram_enqueue and dram_tick commit (the enqueued request was visible to the cycle's scheduling,
 //     as in the C), by the registered decision (dv: s2 came in this cycle).
 // The inputs (enq_*, rsp_room, now) must stay the same from s0 to the ce edge. sched_need (an enqueue, a
@@ -49,7 +52,8 @@ module dram #(
     input  wire        s0,            // schedule clocks (ce low): the load, the candidates, the pick
     input  wire        s1,
     input  wire        s2,
-    output wire        sched_need,    // this cycle has something to schedule (s0..s2 needed before ce)
+    output wire        sched_need,    // this cycle has something to schedule (s1, s2 needed before ce)
+    output wire        sched_load,    // ... and an enqueue (s0 needed before them)
     input  wire        skip,          // idle skip: this edge is 1 + skip_n quiet cycles (dram_chan.v)
     input  wire [31:0] skip_n,
     output reg  [15:0] rest,          // the largest of the channels' timing-counter bounds
@@ -133,18 +137,23 @@ module dram #(
     reg [31:0]   e_room, room_left;
     always @(posedge clk) begin
         if (s0) begin
-            e_valid <= enq_valid;
             e_w <= enq_w;
             e_ch <= m_ch[1:0];
             e_e <= enq_e;
-            e_room <= rsp_room;
         end
+        if (!rst_n || ce)
+            e_valid <= 1'b0;
+        else if (s0)
+            e_valid <= enq_valid;
+        if (s1)
+            e_room <= rsp_room;
         if (!rst_n || ce)
             dv <= 1'b0;
         else if (s2)
             dv <= 1'b1;
     end
     assign sched_need = enq_valid || nr != 28'd0 || nw != 28'd0 || refresh_due != 4'd0;
+    assign sched_load = enq_valid;
 
     // ---- channels ----
     wire [3:0] rd_cand;

@@ -180,15 +180,16 @@ void clock(Vdevctrl &t)
     t.eval();
 }
 
-// The DRAM's schedule clocks before the cycle's ce edge (dram.v: s0, s1, s2 with ce low): when it has
-// something to schedule, and now and then when it has not (the results must be the same).
+// The DRAM's schedule clocks before the cycle's ce edge (dram.v: s0 with an enqueue, s1, s2 with ce low):
+// when it has something to schedule, and now and then when it has not (the results must be the same).
 void schedule(Vdevctrl &t, Rng &rng)
 {
     t.eval();
     if (!t.sched_need && !rng.chance(10))
         return;
     t.ce = 0;
-    for (int k = 0; k < 3; k++) {
+    // s0 only with an enqueue (and now and then without one)
+    for (int k = (t.sched_load || rng.chance(10)) ? 0 : 1; k < 3; k++) {
         t.s0 = k == 0;
         t.s1 = k == 1;
         t.s2 = k == 2;

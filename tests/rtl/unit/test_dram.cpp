@@ -141,7 +141,8 @@ void schedule(Vdram &t, Rng &rng)
     if (!t.sched_need && !rng.chance(10))
         return;
     t.ce = 0;
-    for (int k = 0; k < 3; k++) {
+    // s0 only with an enqueue (and now and then without one)
+    for (int k = (t.enq_valid || rng.chance(10)) ? 0 : 1; k < 3; k++) {
         t.s0 = k == 0;
         t.s1 = k == 1;
         t.s2 = k == 2;
