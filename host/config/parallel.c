@@ -576,6 +576,34 @@ static int check_fsdp(const modelcfg *m, const traincfg *t, cxl_err *err)
     return 0;
 }
 
+/* training.overlap_param_gather: Megatron-Core's forward pre-hooks belong to its DDP wrapper with the distributed
+ * optimizer (megatron/core/distributed/distributed_data_parallel.py, use_forward_hook = use_distributed_optimizer
+ * and overlap_param_gather; Megatron-LM 0d8e071); Megatron-FSDP gathers its units itself (fsdp.h), and ZeRO-3
+ * and DeepSpeed's reduction are other frameworks' gathers. align_param_gather acts only with it. */
+static int check_param_gather(const traincfg *t, cxl_err *err)
+{
+    if (t->align_param_gather && !t->overlap_param_gather)
+        return cfgloc_errf(err, tloc(t, TRAINCFG_F_ALIGN_PARAM_GATHER),
+                           "training.align_param_gather: it places the overlapped parameter all-gathers, but "
+                           "overlap_param_gather is false; set overlap_param_gather: true, or remove the key");
+    if (!t->overlap_param_gather)
+        return 0;
+    const cfgloc *at = tloc(t, TRAINCFG_F_OVERLAP_PARAM_GATHER);
+    if (t->data_parallel == TRAINCFG_DP_FSDP)
+        return cfgloc_errf(err, at, "training.overlap_param_gather: Megatron-Core's DDP option, but data_parallel is "
+                           "fsdp (Megatron-FSDP all-gathers each unit before its forward itself); remove the key, or "
+                           "use data_parallel ddp with zero 1");
+    if (t->zero < 1 || t->zero > 2)
+        return cfgloc_errf(err, at, "training.overlap_param_gather: it overlaps the distributed optimizer's "
+                           "parameter all-gather, but zero is %llu (%s); use zero 1 or 2 (Megatron's "
+                           "use_distributed_optimizer), or remove the key", (ull)t->zero,
+                           t->zero ? "ZeRO-3 gathers each layer's parameters itself" : "no distributed optimizer");
+    if (t->grad_reduce == TRAINCFG_GRAD_DEEPSPEED)
+        return cfgloc_errf(err, at, "training.overlap_param_gather: Megatron's option, but grad_reduce is deepspeed; "
+                           "use grad_reduce megatron, or remove the key");
+    return 0;
+}
+
 /* training.moe_a2a_overlap: Megatron-Core 0d8e071's checks of overlap_moe_expert_parallel_comm
  * (megatron/core/transformer/transformer_config.py, __post_init__: expert parallelism, the alltoall or flex
  * dispatcher (both of training.moe_dispatcher's), no full recomputation nor recompute_method, a bf16 or fp16
@@ -748,5 +776,7 @@ int parallel_check(const modelcfg *m, const gpucfg *g, const clustercfg *c, cons
                            "training.main_grads: '%s'; gradients are stored in bf16 or fp32",
                            gpucfg_dtype_names[t->main_grads]);
     rc = check_moe(m, c, t, err);
+    if (!rc)
+        rc = check_param_gather(t, err);
     return rc ? rc : check_a2a_overlap(m, t, err);
 }

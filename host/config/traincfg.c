@@ -220,6 +220,15 @@ static const cfg_field fields[] = {
       "Megatron-Bridge's moe_a2a_overlap): in the steady phase one micro-batch's forward runs layer by layer "
       "beside another's backward, each one's dispatch and combine all-to-alls on a communication stream under "
       "the other's compute; one more warm-up forward. Needs ep > 1" },
+    { "overlap_param_gather", CFG_T_BOOL, T(overlap_param_gather), 0, 1, 0, NULL, NULL, 0, NULL,
+      "the distributed optimizer's parameter all-gather beside the next forward (Megatron-Core's "
+      "overlap_param_gather): bucket by bucket, each layer's forward waiting for its bucket, the next bucket "
+      "issued then; false (Megatron's default): all buckets after the optimizer step. Needs zero 1 or 2 with "
+      "data_parallel ddp" },
+    { "align_param_gather", CFG_T_BOOL, T(align_param_gather), 0, 1, 0, NULL, NULL, 0, NULL,
+      "with overlap_param_gather: the interleaved schedule issues each model chunk's gathers itself, every "
+      "pipeline stage at the same virtual micro-batch (Megatron-Core's align_param_gather; Megatron-Bridge sets it "
+      "for pp > 1, vp > 1); false: each chunk's first layer issues them" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

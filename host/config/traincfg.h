@@ -62,7 +62,7 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_HOST_MOE_DISPATCH, TRAINCFG_F_MOE_DISPATCHER, TRAINCFG_F_RECOMPUTE_METHOD,
        TRAINCFG_F_RECOMPUTE_NUM_LAYERS, TRAINCFG_F_TP_COMM_OVERLAP, TRAINCFG_F_UB_SMS0,
        TRAINCFG_F_GROUPED_GEMM_STREAMS = TRAINCFG_F_UB_SMS0 + 4, TRAINCFG_F_MOE_FORCE_BALANCE,
-       TRAINCFG_F_MOE_A2A_OVERLAP, TRAINCFG_NFIELDS };
+       TRAINCFG_F_MOE_A2A_OVERLAP, TRAINCFG_F_OVERLAP_PARAM_GATHER, TRAINCFG_F_ALIGN_PARAM_GATHER, TRAINCFG_NFIELDS };
 
 /* training.moe_dispatcher: Megatron-Core's token dispatcher (moe_token_dispatcher_type alltoall, or flex
  * with moe_flex_dispatcher_backend hybridep) */
@@ -185,6 +185,14 @@ typedef struct traincfg {
      * moe_a2a_overlap): the combined 1F1B schedule, one micro-batch's forward beside another's backward layer
      * by layer, the all-to-alls on a communication stream (docs/training.md, "All-to-all overlap") */
     int moe_a2a_overlap;
+    /* Megatron-Core's overlap_param_gather (DistributedDataParallelConfig; the distributed optimizer only): the
+     * parameter all-gathers after the optimizer step are issued by forward pre-hooks, each bucket group's
+     * gather waited for by the first module that uses it, which then issues the next one, so they run beside
+     * the next iteration's first forward instead of after the step (docs/training.md, "Overlapped parameter
+     * all-gather"). align_param_gather (with it): the interleaved schedule issues each model chunk's gathers
+     * at fixed points, all pipeline stages together, and the hooks only wait */
+    int overlap_param_gather;
+    int align_param_gather;
     /* Megatron-Core's pipeline_model_parallel_layout ("" = none): per virtual stage, in Megatron's order,
      * the embedding E, transformer layers t, multi-token prediction modules m and the loss L, stages
      * separated by '|', "x*n" and "(...)*n" repeating (pplayout.h; parallel_chunk_layers reads it) */

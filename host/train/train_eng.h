@@ -249,6 +249,14 @@ typedef struct rep {
     uint32_t side_head, side_len;
     uint8_t side_running, side_timer;   /* side_timer: an EV_SIDE waits for the head entry's launch */
     uint64_t side_enq, side_done, side_wait;
+    /* the distributed optimizer's parameter all-gather (train_pgather.c): its bytes per GPU; with
+     * overlap_param_gather the buckets in the forward's order, chunk c's at [pg_first[c], pg_first[c + 1]): the
+     * last forward position each holds (0: the embedding on the first virtual stage, then the layers, the head),
+     * its bytes, its dp_enq number once issued (UINT64_MAX: not yet); the forwards begun (align_param_gather) */
+    uint64_t gather_bytes;
+    uint32_t *pg_first, *pg_last;
+    uint64_t *pg_bytes, *pg_enq;
+    uint64_t fwd_seen;
 } rep;
 
 /* A collective's plan as start_coll (train_net.c) derives it from its kind, group, operation and bytes:
@@ -330,6 +338,7 @@ typedef struct eng {
     uint64_t cpuoff_bytes[2];
     uint32_t accum_op[2];               /* DDP without gradient accumulation fusion: a dense / MoE layer's
                                            main-gradient accumulation after its backward, op + 1 (0: none) */
+    int pg, pg_align;                   /* training.overlap_param_gather in effect; with align_param_gather */
 } eng;
 
 /* ---- train.c ---- */
@@ -393,6 +402,19 @@ int eng_a2a_sent(eng *E, rep *R);
 void eng_a2a_side_done(eng *E, rep *R);
 /* EV_SIDE: b 0, the stream's kernel has ended (eng_a2a_side_done); b 1, its head entry's launch time is reached. */
 void eng_a2a_side_event(eng *E, rep *R, uint32_t b);
+
+/* ---- train_pgather.c (the distributed optimizer's parameter all-gather) ---- */
+/* Setup: each representative's gather bytes and, with overlap_param_gather, its buckets. */
+int eng_pg_setup(eng *E);
+void eng_pg_free(rep *R);
+/* Bytes per gathered element: 1 in the FP8 buffer (fp8 1), else the weights' (weight_elem_bytes). */
+uint64_t eng_pg_elem_bytes(const eng *E, int fp8);
+/* ITEM_HOST of item I: with align_param_gather, its points of issue in the interleaved schedule. */
+void eng_pg_item(eng *E, rep *R, const schedule_item *I);
+/* Item I's forward reaches position `pos` of its chunk (0: the embedding on the first virtual stage, then the
+ * layers, the head): with overlap_param_gather, in a chunk's first micro-batch, the position's bucket gather
+ * issued as Megatron-Core's pre-hook does and waited for; STEP_NEXT or STEP_BLOCKED (ST_WAIT_GATHER). */
+int eng_pg_need(eng *E, rep *R, const schedule_item *I, uint32_t pos);
 
 /* ---- train_pp.c (pipeline transfers: per pass or as Megatron's exchanges, training.p2p_exchange) ---- */
 /* ITEM_PRE_RECV: with Megatron's exchanges, wait for the receives of the exchange before item R->it (its

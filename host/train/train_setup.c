@@ -630,6 +630,8 @@ int eng_setup(eng *E, const expcfg *x, const train_opts *o, train_result *res, c
     if (!rc)
         rc = setup_programs(E, err);
     if (!rc)
+        rc = eng_pg_setup(E);
+    if (!rc)
         rc = eng_a2a_setup(E, err);
     return rc;
 }
@@ -651,6 +653,7 @@ void eng_teardown(eng *E)
             free(E->reps[r].routes);
             free(E->reps[r].a2a);
             free(E->reps[r].side);
+            eng_pg_free(&E->reps[r]);
         }
     cxlmem_free(E->cm);
     free(E->domain_copies);

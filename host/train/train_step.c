@@ -102,8 +102,8 @@ void eng_xfer_done(eng *E, uint32_t xid)
         R->dp_done++;
         eng_dp_kick(E, R);
         if (R->state == ST_WAIT_GATHER && R->dp_done >= R->gather_wait) {
-            eng_trace_wait(E, R->r, E->t->data_parallel == TRAINCFG_DP_FSDP ? "wait fsdp" : "wait zero-3 gather",
-                           R->since);
+            eng_trace_wait(E, R->r, E->t->data_parallel == TRAINCFG_DP_FSDP ? "wait fsdp"
+                                    : E->pg ? "wait param gather" : "wait zero-3 gather", R->since);
             eng_set_state(E, R, ST_RUN, TRAIN_BK_DP);
             eng_advance(E, R);
             return;
@@ -222,6 +222,7 @@ static int last_microbatch(const eng *E, const rep *R, const item_ctx *c)
 static int item_host(eng *E, rep *R, const item_ctx *c)
 {
     R->step = ITEM_RECV;
+    eng_pg_item(E, R, c->I);
     if (!E->t->host_microbatch_ps || is_w(c))
         return STEP_NEXT;
     /* the framework's Python for this forward or backward step, before its kernels are queued */
@@ -350,6 +351,8 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
         }
     } else if (E->t->zero >= 3 && traincfg_dpcp(E->t) > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered) {
         return zero3_gather(E, R, c);
+    } else if (eng_pg_need(E, R, c->I, (uint32_t)c->first_vs + R->layer)) {
+        return STEP_BLOCKED;
     }
     if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->vs, c->I->backward))
         return STEP_BLOCKED;
@@ -431,6 +434,8 @@ static int pick_template(eng *E, rep *R, const item_ctx *c)
         }
         if (eng_fsdp_on(E) && !R->layer_gathered)
             return eng_fsdp_gather(E, R, 0, 1);
+        if (eng_pg_need(E, R, I, 0))
+            return STEP_BLOCKED;
         R->cur_tpl = &E->g.tpl[id];
         return TPL_READY;
     case SEG_LAYERS:
@@ -439,6 +444,8 @@ static int pick_template(eng *E, rep *R, const item_ctx *c)
         id = I->backward ? (c->first_vs ? OPGRAPH_EMBED_BWD : -1) : (c->last_vs ? OPGRAPH_HEAD_FWD : -1);
         if (id >= 0 && eng_fsdp_on(E) && !R->layer_gathered)
             return eng_fsdp_gather(E, R, R->fp.n - 1, 1);
+        if (id >= 0 && eng_pg_need(E, R, I, (uint32_t)c->first_vs + E->chunk_layers[c->vs]))
+            return STEP_BLOCKED;
         R->seg = SEG_END;
         if (id < 0)
             return STEP_NEXT;
@@ -755,14 +762,15 @@ static int end_optimizer(eng *E, rep *R)
     return STEP_NEXT;
 }
 
-/* Distributed optimizer: all-gather the updated 16-bit parameters, bucket by bucket. */
+/* Distributed optimizer: all-gather the updated parameters (R->gather_bytes, train_pgather.c), bucket by
+ * bucket; with overlap_param_gather beside the first forward instead (eng_pg_need). */
 static int end_param_gather(eng *E, rep *R)
 {
     R->end = END_DONE;
     /* Megatron-FSDP keeps the updated parameters sharded: the next forward gathers them unit by unit */
-    if (E->t->zero < 1 || traincfg_dpcp(E->t) <= 1 || E->t->data_parallel == TRAINCFG_DP_FSDP)
+    if (E->t->zero < 1 || traincfg_dpcp(E->t) <= 1 || E->t->data_parallel == TRAINCFG_DP_FSDP || E->pg)
         return STEP_NEXT;
-    enqueue_buckets(E, R, COLLALGO_ALLGATHER, R->params * E->g.weight_elem_bytes, E->t->grad_bucket_bytes, "dp.params");
+    enqueue_buckets(E, R, COLLALGO_ALLGATHER, R->gather_bytes, E->t->grad_bucket_bytes, "dp.params");
     return wait_dp(E, R);
 }
 

@@ -1,0 +1,204 @@
+/* train_pgather.c - the distributed optimizer's parameter all-gather (ZeRO >= 1 with Megatron-Core's DDP): its
+ * bytes, and with training.overlap_param_gather its buckets beside the iteration's first forward
+ * (docs/training.md, "Overlapped parameter all-gather").
+ *
+ * Sources: Megatron-LM commit 0d8e071 (Megatron-Core of the 25.11 release):
+ *  - megatron/core/distributed/param_and_grad_buffer.py: one buffer per (parameter dtype, gradient dtype); a
+ *    Transformer Engine FP8 weight (is_float8tensor) has its own uint8 buffer, 1 B per element, except MXFP8
+ *    weights with the distributed optimizer, whose all-gather goes through the gradient buffer viewed as bf16
+ *    (2 B; reuse_grad_buf_for_mxfp8_param_ag copies them into the MXFP8 weights after it); buckets are cut in
+ *    the parameters' reverse order (the backward's) at bucket_size elements; partition_buckets makes each
+ *    bucket a group of its own, and with an FP8 buffer merges every other buffer's buckets into the group of
+ *    the FP8 buffer's last bucket, the first the forward uses;
+ *  - megatron/core/distributed/distributed_data_parallel.py: next_param_gather_bucket_group chains the groups in
+ *    the forward's order; a forward pre-hook on each module calls finish_param_sync of its parameters' group,
+ *    which issues the group's gather if it was not (the first one), waits for it and issues the next group's
+ *    (not with align_param_gather, where the schedule issues them);
+ *  - megatron/core/optimizer/distrib_optimizer.py step_with_ready_grads: without overlap_param_gather the
+ *    gathers are issued, and waited for, right after the optimizer step;
+ *  - megatron/training/training.py get_model (and Megatron-Bridge v0.2.0 src/megatron/bridge/models/
+ *    model_provider.py): disable_bucketing for model chunks after the first: one bucket each;
+ *  - megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving: with
+ *    align_param_gather chunks 0 and 1 are issued before the first forward, chunk k + 1 (k >= 1) before the
+ *    forward of virtual micro-batch k pp - rank (the first of chunk k, counted from rank 0).
+ * One iteration stands for the steady state: the gathers of the parameters it uses (the previous step's) run at
+ * its start. */
+#include <stdlib.h>
+
+#include "train/train_eng.h"
+
+/* FP8 weights gathered as FP8 (1 B): per-tensor scaling with fp8_param_gather (Float8Tensor's uint8 data) */
+static int fp8_buffer(const eng *E)
+{
+    const traincfg *t = E->t;
+    return t->precision == GPUCFG_FP8 && t->fp8_param_gather && !traincfg_mxfp8(t);
+}
+
+/* The elements of position `pos` of the forward of model chunk vs (the embedding, each layer, the head) that
+ * sit in the FP8 buffer (*fp8) and in the 16/32-bit one (*wide). A layer's norms are counted with its weights. */
+static void pos_elems(const eng *E, uint32_t vs, int first_vs, int last_vs, uint32_t pos, uint64_t *fp8, uint64_t *wide)
+{
+    uint32_t L = E->chunk_layers[vs];
+    *fp8 = *wide = 0;
+    if (first_vs && pos == 0) {
+        *wide = E->g.embed_params;
+    } else if (last_vs && pos == (uint32_t)first_vs + L) {
+        *wide = E->g.head_params;
+    } else {
+        uint32_t l = pos - (uint32_t)first_vs;
+        uint64_t p = eng_layer_params(E, vs, l);
+        if (fp8_buffer(E) && !eng_layer_bf16(E, vs, l))
+            *fp8 = p;
+        else
+            *wide = p;
+    }
+}
+
+uint64_t eng_pg_elem_bytes(const eng *E, int fp8) { return fp8 ? 1 : E->g.weight_elem_bytes; }
+
+int eng_pg_setup(eng *E)
+{
+    const traincfg *t = E->t;
+    E->pg = t->overlap_param_gather && t->zero >= 1 && t->zero <= 2 && traincfg_dpcp(t) > 1 &&
+            t->data_parallel == TRAINCFG_DP_DDP;
+    E->pg_align = E->pg && t->align_param_gather;
+    /* bucket_size in elements: the gradient buckets' (grad_bucket bytes of gradients); none without
+     * overlap_grad_reduce (Megatron's DDP sets bucket_size None: one bucket per buffer) */
+    uint64_t bucket = E->grad_bucket == UINT64_MAX ? UINT64_MAX : E->grad_bucket / E->g.grad_elem_bytes;
+    if (!bucket)
+        bucket = 1;
+    for (uint32_t r = 0; r < E->pp; r++) {
+        rep *R = &E->reps[r];
+        uint32_t cap = 0;
+        for (uint32_t c = 0; c < E->v; c++)
+            cap += E->chunk_layers[c * E->pp + r] + 2;
+        if (E->pg) {
+            R->pg_first = calloc(E->v + 1, sizeof *R->pg_first);
+            R->pg_last = calloc(cap, sizeof *R->pg_last);
+            R->pg_bytes = calloc(cap, sizeof *R->pg_bytes);
+            R->pg_enq = calloc(cap, sizeof *R->pg_enq);
+            if (!R->pg_first || !R->pg_last || !R->pg_bytes || !R->pg_enq)
+                return eng_oom(E);
+        }
+        R->gather_bytes = 0;
+        uint32_t nb = 0;
+        for (uint32_t c = 0; c < E->v; c++) {
+            uint32_t vs = c * E->pp + r, L = E->chunk_layers[vs];
+            uint32_t stage = schedule_stage_of(t->pipeline_schedule, E->pp, r, c);
+            int first_vs = stage == 0, last_vs = stage == E->pp * E->v - 1;
+            uint32_t npos = L + (uint32_t)first_vs + (uint32_t)last_vs;
+            uint64_t wide_bytes = 0;
+            for (uint32_t p = 0; p < npos; p++) {
+                uint64_t f, w;
+                pos_elems(E, vs, first_vs, last_vs, p, &f, &w);
+                R->gather_bytes += f * eng_pg_elem_bytes(E, 1) + w * eng_pg_elem_bytes(E, 0);
+                wide_bytes += w * eng_pg_elem_bytes(E, 0);
+            }
+            if (!E->pg)
+                continue;
+            R->pg_first[c] = nb;
+            if (!npos)
+                continue;
+            /* chunks after the first: one bucket (disable_bucketing); else buckets cut in the backward's order
+             * (the head, the last layer, ..., the embedding) at `bucket` elements of the FP8 buffer, or of the
+             * only one */
+            uint64_t cut = c > 0 ? UINT64_MAX : bucket, acc = 0, bytes = 0;
+            int two = fp8_buffer(E);
+            uint32_t lo = nb;
+            for (uint32_t k = npos; k-- > 0;) {
+                uint64_t f, w;
+                pos_elems(E, vs, first_vs, last_vs, k, &f, &w);
+                acc += two ? f : f + w;
+                bytes += f * eng_pg_elem_bytes(E, 1) + (two ? 0 : w * eng_pg_elem_bytes(E, 0));
+                if (acc >= cut || k == 0) {
+                    /* in backward order now; pg_last is the first position the bucket holds until reversed */
+                    R->pg_last[nb] = k;
+                    R->pg_bytes[nb] = bytes;
+                    nb++;
+                    acc = bytes = 0;
+                }
+            }
+            /* forward order: reverse; each bucket's last position is one before the next bucket's first */
+            for (uint32_t i = lo, j = nb - 1; i < j; i++, j--) {
+                uint32_t a = R->pg_last[i];
+                uint64_t b = R->pg_bytes[i];
+                R->pg_last[i] = R->pg_last[j], R->pg_bytes[i] = R->pg_bytes[j];
+                R->pg_last[j] = a, R->pg_bytes[j] = b;
+            }
+            for (uint32_t i = lo; i < nb; i++)
+                R->pg_last[i] = i + 1 < nb ? R->pg_last[i + 1] - 1 : npos - 1;
+            /* the 16/32-bit buffer's buckets join the FP8 buffer's last group: the forward's first */
+            if (two)
+                R->pg_bytes[lo] += wide_bytes;
+        }
+        if (E->pg) {
+            R->pg_first[E->v] = nb;
+            for (uint32_t i = 0; i < nb; i++)
+                R->pg_enq[i] = UINT64_MAX;
+        }
+    }
+    return 0;
+}
+
+void eng_pg_free(rep *R)
+{
+    free(R->pg_first);
+    free(R->pg_last);
+    free(R->pg_bytes);
+    free(R->pg_enq);
+}
+
+static void issue(eng *E, rep *R, uint32_t b)
+{
+    if (R->pg_enq[b] != UINT64_MAX)
+        return;
+    eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, R->pg_bytes[b], "dp.params");
+    R->pg_enq[b] = R->dp_enq;
+}
+
+static void issue_chunk(eng *E, rep *R, uint32_t c)
+{
+    if (c >= E->v)
+        return;
+    for (uint32_t b = R->pg_first[c]; b < R->pg_first[c + 1]; b++)
+        issue(E, R, b);
+}
+
+void eng_pg_item(eng *E, rep *R, const schedule_item *I)
+{
+    if (!E->pg || !E->pg_align || E->v < 2)
+        return;
+    if (R->it == 0) {
+        issue_chunk(E, R, 0);
+        issue_chunk(E, R, 1);
+    }
+    if (I->backward)
+        return;
+    /* forward_step_helper_preprocess: virtual micro-batch id + rank, when it is the first micro-batch of its
+     * chunk k (ids below pp x v, a multiple of pp), issues chunk k + 1 (k + 1 >= 2) */
+    uint64_t id = R->fwd_seen++ + R->r, pp = E->pp;
+    if (id < pp * E->v && id % pp == 0 && id / pp + 1 >= 2)
+        issue_chunk(E, R, (uint32_t)(id / pp + 1));
+}
+
+int eng_pg_need(eng *E, rep *R, const schedule_item *I, uint32_t pos)
+{
+    /* only the chunk's first micro-batch: its forward gathers the chunk, later ones find it in place */
+    if (!E->pg || I->backward || I->microbatch != 0)
+        return STEP_NEXT;
+    uint32_t b = R->pg_first[I->chunk], end = R->pg_first[I->chunk + 1];
+    while (b < end && R->pg_last[b] < pos)
+        b++;
+    if (b >= end)
+        return STEP_NEXT;
+    /* finish_param_sync: the group's gather issued if it was not; waited for; then (without align_param_gather)
+     * the next group's issued, which the communication stream runs after this one */
+    issue(E, R, b);
+    if (!E->pg_align && b + 1 < end)
+        issue(E, R, b + 1);
+    if (R->dp_done >= R->pg_enq[b])
+        return STEP_NEXT;
+    R->gather_wait = R->pg_enq[b];
+    eng_set_state(E, R, ST_WAIT_GATHER, -1);
+    return STEP_BLOCKED;
+}
