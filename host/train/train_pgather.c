@@ -110,7 +110,11 @@ int eng_pg_setup(eng *E)
                 pos_elems(E, vs, first_vs, last_vs, k, &f, &w);
                 acc += two ? f : f + w;
                 bytes += f * eng_pg_elem_bytes(E, 1) + (two ? 0 : w * eng_pg_elem_bytes(E, 0));
-                if (acc >= cut || k == 0) {
+                if (k == 0 && two && !acc && nb > lo) {
+                    /* the forward's first positions hold no FP8 weight (the embedding): the FP8 buffer's last
+                     * bucket, the one they wait for, takes them */
+                    R->pg_last[nb - 1] = 0;
+                } else if (acc >= cut || k == 0) {
                     /* in backward order now; pg_last is the first position the bucket holds until reversed */
                     R->pg_last[nb] = k;
                     R->pg_bytes[nb] = bytes;
