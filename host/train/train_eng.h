@@ -2,7 +2,7 @@
  *
  * Files: train.c (train_run: the event loop and the result), train_setup.c (the engine built from an
  * experiment), train_step.c (the program of a representative: the named steps of an iteration), train_fsdp.c
- * (Megatron-FSDP's steps),
+ * (Megatron-FSDP's steps), train_pgather.c (the distributed optimizer's parameter all-gather),
  * train_net.c (transfers: network flows, collectives), train_cxl.c (CXL transfers and the offload
  * policies' slots), train_trace.c (the Chrome trace), policy.h + policy_*.c (offload policies).
  *
@@ -409,6 +409,9 @@ int eng_pg_setup(eng *E);
 void eng_pg_free(rep *R);
 /* Bytes per gathered element: 1 in the FP8 buffer (fp8 1), else the weights' (weight_elem_bytes). */
 uint64_t eng_pg_elem_bytes(const eng *E, int fp8);
+/* END_PARAM_GATHER: queue the gathers that run after the optimizer step (all of them without
+ * overlap_param_gather; with it, buckets no forward issued); 1 when the stream must wait for the queue. */
+int eng_pg_after_step(eng *E, rep *R);
 /* ITEM_HOST of item I: with align_param_gather, its points of issue in the interleaved schedule. */
 void eng_pg_item(eng *E, rep *R, const schedule_item *I);
 /* Item I's forward reaches position `pos` of its chunk (0: the embedding on the first virtual stage, then the

@@ -152,6 +152,33 @@ void eng_pg_free(rep *R)
     free(R->pg_enq);
 }
 
+int eng_pg_after_step(eng *E, rep *R)
+{
+    const traincfg *t = E->t;
+    /* Megatron-FSDP keeps the updated parameters sharded: the next forward gathers them unit by unit */
+    if (t->zero < 1 || traincfg_dpcp(t) <= 1 || t->data_parallel == TRAINCFG_DP_FSDP)
+        return 0;
+    if (E->pg) {
+        /* a bucket no forward issued (a chunk's first forward run by the combined MoE schedule's pairs,
+         * train_a2a.c, which have no pre-hook step here): gathered now, so that no parameter goes ungathered */
+        uint64_t before = R->dp_enq;
+        for (uint32_t b = 0; b < R->pg_first[E->v]; b++)
+            if (R->pg_enq[b] == UINT64_MAX) {
+                eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, R->pg_bytes[b], "dp.params");
+                R->pg_enq[b] = R->dp_enq;
+            }
+        return R->dp_enq != before;
+    }
+    /* cut into grad_bucket pieces, as before overlap_param_gather (one call per piece) */
+    uint64_t piece = t->grad_bucket_bytes ? t->grad_bucket_bytes : 1;
+    for (uint64_t left = R->gather_bytes; left;) {
+        uint64_t n = left < piece ? left : piece;
+        eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, n, "dp.params");
+        left -= n;
+    }
+    return R->gather_bytes > 0;
+}
+
 static void issue(eng *E, rep *R, uint32_t b)
 {
     if (R->pg_enq[b] != UINT64_MAX)

@@ -762,16 +762,12 @@ static int end_optimizer(eng *E, rep *R)
     return STEP_NEXT;
 }
 
-/* Distributed optimizer: all-gather the updated parameters (R->gather_bytes, train_pgather.c), bucket by
- * bucket; with overlap_param_gather beside the first forward instead (eng_pg_need). */
+/* Distributed optimizer: the parameter all-gathers after the optimizer step (train_pgather.c); the stream
+ * waits for them. */
 static int end_param_gather(eng *E, rep *R)
 {
     R->end = END_DONE;
-    /* Megatron-FSDP keeps the updated parameters sharded: the next forward gathers them unit by unit */
-    if (E->t->zero < 1 || traincfg_dpcp(E->t) <= 1 || E->t->data_parallel == TRAINCFG_DP_FSDP || E->pg)
-        return STEP_NEXT;
-    enqueue_buckets(E, R, COLLALGO_ALLGATHER, R->gather_bytes, E->t->grad_bucket_bytes, "dp.params");
-    return wait_dp(E, R);
+    return eng_pg_after_step(E, R) ? wait_dp(E, R) : STEP_NEXT;
 }
 
 static int end_step(eng *E, rep *R)
