@@ -116,13 +116,15 @@ typedef struct xfer {
                                            / the network */
     uint8_t rd, wr, by_gpu;     /* XK_CXL: read:write weights, issued by the GPUs (1) or the CPUs (0) */
     uint64_t coll_bytes;        /* XK_TP / XK_DP: bytes per rank; XK_CXL: bytes per GPU */
+    uint32_t coll_ranks;        /* XK_TP / XK_DP: the group's ranks */
     uint8_t side;               /* XK_EP / XK_TP: runs on the MoE communication stream (train_a2a.c) */
 } xfer;
 
 /* Where a representative's CXL traffic lands: `count` of its GPUs on host port `host` of domain `domain`. */
 typedef struct cxl_route { uint32_t domain, host, count; } cxl_route;
 
-typedef struct dpq_item { int op; uint64_t bytes; const char *name; } dpq_item;
+/* a queued data-parallel collective; edp: over the expert-data-parallel group (the routed experts' buffers) */
+typedef struct dpq_item { int op; uint64_t bytes; const char *name; uint8_t edp; } dpq_item;
 
 /* training.moe_a2a_overlap (train_a2a.c): one step of the program of a steady forward-backward pair, run
  * layer by layer as Megatron-Core's combined 1F1B schedule runs it. */
@@ -190,7 +192,9 @@ typedef struct rep {
     uint64_t gather_wait;           /* ZeRO-3: the parameter gather the stream waits for (its dp_enq number) */
     uint64_t gather_next;           /* ZeRO-3: the prefetched gather of the next layer, 0 = none */
     int layer_gathered;             /* ZeRO-3: the current layer's parameters are in place */
-    uint64_t bucket_acc;
+    /* Megatron's DDP: the gradient bytes of the bucket being filled, of the dense [0] and the routed experts'
+     * [1] buffers (train_step.c bucket_add); the bucket size of model chunk c of this stage, bucket_of(c) */
+    uint64_t bucket_acc[2];
     uint64_t sync_acc;              /* grad_sync: this backward's gradients, reduced at its end */
     uint32_t *bwd_done;             /* backward passes done per chunk */
     enum end_step end;
@@ -256,6 +260,8 @@ typedef struct rep {
     uint64_t gather_bytes;
     uint32_t *pg_first, *pg_last;
     uint64_t *pg_bytes, *pg_enq;
+    uint8_t *pg_edp;                /* per bucket: 1 for the routed experts' buffers (expert-data-parallel group) */
+    uint64_t gather_expert_bytes;   /* ... of gather_bytes, the routed experts' */
     uint64_t fwd_seen;
 } rep;
 
@@ -296,6 +302,10 @@ typedef struct eng {
     collalgo_fabric fab;
     collmodel coll;                 /* the collective model over fab (collmodel.h) */
     collalgo_group tp_group, dp_group;
+    /* the routed experts' data-parallel group (Megatron-Core's expert-data-parallel group: tp x cp x dp /
+     * (ep x etp) ranks, after the etp x ep ranks in the expert grid's order); their gradients and parameter
+     * gathers run over it */
+    collalgo_group edp_group;
     collalgo_group ep_group, etp_group; /* mixture of experts: expert- and expert-tensor-parallel groups */
     collalgo_group cp_group;            /* context parallelism (ranks_per_node: of the ring, in one node) */
     train_coll *colls;              /* the result's list of distinct collectives (note_coll) */
@@ -403,6 +413,27 @@ void eng_a2a_side_done(eng *E, rep *R);
 /* EV_SIDE: b 0, the stream's kernel has ended (eng_a2a_side_done); b 1, its head entry's launch time is reached. */
 void eng_a2a_side_event(eng *E, rep *R, uint32_t b);
 
+/* ---- train_grads.c (the gradient reduction's buckets on the data-parallel stream) ---- */
+/* The collective that reduces gradients: a reduce-scatter with ZeRO >= 1, else an all-reduce. */
+int eng_grad_op(const eng *E);
+/* The bucket size in gradient bytes of model chunk `chunk` of R's stage: E->grad_bucket, or with Megatron's DDP
+ * UINT64_MAX (one bucket per buffer) on a pipeline rank after the first and for chunks after the first. */
+uint64_t eng_grads_bucket(const eng *E, const rep *R, uint32_t chunk);
+/* Gradients of chunk `chunk` ready during the backward, `expert` bytes of `bytes` the routed experts' (their
+ * own buckets, over the expert-data-parallel group, with Megatron's DDP): into the side stream's buckets, or
+ * with grad_sync into *acc, reduced on the compute stream at the end of the backward pass. */
+void eng_grads_add(eng *E, rep *R, uint32_t chunk, uint64_t *acc, uint64_t bytes, uint64_t expert);
+/* With Megatron's DDP and overlap_grad_reduce: a chunk's last backward has ended, its buckets still filling are
+ * reduced (a bucket never spans two chunks). */
+void eng_grads_chunk_end(eng *E, rep *R);
+/* END_GRAD_FLUSH: what the buckets hold, and without overlap all the gradients (Megatron: one call per buffer
+ * and model chunk; DeepSpeed: reduce buckets), queued on the data-parallel stream. */
+void eng_grads_flush(eng *E, rep *R);
+/* The routed experts' gradient bytes of layer `layer` of virtual stage vs (0 for a dense layer). */
+uint64_t eng_layer_expert_grad_bytes(const eng *E, uint32_t vs, uint32_t layer);
+/* total bytes cut into `bucket` pieces, one data-parallel collective each. */
+void eng_dp_enqueue_buckets(eng *E, rep *R, int op, uint64_t total, uint64_t bucket, const char *name);
+
 /* ---- train_pgather.c (the distributed optimizer's parameter all-gather) ---- */
 /* Setup: each representative's gather bytes and, with overlap_param_gather, its buckets. */
 int eng_pg_setup(eng *E);
@@ -472,6 +503,8 @@ void eng_flow_done(eng *E, uint32_t xid);
 /* Queue a data-parallel collective of R's stage (the data-parallel queue runs in order; R->dp_enq counts), and
  * start the queue's next collective when none runs. */
 void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name);
+/* ... of the routed experts' buffers when edp is 1: over the expert-data-parallel group, in the same queue */
+void eng_dp_enqueue_group(eng *E, rep *R, int op, uint64_t bytes, const char *name, int edp);
 void eng_dp_kick(eng *E, rep *R);
 /* A collective of kind XK_TP or XK_DP of representative r; returns the xfer id or UINT32_MAX. */
 uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name);

@@ -267,6 +267,7 @@ static uint32_t start_coll(eng *E, int kind, const collalgo_group *grp, uint32_t
     X->algo = (uint8_t)M->chosen;
     X->proto = (uint8_t)M->proto;
     X->coll_bytes = bytes;
+    X->coll_ranks = grp->ranks;
     X->hop_intra_ps = M->hop_intra_ps;
     X->hop_inter_ps = M->hop_inter_ps;
     X->nph = M->nph;
@@ -401,12 +402,17 @@ void eng_dp_kick(eng *E, rep *R)
     R->dpq_head = (R->dpq_head + 1) % R->dpq_cap;
     R->dpq_len--;
     R->dp_running = 1;
-    eng_start_coll(E, XK_DP, R->r, it.op, it.bytes, it.name);
+    start_coll(E, XK_DP, it.edp ? &E->edp_group : &E->dp_group, R->r, it.op, it.bytes, it.name);
 }
 
 void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
 {
-    if (bytes == 0 || traincfg_dpcp(E->t) <= 1)
+    eng_dp_enqueue_group(E, R, op, bytes, name, 0);
+}
+
+void eng_dp_enqueue_group(eng *E, rep *R, int op, uint64_t bytes, const char *name, int edp)
+{
+    if (bytes == 0 || (edp ? E->edp_group.ranks : traincfg_dpcp(E->t)) <= 1)
         return;
     if (R->dpq_len == R->dpq_cap) {
         uint32_t nc = R->dpq_cap ? 2 * R->dpq_cap : 64;
@@ -422,7 +428,7 @@ void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
         R->dpq_cap = nc;
         R->dpq_head = 0;
     }
-    R->dpq[(R->dpq_head + R->dpq_len) % R->dpq_cap] = (dpq_item){ op, bytes, name };
+    R->dpq[(R->dpq_head + R->dpq_len) % R->dpq_cap] = (dpq_item){ op, bytes, name, (uint8_t)(edp != 0) };
     R->dpq_len++;
     R->dp_enq++;
     eng_dp_kick(E, R);

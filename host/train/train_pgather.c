@@ -35,18 +35,22 @@ static int fp8_buffer(const eng *E)
 }
 
 /* The elements of position `pos` of the forward of model chunk vs (the embedding, each layer, the head) that
- * sit in the FP8 buffer (*fp8) and in the 16/32-bit one (*wide). A layer's norms are counted with its weights. */
-static void pos_elems(const eng *E, uint32_t vs, int first_vs, int last_vs, uint32_t pos, uint64_t *fp8, uint64_t *wide)
+ * sit in the FP8 buffer (*fp8) and in the 16/32-bit one (*wide), of the dense buffers (x 0) or of the routed
+ * experts' (x 1: Megatron-Core's expert_parallel_buffers, parameters with `allreduce` False). A layer's norms are
+ * counted with its weights. */
+static void pos_elems(const eng *E, uint32_t vs, int first_vs, int last_vs, uint32_t pos, int x, uint64_t *fp8,
+                      uint64_t *wide)
 {
     uint32_t L = E->chunk_layers[vs];
     *fp8 = *wide = 0;
     if (first_vs && pos == 0) {
-        *wide = E->g.embed_params;
+        *wide = x ? 0 : E->g.embed_params;
     } else if (last_vs && pos == (uint32_t)first_vs + L) {
-        *wide = E->g.head_params;
+        *wide = x ? 0 : E->g.head_params;
     } else {
         uint32_t l = pos - (uint32_t)first_vs;
-        uint64_t p = eng_layer_params(E, vs, l);
+        uint64_t p = eng_layer_params(E, vs, l), e = eng_layer_moe(E, vs, l) ? E->g.moe_expert_params : 0;
+        p = x ? e : p - e;
         if (fp8_buffer(E) && !eng_layer_bf16(E, vs, l))
             *fp8 = p;
         else
@@ -56,11 +60,69 @@ static void pos_elems(const eng *E, uint32_t vs, int first_vs, int last_vs, uint
 
 uint64_t eng_pg_elem_bytes(const eng *E, int fp8) { return fp8 ? 1 : E->g.weight_elem_bytes; }
 
+/* Whether the distributed optimizer gathers parameters after the step or in the forward: ZeRO 1-2 with
+ * Megatron-Core's DDP and more than one data-parallel rank */
+static int gathers(const eng *E)
+{
+    const traincfg *t = E->t;
+    return t->zero >= 1 && t->zero <= 2 && traincfg_dpcp(t) > 1 && t->data_parallel == TRAINCFG_DP_DDP;
+}
+
+/* The buckets of buffer chain x (0 dense, 1 routed experts) of model chunk c of R's stage, appended at
+ * R->pg_*[*nb]: cut in the backward's order (the head, the last layer, ..., the embedding) at `cut` elements
+ * of the FP8 buffer, or of the only one; with an FP8 buffer the 16/32-bit buffer's buckets join the FP8
+ * buffer's last group, the forward's first (partition_buckets) */
+static void chain(eng *E, rep *R, uint32_t c, int x, uint64_t cut, uint32_t *nb)
+{
+    uint32_t vs = c * E->pp + R->r, L = E->chunk_layers[vs];
+    uint32_t stage = schedule_stage_of(E->t->pipeline_schedule, E->pp, R->r, c);
+    int first_vs = stage == 0, last_vs = stage == E->pp * E->v - 1, two = fp8_buffer(E);
+    uint32_t npos = L + (uint32_t)first_vs + (uint32_t)last_vs, lo = *nb;
+    uint64_t wide_bytes = 0, total = 0;
+    for (uint32_t p = 0; p < npos; p++) {
+        uint64_t f, w;
+        pos_elems(E, vs, first_vs, last_vs, p, x, &f, &w);
+        wide_bytes += w * eng_pg_elem_bytes(E, 0);
+        total += f * eng_pg_elem_bytes(E, 1) + w * eng_pg_elem_bytes(E, 0);
+    }
+    if (!total)
+        return;
+    uint64_t acc = 0, bytes = 0;
+    for (uint32_t k = npos; k-- > 0;) {
+        uint64_t f, w;
+        pos_elems(E, vs, first_vs, last_vs, k, x, &f, &w);
+        acc += two ? f : f + w;
+        bytes += f * eng_pg_elem_bytes(E, 1) + (two ? 0 : w * eng_pg_elem_bytes(E, 0));
+        if (k == 0 && !acc && *nb > lo) {
+            /* the forward's first positions hold none of the chain's elements (the embedding in the FP8 buffer's
+             * chain, the dense layers in the experts'): the last bucket, the one they would wait for, takes them */
+            R->pg_last[*nb - 1] = 0;
+        } else if (acc >= cut || k == 0) {
+            /* in backward order now; pg_last is the first position the bucket holds until reversed */
+            R->pg_last[*nb] = k;
+            R->pg_bytes[*nb] = bytes;
+            R->pg_edp[*nb] = (uint8_t)x;
+            (*nb)++;
+            acc = bytes = 0;
+        }
+    }
+    /* forward order: reverse; each bucket's last position is one before the next bucket's first */
+    for (uint32_t i = lo, j = *nb - 1; i < j; i++, j--) {
+        uint32_t a = R->pg_last[i];
+        uint64_t b = R->pg_bytes[i];
+        R->pg_last[i] = R->pg_last[j], R->pg_bytes[i] = R->pg_bytes[j];
+        R->pg_last[j] = a, R->pg_bytes[j] = b;
+    }
+    for (uint32_t i = lo; i < *nb; i++)
+        R->pg_last[i] = i + 1 < *nb ? R->pg_last[i + 1] - 1 : npos - 1;
+    if (two)
+        R->pg_bytes[lo] += wide_bytes;
+}
+
 int eng_pg_setup(eng *E)
 {
     const traincfg *t = E->t;
-    E->pg = t->overlap_param_gather && t->zero >= 1 && t->zero <= 2 && traincfg_dpcp(t) > 1 &&
-            t->data_parallel == TRAINCFG_DP_DDP;
+    E->pg = t->overlap_param_gather && gathers(E);
     E->pg_align = E->pg && t->align_param_gather;
     /* bucket_size in elements: the gradient buckets' (grad_bucket bytes of gradients); none without
      * overlap_grad_reduce (Megatron's DDP sets bucket_size None: one bucket per buffer) */
@@ -69,76 +131,33 @@ int eng_pg_setup(eng *E)
         bucket = 1;
     for (uint32_t r = 0; r < E->pp; r++) {
         rep *R = &E->reps[r];
+        R->gather_bytes = R->gather_expert_bytes = 0;
+        if (!gathers(E))
+            continue;
         uint32_t cap = 0;
         for (uint32_t c = 0; c < E->v; c++)
-            cap += E->chunk_layers[c * E->pp + r] + 2;
-        if (E->pg) {
-            R->pg_first = calloc(E->v + 1, sizeof *R->pg_first);
-            R->pg_last = calloc(cap, sizeof *R->pg_last);
-            R->pg_bytes = calloc(cap, sizeof *R->pg_bytes);
-            R->pg_enq = calloc(cap, sizeof *R->pg_enq);
-            if (!R->pg_first || !R->pg_last || !R->pg_bytes || !R->pg_enq)
-                return eng_oom(E);
-        }
-        R->gather_bytes = 0;
+            cap += 2 * (E->chunk_layers[c * E->pp + r] + 2);
+        R->pg_first = calloc(E->v + 1, sizeof *R->pg_first);
+        R->pg_last = calloc(cap, sizeof *R->pg_last);
+        R->pg_bytes = calloc(cap, sizeof *R->pg_bytes);
+        R->pg_enq = calloc(cap, sizeof *R->pg_enq);
+        R->pg_edp = calloc(cap, sizeof *R->pg_edp);
+        if (!R->pg_first || !R->pg_last || !R->pg_bytes || !R->pg_enq || !R->pg_edp)
+            return eng_oom(E);
         uint32_t nb = 0;
         for (uint32_t c = 0; c < E->v; c++) {
-            uint32_t vs = c * E->pp + r, L = E->chunk_layers[vs];
-            uint32_t stage = schedule_stage_of(t->pipeline_schedule, E->pp, r, c);
-            int first_vs = stage == 0, last_vs = stage == E->pp * E->v - 1;
-            uint32_t npos = L + (uint32_t)first_vs + (uint32_t)last_vs;
-            uint64_t wide_bytes = 0;
-            for (uint32_t p = 0; p < npos; p++) {
-                uint64_t f, w;
-                pos_elems(E, vs, first_vs, last_vs, p, &f, &w);
-                R->gather_bytes += f * eng_pg_elem_bytes(E, 1) + w * eng_pg_elem_bytes(E, 0);
-                wide_bytes += w * eng_pg_elem_bytes(E, 0);
-            }
-            if (!E->pg)
-                continue;
             R->pg_first[c] = nb;
-            if (!npos)
-                continue;
-            /* chunks after the first: one bucket (disable_bucketing); else buckets cut in the backward's order
-             * (the head, the last layer, ..., the embedding) at `bucket` elements of the FP8 buffer, or of the
-             * only one */
-            uint64_t cut = c > 0 ? UINT64_MAX : bucket, acc = 0, bytes = 0;
-            int two = fp8_buffer(E);
-            uint32_t lo = nb;
-            for (uint32_t k = npos; k-- > 0;) {
-                uint64_t f, w;
-                pos_elems(E, vs, first_vs, last_vs, k, &f, &w);
-                acc += two ? f : f + w;
-                bytes += f * eng_pg_elem_bytes(E, 1) + (two ? 0 : w * eng_pg_elem_bytes(E, 0));
-                if (k == 0 && two && !acc && nb > lo) {
-                    /* the forward's first positions hold no FP8 weight (the embedding): the FP8 buffer's last
-                     * bucket, the one they wait for, takes them */
-                    R->pg_last[nb - 1] = 0;
-                } else if (acc >= cut || k == 0) {
-                    /* in backward order now; pg_last is the first position the bucket holds until reversed */
-                    R->pg_last[nb] = k;
-                    R->pg_bytes[nb] = bytes;
-                    nb++;
-                    acc = bytes = 0;
-                }
-            }
-            /* forward order: reverse; each bucket's last position is one before the next bucket's first */
-            for (uint32_t i = lo, j = nb - 1; i < j; i++, j--) {
-                uint32_t a = R->pg_last[i];
-                uint64_t b = R->pg_bytes[i];
-                R->pg_last[i] = R->pg_last[j], R->pg_bytes[i] = R->pg_bytes[j];
-                R->pg_last[j] = a, R->pg_bytes[j] = b;
-            }
-            for (uint32_t i = lo; i < nb; i++)
-                R->pg_last[i] = i + 1 < nb ? R->pg_last[i + 1] - 1 : npos - 1;
-            /* the 16/32-bit buffer's buckets join the FP8 buffer's last group: the forward's first */
-            if (two)
-                R->pg_bytes[lo] += wide_bytes;
+            /* bucket_size None (one bucket per buffer) on pipeline stages after the first (`pp_rank > 0`) and for
+             * model chunks after the first (disable_bucketing) */
+            uint64_t cut = c > 0 || r > 0 ? UINT64_MAX : bucket;
+            chain(E, R, c, 0, cut, &nb);
+            chain(E, R, c, 1, cut, &nb);
         }
-        if (E->pg) {
-            R->pg_first[E->v] = nb;
-            for (uint32_t i = 0; i < nb; i++)
-                R->pg_enq[i] = UINT64_MAX;
+        R->pg_first[E->v] = nb;
+        for (uint32_t i = 0; i < nb; i++) {
+            R->pg_enq[i] = UINT64_MAX;
+            R->gather_bytes += R->pg_bytes[i];
+            R->gather_expert_bytes += R->pg_edp[i] ? R->pg_bytes[i] : 0;
         }
     }
     return 0;
@@ -150,41 +169,31 @@ void eng_pg_free(rep *R)
     free(R->pg_last);
     free(R->pg_bytes);
     free(R->pg_enq);
-}
-
-int eng_pg_after_step(eng *E, rep *R)
-{
-    const traincfg *t = E->t;
-    /* Megatron-FSDP keeps the updated parameters sharded: the next forward gathers them unit by unit */
-    if (t->zero < 1 || traincfg_dpcp(t) <= 1 || t->data_parallel == TRAINCFG_DP_FSDP)
-        return 0;
-    if (E->pg) {
-        /* a bucket no forward issued (a chunk's first forward run by the combined MoE schedule's pairs,
-         * train_a2a.c, which have no pre-hook step here): gathered now, so that no parameter goes ungathered */
-        uint64_t before = R->dp_enq;
-        for (uint32_t b = 0; b < R->pg_first[E->v]; b++)
-            if (R->pg_enq[b] == UINT64_MAX) {
-                eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, R->pg_bytes[b], "dp.params");
-                R->pg_enq[b] = R->dp_enq;
-            }
-        return R->dp_enq != before;
-    }
-    /* cut into grad_bucket pieces, as before overlap_param_gather (one call per piece) */
-    uint64_t piece = t->grad_bucket_bytes ? t->grad_bucket_bytes : 1;
-    for (uint64_t left = R->gather_bytes; left;) {
-        uint64_t n = left < piece ? left : piece;
-        eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, n, "dp.params");
-        left -= n;
-    }
-    return R->gather_bytes > 0;
+    free(R->pg_edp);
 }
 
 static void issue(eng *E, rep *R, uint32_t b)
 {
     if (R->pg_enq[b] != UINT64_MAX)
         return;
-    eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, R->pg_bytes[b], "dp.params");
+    eng_dp_enqueue_group(E, R, COLLALGO_ALLGATHER, R->pg_bytes[b], R->pg_edp[b] ? "dp.params.experts" : "dp.params",
+                         R->pg_edp[b]);
     R->pg_enq[b] = R->dp_enq;
+}
+
+int eng_pg_after_step(eng *E, rep *R)
+{
+    /* Megatron-FSDP keeps the updated parameters sharded: the next forward gathers them unit by unit */
+    if (!gathers(E))
+        return 0;
+    /* without overlap_param_gather every bucket group of every chunk (its dense groups, then its experts'),
+     * start_param_sync(force_sync) in step_with_ready_grads; with it, a bucket no forward issued (a chunk's
+     * first forward run by the combined MoE schedule's pairs, train_a2a.c, which have no pre-hook step here),
+     * so that no parameter goes ungathered */
+    uint64_t before = R->dp_enq;
+    for (uint32_t b = 0; b < R->pg_first[E->v]; b++)
+        issue(E, R, b);
+    return R->dp_enq != before;
 }
 
 static void issue_chunk(eng *E, rep *R, uint32_t c)
@@ -212,24 +221,47 @@ void eng_pg_item(eng *E, rep *R, const schedule_item *I)
         issue_chunk(E, R, (uint32_t)(id / pp + 1));
 }
 
+/* Whether position pos of model chunk c of R's stage holds parameters of chain x */
+static int pos_in_chain(const eng *E, const rep *R, uint32_t c, uint32_t pos, int x)
+{
+    uint32_t vs = c * E->pp + R->r, stage = schedule_stage_of(E->t->pipeline_schedule, E->pp, R->r, c);
+    uint64_t f, w;
+    pos_elems(E, vs, stage == 0, stage == E->pp * E->v - 1, pos, x, &f, &w);
+    return f + w > 0;
+}
+
 int eng_pg_need(eng *E, rep *R, const schedule_item *I, uint32_t pos)
 {
     /* only the chunk's first micro-batch: its forward gathers the chunk, later ones find it in place */
     if (!E->pg || I->backward || I->microbatch != 0)
         return STEP_NEXT;
-    uint32_t b = R->pg_first[I->chunk], end = R->pg_first[I->chunk + 1];
-    while (b < end && R->pg_last[b] < pos)
-        b++;
-    if (b >= end)
-        return STEP_NEXT;
+    /* the position's bucket in the dense chain and, for an MoE layer, in the routed experts' (the two chains
+     * of the chunk's DDP: bucket_groups, expert_parallel_bucket_groups, each with its own
+     * next_param_gather_bucket_group); the attention's pre-hook comes before the experts' */
+    uint32_t at[2], n = 0;
+    for (int x = 0; x < 2; x++) {
+        uint32_t b = R->pg_first[I->chunk], end = R->pg_first[I->chunk + 1];
+        while (b < end && R->pg_edp[b] != x)
+            b++;
+        while (b < end && R->pg_edp[b] == x && R->pg_last[b] < pos)
+            b++;
+        if (b < end && R->pg_edp[b] == x && pos_in_chain(E, R, I->chunk, pos, x))
+            at[n++] = b;
+    }
     /* finish_param_sync: the group's gather issued if it was not; waited for; then (without align_param_gather)
-     * the next group's issued, which the communication stream runs after this one */
-    issue(E, R, b);
-    if (!E->pg_align && b + 1 < end)
-        issue(E, R, b + 1);
-    if (R->dp_done >= R->pg_enq[b])
+     * the next group of its chain issued, which the communication stream runs after this one */
+    for (uint32_t i = 0; i < n; i++)
+        issue(E, R, at[i]);
+    uint64_t wait = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = at[i];
+        if (!E->pg_align && b + 1 < R->pg_first[I->chunk + 1] && R->pg_edp[b + 1] == R->pg_edp[b])
+            issue(E, R, b + 1);
+        wait = R->pg_enq[b] > wait ? R->pg_enq[b] : wait;
+    }
+    if (!n || R->dp_done >= wait)
         return STEP_NEXT;
-    R->gather_wait = R->pg_enq[b];
+    R->gather_wait = wait;
     eng_set_state(E, R, ST_WAIT_GATHER, -1);
     return STEP_BLOCKED;
 }

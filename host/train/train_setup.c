@@ -137,6 +137,15 @@ static void setup_groups(eng *E)
     E->ep_group.ranks_per_node = (uint32_t)(ep * etp <= gpn ? ep : (gpn % etp == 0 ? gpn / etp : 1));
     if (E->ep_group.ranks_per_node == 0 || ep % E->ep_group.ranks_per_node)
         E->ep_group.ranks_per_node = 1;
+    /* The expert-data-parallel group: the ranks after the etp x ep ones in that grid (Megatron-LM 0d8e071
+     * megatron/core/parallel_state.py: expert_data_parallel_size = world / (etp x ep x pp), the "dp" of the
+     * expert RankGenerator, whose cp is 1); without experts it is the data-parallel group. */
+    E->edp_group = E->dp_group;
+    if (E->x->model.experts) {
+        uint64_t edp = gpumem_expert_dp(E->t);
+        E->edp_group.ranks = (uint32_t)edp;
+        E->edp_group.ranks_per_node = ranks_per_node_after_tp(etp * (ep ? ep : 1), edp, gpn);
+    }
 }
 
 int eng_layer_moe(const eng *E, uint32_t vs, uint32_t layer)

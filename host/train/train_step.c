@@ -19,27 +19,6 @@ void eng_set_state(eng *E, rep *R, int st, int bk)
     R->since = E->now;
 }
 
-static int grad_op(const eng *E) { return E->t->zero >= 1 ? COLLALGO_REDUCE_SCATTER : COLLALGO_ALLREDUCE; }
-
-static void bucket_add(eng *E, rep *R, uint64_t bytes, int force)
-{
-    R->bucket_acc += bytes;
-    if (R->bucket_acc && (force || R->bucket_acc >= E->grad_bucket)) {
-        eng_dp_enqueue(E, R, grad_op(E), R->bucket_acc, "dp.grads");
-        R->bucket_acc = 0;
-    }
-}
-
-/* Gradients ready during the backward: into the side stream's bucket, or with grad_sync into *acc, reduced
- * on the compute stream at the end of the backward pass (item_body_end) */
-static void grads_add(eng *E, rep *R, uint64_t *acc, uint64_t bytes)
-{
-    if (acc)
-        *acc += bytes;
-    else
-        bucket_add(E, R, bytes, 0);
-}
-
 /* A transfer that ran beside the compute stream (an asynchronous tensor-parallel collective, the
  * context-parallel exchange) ended: a stream waiting for it (wait_state) goes on, the wait exposed. */
 static void beside_done(eng *E, rep *R, int wait_state, const char *what)
@@ -305,7 +284,8 @@ static void layer_grads(eng *E, rep *R, const item_ctx *c)
     if (eng_fsdp_on(E)) /* Megatron-FSDP refuses zb-h1 and dualpipev (parallel.c): no B/W split here */
         eng_fsdp_grads(E, R, fsdp_unit_at(&R->fp, R->fp.pre + R->layer));
     else if ((last_mb || E->t->zero >= 2) && (E->grad_overlap || E->grad_sync) && c->I->part != SCHEDULE_B)
-        grads_add(E, R, E->grad_sync ? &R->sync_acc : NULL, eng_layer_grad_bytes(E, c->vs, R->layer));
+        eng_grads_add(E, R, c->I->chunk, E->grad_sync ? &R->sync_acc : NULL, eng_layer_grad_bytes(E, c->vs, R->layer),
+                  eng_layer_expert_grad_bytes(E, c->vs, R->layer));
     if (!is_w(c)) /* the offload policies act with the input gradient (docs/schedules.md) */
         eng_cxl_layer_out(E, R, c->vs, 1, last_mb);
     /* DDP without gradient accumulation fusion: the layer's weight gradients are added to the main gradients
@@ -387,7 +367,6 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
 #undef TPL
 }
 
-static void enqueue_buckets(eng *E, rep *R, int op, uint64_t total, uint64_t bucket, const char *name);
 static int wait_dp(eng *E, rep *R);
 
 /* SEG_END: a backward pass hands the head's and embedding's gradients on. */
@@ -401,9 +380,11 @@ static int item_body_end(eng *E, rep *R, const item_ctx *c)
             /* the head's weight GEMM runs in W; the embedding's backward, all of it, in B */
             uint64_t *acc = E->grad_sync ? &R->sync_acc : NULL;
             if (c->last_vs && c->I->part != SCHEDULE_B)
-                grads_add(E, R, acc, E->g.head_grad_bytes);
+                eng_grads_add(E, R, c->I->chunk, acc, E->g.head_grad_bytes, 0);
             if (c->first_vs && !is_w(c))
-                grads_add(E, R, acc, E->g.embed_grad_bytes);
+                eng_grads_add(E, R, c->I->chunk, acc, E->g.embed_grad_bytes, 0);
+            if (c->I->part != SCHEDULE_B)
+                eng_grads_chunk_end(E, R);
         }
         if (!is_w(c))
             R->bwd_done[c->I->chunk]++;
@@ -411,7 +392,7 @@ static int item_body_end(eng *E, rep *R, const item_ctx *c)
     R->step = ITEM_SEND;
     if (R->sync_acc) {
         /* DeepSpeed's ZeRO-2/3 without overlap_comm: this backward's buckets reduced on the compute stream */
-        enqueue_buckets(E, R, grad_op(E), R->sync_acc, E->grad_bucket, "dp.grads");
+        eng_dp_enqueue_buckets(E, R, eng_grad_op(E), R->sync_acc, E->grad_bucket, "dp.grads");
         R->sync_acc = 0;
         return wait_dp(E, R);
     }
@@ -674,16 +655,6 @@ static int item_step(eng *E, rep *R)
 
 /* ---- the end of the iteration ---- */
 
-/* total bytes cut into grad_bucket pieces, one data-parallel collective each */
-static void enqueue_buckets(eng *E, rep *R, int op, uint64_t total, uint64_t bucket, const char *name)
-{
-    for (uint64_t left = total; left;) {
-        uint64_t b = left < bucket ? left : bucket;
-        eng_dp_enqueue(E, R, op, b, name);
-        left -= b;
-    }
-}
-
 /* The stream waits (ST_WAIT_DP) while data-parallel collectives are queued or running. */
 static int wait_dp(eng *E, rep *R)
 {
@@ -705,12 +676,7 @@ static int end_host(eng *E, rep *R)
 static int end_grad_flush(eng *E, rep *R)
 {
     R->end = END_TP_GRADS;
-    bucket_add(E, R, 0, 1);
-    if (!E->grad_overlap && !E->grad_sync && traincfg_dpcp(E->t) > 1) {
-        /* all gradients after the backward pass: Megatron's one call, DeepSpeed's buckets */
-        uint64_t total = R->params * E->g.grad_elem_bytes;   /* layers, embedding, head */
-        enqueue_buckets(E, R, grad_op(E), total, E->grad_bucket, "dp.grads");
-    }
+    eng_grads_flush(E, R);
     return wait_dp(E, R);
 }
 

@@ -74,7 +74,7 @@ void eng_trace_xfer(eng *E, const xfer *X)
         a[1] = ARG_S("op", collalgo_op_name((collalgo_op)X->op));
         a[2] = ARG_S("algorithm", collalgo_algo_name((collalgo_algo)X->algo));
         a[3] = ARG_S("protocol", nccltune_proto_name((nccltune_proto)X->proto));
-        a[4] = ARG_U("ranks", X->kind == XK_TP ? E->tp_group.ranks : E->dp_group.ranks);
+        a[4] = ARG_U("ranks", X->kind == XK_TP ? E->tp_group.ranks : X->coll_ranks);
         if (X->kind == XK_TP)
             eng_trace_slice(E, X->rep, 0, "tp", X->name, X->t_start, E->now, a, 5);
         else

@@ -125,8 +125,9 @@ static void interleaved_and_aligned(void **state)
     outcome off = run(a), on = run(b), aligned = run(c);
     assert_true(on.gather_bytes == off.gather_bytes && aligned.gather_bytes == off.gather_bytes);
     /* per stage: chunk 0's buckets (a layer of 12.6 M parameters each at 2 M elements, the embedding) and
-     * chunk 1's one: stage 0 holds the embedding and 2 + 2 layers (3 + 1), stage 1 2 + 2 layers (2 + 1) */
-    assert_true(on.gathers == 7 && aligned.gathers == 7);
+     * chunk 1's one: stage 0 holds the embedding and 2 + 2 layers (3 + 1); stage 1, a pipeline rank after the
+     * first, buckets nothing (Megatron-Core's DDP sets bucket_size None for pp_rank > 0): 1 + 1 */
+    assert_true(on.gathers == 6 && aligned.gathers == 6);
     assert_true(on.exposed_dp_s < off.exposed_dp_s);
     /* without align each stage's forward issues its gathers when its input has arrived, so the warm-up adds up
      * the stages' exposed first buckets (not shorter here); aligned, every stage issues them at the start */
