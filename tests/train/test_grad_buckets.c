@@ -69,6 +69,10 @@ static void experts_over_the_expert_data_parallel_group(void **state)
     /* the rest (attention, router, embedding) over the 16 data-parallel ranks: the same share of 4 B and 2 B */
     assert_true(rs_d.calls > 0 && ag_d.calls > 0);
     assert_true(rs_d.bytes == 2 * ag_d.bytes);
+    /* the group's two ranks are on two nodes (the expert grid's order: etp, then ep, then expert-dp) */
+    for (uint32_t i = 0; i < r.ncolls; i++)
+        if (r.colls[i].group == TRAIN_GROUP_DP && r.colls[i].ranks == 2)
+            assert_int_equal(r.colls[i].nodes, 2);
     /* nothing over another group */
     uint64_t all = 0;
     for (uint32_t i = 0; i < r.ncolls; i++)
@@ -94,6 +98,17 @@ static void experts_own_buckets(void **state)
     train_result r;
     run_moe(", dp: 16, ep: 8, overlap_grad_reduce: true, grad_bucket: 16MB", &r);
     assert_true(count(&r, COLLALGO_REDUCE_SCATTER, 2).calls == 4);
+    /* the gathers after the step take the same buckets: 4 M elements (16 MB of fp32 gradients) each */
+    assert_true(count(&r, COLLALGO_ALLGATHER, 2).calls == 4);
+    uint64_t after_step = count(&r, COLLALGO_ALLGATHER, 16).calls;
+    int64_t after_ps = r.iteration_ps;
+    train_result_free(&r);
+    /* overlap_param_gather: the same buckets in two chains (the dense, the experts'), each bucket issued when
+     * the forward reaches the one before in its own chain; the same calls, less exposed */
+    run_moe(", dp: 16, ep: 8, overlap_grad_reduce: true, grad_bucket: 16MB, overlap_param_gather: true", &r);
+    assert_true(count(&r, COLLALGO_ALLGATHER, 2).calls == 4);
+    assert_true(count(&r, COLLALGO_ALLGATHER, 16).calls == after_step);
+    assert_true(r.iteration_ps < after_ps);
     train_result_free(&r);
     /* without overlap_grad_reduce one call per buffer: the dense one and the experts' one */
     run_moe(", dp: 16, ep: 8", &r);
