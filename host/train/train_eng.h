@@ -2,7 +2,8 @@
  *
  * Files: train.c (train_run: the event loop and the result), train_setup.c (the engine built from an
  * experiment), train_step.c (the program of a representative: the named steps of an iteration), train_fsdp.c
- * (Megatron-FSDP's steps), train_pgather.c (the distributed optimizer's parameter all-gather),
+ * (Megatron-FSDP's steps), train_pgather.c (the distributed optimizer's parameter all-gather), train_grads.c
+ * (the gradient reduction's buckets),
  * train_net.c (transfers: network flows, collectives), train_cxl.c (CXL transfers and the offload
  * policies' slots), train_trace.c (the Chrome trace), policy.h + policy_*.c (offload policies).
  *
@@ -193,7 +194,7 @@ typedef struct rep {
     uint64_t gather_next;           /* ZeRO-3: the prefetched gather of the next layer, 0 = none */
     int layer_gathered;             /* ZeRO-3: the current layer's parameters are in place */
     /* Megatron's DDP: the gradient bytes of the bucket being filled, of the dense [0] and the routed experts'
-     * [1] buffers (train_step.c bucket_add); the bucket size of model chunk c of this stage, bucket_of(c) */
+     * [1] buffers (train_grads.c); a chunk's bucket size: eng_grads_bucket */
     uint64_t bucket_acc[2];
     uint64_t sync_acc;              /* grad_sync: this backward's gradients, reduced at its end */
     uint32_t *bwd_done;             /* backward passes done per chunk */
@@ -253,15 +254,13 @@ typedef struct rep {
     uint32_t side_head, side_len;
     uint8_t side_running, side_timer;   /* side_timer: an EV_SIDE waits for the head entry's launch */
     uint64_t side_enq, side_done, side_wait;
-    /* the distributed optimizer's parameter all-gather (train_pgather.c): its bytes per GPU; with
-     * overlap_param_gather the buckets in the forward's order, chunk c's at [pg_first[c], pg_first[c + 1]): the
+    /* the distributed optimizer's parameter all-gather (train_pgather.c): its buckets in the
+     * forward's order, chunk c's at [pg_first[c], pg_first[c + 1]) (the dense chain's, then the experts'): the
      * last forward position each holds (0: the embedding on the first virtual stage, then the layers, the head),
      * its bytes, its dp_enq number once issued (UINT64_MAX: not yet); the forwards begun (align_param_gather) */
-    uint64_t gather_bytes;
     uint32_t *pg_first, *pg_last;
     uint64_t *pg_bytes, *pg_enq;
     uint8_t *pg_edp;                /* per bucket: 1 for the routed experts' buffers (expert-data-parallel group) */
-    uint64_t gather_expert_bytes;   /* ... of gather_bytes, the routed experts' */
     uint64_t fwd_seen;
 } rep;
 
@@ -435,7 +434,7 @@ uint64_t eng_layer_expert_grad_bytes(const eng *E, uint32_t vs, uint32_t layer);
 void eng_dp_enqueue_buckets(eng *E, rep *R, int op, uint64_t total, uint64_t bucket, const char *name);
 
 /* ---- train_pgather.c (the distributed optimizer's parameter all-gather) ---- */
-/* Setup: each representative's gather bytes and, with overlap_param_gather, its buckets. */
+/* Setup: each representative's gather buckets (ZeRO 1-2 with Megatron-Core's DDP and dp > 1) and bytes. */
 int eng_pg_setup(eng *E);
 void eng_pg_free(rep *R);
 /* Bytes per gathered element: 1 in the FP8 buffer (fp8 1), else the weights' (weight_elem_bytes). */

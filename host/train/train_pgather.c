@@ -1,5 +1,7 @@
 /* train_pgather.c - the distributed optimizer's parameter all-gather (ZeRO >= 1 with Megatron-Core's DDP): its
- * bytes, and with training.overlap_param_gather its buckets beside the iteration's first forward
+ * buckets (per model chunk, the dense buffers' chain and the routed experts', the latter over the
+ * expert-data-parallel group), after the optimizer step or with training.overlap_param_gather beside the
+ * iteration's first forward
  * (docs/training.md, "Overlapped parameter all-gather").
  *
  * Sources: Megatron-LM commit 0d8e071 (Megatron-Core of the 25.11 release):
@@ -18,6 +20,9 @@
  *    gathers are issued, and waited for, right after the optimizer step;
  *  - megatron/training/training.py get_model (and Megatron-Bridge v0.2.0 src/megatron/bridge/models/
  *    model_provider.py): disable_bucketing for model chunks after the first: one bucket each;
+ *    distributed_data_parallel.py: bucket_size None on pipeline ranks after the first (pp_rank > 0); the
+ *    parameters with `allreduce` False (the routed experts') in expert_parallel_buffers, whose bucket groups
+ *    (expert_parallel_bucket_groups, over intra_expt_dp_group) chain among themselves;
  *  - megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving: with
  *    align_param_gather chunks 0 and 1 are issued before the first forward, chunk k + 1 (k >= 1) before the
  *    forward of virtual micro-batch k pp - rank (the first of chunk k, counted from rank 0).
@@ -50,6 +55,9 @@ static void pos_elems(const eng *E, uint32_t vs, int first_vs, int last_vs, uint
     } else {
         uint32_t l = pos - (uint32_t)first_vs;
         uint64_t p = eng_layer_params(E, vs, l), e = eng_layer_moe(E, vs, l) ? E->g.moe_expert_params : 0;
+        if (E->t->grad_reduce == TRAINCFG_GRAD_DEEPSPEED)
+            e = 0;  /* DeepSpeed's ZeRO optimizer: one chain over the data-parallel group (the same buckets as
+                     * Megatron's DDP; DeepSpeed's allgather_bucket_size not modelled) */
         p = x ? e : p - e;
         if (fp8_buffer(E) && !eng_layer_bf16(E, vs, l))
             *fp8 = p;
@@ -129,11 +137,10 @@ int eng_pg_setup(eng *E)
     uint64_t bucket = E->grad_bucket == UINT64_MAX ? UINT64_MAX : E->grad_bucket / E->g.grad_elem_bytes;
     if (!bucket)
         bucket = 1;
+    if (!gathers(E))
+        return 0;
     for (uint32_t r = 0; r < E->pp; r++) {
         rep *R = &E->reps[r];
-        R->gather_bytes = R->gather_expert_bytes = 0;
-        if (!gathers(E))
-            continue;
         uint32_t cap = 0;
         for (uint32_t c = 0; c < E->v; c++)
             cap += 2 * (E->chunk_layers[c * E->pp + r] + 2);
@@ -154,11 +161,8 @@ int eng_pg_setup(eng *E)
             chain(E, R, c, 1, cut, &nb);
         }
         R->pg_first[E->v] = nb;
-        for (uint32_t i = 0; i < nb; i++) {
+        for (uint32_t i = 0; i < nb; i++)
             R->pg_enq[i] = UINT64_MAX;
-            R->gather_bytes += R->pg_bytes[i];
-            R->gather_expert_bytes += R->pg_edp[i] ? R->pg_bytes[i] : 0;
-        }
     }
     return 0;
 }
