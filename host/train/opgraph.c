@@ -69,6 +69,8 @@ static void push(bld *B, int tpl, opgraph_entry e)
     const char *name = e.kind == OPGRAPH_KERNEL ? B->g->ops[e.op].name : e.name;
     e.wgrad = (uint8_t)(name && (ends_with(name, ".bwd_weight") || ends_with(name, ".wgrad")));
     e.node = B->node;
+    e.experts_hook = B->experts_hook;
+    B->experts_hook = 0;
     if (T->n >= OPGRAPH_MAX_TPL) {
         B->failed = cxl_errf(B->err, CXL_ELIMIT, "internal: template %d longer than %d", tpl, OPGRAPH_MAX_TPL);
         return;
@@ -93,7 +95,7 @@ static void gemm_ns(bld *B, int tpl, const char *name, uint64_t batch, uint64_t 
                   streams > 1 ? (streams < calls ? streams : calls) : 0 };
     d.flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     d.bytes = B->act * (double)batch * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0, 0 };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -115,7 +117,7 @@ static void mem_n(bld *B, int tpl, const char *name, uint64_t elems, double byte
     op_desc d = { name, OP_MEM, B->dtype, 1, elems, 1, 1, 0, 0, launches > 1 ? launches : 0, 0, 0, 0 };
     d.bytes = (double)elems * bytes_per_elem * (B->act / 2.0);
     d.flops = (double)elems * 4.0;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0, 0 };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -166,7 +168,7 @@ static void tpc(bld *B, int tpl, int coll, uint64_t bytes, const char *name, uin
 {
     if (tp <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name, 0, 0, 0 };
+    opgraph_entry e = { OPGRAPH_TP_COLL, (uint8_t)coll, 0, bytes, name, 0, 0, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -175,7 +177,7 @@ static void tpc_async(bld *B, int tpl, int coll, uint64_t bytes, const char *nam
 {
     if (tp <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { OPGRAPH_TP_ASYNC, (uint8_t)coll, 0, bytes, name, 0, 0, 0 };
+    opgraph_entry e = { OPGRAPH_TP_ASYNC, (uint8_t)coll, 0, bytes, name, 0, 0, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -183,7 +185,7 @@ static void tp_wait(bld *B, int tpl, uint64_t tp)
 {
     if (tp <= 1)
         return;
-    opgraph_entry e = { OPGRAPH_TP_WAIT, 0, 0, 0, "tp.wait", 0, 0, 0 };
+    opgraph_entry e = { OPGRAPH_TP_WAIT, 0, 0, 0, "tp.wait", 0, 0, 0, 0 };
     push(B, tpl, e);
 }
 
@@ -559,7 +561,7 @@ int opgraph_build(const modelcfg *m, const traincfg *t, opgraph *g, cxl_err *err
 {
     memset(g, 0, sizeof *g);
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
-    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, traincfg_mxfp8(t), t->grouped_gemm_streams, 0 };
+    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, traincfg_mxfp8(t), t->grouped_gemm_streams, 0, 0 };
     /* with context parallelism every kernel but the attention's keys sees this rank's s / cp tokens */
     uint64_t cp = t->cp ? t->cp : 1, tp = t->tp, s = m->seq_len / cp, b = t->micro_batch, h = m->hidden;
     uint64_t a = m->heads, kv = m->kv_heads;

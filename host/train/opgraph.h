@@ -76,6 +76,8 @@ typedef struct opgraph_entry {
                            and its B pass leaves out (schedule.h, enum schedule_part) */
     uint8_t graph;      /* enum opgraph_graph: the entry replays inside a CUDA graph (training.cuda_graph_attn) */
     uint8_t node;       /* enum opgraph_node: the part of an MoE layer it belongs to (training.moe_a2a_overlap) */
+    uint8_t experts_hook; /* the routed experts' first entry in an MoE layer's forward: their module's forward
+                             pre-hook runs before it (Megatron-Core's parameter gather, train_pgather.c) */
 } opgraph_entry;
 
 /* The parts of an MoE layer as Megatron-Core's combined 1F1B schedule splits it into schedule nodes

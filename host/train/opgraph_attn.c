@@ -43,7 +43,7 @@ static void flash(bld *B, int tpl, const lshape *x, int bwd)
         fwd_flops = 2.0 * (double)x->bah * window_pairs(x->skv, x->window) / (double)x->cp * w;
     d.flops = bwd ? 2.5 * fwd_flops : fwd_flops;
     d.bytes = bwd ? 2.0 * (2 * q + 2 * kv) + 4.0 * 3 * rows : 2.0 * (q + kv) + 4.0 * rows;
-    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0, 0 };
+    opgraph_entry e = { OPGRAPH_KERNEL, 0, (uint16_t)opg_add_op(B, &d), 0, NULL, 0, 0, 0, 0 };
     opg_push(B, tpl, e);
 }
 
@@ -58,7 +58,7 @@ static void cp_ring(bld *B, int tpl, const lshape *x, int bwd, int wait)
         return;
     uint64_t block = (x->bah / x->at) * (x->kv / x->tp) * x->s * (x->dqk + x->dh) * 2;
     opgraph_entry e = { (uint8_t)(wait ? OPGRAPH_CP_WAIT : OPGRAPH_CP_P2P), 0, 0, (x->cp - 1) * block * (bwd ? 2 : 1),
-                        bwd ? "cp.ring.kv.grad" : "cp.ring.kv", 0, 0, 0 };
+                        bwd ? "cp.ring.kv.grad" : "cp.ring.kv", 0, 0, 0, 0 };
     opg_push(B, tpl, e);
 }
 

@@ -21,6 +21,7 @@ typedef struct bld {
     int mx; /* FP8 with MXFP8 block scaling (traincfg_mxfp8) */
     uint32_t gg_streams; /* a grouped GEMM's CUDA streams (training.grouped_gemm_streams; 0, 1: one) */
     uint8_t node; /* enum opgraph_node of the entries pushed now (opgraph_moe.c sets it) */
+    uint8_t experts_hook; /* the next entry pushed is the routed experts' first (opgraph_entry.experts_hook) */
 } bld;
 
 /* Shapes of one micro-batch's layer on one GPU (notation at the top of this file). */

@@ -31,7 +31,7 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
 {
     if (ranks <= 1 || bytes == 0)
         return;
-    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0, 0, 0 };
+    opgraph_entry e = { (uint8_t)kind, (uint8_t)coll, 0, bytes, name, 0, 0, 0, 0 };
     opg_push(B, tpl, e);
 }
 
@@ -39,7 +39,7 @@ static void moec(bld *B, int tpl, int kind, int coll, uint64_t bytes, const char
 static void host_mark(bld *B, int tpl, int kind, uint64_t copies)
 {
     opgraph_entry e = { (uint8_t)kind, 0, 0, copies, kind == OPGRAPH_DTOH ? "moe.dispatch.dtoh" : "moe.dispatch.sync",
-                        0, 0, 0 };
+                        0, 0, 0, 0 };
     opg_push(B, tpl, e);
 }
 
@@ -48,7 +48,7 @@ static void host_py(bld *B, int tpl, uint64_t ps, const char *name)
 {
     if (!ps)
         return;
-    opgraph_entry e = { OPGRAPH_HOST_PY, 0, 0, ps, name, 0, 0, 0 };
+    opgraph_entry e = { OPGRAPH_HOST_PY, 0, 0, ps, name, 0, 0, 0, 0 };
     opg_push(B, tpl, e);
 }
 
@@ -190,6 +190,9 @@ void opg_moe_fwd(bld *B, int L, const lshape *x, const moe_shape *e)
         host_mark(B, L, OPGRAPH_HOST_SYNC, 0);
     /* the grouped MLP's Python per local expert (training.host_moe_expert; MoELayer.routed_experts_compute) */
     host_py(B, L, e->py_experts_ps, "moe.experts.python");
+    /* the experts' fc1 (TEGroupedLinear) holds their first parameters: its forward pre-hook comes here, before
+     * its input's quantization (Megatron-Core's DDP hooks the modules with parameters of their own) */
+    B->experts_hook = 1;
     opg_fp8_quant_n(B, L, "mxfp8.quant.moe.expert.fc1.fwd", e->le * e->me * x->h, e->le);
     grouped_gemm(B, L, "moe.expert.fc1.fwd", e->le, e->me, e->fin_e, x->h);
     opg_mem(B, L, x->swiglu ? "moe.expert.swiglu.fwd" : "moe.expert.gelu.fwd", e->le * e->me * e->fo_e, x->swiglu ? 6 : 4);

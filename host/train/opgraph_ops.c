@@ -4,7 +4,7 @@
 
 int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
-    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t), 0, 0 };
+    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t), 0, 0, 0 };
     /* param.main_grad.copy_(param.grad): the weight gradient in the compute dtype read (bf16 under FP8 too:
      * TE's wgrad output), the main gradient written */
     op_desc d = { "fsdp.grad_copy", OP_MEM, GPUCFG_FP32, 1, params, 1, 1, 0, 0, 0, 0, 0, 0 };
@@ -16,7 +16,7 @@ int opgraph_fsdp_grad_copy_op(opgraph *g, const traincfg *t, uint64_t params, cx
 int opgraph_grad_accum_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
     int fp32 = t->precision == GPUCFG_FP32 || t->precision == GPUCFG_TF32;
-    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, 0, 0, 0 };
+    bld B = { g, t->precision, fp32 ? 4.0 : 2.0, err, 0, 0, 0, 0, 0 };
     /* Without --gradient-accumulation-fusion the weight-gradient GEMM writes a fresh tensor that is then added
      * to the main gradient: with fp32 main gradients Megatron-LM's DDP hook main_grad.add_(grad) (megatron/
      * model/distributed.py, _make_param_hook) reads both and writes the fp32 sum; with gradients in the
@@ -32,7 +32,7 @@ int opgraph_grad_accum_op(opgraph *g, const traincfg *t, uint64_t params, cxl_er
 
 int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
-    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t), 0, 0 };
+    bld B = { g, t->precision, 2.0, err, 0, traincfg_mxfp8(t), 0, 0, 0 };
     /* fp8_create_transpose_cache: the rowwise FP8 data read, its transpose written, 1 B each */
     op_desc d = { "fsdp.fp8_transpose", OP_MEM, GPUCFG_FP8, 1, params, 1, 1, 0, 0, 0, 0, 0, 0 };
     d.bytes = 2.0 * (double)params;
@@ -42,7 +42,7 @@ int opgraph_fsdp_fp8_transpose_op(opgraph *g, const traincfg *t, uint64_t params
 
 int opgraph_optimizer_op(opgraph *g, const traincfg *t, uint64_t params, cxl_err *err)
 {
-    bld B = { g, t->precision, 2.0, err, 0, 0, 0, 0 };
+    bld B = { g, t->precision, 2.0, err, 0, 0, 0, 0, 0 };
     double gb = (double)g->grad_elem_bytes;
     int fp32 = g->weight_elem_bytes == 4;
     /* Adam on fp32 master weights (mixed precision): grad + 3 x 4 read, 3 x 4 written, 16-bit weight

@@ -194,7 +194,7 @@ static int collect(eng *E, uint64_t events, train_result *res, cxl_err *err)
                    (uint64_t)E->capxfree * 4 + (uint64_t)E->g.nops * 8 + (uint64_t)E->pp * sizeof(rep);
     for (uint32_t r = 0; r < E->pp; r++)
         mem += (uint64_t)E->reps[r].nitems * sizeof(schedule_item) + 2ull * E->v * E->m * 2 * sizeof(int64_t) +
-               (uint64_t)E->v * 4 + (uint64_t)E->reps[r].dpq_cap * sizeof(dpq_item) +
+               (uint64_t)E->v * 4 + ((uint64_t)E->reps[r].dq[DPQ_DP].cap + E->reps[r].dq[DPQ_EDP].cap) * sizeof(dpq_item) +
                (uint64_t)E->reps[r].a2a_cap * sizeof(a2a_step) + (E->reps[r].side ? A2A_SIDE_CAP * sizeof(a2a_side) : 0);
     res->engine_bytes = mem;
     return E->cm ? collect_cxl(E, res, err) : 0;

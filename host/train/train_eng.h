@@ -119,13 +119,27 @@ typedef struct xfer {
     uint64_t coll_bytes;        /* XK_TP / XK_DP: bytes per rank; XK_CXL: bytes per GPU */
     uint32_t coll_ranks;        /* XK_TP / XK_DP: the group's ranks */
     uint8_t side;               /* XK_EP / XK_TP: runs on the MoE communication stream (train_a2a.c) */
+    uint8_t dq;                 /* XK_DP: its queue (DPQ_DP, DPQ_EDP) */
 } xfer;
 
 /* Where a representative's CXL traffic lands: `count` of its GPUs on host port `host` of domain `domain`. */
 typedef struct cxl_route { uint32_t domain, host, count; } cxl_route;
 
-/* a queued data-parallel collective; edp: over the expert-data-parallel group (the routed experts' buffers) */
-typedef struct dpq_item { int op; uint64_t bytes; const char *name; uint8_t edp; } dpq_item;
+/* a queued data-parallel collective; after: the other group's queue must have completed this many collectives
+ * before it starts (a synchronous call: the compute stream waited for the call before it, 0 = none) */
+typedef struct dpq_item { int op; uint64_t bytes; const char *name; uint64_t after; } dpq_item;
+/* The queues of a representative's data-parallel collectives, one per process group: the data-parallel group's
+ * (DPQ_DP: the dense buffers, ZeRO-3's and Megatron-FSDP's collectives) and the expert-data-parallel group's
+ * (DPQ_EDP: the routed experts' buffers). Each group is its own NCCL communicator on its own CUDA stream
+ * (PyTorch's ProcessGroupNCCL: one stream per process group and device), so a queue runs its collectives in
+ * order and the two queues run side by side. */
+enum { DPQ_DP = 0, DPQ_EDP = 1, DPQ_N = 2 };
+typedef struct dp_queue {
+    dpq_item *q;
+    uint32_t head, len, cap;
+    int running;
+    uint64_t enq, done;             /* collectives enqueued / completed (FIFO order) */
+} dp_queue;
 
 /* training.moe_a2a_overlap (train_a2a.c): one step of the program of a steady forward-backward pair, run
  * layer by layer as Megatron-Core's combined 1F1B schedule runs it. */
@@ -186,11 +200,9 @@ typedef struct rep {
     int64_t *posted;
     uint32_t *held;
     /* data parallel */
-    dpq_item *dpq;
-    uint32_t dpq_head, dpq_len, dpq_cap;
-    int dp_running;
-    uint64_t dp_enq, dp_done;       /* data-parallel collectives enqueued / completed (FIFO order) */
-    uint64_t gather_wait;           /* ZeRO-3: the parameter gather the stream waits for (its dp_enq number) */
+    dp_queue dq[DPQ_N];
+    uint64_t gather_wait[DPQ_N];    /* the parameter gathers the stream waits for (their queues' enq numbers; ZeRO-3,
+                                       Megatron-FSDP: DPQ_DP only) */
     uint64_t gather_next;           /* ZeRO-3: the prefetched gather of the next layer, 0 = none */
     int layer_gathered;             /* ZeRO-3: the current layer's parameters are in place */
     /* Megatron's DDP: the gradient bytes of the bucket being filled, of the dense [0] and the routed experts'
@@ -223,7 +235,7 @@ typedef struct rep {
     fsdp_pass fp;
     uint64_t fsdp_comm;             /* the pass's communication unit, elements */
     uint32_t ag_issued;             /* units of the pass whose all-gather is queued */
-    uint64_t *ag_enq;               /* per unit of the pass: its all-gather's dp_enq number, 0 = nothing to wait */
+    uint64_t *ag_enq;               /* per unit of the pass: its all-gather's enq number, 0 = nothing to wait */
     uint64_t *rs_enq, *rs_elems;
     uint32_t rs_head, rs_len, rs_cap;
     uint64_t rs_queued;             /* elements of the reduce-scatters in flight */
@@ -257,7 +269,7 @@ typedef struct rep {
     /* the distributed optimizer's parameter all-gather (train_pgather.c): its buckets in the
      * forward's order, chunk c's at [pg_first[c], pg_first[c + 1]) (the dense chain's, then the experts'): the
      * last forward position each holds (0: the embedding on the first virtual stage, then the layers, the head),
-     * its bytes, its dp_enq number once issued (UINT64_MAX: not yet); the forwards begun (align_param_gather) */
+     * its bytes, its enq number in its queue (pg_edp) once issued (UINT64_MAX: not yet); the forwards begun (align_param_gather) */
     uint32_t *pg_first, *pg_last;
     uint64_t *pg_bytes, *pg_enq;
     uint8_t *pg_edp;                /* per bucket: 1 for the routed experts' buffers (expert-data-parallel group) */
@@ -445,9 +457,11 @@ int eng_pg_after_step(eng *E, rep *R);
 /* ITEM_HOST of item I: with align_param_gather, its points of issue in the interleaved schedule. */
 void eng_pg_item(eng *E, rep *R, const schedule_item *I);
 /* Item I's forward reaches position `pos` of its chunk (0: the embedding on the first virtual stage, then the
- * layers, the head): with overlap_param_gather, in a chunk's first micro-batch, the position's bucket gather
- * issued as Megatron-Core's pre-hook does and waited for; STEP_NEXT or STEP_BLOCKED (ST_WAIT_GATHER). */
-int eng_pg_need(eng *E, rep *R, const schedule_item *I, uint32_t pos);
+ * layers, the head) at a module of chain x (0: the dense buffers', at the position's start; 1: the routed
+ * experts', at the experts' own pre-hook, opgraph_entry.experts_hook): with overlap_param_gather, in a chunk's
+ * first micro-batch, the chain's bucket gather there issued as Megatron-Core's pre-hook does and waited for;
+ * STEP_NEXT or STEP_BLOCKED (ST_WAIT_GATHER). */
+int eng_pg_need(eng *E, rep *R, const schedule_item *I, uint32_t pos, int x);
 
 /* ---- train_pp.c (pipeline transfers: per pass or as Megatron's exchanges, training.p2p_exchange) ---- */
 /* ITEM_PRE_RECV: with Megatron's exchanges, wait for the receives of the exchange before item R->it (its
@@ -499,12 +513,17 @@ void eng_phase_flows(eng *E, uint32_t xid);
 /* Network flows whose rates changed get their new end events. */
 void eng_schedule_changed(eng *E);
 void eng_flow_done(eng *E, uint32_t xid);
-/* Queue a data-parallel collective of R's stage (the data-parallel queue runs in order; R->dp_enq counts), and
- * start the queue's next collective when none runs. */
+/* Queue a data-parallel collective of R's stage on the data-parallel group's queue (it runs in order;
+ * R->dq[DPQ_DP].enq counts), and start the queue's next collective when none runs. */
 void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name);
-/* ... of the routed experts' buffers when edp is 1: over the expert-data-parallel group, in the same queue */
-void eng_dp_enqueue_group(eng *E, rep *R, int op, uint64_t bytes, const char *name, int edp);
+/* ... on queue g (DPQ_DP, or DPQ_EDP for the routed experts' buffers, over the expert-data-parallel group); sync:
+ * a synchronous call (async_op False), which starts only after what the other queue holds now (the compute
+ * stream waited for it), where an asynchronous one runs beside the other queue */
+void eng_dp_enqueue_group(eng *E, rep *R, int op, uint64_t bytes, const char *name, int g, int sync);
+/* Start each queue's next collective where it may start. */
 void eng_dp_kick(eng *E, rep *R);
+/* No data-parallel collective of R queued or running. */
+int eng_dp_idle(const rep *R);
 /* A collective of kind XK_TP or XK_DP of representative r; returns the xfer id or UINT32_MAX. */
 uint32_t eng_start_coll(eng *E, int kind, uint32_t r, int op, uint64_t bytes, const char *name);
 /* A collective over the expert-tensor-parallel group, planned as a tensor-parallel one (XK_TP). */

@@ -19,7 +19,7 @@ static void fsdp_issue(eng *E, rep *R, uint32_t end)
         R->ag_enq[R->ag_issued] = 0;
         if (u.gather_bytes) {
             eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, u.gather_bytes, "dp.fsdp.params");
-            R->ag_enq[R->ag_issued] = R->dp_enq;
+            R->ag_enq[R->ag_issued] = R->dq[DPQ_DP].enq;
         }
     }
 }
@@ -40,8 +40,8 @@ int eng_fsdp_gather(eng *E, rep *R, uint32_t pos, int prefetch)
     else
         fsdp_issue(E, R, pos);
     R->layer_gathered = 1;
-    if (R->dp_done < R->ag_enq[pos]) {
-        R->gather_wait = R->ag_enq[pos];
+    if (R->dq[DPQ_DP].done < R->ag_enq[pos]) {
+        R->gather_wait[DPQ_DP] = R->ag_enq[pos];
         eng_set_state(E, R, ST_WAIT_GATHER, -1);
         return STEP_BLOCKED;
     }
@@ -60,7 +60,7 @@ void eng_fsdp_grads(eng *E, rep *R, fsdp_unit u)
 /* Drop the reduce-scatters that have finished (the data-parallel queue runs in order). */
 static void fsdp_rs_prune(rep *R)
 {
-    while (R->rs_len && R->rs_enq[R->rs_head] <= R->dp_done) {
+    while (R->rs_len && R->rs_enq[R->rs_head] <= R->dq[DPQ_DP].done) {
         R->rs_queued -= R->rs_elems[R->rs_head];
         R->rs_head = (R->rs_head + 1) % R->rs_cap;
         R->rs_len--;
@@ -70,9 +70,9 @@ static void fsdp_rs_prune(rep *R)
 /* Wait for reduce-scatter number `enq`; 1 when the stream waits. */
 static int fsdp_wait_rs(eng *E, rep *R, uint64_t enq)
 {
-    if (R->dp_done >= enq)
+    if (R->dq[DPQ_DP].done >= enq)
         return 0;
-    R->gather_wait = enq;
+    R->gather_wait[DPQ_DP] = enq;
     eng_set_state(E, R, ST_WAIT_GATHER, -1);
     return 1;
 }
@@ -114,7 +114,7 @@ int eng_fsdp_flush(eng *E, rep *R)
     }
     eng_dp_enqueue(E, R, COLLALGO_REDUCE_SCATTER, R->rs_pend_bytes, "dp.fsdp.grads");
     uint32_t at = (R->rs_head + R->rs_len++) % R->rs_cap;
-    R->rs_enq[at] = R->dp_enq;
+    R->rs_enq[at] = R->dq[DPQ_DP].enq;
     R->rs_elems[at] = R->rs_pend_elems;
     R->rs_queued += R->rs_pend_elems;
     R->rs_pend_elems = R->rs_pend_bytes = 0;

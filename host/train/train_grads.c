@@ -27,12 +27,12 @@ uint64_t eng_grads_bucket(const eng *E, const rep *R, uint32_t chunk)
 }
 
 /* Gradient bytes into the bucket of buffer x (0 dense, 1 routed experts); a full bucket (or any, with
- * force) is reduced on the data-parallel stream */
+ * force) is reduced, asynchronously (overlap_grad_reduce: async_op), on its group's queue (DPQ_DP, DPQ_EDP) */
 static void bucket_add(eng *E, rep *R, int x, uint64_t bytes, uint64_t bucket, int force)
 {
     R->bucket_acc[x] += bytes;
     if (R->bucket_acc[x] && (force || R->bucket_acc[x] >= bucket)) {
-        eng_dp_enqueue_group(E, R, eng_grad_op(E), R->bucket_acc[x], x ? "dp.grads.experts" : "dp.grads", x);
+        eng_dp_enqueue_group(E, R, eng_grad_op(E), R->bucket_acc[x], x ? "dp.grads.experts" : "dp.grads", x, 0);
         R->bucket_acc[x] = 0;
     }
 }
@@ -98,7 +98,8 @@ void eng_grads_flush(eng *E, rep *R)
     if (E->grad_overlap || E->grad_sync || traincfg_dpcp(E->t) <= 1)
         return;
     /* all gradients after the backward pass: DeepSpeed's buckets; Megatron's one call per buffer and model
-     * chunk (each chunk's finish_grad_sync: its bucket groups, then its expert bucket groups) */
+     * chunk (each chunk's finish_grad_sync: its bucket groups, then its expert bucket groups), each synchronous
+     * (async_op False: the compute stream waits for it, so the next, on the other group's stream, follows it) */
     if (!megatron_ddp(E)) {
         uint64_t total = R->params * E->g.grad_elem_bytes;   /* layers, embedding, head */
         eng_dp_enqueue_buckets(E, R, eng_grad_op(E), total, E->grad_bucket, "dp.grads");
@@ -107,7 +108,7 @@ void eng_grads_flush(eng *E, rep *R)
     for (uint32_t c = 0; c < E->v; c++) {
         uint64_t all = 0, expert = 0;
         chunk_grad_bytes(E, R, c, &all, &expert);
-        eng_dp_enqueue_group(E, R, eng_grad_op(E), all - expert, "dp.grads", 0);
-        eng_dp_enqueue_group(E, R, eng_grad_op(E), expert, "dp.grads.experts", 1);
+        eng_dp_enqueue_group(E, R, eng_grad_op(E), all - expert, "dp.grads", DPQ_DP, 1);
+        eng_dp_enqueue_group(E, R, eng_grad_op(E), expert, "dp.grads.experts", DPQ_EDP, 1);
     }
 }

@@ -249,6 +249,7 @@ static uint32_t start_coll(eng *E, int kind, const collalgo_group *grp, uint32_t
     if (xid == UINT32_MAX)
         return xid;
     xfer *X = &E->xf[xid];
+    X->dq = (uint8_t)(kind == XK_DP && grp == &E->edp_group ? DPQ_EDP : DPQ_DP);
     nccltune_comm c;
     collmodel_comm(&E->coll, grp, E->coll.channels, &c);
     /* the plan depends on the kind, group, op and bytes only: a memo hit is what plan_coll would compute */
@@ -394,42 +395,58 @@ uint32_t eng_start_a2a(eng *E, uint32_t r, uint64_t bytes, const char *name)
 
 /* ---- a representative's data-parallel stream: its collectives in the order they were queued ---- */
 
+static void kick_queue(eng *E, rep *R, int g)
+{
+    dp_queue *Q = &R->dq[g];
+    if (Q->running || Q->len == 0 || R->dq[1 - g].done < Q->q[Q->head].after)
+        return;
+    dpq_item it = Q->q[Q->head];
+    Q->head = (Q->head + 1) % Q->cap;
+    Q->len--;
+    Q->running = 1;
+    start_coll(E, XK_DP, g == DPQ_EDP ? &E->edp_group : &E->dp_group, R->r, it.op, it.bytes, it.name);
+}
+
 void eng_dp_kick(eng *E, rep *R)
 {
-    if (R->dp_running || R->dpq_len == 0)
-        return;
-    dpq_item it = R->dpq[R->dpq_head];
-    R->dpq_head = (R->dpq_head + 1) % R->dpq_cap;
-    R->dpq_len--;
-    R->dp_running = 1;
-    start_coll(E, XK_DP, it.edp ? &E->edp_group : &E->dp_group, R->r, it.op, it.bytes, it.name);
+    for (int g = 0; g < DPQ_N; g++)
+        kick_queue(E, R, g);
+}
+
+int eng_dp_idle(const rep *R)
+{
+    for (int g = 0; g < DPQ_N; g++)
+        if (R->dq[g].running || R->dq[g].len)
+            return 0;
+    return 1;
 }
 
 void eng_dp_enqueue(eng *E, rep *R, int op, uint64_t bytes, const char *name)
 {
-    eng_dp_enqueue_group(E, R, op, bytes, name, 0);
+    eng_dp_enqueue_group(E, R, op, bytes, name, DPQ_DP, 0);
 }
 
-void eng_dp_enqueue_group(eng *E, rep *R, int op, uint64_t bytes, const char *name, int edp)
+void eng_dp_enqueue_group(eng *E, rep *R, int op, uint64_t bytes, const char *name, int g, int sync)
 {
-    if (bytes == 0 || (edp ? E->edp_group.ranks : traincfg_dpcp(E->t)) <= 1)
+    if (bytes == 0 || (g == DPQ_EDP ? E->edp_group.ranks : traincfg_dpcp(E->t)) <= 1)
         return;
-    if (R->dpq_len == R->dpq_cap) {
-        uint32_t nc = R->dpq_cap ? 2 * R->dpq_cap : 64;
+    dp_queue *Q = &R->dq[g];
+    if (Q->len == Q->cap) {
+        uint32_t nc = Q->cap ? 2 * Q->cap : 64;
         dpq_item *nq = malloc(nc * sizeof *nq);
         if (!nq) {
             eng_oom(E);
             return;
         }
-        for (uint32_t i = 0; i < R->dpq_len; i++)
-            nq[i] = R->dpq[(R->dpq_head + i) % R->dpq_cap];
-        free(R->dpq);
-        R->dpq = nq;
-        R->dpq_cap = nc;
-        R->dpq_head = 0;
+        for (uint32_t i = 0; i < Q->len; i++)
+            nq[i] = Q->q[(Q->head + i) % Q->cap];
+        free(Q->q);
+        Q->q = nq;
+        Q->cap = nc;
+        Q->head = 0;
     }
-    R->dpq[(R->dpq_head + R->dpq_len) % R->dpq_cap] = (dpq_item){ op, bytes, name, (uint8_t)(edp != 0) };
-    R->dpq_len++;
-    R->dp_enq++;
+    Q->q[(Q->head + Q->len) % Q->cap] = (dpq_item){ op, bytes, name, sync ? R->dq[1 - g].enq : 0 };
+    Q->len++;
+    Q->enq++;
     eng_dp_kick(E, R);
 }

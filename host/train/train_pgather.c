@@ -176,13 +176,16 @@ void eng_pg_free(rep *R)
     free(R->pg_edp);
 }
 
+/* Bucket group b's all-gather on its group's queue: asynchronous with overlap_param_gather (async_op, beside the
+ * other group's queue), else synchronous (start_param_sync after the step: each call after the one before) */
 static void issue(eng *E, rep *R, uint32_t b)
 {
     if (R->pg_enq[b] != UINT64_MAX)
         return;
-    eng_dp_enqueue_group(E, R, COLLALGO_ALLGATHER, R->pg_bytes[b], R->pg_edp[b] ? "dp.params.experts" : "dp.params",
-                         R->pg_edp[b]);
-    R->pg_enq[b] = R->dp_enq;
+    int g = R->pg_edp[b] ? DPQ_EDP : DPQ_DP;
+    eng_dp_enqueue_group(E, R, COLLALGO_ALLGATHER, R->pg_bytes[b], g == DPQ_EDP ? "dp.params.experts" : "dp.params", g,
+                         !E->pg);
+    R->pg_enq[b] = R->dq[g].enq;
 }
 
 int eng_pg_after_step(eng *E, rep *R)
@@ -194,10 +197,10 @@ int eng_pg_after_step(eng *E, rep *R)
      * start_param_sync(force_sync) in step_with_ready_grads; with it, a bucket no forward issued (a chunk's
      * first forward run by the combined MoE schedule's pairs, train_a2a.c, which have no pre-hook step here),
      * so that no parameter goes ungathered */
-    uint64_t before = R->dp_enq;
+    uint64_t before = R->dq[DPQ_DP].enq + R->dq[DPQ_EDP].enq;
     for (uint32_t b = 0; b < R->pg_first[E->v]; b++)
         issue(E, R, b);
-    return R->dp_enq != before;
+    return R->dq[DPQ_DP].enq + R->dq[DPQ_EDP].enq != before;
 }
 
 static void issue_chunk(eng *E, rep *R, uint32_t c)
@@ -234,38 +237,31 @@ static int pos_in_chain(const eng *E, const rep *R, uint32_t c, uint32_t pos, in
     return f + w > 0;
 }
 
-int eng_pg_need(eng *E, rep *R, const schedule_item *I, uint32_t pos)
+int eng_pg_need(eng *E, rep *R, const schedule_item *I, uint32_t pos, int x)
 {
     /* only the chunk's first micro-batch: its forward gathers the chunk, later ones find it in place */
     if (!E->pg || I->backward || I->microbatch != 0)
         return STEP_NEXT;
-    /* the position's bucket in the dense chain and, for an MoE layer, in the routed experts' (the two chains
-     * of the chunk's DDP: bucket_groups, expert_parallel_bucket_groups, each with its own
-     * next_param_gather_bucket_group); the attention's pre-hook comes before the experts' */
-    uint32_t at[2], n = 0;
-    for (int x = 0; x < 2; x++) {
-        uint32_t b = R->pg_first[I->chunk], end = R->pg_first[I->chunk + 1];
-        while (b < end && R->pg_edp[b] != x)
-            b++;
-        while (b < end && R->pg_edp[b] == x && R->pg_last[b] < pos)
-            b++;
-        if (b < end && R->pg_edp[b] == x && pos_in_chain(E, R, I->chunk, pos, x))
-            at[n++] = b;
-    }
-    /* finish_param_sync: the group's gather issued if it was not; waited for; then (without align_param_gather)
-     * the next group of its chain issued, which the communication stream runs after this one */
-    for (uint32_t i = 0; i < n; i++)
-        issue(E, R, at[i]);
-    uint64_t wait = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t b = at[i];
-        if (!E->pg_align && b + 1 < R->pg_first[I->chunk + 1] && R->pg_edp[b + 1] == R->pg_edp[b])
-            issue(E, R, b + 1);
-        wait = R->pg_enq[b] > wait ? R->pg_enq[b] : wait;
-    }
-    if (!n || R->dp_done >= wait)
+    /* the position's bucket in chain x: the dense chain's at the layer's (the embedding's, the head's) first
+     * module, the routed experts' at the experts' own pre-hook (the chunk's DDP: bucket_groups,
+     * expert_parallel_bucket_groups, each with its own next_param_gather_bucket_group) */
+    uint32_t b = R->pg_first[I->chunk], end = R->pg_first[I->chunk + 1];
+    while (b < end && R->pg_edp[b] != x)
+        b++;
+    while (b < end && R->pg_edp[b] == x && R->pg_last[b] < pos)
+        b++;
+    if (!(b < end && R->pg_edp[b] == x && pos_in_chain(E, R, I->chunk, pos, x)))
         return STEP_NEXT;
-    R->gather_wait = wait;
+    /* finish_param_sync: the group's gather issued if it was not; waited for; then (without align_param_gather)
+     * the next group of its chain issued, which its group's stream runs after this one */
+    issue(E, R, b);
+    if (!E->pg_align && b + 1 < end && R->pg_edp[b + 1] == R->pg_edp[b])
+        issue(E, R, b + 1);
+    int g = x ? DPQ_EDP : DPQ_DP;
+    if (R->dq[g].done >= R->pg_enq[b])
+        return STEP_NEXT;
+    R->gather_wait[g] = R->pg_enq[b];
+    R->gather_wait[1 - g] = 0;
     eng_set_state(E, R, ST_WAIT_GATHER, -1);
     return STEP_BLOCKED;
 }

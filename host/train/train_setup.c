@@ -655,7 +655,8 @@ void eng_teardown(eng *E)
             free(E->reps[r].posted);
             free(E->reps[r].held);
             free(E->reps[r].bwd_done);
-            free(E->reps[r].dpq);
+            for (int g = 0; g < DPQ_N; g++)
+                free(E->reps[r].dq[g].q);
             free(E->reps[r].ag_enq);
             free(E->reps[r].rs_enq);
             free(E->reps[r].rs_elems);

@@ -77,17 +77,18 @@ void eng_xfer_done(eng *E, uint32_t xid)
     } else if (X.kind == XK_DP) {
         rep *R = &E->reps[X.rep];
         eng_trace_xfer(E, &X);
-        R->dp_running = 0;
-        R->dp_done++;
+        R->dq[X.dq].running = 0;
+        R->dq[X.dq].done++;
         eng_dp_kick(E, R);
-        if (R->state == ST_WAIT_GATHER && R->dp_done >= R->gather_wait) {
+        if (R->state == ST_WAIT_GATHER && R->dq[DPQ_DP].done >= R->gather_wait[DPQ_DP] &&
+            R->dq[DPQ_EDP].done >= R->gather_wait[DPQ_EDP]) {
             eng_trace_wait(E, R->r, E->t->data_parallel == TRAINCFG_DP_FSDP ? "wait fsdp"
                                     : E->pg ? "wait param gather" : "wait zero-3 gather", R->since);
             eng_set_state(E, R, ST_RUN, TRAIN_BK_DP);
             eng_advance(E, R);
             return;
         }
-        if (R->state == ST_WAIT_DP && !R->dp_running && R->dpq_len == 0 && !R->emb_waiting) {
+        if (R->state == ST_WAIT_DP && eng_dp_idle(R) && !R->emb_waiting) {
             eng_trace_wait(E, R->r, "wait dp", R->since);
             eng_set_state(E, R, ST_RUN, TRAIN_BK_DP);
             eng_advance(E, R);
@@ -116,7 +117,8 @@ void eng_run_kernel(eng *E, rep *R, uint32_t op)
      * Megatron-Bridge runs it through Transformer Engine's userbuffers with per-GEMM SM counts of its own,
      * not NCCL's channels (docs/training.md) */
     int cp_nvlink = R->cp_running && E->cp_group.ranks <= E->cp_group.ranks_per_node;
-    int shared = E->dur_shared && (R->dp_running || cp_nvlink || R->side_running == 1);
+    int shared = E->dur_shared && (R->dq[DPQ_DP].running || R->dq[DPQ_EDP].running || cp_nvlink ||
+                                   R->side_running == 1);
     int64_t dur = shared ? E->dur_shared[op] : E->dur[op];
     if (dur > TRAIN_MAX_PS - E->now) {
         cxl_errf(E->err, CXL_ELIMIT, "kernel %s (%.6g s each) ends past %g s, the longest iteration simulated",
@@ -249,17 +251,17 @@ static int zero3_gather(eng *E, rep *R, const item_ctx *c)
         mine = R->gather_next;
     } else {
         eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, bytes, "dp.zero3.params");
-        mine = R->dp_enq;
+        mine = R->dq[DPQ_DP].enq;
     }
     R->gather_next = 0;
     if (R->layer + 1 < E->chunk_layers[c->vs]) {
         eng_dp_enqueue(E, R, COLLALGO_ALLGATHER, eng_layer_params(E, c->vs, R->layer + 1) * E->g.weight_elem_bytes,
                    "dp.zero3.params");
-        R->gather_next = R->dp_enq;
+        R->gather_next = R->dq[DPQ_DP].enq;
     }
     R->layer_gathered = 1;
-    if (R->dp_done < mine) {
-        R->gather_wait = mine;
+    if (R->dq[DPQ_DP].done < mine) {
+        R->gather_wait[DPQ_DP] = mine;
         eng_set_state(E, R, ST_WAIT_GATHER, -1);
         return STEP_BLOCKED;
     }
@@ -331,7 +333,7 @@ static int layer_template(eng *E, rep *R, const item_ctx *c)
         }
     } else if (E->t->zero >= 3 && traincfg_dpcp(E->t) > 1 && R->lstep != LAYER_GRADS && !R->layer_gathered) {
         return zero3_gather(E, R, c);
-    } else if (eng_pg_need(E, R, c->I, (uint32_t)c->first_vs + R->layer)) {
+    } else if (eng_pg_need(E, R, c->I, (uint32_t)c->first_vs + R->layer, 0)) {
         return STEP_BLOCKED;
     }
     if (E->cm && R->lstep == LAYER_START && eng_cxl_layer_in(E, R, c->vs, c->I->backward))
@@ -415,7 +417,7 @@ static int pick_template(eng *E, rep *R, const item_ctx *c)
         }
         if (eng_fsdp_on(E) && !R->layer_gathered)
             return eng_fsdp_gather(E, R, 0, 1);
-        if (eng_pg_need(E, R, I, 0))
+        if (eng_pg_need(E, R, I, 0, 0))
             return STEP_BLOCKED;
         R->cur_tpl = &E->g.tpl[id];
         return TPL_READY;
@@ -425,7 +427,7 @@ static int pick_template(eng *E, rep *R, const item_ctx *c)
         id = I->backward ? (c->first_vs ? OPGRAPH_EMBED_BWD : -1) : (c->last_vs ? OPGRAPH_HEAD_FWD : -1);
         if (id >= 0 && eng_fsdp_on(E) && !R->layer_gathered)
             return eng_fsdp_gather(E, R, R->fp.n - 1, 1);
-        if (id >= 0 && eng_pg_need(E, R, I, (uint32_t)c->first_vs + E->chunk_layers[c->vs]))
+        if (id >= 0 && eng_pg_need(E, R, I, (uint32_t)c->first_vs + E->chunk_layers[c->vs], 0))
             return STEP_BLOCKED;
         R->seg = SEG_END;
         if (id < 0)
@@ -554,6 +556,10 @@ static int item_body(eng *E, rep *R, const item_ctx *c)
         R->entry++;
         return STEP_NEXT;
     }
+    /* the routed experts' forward pre-hook (their first grouped linear's), after the attention, the router and
+     * the dispatch: their chain's gather (once done, this finds it in place) */
+    if (e->experts_hook && R->seg == SEG_LAYERS && eng_pg_need(E, R, c->I, (uint32_t)c->first_vs + R->layer, 1))
+        return STEP_BLOCKED;
     return eng_run_entry(E, R, e, &R->entry);
 }
 
@@ -658,7 +664,7 @@ static int item_step(eng *E, rep *R)
 /* The stream waits (ST_WAIT_DP) while data-parallel collectives are queued or running. */
 static int wait_dp(eng *E, rep *R)
 {
-    if (!R->dp_running && !R->dpq_len)
+    if (eng_dp_idle(R))
         return STEP_NEXT;
     eng_set_state(E, R, ST_WAIT_DP, -1);
     return STEP_BLOCKED;

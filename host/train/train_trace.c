@@ -2,7 +2,7 @@
  * train_opts.trace is set (see docs/training.md "Trace").
  *
  * Processes: stage r (pid r) with its compute stream (tid 0), data-parallel stream (tid 1), MoE communication
- * stream (tid 2, training.moe_a2a_overlap) and lane
+ * stream (tid 2, training.moe_a2a_overlap), the expert-data-parallel group's stream (tid 3) and lane
  * groups for what may overlap (pipeline sends, receives, CXL transfers: TL_TID0 x (group + 1)); the
  * links of stage r (pid TP_LINKS + r: a utilisation counter per link); CXL domain d
  * (pid TP_DOMAIN + d: traffic and host-port slices, counters of transfers in flight and bandwidth). */
@@ -78,7 +78,7 @@ void eng_trace_xfer(eng *E, const xfer *X)
         if (X->kind == XK_TP)
             eng_trace_slice(E, X->rep, 0, "tp", X->name, X->t_start, E->now, a, 5);
         else
-            eng_trace_slice(E, X->rep, 1, "dp", X->name, X->t_start, E->now, a, 5);
+            eng_trace_slice(E, X->rep, X->dq == DPQ_EDP ? 3 : 1, "dp", X->name, X->t_start, E->now, a, 5);
     } else if (X->kind == XK_PP || X->kind == XK_EMB) {
         const char *cat = X->kind == XK_PP ? "pp" : "dp";
         a[0] = ARG_U("bytes", (uint64_t)X->bytes);
@@ -134,6 +134,8 @@ void eng_trace_names(eng *E)
         ctrace_thread(E->ct, r, 1, "data-parallel collectives");
         if (E->t->moe_a2a_overlap)
             ctrace_thread(E->ct, r, 2, "moe communication stream");
+        if (E->g.moe_expert_params && E->edp_group.ranks > 1)
+            ctrace_thread(E->ct, r, 3, "expert-data-parallel collectives");
         snprintf(buf, sizeof buf, "links of stage %u", r);
         ctrace_process(E->ct, TP_LINKS + r, buf);
         static const double zero[2] = { 0, 0 };

@@ -5,6 +5,7 @@
  * (Megatron-LM 0d8e071 megatron/core/distributed/distributed_data_parallel.py, expert_parallel_buffers and
  * `if disable_bucketing or pp_rank > 0`; megatron/training/training.py get_model). */
 #define _POSIX_C_SOURCE 200809L
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +17,9 @@
 #include <cmocka.h>
 
 #include "config/expcfg.h"
+#include "out/ctrace.h"
 #include "train/collalgo.h"
+#include "train/opgraph.h"
 #include "train/train.h"
 
 #include "train_fixture.h"
@@ -37,7 +40,7 @@ static tally count(const train_result *r, int op, uint32_t ranks)
 
 /* 2 nodes of 8 H100, 4 MoE layers of 16 experts (3 x 2048 x 1024 parameters each), bf16 weights, fp32 main
  * gradients; training keys after the batch */
-static void run_moe(const char *training, train_result *r)
+static void run_moe_opts(const char *training, const train_opts *o, train_result *r)
 {
     char text[1024];
     snprintf(text, sizeof text,
@@ -49,9 +52,11 @@ static void run_moe(const char *training, train_result *r)
              "training: { global_batch: 64, micro_batch: 1, main_grads: fp32, zero: 1%s }\n",
              training);
     expcfg *x = tfx_load_text("edp.yaml", text);
-    tfx_run(x, NULL, r);
+    tfx_run(x, o, r);
     free(x);
 }
+
+static void run_moe(const char *training, train_result *r) { run_moe_opts(training, NULL, r); }
 
 static void experts_over_the_expert_data_parallel_group(void **state)
 {
@@ -156,12 +161,143 @@ static void buckets_per_chunk_and_stage(void **state)
     train_result_free(&r);
 }
 
+/* A slice of stage 0's trace: its name, lane (tid) and span in microseconds */
+typedef struct slice { char name[64]; unsigned tid; double t0, t1; } slice;
+#define MAX_SLICES 65536
+static slice slices[MAX_SLICES];
+
+/* The MoE run of run_moe traced: its slices of stage 0 into `slices`, their number */
+static size_t traced_moe(const char *training)
+{
+    char path[] = "/tmp/cxlsim_edp_trace_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    cxl_err e;
+    ctrace *ct;
+    assert_int_equal(ctrace_open(&ct, path, 0, INT64_MAX, &e), 0);
+    train_opts o = { .trace = ct };
+    train_result r;
+    run_moe_opts(training, &o, &r);
+    train_result_free(&r);
+    assert_int_equal(ctrace_finish(ct, &e), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char line[1024];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        slice sl;
+        unsigned pid;
+        double dur;
+        if (sscanf(line, "{\"ph\":\"X\",\"name\":\"%63[^\"]\",\"pid\":%u,\"tid\":%u,\"cat\":\"%*[^\"]\",\"ts\":%lf,"
+                         "\"dur\":%lf", sl.name, &pid, &sl.tid, &sl.t0, &dur) != 5 || pid != 0)
+            continue;
+        sl.t1 = sl.t0 + dur;
+        assert_true(n < MAX_SLICES);
+        slices[n++] = sl;
+    }
+    fclose(f);
+    unlink(path);
+    return n;
+}
+
+static int named(const slice *s, const char *prefix) { return !strncmp(s->name, prefix, strlen(prefix)); }
+
+/* Pairs of a data-parallel group's collective (tid 1) and an expert-data-parallel group's (tid 3) that overlap in
+ * time; every dp.* slice checked to be on its group's lane */
+static size_t overlapping_pairs(size_t n)
+{
+    size_t pairs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (named(&slices[i], "dp.grads.experts") || named(&slices[i], "dp.params.experts"))
+            assert_int_equal(slices[i].tid, 3);
+        else if (named(&slices[i], "dp.grads") || named(&slices[i], "dp.params"))
+            assert_int_equal(slices[i].tid, 1);
+        if (slices[i].tid != 1)
+            continue;
+        for (size_t j = 0; j < n; j++)
+            if (slices[j].tid == 3 && slices[j].t0 < slices[i].t1 && slices[i].t0 < slices[j].t1)
+                pairs++;
+    }
+    return pairs;
+}
+
+static void two_groups_side_by_side(void **state)
+{
+    (void)state;
+    /* overlap_grad_reduce: each bucket reduce-scattered asynchronously (async_op) on its group's NCCL stream (each
+     * process group its own communicator and stream, PyTorch's ProcessGroupNCCL): the experts' over the two-node
+     * expert-data-parallel group run beside the dense buckets over the data-parallel group */
+    size_t n = traced_moe(", dp: 16, ep: 8, overlap_grad_reduce: true, grad_bucket: 16MB");
+    size_t experts = 0;
+    for (size_t i = 0; i < n; i++)
+        experts += slices[i].tid == 3;
+    assert_int_equal(experts, 8);   /* 4 reduce-scatters, 4 gathers after the step */
+    assert_true(overlapping_pairs(n) > 0);
+    /* without overlap_grad_reduce the calls are synchronous (async_op False: the compute stream waits for each,
+     * and the next, on the other group's stream, waits for the compute stream), and so are the gathers after the
+     * step: one after another, never side by side */
+    n = traced_moe(", dp: 16, ep: 8");
+    assert_int_equal(overlapping_pairs(n), 0);
+    double dense_end = 0, experts_start = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(slices[i].name, "dp.grads"))
+            dense_end = slices[i].t1;
+        if (!strcmp(slices[i].name, "dp.grads.experts"))
+            experts_start = slices[i].t0;
+    }
+    assert_true(dense_end > 0 && experts_start >= dense_end);  /* finish_grad_sync: bucket groups, then experts' */
+}
+
+static void experts_gather_at_their_pre_hook(void **state)
+{
+    (void)state;
+    /* the template: the routed experts' first entry (their fc1's pre-hook) after the dispatch, before fc1 */
+    expcfg *x = tfx_load_file(CXLSIM_SOURCE_DIR "/configs/validation/megatron-bridge/qwen3-30b-a3b.yaml");
+    cxl_err e;
+    opgraph g;
+    assert_int_equal(opgraph_build(&x->model, &x->train, &g, &e), 0);
+    const opgraph_tpl *T = &g.tpl[OPGRAPH_MOE_FWD];
+    int hook = -1, hooks = 0, dispatch = -1, fc1 = -1;
+    for (uint32_t i = 0; i < T->n; i++) {
+        const opgraph_entry *en = &T->e[i];
+        const char *name = en->kind == OPGRAPH_KERNEL ? g.ops[en->op].name : en->name;
+        if (en->experts_hook)
+            hook = (int)i, hooks++;
+        if (name && !strcmp(name, "ep.alltoall.dispatch"))
+            dispatch = (int)i;
+        if (name && !strcmp(name, "moe.expert.fc1.fwd") && fc1 < 0)
+            fc1 = (int)i;
+    }
+    assert_int_equal(hooks, 1);
+    assert_true(dispatch >= 0 && dispatch < hook && hook <= fc1);
+    for (uint32_t i = 0; i < g.tpl[OPGRAPH_LAYER_FWD].n; i++)
+        assert_false(g.tpl[OPGRAPH_LAYER_FWD].e[i].experts_hook);
+    free(x);
+    /* overlap_param_gather: the experts' first bucket is issued at their pre-hook, after the first MoE layer's
+     * router; the dense chain's at the layer's start, before it */
+    size_t n = traced_moe(", dp: 16, ep: 8, overlap_grad_reduce: true, grad_bucket: 16MB, overlap_param_gather: true");
+    double router_end = -1, experts0 = -1, dense0 = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (router_end < 0 && !strcmp(slices[i].name, "moe.router.fwd"))
+            router_end = slices[i].t1;
+        if (!strcmp(slices[i].name, "dp.params.experts") && (experts0 < 0 || slices[i].t0 < experts0))
+            experts0 = slices[i].t0;
+        if (!strcmp(slices[i].name, "dp.params") && (dense0 < 0 || slices[i].t0 < dense0))
+            dense0 = slices[i].t0;
+    }
+    assert_true(router_end > 0 && experts0 >= router_end);
+    assert_true(dense0 >= 0 && dense0 < router_end);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(experts_over_the_expert_data_parallel_group),
         cmocka_unit_test(experts_own_buckets),
         cmocka_unit_test(buckets_per_chunk_and_stage),
+        cmocka_unit_test(two_groups_side_by_side),
+        cmocka_unit_test(experts_gather_at_their_pre_hook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
