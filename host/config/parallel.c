@@ -582,6 +582,21 @@ static int check_fsdp(const modelcfg *m, const traincfg *t, cxl_err *err)
  * and DeepSpeed's reduction are other frameworks' gathers. align_param_gather acts only with it. */
 static int check_param_gather(const traincfg *t, cxl_err *err)
 {
+    if (t->overlap_param_gather_with_optimizer_step) {
+        /* Megatron-LM 0d8e071 arguments.py: the distributed optimizer, interleaved pipeline parallelism;
+         * get_megatron_optimizer's [[model_chunks[0]], model_chunks[1:]] */
+        const cfgloc *w = tloc(t, TRAINCFG_F_OPG_WITH_OPT_STEP);
+        if (t->zero < 1 || t->zero > 2 || t->data_parallel == TRAINCFG_DP_FSDP ||
+            t->grad_reduce == TRAINCFG_GRAD_DEEPSPEED)
+            return cfgloc_errf(err, w, "training.overlap_param_gather_with_optimizer_step: Megatron-Core's distributed "
+                               "optimizer option; use zero 1 or 2 with data_parallel ddp and grad_reduce megatron, or "
+                               "remove the key");
+        if (t->virtual_stages < 2)
+            return cfgloc_errf(err, w, "training.overlap_param_gather_with_optimizer_step: it steps the first model "
+                               "chunk's optimizer apart from the others', but virtual_stages is %llu; set "
+                               "virtual_stages > 1 (Megatron: interleaved pipeline parallelism only), or remove the key",
+                               (ull)t->virtual_stages);
+    }
     if (t->align_param_gather && !t->overlap_param_gather)
         return cfgloc_errf(err, tloc(t, TRAINCFG_F_ALIGN_PARAM_GATHER),
                            "training.align_param_gather: it places the overlapped parameter all-gathers, but "

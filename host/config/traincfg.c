@@ -229,6 +229,12 @@ static const cfg_field fields[] = {
       "with overlap_param_gather: the interleaved schedule issues each model chunk's gathers itself, every "
       "pipeline stage at the same virtual micro-batch (Megatron-Core's align_param_gather; Megatron-Bridge sets it "
       "for pp > 1, vp > 1); false: each chunk's first layer issues them" },
+    { "overlap_param_gather_with_optimizer_step", CFG_T_BOOL, T(overlap_param_gather_with_optimizer_step), 0, 1, 0,
+      NULL, NULL, 0, NULL,
+      "Megatron-Core's overlap_param_gather_with_optimizer_step (needs virtual_stages > 1 and the distributed "
+      "optimizer): the first model chunk's optimizer steps first and, with overlap_param_gather, its gathers run "
+      "beside the other chunks' step; every chunk's gradients and gathers one bucket per buffer (Megatron-Bridge "
+      "turns bucketing off with it)" },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
 };
 

@@ -62,7 +62,8 @@ enum { TRAINCFG_F_GLOBAL_BATCH, TRAINCFG_F_MICRO_BATCH, TRAINCFG_F_TP, TRAINCFG_
        TRAINCFG_F_HOST_MOE_DISPATCH, TRAINCFG_F_MOE_DISPATCHER, TRAINCFG_F_RECOMPUTE_METHOD,
        TRAINCFG_F_RECOMPUTE_NUM_LAYERS, TRAINCFG_F_TP_COMM_OVERLAP, TRAINCFG_F_UB_SMS0,
        TRAINCFG_F_GROUPED_GEMM_STREAMS = TRAINCFG_F_UB_SMS0 + 4, TRAINCFG_F_MOE_FORCE_BALANCE,
-       TRAINCFG_F_MOE_A2A_OVERLAP, TRAINCFG_F_OVERLAP_PARAM_GATHER, TRAINCFG_F_ALIGN_PARAM_GATHER, TRAINCFG_NFIELDS };
+       TRAINCFG_F_MOE_A2A_OVERLAP, TRAINCFG_F_OVERLAP_PARAM_GATHER, TRAINCFG_F_ALIGN_PARAM_GATHER,
+       TRAINCFG_F_OPG_WITH_OPT_STEP, TRAINCFG_NFIELDS };
 
 /* training.moe_dispatcher: Megatron-Core's token dispatcher (moe_token_dispatcher_type alltoall, or flex
  * with moe_flex_dispatcher_backend hybridep) */
@@ -193,6 +194,10 @@ typedef struct traincfg {
      * at fixed points, all pipeline stages together, and the hooks only wait */
     int overlap_param_gather;
     int align_param_gather;
+    /* Megatron-Core's overlap_param_gather_with_optimizer_step (OptimizerConfig; virtual stages only): the first
+     * model chunk has an optimizer of its own, stepped first, and its gathers are issued right after it, beside
+     * the other chunks' step; every chunk's DDP without bucketing (Megatron-Bridge's _ddp_wrap) */
+    int overlap_param_gather_with_optimizer_step;
     /* Megatron-Core's pipeline_model_parallel_layout ("" = none): per virtual stage, in Megatron's order,
      * the embedding E, transformer layers t, multi-token prediction modules m and the loss L, stages
      * separated by '|', "x*n" and "(...)*n" repeating (pplayout.h; parallel_chunk_layers reads it) */

@@ -230,6 +230,8 @@ typedef struct rep {
     uint64_t shard_params;          /* the optimizer's parameters on one GPU (after ZeRO) ... */
     uint64_t expert_shard_params;   /* ... of which routed experts' (sharded over the expert-data-parallel group) */
     uint32_t opt_dense_op;          /* cxl.offload_scope experts with the CPU's Adam: the GPU's kernel for the rest */
+    uint32_t opt_first_op, opt_rest_op; /* E->pg_opt: the optimizer kernel of the first model chunk's dense
+                                           parameters, and of the rest (policy_opt_hbm.c) */
     /* Megatron-FSDP (fsdp.h; train_step.c): the pass under way and its all-gathers, the reduce-scatters in
      * flight (a ring, oldest first), a unit's gradients waiting to be reduce-scattered */
     fsdp_pass fp;
@@ -360,6 +362,8 @@ typedef struct eng {
     uint32_t accum_op[2];               /* DDP without gradient accumulation fusion: a dense / MoE layer's
                                            main-gradient accumulation after its backward, op + 1 (0: none) */
     int pg, pg_align;                   /* training.overlap_param_gather in effect; with align_param_gather */
+    int pg_opt;                         /* ... with overlap_param_gather_with_optimizer_step: chunk 0's gathers
+                                           issued inside the optimizer step (train_pgather.c) */
 } eng;
 
 /* ---- train.c ---- */
@@ -454,6 +458,10 @@ uint64_t eng_pg_elem_bytes(const eng *E, int fp8);
 /* END_PARAM_GATHER: queue the gathers that run after the optimizer step (all of them without
  * overlap_param_gather; with it, buckets no forward issued); 1 when the stream must wait for the queue. */
 int eng_pg_after_step(eng *E, rep *R);
+/* E->pg_opt: the first model chunk's gathers, issued after its own optimizer's step (ChainedOptimizer
+ * step_with_ready_grads, force_dispatch), beside the rest of the step; they stand for the next iteration's,
+ * so this iteration's chunk 0 finds its parameters gathered and END_PARAM_GATHER waits for these. */
+void eng_pg_with_step(eng *E, rep *R);
 /* ITEM_HOST of item I: with align_param_gather, its points of issue in the interleaved schedule. */
 void eng_pg_item(eng *E, rep *R, const schedule_item *I);
 /* Item I's forward reaches position `pos` of its chunk (0: the embedding on the first virtual stage, then the

@@ -21,7 +21,9 @@ static int megatron_ddp(const eng *E) { return E->t->grad_reduce != TRAINCFG_GRA
 
 uint64_t eng_grads_bucket(const eng *E, const rep *R, uint32_t chunk)
 {
-    if (megatron_ddp(E) && (chunk > 0 || R->r > 0))
+    /* disable_bucketing: chunks after the first, or every chunk with overlap_param_gather_with_optimizer_step
+     * (Megatron-Bridge v0.2.0 model_provider.py _ddp_wrap); bucket_size None for pp_rank > 0 */
+    if (megatron_ddp(E) && (chunk > 0 || R->r > 0 || E->t->overlap_param_gather_with_optimizer_step))
         return UINT64_MAX;
     return E->grad_bucket;
 }

@@ -23,6 +23,12 @@
  *    distributed_data_parallel.py: bucket_size None on pipeline ranks after the first (pp_rank > 0); the
  *    parameters with `allreduce` False (the routed experts') in expert_parallel_buffers, whose bucket groups
  *    (expert_parallel_bucket_groups, over intra_expt_dp_group) chain among themselves;
+ *  - megatron/core/optimizer/__init__.py get_megatron_optimizer and optimizer.py ChainedOptimizer
+ *    step_with_ready_grads: with overlap_param_gather_with_optimizer_step, chunk 0's optimizer steps first and its
+ *    bucket groups (dense and experts') are dispatched then (force_dispatch), beside the rest of the step; its
+ *    pre-hooks only wait (skip_next_bucket_dispatch); Megatron-Bridge's _ddp_wrap turns bucketing off for every chunk;
+ *  - each process group's collectives on its own NCCL stream (PyTorch ProcessGroupNCCL): the dense chain's on the
+ *    data-parallel group's queue, the experts' on the expert-data-parallel group's (train_net.c), side by side;
  *  - megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving: with
  *    align_param_gather chunks 0 and 1 are issued before the first forward, chunk k + 1 (k >= 1) before the
  *    forward of virtual micro-batch k pp - rank (the first of chunk k, counted from rank 0).
@@ -132,6 +138,9 @@ int eng_pg_setup(eng *E)
     const traincfg *t = E->t;
     E->pg = t->overlap_param_gather && gathers(E);
     E->pg_align = E->pg && t->align_param_gather;
+    /* the split step is policy_opt_hbm.c's (an offloaded optimizer's steps are not split: its chunk 0 gathers
+     * with the others) */
+    E->pg_opt = E->pg && t->overlap_param_gather_with_optimizer_step && E->v > 1 && E->opt == &policy_opt_hbm;
     /* bucket_size in elements: the gradient buckets' (grad_bucket bytes of gradients); none without
      * overlap_grad_reduce (Megatron's DDP sets bucket_size None: one bucket per buffer) */
     uint64_t bucket = E->grad_bucket == UINT64_MAX ? UINT64_MAX : E->grad_bucket / E->g.grad_elem_bytes;
@@ -156,13 +165,15 @@ int eng_pg_setup(eng *E)
             R->pg_first[c] = nb;
             /* bucket_size None (one bucket per buffer) on pipeline stages after the first (`pp_rank > 0`) and for
              * model chunks after the first (disable_bucketing) */
-            uint64_t cut = c > 0 || r > 0 ? UINT64_MAX : bucket;
+            uint64_t cut = c > 0 || r > 0 || t->overlap_param_gather_with_optimizer_step ? UINT64_MAX : bucket;
             chain(E, R, c, 0, cut, &nb);
             chain(E, R, c, 1, cut, &nb);
         }
         R->pg_first[E->v] = nb;
+        /* with overlap_param_gather_with_optimizer_step chunk 0's were issued in the previous iteration's optimizer
+         * step (eng_pg_with_step): in place, the pre-hooks only wait (skip_next_bucket_dispatch) */
         for (uint32_t i = 0; i < nb; i++)
-            R->pg_enq[i] = UINT64_MAX;
+            R->pg_enq[i] = E->pg_opt && i < R->pg_first[1] ? 0 : UINT64_MAX;
     }
     return 0;
 }
@@ -200,7 +211,20 @@ int eng_pg_after_step(eng *E, rep *R)
     uint64_t before = R->dq[DPQ_DP].enq + R->dq[DPQ_EDP].enq;
     for (uint32_t b = 0; b < R->pg_first[E->v]; b++)
         issue(E, R, b);
-    return R->dq[DPQ_DP].enq + R->dq[DPQ_EDP].enq != before;
+    /* with overlap_param_gather_with_optimizer_step the next iteration's first pre-hook waits for chunk 0's
+     * gathers, issued inside the step: waited for here, once per iteration */
+    return E->pg_opt || R->dq[DPQ_DP].enq + R->dq[DPQ_EDP].enq != before;
+}
+
+void eng_pg_with_step(eng *E, rep *R)
+{
+    /* model_chunks[0].start_param_sync(force_dispatch=True): its bucket groups, then its expert bucket groups,
+     * asynchronously (overlap_param_gather) */
+    for (uint32_t b = 0; b < R->pg_first[1]; b++) {
+        int g = R->pg_edp[b] ? DPQ_EDP : DPQ_DP;
+        eng_dp_enqueue_group(E, R, COLLALGO_ALLGATHER, R->pg_bytes[b], g == DPQ_EDP ? "dp.params.experts" : "dp.params",
+                             g, 0);
+    }
 }
 
 static void issue_chunk(eng *E, rep *R, uint32_t c)

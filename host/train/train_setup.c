@@ -231,6 +231,23 @@ static int setup_stages(eng *E, cxl_err *err)
             return op;
         R->opt_op = (uint32_t)op;
         R->opt_dense_op = R->opt_op;
+        if (t->overlap_param_gather_with_optimizer_step && t->overlap_param_gather && E->v > 1) {
+            /* two optimizer kernels: the first model chunk's dense parameters (its own optimizer), the rest
+             * (policy_opt_hbm.c) */
+            uint32_t st = schedule_stage_of(t->pipeline_schedule, pp, r, 0);
+            uint64_t first = (st == 0 ? E->g.embed_params : 0) + (st == pp * E->v - 1 ? E->g.head_params : 0);
+            for (uint32_t l = 0; l < E->chunk_layers[r]; l++)
+                first += eng_layer_params(E, r, l) - (eng_layer_moe(E, r, l) ? E->g.moe_expert_params : 0);
+            first = t->zero >= 1 ? (first + dp - 1) / dp : first;
+            if (first > R->shard_params)
+                first = R->shard_params;
+            int a = opgraph_optimizer_op(&E->g, t, first, err);
+            int b = a < 0 ? a : opgraph_optimizer_op(&E->g, t, R->shard_params - first, err);
+            if (a < 0 || b < 0)
+                return a < 0 ? a : b;
+            R->opt_first_op = (uint32_t)a;
+            R->opt_rest_op = (uint32_t)b;
+        }
         const cxlcfg *cx = &E->x->cxl;
         if (cx->memory != CXLCFG_NONE && cx->offload_scope == CXLCFG_SCOPE_EXPERTS &&
             cx->offload_optimizer == CXLCFG_OPT_CPU && R->expert_shard_params) {

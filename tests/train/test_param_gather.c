@@ -3,6 +3,7 @@
  * training.overlap_param_gather (Megatron-Core's forward pre-hooks: the gathers beside the first forward, each
  * layer waiting for its bucket) against the gather after the optimizer step; the keys' config errors. */
 #define _POSIX_C_SOURCE 200809L
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "config/expcfg.h"
+#include "out/ctrace.h"
 #include "train/collalgo.h"
 #include "train/train.h"
 
@@ -135,6 +137,72 @@ static void interleaved_and_aligned(void **state)
     assert_true(aligned.iteration_ps < on.iteration_ps);
 }
 
+/* Stage 0's slices named `name` in the trace of `training`: their [t0, t1) in microseconds, at most `cap` */
+static size_t stage0_slices(const char *training, const char *name, double (*span)[2], size_t cap)
+{
+    char path[] = "/tmp/cxlsim_pg_trace_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    cxl_err e;
+    ctrace *ct;
+    assert_int_equal(ctrace_open(&ct, path, 0, INT64_MAX, &e), 0);
+    train_opts o = { .trace = ct };
+    expcfg *x = load_on("gpu: a100-80gb\n", "dgx-a100", training);
+    train_result r;
+    tfx_run(x, &o, &r);
+    train_result_free(&r);
+    free(x);
+    assert_int_equal(ctrace_finish(ct, &e), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char line[1024], want[128];
+    snprintf(want, sizeof want, "{\"ph\":\"X\",\"name\":\"%s\",\"pid\":0,", name);
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *ts = strstr(line, "\"ts\":"), *dur = strstr(line, "\"dur\":");
+        if (strncmp(line, want, strlen(want)) || !ts || !dur)
+            continue;
+        assert_true(n < cap);
+        span[n][0] = atof(ts + 5);
+        span[n][1] = span[n][0] + atof(dur + 6);
+        n++;
+    }
+    fclose(f);
+    unlink(path);
+    return n;
+}
+
+static void with_the_optimizer_step(void **state)
+{
+    (void)state;
+    const char *pp = ", dp: 8, zero: 1, pp: 2, virtual_stages: 2, overlap_grad_reduce: true, grad_bucket: 4MB, "
+                     "overlap_param_gather: true, align_param_gather: true";
+    char with[512];
+    snprintf(with, sizeof with, "%s, overlap_param_gather_with_optimizer_step: true", pp);
+    outcome base = run(pp), opt = run(with);
+    /* every chunk's DDP without bucketing (Megatron-Bridge's _ddp_wrap): stage 0's chunk 0 one bucket too, so
+     * one gather per chunk and stage (4, was 3 + 1 + 1 + 1), the same bytes */
+    assert_true(base.gathers == 6 && opt.gathers == 4);
+    assert_true(opt.gather_bytes == base.gather_bytes);
+    /* the optimizer step in two kernels (chunk 0's dense parameters' optimizer, then the rest's), chunk 0's gather
+     * issued between them and running beside the second */
+    double adam[4][2], gather[16][2];
+    assert_int_equal(stage0_slices(pp, "optimizer.adam", adam, 4), 1);
+    assert_int_equal(stage0_slices(with, "optimizer.adam", adam, 4), 2);
+    size_t n = stage0_slices(with, "dp.params", gather, 16);
+    size_t beside = 0;
+    for (size_t i = 0; i < n; i++)
+        beside += gather[i][0] >= adam[0][1] && gather[i][0] < adam[1][1];
+    assert_int_equal(beside, 1);
+    /* without overlap_param_gather the key only turns bucketing off: the gathers after the step, as before */
+    char sync[512];
+    snprintf(sync, sizeof sync, ", dp: 8, zero: 1, pp: 2, virtual_stages: 2, overlap_grad_reduce: true, "
+             "grad_bucket: 4MB, overlap_param_gather_with_optimizer_step: true");
+    assert_int_equal(stage0_slices(sync, "optimizer.adam", adam, 4), 1);
+    assert_true(run(sync).gathers == 4);
+}
+
 static void bytes_per_weight(void **state)
 {
     (void)state;
@@ -180,6 +248,10 @@ static void config_errors(void **state)
                  "deepspeed");
     expect_error(", zero: 1, align_param_gather: true", "training.align_param_gather", "overlap_param_gather: true");
     expect_error(", zero: 1, overlap_param_gather: 2", "overlap_param_gather", "");
+    expect_error(", zero: 1, overlap_param_gather: true, overlap_param_gather_with_optimizer_step: true",
+                 "training.overlap_param_gather_with_optimizer_step", "virtual_stages > 1");
+    expect_error(", zero: 0, overlap_param_gather_with_optimizer_step: true",
+                 "training.overlap_param_gather_with_optimizer_step", "zero 1 or 2");
 }
 
 int main(void)
@@ -188,6 +260,7 @@ int main(void)
         cmocka_unit_test(off_by_default),
         cmocka_unit_test(overlapped_with_the_first_forward),
         cmocka_unit_test(interleaved_and_aligned),
+        cmocka_unit_test(with_the_optimizer_step),
         cmocka_unit_test(bytes_per_weight),
         cmocka_unit_test(config_errors),
     };
