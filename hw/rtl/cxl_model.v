@@ -11,11 +11,14 @@
 //     steps 1-4 push into the host response paths with ready >= now + host_rsp_cycles > now (the host
 //     paths take at least one cycle; host/config/devcfg.c checks it), and nothing else before step 5 touches a
 //     requester.
-//   - build clocks (0 or more, after the response clocks): a link's flit of this cycle is built one
+//   - skip clocks (0 or 3, after the response clocks; only in a cycle with none, quiet but perhaps for a
+//     refresh due): the distance to the next event, registered for the idle skip and the period jump
+//     (below); nothing else moves.
+//   - build clocks (0 or more, after the response and skip clocks): a link's flit of this cycle is built one
 //     step per clock (link.v), from the same inputs as the main clock's: nothing but the links' build
 //     registers moves, so every unit's outputs, and therefore every link's sources and credit returns,
 //     are the ones the main clock sees. They last while any used link says `need`; the links build in
-//     parallel (at most 13 clocks: a load of the flit's start values, then one per fill_slot round). A cycle with a build clock is not quiet (a
+//     parallel (at most 25 clocks: a load of the flit's start values, then two per fill_slot round). A cycle with a build clock is not quiet (a
 //     link has something to send or owes data), so no idle skip or period jump is lost by taking it.
 //   - schedule clocks (0, 2 or 3, beside the build clocks: a clock may be both): each device's DRAM takes
 //     the decision of this cycle over the clocks s0 (the enqueue into registers; only when a device
@@ -29,8 +32,8 @@
 //     its registered decision, then now + 1.
 // Between model cycles (at_boundary) the state equals the C model's after cxl_model_run's cycle.
 //
-// Idle skip (the C's quiet_until / idle_cycles, docs/cxl-model.md 2.4): a main clock in which the model is
-// quiet (nothing in flight anywhere, no requester able to issue, no refresh due) is cycle `now` and the
+// Idle skip (the C's quiet_until / idle_cycles, docs/cxl-model.md 2.4): a main clock (after the skip
+// clocks that registered k) in which the model is quiet (nothing in flight anywhere, no requester able to issue, no refresh due) is cycle `now` and the
 // k - 1 quiet cycles after it at once, k = min(the requesters' next issue, the next refresh deadline,
 // `run_until`) - now: `now`, every unit's copy of it and the cycle count move by k, the DRAM's refresh
 // deadlines by k (dram_chan.v). Nothing else changes in quiet cycles but what the skip needs settled
@@ -195,10 +198,11 @@ module cxl_model #(
     reg  [1:0]      sc_q;
     wire            sch_need = sch_any && sc_q != 2'd3;
     wire [1:0]      sc_st = (sc_q == 2'd0 && !sch_ld) ? 2'd1 : sc_q;
-    wire            pre_clk  = main_raw && !pj_hold && (bld_need || sch_need);
+    wire            ks_need;      // a skip clock (the idle skip, below)
+    wire            pre_clk  = main_raw && !ks_need && !pj_hold && (bld_need || sch_need);
     wire            bld_clk  = pre_clk && bld_need;
     wire            sch_clk  = pre_clk && sch_need;
-    wire            main_clk = main_raw && !pj_hold && !bld_need && !sch_need;
+    wire            main_clk = main_raw && !ks_need && !pj_hold && !bld_need && !sch_need;
     wire            sch_s0 = sch_clk && sc_st == 2'd0;
     wire            sch_s1 = sch_clk && sc_st == 2'd1;
     wire            sch_s2 = sch_clk && sc_st == 2'd2;
@@ -1104,8 +1108,10 @@ module cxl_model #(
                 if (!lin_hit)
                     h_log[32*log_i +: 32] <= h_log[32*log_i +: 32] + 32'd1;
             end
-            if (pre_clk)
+            if (pre_clk || ks_need)
                 mid_q <= 1'b1;
+            if (pj_jump)
+                mid_q <= 1'b0;   // the jump is the whole cycle (its skip clocks came before it)
             if (bld_clk)
                 rb_q <= 1'b1;
             if (sch_clk)
@@ -1133,13 +1139,30 @@ module cxl_model #(
     localparam [31:0] SL32 = `CXL_S_LINK, SD32 = `CXL_S_DEV;
     wire [7:0]  s_lo8 = sa[7:0] - SL32[7:0];   // (sa - CXL_S_LINK) mod 256
     // the divisions by the record sizes in 8 bits (the offsets are below 8 x 14 and 4 x 13 where they are
-    // used): a 32-bit division by a constant is a 32-stage subtractor array in synthesis
+    // used), as tables of quotient and remainder for every 8-bit offset (constants at elaboration): one
+    // 8-input function per bit, where a division by a constant is a subtractor array in synthesis (8
+    // dependent compare-and-subtract stages, 27 LUT levels at 8 bits)
     localparam [7:0] LW8 = `CXL_S_LINK_WORDS, DW8 = `CXL_S_DEV_WORDS;
-    wire [7:0]  s_li8 = s_lo8 / LW8, s_lf8 = s_lo8 % LW8;
+    function [256*16-1:0] divtab(input [7:0] dvs);
+        integer ti;
+        reg [7:0] tq, tr;
+        begin
+            divtab = {(256*16){1'b0}};
+            for (ti = 0; ti < 256; ti = ti + 1) begin
+                tq = ti[7:0] / dvs;
+                tr = ti[7:0] % dvs;
+                divtab[16*ti +: 16] = {tq, tr};
+            end
+        end
+    endfunction
+    localparam [256*16-1:0] LTAB = divtab(LW8), DTAB = divtab(DW8);
+    wire [15:0] s_lqr = LTAB[16*s_lo8 +: 16];
+    wire [7:0]  s_li8 = s_lqr[15:8], s_lf8 = s_lqr[7:0];
     wire [31:0] s_li = {24'd0, s_li8};
     wire [31:0] s_lp = s_li < p_hosts ? s_li : NH + s_li - p_hosts;    // our link index
     wire [7:0]  s_do8 = sa[7:0] - SD32[7:0];   // (sa - CXL_S_DEV) mod 256
-    wire [7:0]  s_di8 = s_do8 / DW8, s_df8 = s_do8 % DW8;
+    wire [15:0] s_dqr = DTAB[16*s_do8 +: 16];
+    wire [7:0]  s_di8 = s_dqr[15:8], s_df8 = s_dqr[7:0];
     wire [31:0] s_di = {24'd0, s_di8};
     wire [31:0] s_ho = sa - (sa >= `CXL_S_WRITE_LAT ? `CXL_S_WRITE_LAT : `CXL_S_READ_LAT);
     wire        s_hw = sa >= `CXL_S_WRITE_LAT;
@@ -1229,24 +1252,13 @@ module cxl_model #(
     assign sub_ready = sub_r < 16'd16 && rq_sub_ready[sub_r[3:0]];
 
     // ---------------------------------------------------------------- idle skip (header)
-    // quiet_c: the C's quiet_until(m) > now; k_c: the cycles to the next event, capped by `run_until`
-    // quiet_u: quiet_c without the bound on t_c; all_done: no requester has a descriptor left to issue,
-    // so quiet_u && all_done is cxl_model_idle (the `idle` output)
-    reg        quiet_c, quiet_u, quiet_x, all_done, settled_c, rest0_c, same_c, nonref_c;
-    reg [63:0] t_c, k_c, kj_c;
-    // the requesters' earliest next issue, as a tree of pairwise minima (log2 NREQ compare stages, not
-    // a running minimum's NREQ dependent ones); requesters not in use count as never
-    reg [63:0] q_lvl [0:NREQ-1];
-    reg [63:0] q_min;
-    integer    qw, qi;
-    always @* begin
-        for (qi = 0; qi < NREQ; qi = qi + 1)
-            q_lvl[qi] = qi < p_requesters ? rq_quiet[64*qi +: 64] : 64'hffffffffffffffff;
-        for (qw = NREQ / 2; qw >= 1; qw = qw / 2)
-            for (qi = 0; qi < qw; qi = qi + 1)
-                q_lvl[qi] = q_lvl[2*qi] < q_lvl[2*qi+1] ? q_lvl[2*qi] : q_lvl[2*qi+1];
-        q_min = q_lvl[0];
-    end
+    // quiet_c: the C's quiet_until(m) > now; quiet_u: quiet_c without the bound on the next event;
+    // all_done: no requester has a descriptor left to issue, so quiet_u && all_done is cxl_model_idle (the
+    // `idle` output). The next event's bound t = min(run_until, the requesters' next issue) is after now
+    // exactly when run_until is: a requester whose next issue is not after now makes the cycle not quiet
+    // by itself. So the quiet flags compare only with now, in parallel; the distance to the next event
+    // (the minimum over the requesters, run_until and the refresh deadlines) is taken over the skip clocks.
+    reg        quiet_c, quiet_u, quiet_x, all_done, settled_l, rest0_c, same_c, nonref_c;
     reg [31:0] ref_c;
     always @* begin
         quiet_c = 1'b1;
@@ -1254,8 +1266,7 @@ module cxl_model #(
         rest0_c = 1'b1;
         same_c = 1'b1;
         nonref_c = 1'b0;
-        settled_c = 1'b1;
-        t_c = run_until;
+        settled_l = 1'b1;
         ref_c = 32'h7fffffff;
         for (r = 0; r < NREQ; r = r + 1)
             if (r < p_requesters) begin
@@ -1264,14 +1275,12 @@ module cxl_model #(
                 if (rq_quiet[64*r +: 64] != 64'hffffffffffffffff)
                     all_done = 1'b0;
             end
-        if (q_min < t_c)
-            t_c = q_min;
         for (h = 0; h < NH; h = h + 1)
             if (h < p_hosts) begin
                 if (hr_count[32*h +: 32] != 32'd0 || (lp && (!um_idle[h] || !us_idle[h])))
                     quiet_c = 1'b0;
                 if (lp && (um_acc_neg[h] || us_acc_neg[h] || um_crp[h] || us_crp[h]))
-                    settled_c = 1'b0;
+                    settled_l = 1'b0;
             end
         if (lp && sw) begin
             if (!sw_idle)
@@ -1281,11 +1290,11 @@ module cxl_model #(
                     if (!dm_idle[d] || !ds_idle[d])
                         quiet_c = 1'b0;
                     if (dm_acc_neg[d] || ds_acc_neg[d] || dm_crp[d] || ds_crp[d])
-                        settled_c = 1'b0;
+                        settled_l = 1'b0;
                 end
         end
         quiet_u = quiet_c;
-        if (t_c <= now_q)
+        if (run_until <= now_q)
             quiet_c = 1'b0;
         quiet_x = quiet_c;   // quiet but for refreshes due
         for (d = 0; d < ND; d = d + 1)
@@ -1305,20 +1314,118 @@ module cxl_model #(
                 if (dv_nonref[d])
                     nonref_c = 1'b1;
             end
-        k_c = t_c - now_q;
-        kj_c = k_c;          // a period jump's bound: no refresh deadline in it
-        if ({32'd0, ref_c} < k_c)
-            k_c = {32'd0, ref_c};
-        for (d = 0; d < ND; d = d + 1)
-            if (d < p_devices && {48'd0, dv_rest[16*d +: 16]} > k_c)
-                settled_c = 1'b0;
     end
-    // only in a main clock with no response clock before it in this model cycle (mid_q low): the state is
-    // then the cycle's start, where the C decides (responses popped in this cycle's response clocks may
-    // have completed a descriptor that a stopping run returns with, as the C does before it skips)
     assign idle = quiet_u && all_done;
-    assign skip_c = main_clk && !rb_q && quiet_c && settled_c && k_c > 64'd1;
-    assign skip_n = skip_c ? k_c - 64'd1 : 64'd0;
+
+    // Skip clocks (3, before the schedule and build clocks, in a cycle that is quiet but perhaps for a
+    // refresh due, with no response clock before it): k, the cycles to the next event, registered over
+    // three clocks that move nothing else (every input below keeps its value through them):
+    //   ks0  the minimum of each group of 4 requesters' next issue (requesters not in use count as never)
+    //   ks1  t, the minimum of those and run_until
+    //   ks2  kj = t - now (a period jump's bound), k = min(kj, the next refresh deadline), k - 1, k > 1, and
+    //        whether every device's DRAM timing counters reach 0 within k cycles (dram_chan.v's `rest`)
+    // Each minimum is taken by comparing every pair at once (one compare level, then a one-hot select),
+    // not as a chain or tree of compare-and-select stages. The decisions of the cycle (the skip, the
+    // period jump) then read registers only.
+    localparam integer NG = NREQ / 4;         // requester groups (NREQ a multiple of 4, at most 16)
+    reg  [1:0]  kq_q;                          // skip clocks taken in this cycle (3: done)
+    assign      ks_need = main_raw && !rb_q && quiet_x && kq_q != 2'd3;
+    wire        kq_done = kq_q == 2'd3;
+    reg  [63:0] ks_g [0:NG-1];
+    reg  [63:0] ks_t, ks_kj, ks_k1;
+    reg         ks_gt1, ks_rest, ks_qc, ks_sl;
+    reg  [63:0] g_in  [0:NG-1][0:3];
+    reg  [63:0] g_min [0:NG-1];
+    reg  [63:0] t_in  [0:NG];
+    reg  [63:0] t_min;
+    reg         g_le  [0:NG-1][0:3][0:3];
+    reg         t_le  [0:NG][0:NG];
+    reg         mwin;
+    integer     gi, gj, gm;
+    always @* begin
+        // ks0: within each group, v[i] wins when it is <= every later value and < every earlier one
+        for (gi = 0; gi < NG; gi = gi + 1) begin
+            for (gj = 0; gj < 4; gj = gj + 1)
+                g_in[gi][gj] = 4 * gi + gj < p_requesters ? rq_quiet[64*(4*gi+gj) +: 64] : 64'hffffffffffffffff;
+            for (gj = 0; gj < 4; gj = gj + 1)
+                for (gm = 0; gm < 4; gm = gm + 1)
+                    g_le[gi][gj][gm] = g_in[gi][gj] <= g_in[gi][gm];
+            g_min[gi] = 64'd0;
+            for (gj = 0; gj < 4; gj = gj + 1) begin
+                mwin = 1'b1;
+                for (gm = 0; gm < 4; gm = gm + 1)
+                    if ((gm > gj && !g_le[gi][gj][gm]) || (gm < gj && g_le[gi][gm][gj]))
+                        mwin = 1'b0;
+                if (mwin)
+                    g_min[gi] = g_min[gi] | g_in[gi][gj];
+            end
+        end
+        // ks1: the same over the groups' minima and run_until
+        for (gi = 0; gi < NG; gi = gi + 1)
+            t_in[gi] = ks_g[gi];
+        t_in[NG] = run_until;
+        for (gj = 0; gj <= NG; gj = gj + 1)
+            for (gm = 0; gm <= NG; gm = gm + 1)
+                t_le[gj][gm] = t_in[gj] <= t_in[gm];
+        t_min = 64'd0;
+        for (gj = 0; gj <= NG; gj = gj + 1) begin
+            mwin = 1'b1;
+            for (gm = 0; gm <= NG; gm = gm + 1)
+                if ((gm > gj && !t_le[gj][gm]) || (gm < gj && t_le[gm][gj]))
+                    mwin = 1'b0;
+            if (mwin)
+                t_min = t_min | t_in[gj];
+        end
+    end
+    // ks2: both candidates for k (kj and the refresh bound) and what depends on k, side by side, then
+    // the choice
+    wire [63:0] k_j   = ks_t - now_q;
+    wire [63:0] k_j1  = ks_t - now_q - 64'd1;
+    wire [63:0] k_r   = {32'd0, ref_c};
+    wire        k_ref = k_r < k_j;               // the refresh deadline comes first
+    reg         rest_j, rest_r;
+    always @* begin
+        rest_j = 1'b1;
+        rest_r = 1'b1;
+        for (d = 0; d < ND; d = d + 1)
+            if (d < p_devices) begin
+                if ({48'd0, dv_rest[16*d +: 16]} > k_j)
+                    rest_j = 1'b0;
+                if ({48'd0, dv_rest[16*d +: 16]} > k_r)
+                    rest_r = 1'b0;
+            end
+    end
+    always @(posedge mclk) begin
+        if (!rst_n) begin
+            kq_q <= 2'd0;
+        end else begin
+            if (ks_need)
+                kq_q <= kq_q + 2'd1;
+            if (main_clk || pj_jump)
+                kq_q <= 2'd0;
+            if (ks_need && kq_q == 2'd0)
+                for (gi = 0; gi < NG; gi = gi + 1)
+                    ks_g[gi] <= g_min[gi];
+            if (ks_need && kq_q == 2'd1)
+                ks_t <= t_min;
+            if (ks_need && kq_q == 2'd2) begin
+                ks_qc <= quiet_c;
+                ks_sl <= settled_l;
+                ks_kj <= k_j;
+                ks_k1 <= k_ref ? k_r - 64'd1 : k_j1;
+                ks_gt1 <= k_ref ? k_r > 64'd1 : k_j > 64'd1;
+                ks_rest <= k_ref ? rest_r : rest_j;
+            end
+        end
+    end
+    // the skip: only in a cycle with no response or build clock before its main clock (rb_q low): the
+    // state is then the cycle's start, where the C decides (responses popped in this cycle's response
+    // clocks may have completed a descriptor that a stopping run returns with, as the C does before it
+    // skips). skip_ok is read in main clocks only.
+    wire settled_c = ks_sl && ks_rest;
+    wire skip_ok = kq_done && !rb_q && ks_qc && settled_c && ks_gt1;
+    assign skip_c = main_clk && skip_ok;
+    assign skip_n = skip_ok ? ks_k1 : 64'd0;
     assign skip_n32 = pj_jump ? (pj_amount[63:32] != 32'd0 || pj_amount[31:0] == 32'd0 ? 32'hffffffff
                                                                                        : pj_amount[31:0] - 32'd1)
                               : skip_n[63:32] != 32'd0 ? 32'hffffffff : skip_n[31:0];
@@ -1328,15 +1435,17 @@ module cxl_model #(
     reg [63:0] pj_now, pj_len;
     reg [5:0]  pj_sh;
     reg [3:0]  pj_miss;
+    reg [63:0] pj_amt;           // pj_len << pj_sh, kept as a register (moved with pj_len and pj_sh)
     wire [63:0] pj_l = now_q - pj_now;
-    assign pj_amount = pj_len << pj_sh;
-    // (decided in the cycle's first clock that is not a response clock, so that a jump takes the place of
-    // the schedule clocks; the copy and its comparisons are taken in the main clock, with the DRAM's)
-    wire cand = main_raw && !rb_q && quiet_x && settled_c && rest0_c && dv_canon[0];
+    assign pj_amount = pj_amt;
+    // (decided in the cycle's first clock after its skip clocks, so that a jump takes the place of the
+    // schedule clocks; the copy and its comparisons are taken in the main clock, with the DRAM's; the skip
+    // clocks come only when quiet_x holds, and it holds through the cycle)
+    wire cand = main_raw && !rb_q && kq_done && settled_c && rest0_c && dv_canon[0];
     wire cand_m = cand && main_clk;
     wire pj_known = cand && pj_valid && pj_len != 64'd0 && same_c;
-    assign pj_jump = pj_known && pj_amount <= kj_c;
-    wire pj_shrink = pj_known && pj_amount > kj_c && pj_sh != 6'd0;
+    assign pj_jump = pj_known && pj_amount <= ks_kj;
+    wire pj_shrink = pj_known && pj_amount > ks_kj && pj_sh != 6'd0;
     assign pj_hold = pj_jump || pj_shrink;
     wire pj_first = cand_m && !pj_valid;
     wire pj_found = cand_m && pj_valid && pj_len == 64'd0 && same_c && pj_l[1:0] == 2'd0 && pj_l != 64'd0;
@@ -1348,21 +1457,27 @@ module cxl_model #(
         if (!rst_n || pj_forget) begin
             pj_valid <= 1'b0;
             pj_len <= 64'd0;
+            pj_amt <= 64'd0;
             pj_sh <= 6'd0;
             pj_miss <= 4'd0;
         end else if (pj_jump) begin
-            if (pj_amount[63:56] == 8'd0)
+            if (pj_amount[63:56] == 8'd0) begin
                 pj_sh <= pj_sh + 6'd1;
+                pj_amt <= {pj_amt[62:0], 1'b0};
+            end
         end else if (pj_shrink) begin
             pj_sh <= pj_sh - 6'd1;
+            pj_amt <= {1'b0, pj_amt[63:1]};
         end else if (pj_snap) begin
             pj_valid <= 1'b1;
             pj_now <= now_q;
             pj_len <= 64'd0;
+            pj_amt <= 64'd0;
             pj_sh <= 6'd0;
             pj_miss <= 4'd0;
         end else if (pj_found) begin
             pj_len <= pj_l;
+            pj_amt <= pj_l;
         end else if (cand_m && pj_valid && pj_len == 64'd0) begin
             pj_miss <= pj_miss + 4'd1;
         end

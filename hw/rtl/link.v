@@ -176,8 +176,9 @@ module link #(
     //     closed form); nothing ready of a class holding a credit and nothing owed -> the fast path's
     //     stalls; else the build starts at slot 0, round 0;
     //   - the cycle's first build clock loads the start values into the registers, and each later one
-    //     (`bld`) takes one step, from the registers alone: one fill_slot round, or the run of send_chunk calls that
-    //     fills the slots from the current one (at most one data message completes in four chunks, so a
+    //     (`bld`) takes one step, from the registers alone: half a fill_slot round (a round is two
+    //     steps: the pick of a source and the scan's stalls, registered; then the pick's placement in the
+    //     slot and the slot's end), or the run of send_chunk calls that fills the slots from the current one (at most one data message completes in four chunks, so a
     //     run is closed form too). A slot ends when its round picks nothing, after its third round, or when
     //     the slot's format has room for nothing more (then a further round would be a no-op: no pick, no
     //     stall); the flit ends after slot 3, or as soon as nothing is owed and no source's next entry is of
@@ -186,7 +187,9 @@ module link #(
     //     is low, then the model cycle's clock (ce) commits the flit from the registers and clears them.
     // The inputs (src_*, cr_ret_*, now) must stay the same across a cycle's build clocks and its ce clock;
     // the outputs tx_*, src_pop_n are this cycle's only when `need` is low. A cycle needs 0 build clocks
-    // when the link sends nothing, an all-data flit or stalls at once; otherwise the load and 1 to 12 steps.
+    // when the link sends nothing, an all-data flit or stalls at once; otherwise the load and 1 to 24 steps.
+    // (A round in one step was the longest path of the link, 26.5 LUT levels with 16 sources; in two, 17,
+    // now the credit release into the fast path's test: docs/rtl-synthesis.md.)
     reg  [NSRC-1:0]   nsrc_mask;            // sources < nsrc
     reg  [NSRC-1:0]   cr;                   // source's next entry exists (popc < K) and is ready
     reg  [4*NSRC-1:0] isc;                  // [NSRC*c +: NSRC]: source's next entry is of class c
@@ -246,6 +249,12 @@ module link #(
     reg  [23:0]       b_app_src;
     reg  [8:0]        b_app_idx;
     reg               b_dflit;
+    reg               b_ph;                 // the next step places the registered pick (b_a_*)
+    reg               b_a_found;
+    reg  [NSRC-1:0]   b_a_oh;
+    reg  [1:0]        b_a_c;
+    reg  [7:0]        b_a_chs, b_a_idx;
+    reg  [2:0]        b_a_jn;
 
     // the registers' next values: a step from the registers, or the start values (the cycle's first build clock)
     reg  [2:0]        n_sl;
@@ -272,6 +281,7 @@ module link #(
     reg  [23:0]       n_app_src;
     reg  [8:0]        n_app_idx;
     reg               n_dflit;
+    reg               n_ph;
 
     // Entry e (K*s + j) of the source bus: an NSRC*K-way AND-OR select (W*e is not known to synthesis to
     // be a multiple of W: an indexed part select becomes a barrel shifter over the whole bus).
@@ -312,8 +322,9 @@ module link #(
         end
     endtask
 
-    // one fill_slot round: pick a source, place its next entry in the slot (hdr: slot 0)
-    task round(input hdr);
+    // one fill_slot round, over two build clocks. The pick (hdr: slot 0): the scan's choice of a source
+    // and its credit stalls, from the working set; registered (b_a_*) for the next clock.
+    task pick(input hdr);
         begin
             allowed(hdr);
             elig = {NSRC{1'b0}};
@@ -340,19 +351,26 @@ module link #(
             for (cc = 0; cc < 4; cc = cc + 1)
                 if ((elig & ~take & passed & isc[NSRC*cc +: NSRC]) != {NSRC{1'b0}})
                     stalled[cc] = 1'b1;
+            chs = 8'd0;
+            jn = 3'd0;
+            idx = 8'd0;
+            for (k = 0; k < NSRC; k = k + 1)
+                if (ch_oh[k]) begin
+                    chs = k[7:0];
+                    jn = popc[3*k +: 3];
+                    idx = K8 * k[7:0] + {5'd0, popc[3*k +: 3]};   // constant K*k per source
+                end
+            // its class: the class plane of the picked source's bit
+            c = {(ch_oh & (isc[NSRC*2 +: NSRC] | isc[NSRC*3 +: NSRC])) != {NSRC{1'b0}},
+                 (ch_oh & (isc[NSRC*1 +: NSRC] | isc[NSRC*3 +: NSRC])) != {NSRC{1'b0}}};
+        end
+    endtask
+
+    // ... and its placement (the next clock): the picked source's next entry goes into the slot
+    // (found, ch_oh, chs, jn, idx, c: the registered pick)
+    task apply;
+        begin
             if (found) begin
-                chs = 8'd0;
-                jn = 3'd0;
-                idx = 8'd0;
-                for (k = 0; k < NSRC; k = k + 1)
-                    if (ch_oh[k]) begin
-                        chs = k[7:0];
-                        jn = popc[3*k +: 3];
-                        idx = K8 * k[7:0] + {5'd0, popc[3*k +: 3]};   // constant K*k per source
-                    end
-                // its class: the class plane of the picked source's bit
-                c = {(ch_oh & (isc[NSRC*2 +: NSRC] | isc[NSRC*3 +: NSRC])) != {NSRC{1'b0}},
-                     (ch_oh & (isc[NSRC*1 +: NSRC] | isc[NSRC*3 +: NSRC])) != {NSRC{1'b0}}};
                 slot_cnt = slot_cnt + (16'd1 << {c, 2'b00});
                 for (cc = 0; cc < 4; cc = cc + 1)
                     if (c == cc[1:0]) begin
@@ -571,6 +589,7 @@ module link #(
         n_app_src = app_src;
         n_app_idx = app_idx;
         n_dflit = dflit;
+        n_ph = 1'b0;
         if (b_act && b_sl != 3'd4) begin
             sl = b_sl;
             p = b_p;
@@ -596,24 +615,36 @@ module link #(
             app_src = b_app_src;
             app_idx = b_app_idx;
             dflit = b_dflit;
-            if (sl != 3'd0 && p == 2'd0 && oc != 6'd0) begin
+            if (b_ph) begin
+                // a round's second clock: place the registered pick, then end the slot or go on
+                found = b_a_found;
+                ch_oh = b_a_oh;
+                c = b_a_c;
+                chs = b_a_chs;
+                jn = b_a_jn;
+                idx = b_a_idx;
+                apply;
+                allowed(sl == 3'd0);    // what a further round of this slot could place
+                if (!found || p == 2'd2 || allow == 4'd0)
+                    end_slot;
+                else
+                    p = p + 2'd1;
+            end else if (sl != 3'd0 && p == 2'd0 && oc != 6'd0) begin
                 // a slot that starts with data owed: it and the next ones carry it, as far as it goes
                 n = (oc < {3'd0, 3'd4 - sl}) ? oc[2:0] : 3'd4 - sl;
                 chunks(n);
                 used = used + n;
                 sl = sl + n;
             end else begin
-                round(sl == 3'd0);
-                allowed(sl == 3'd0);    // what a further round of this slot could place
-                if (!found || p == 2'd2 || allow == 4'd0)
-                    end_slot;
-                else
-                    p = p + 2'd1;
+                // a round's first clock: the pick (and the scan's stalls)
+                pick(sl == 3'd0);
+                n_ph = 1'b1;
             end
-            // nothing owed and no next entry of a class with room: every further round is a no-op
+            // nothing owed and no next entry of a class with room: every further round is a no-op (not
+            // after a pick: it moves none of these, and the step before it found room)
             for (cc = 0; cc < 4; cc = cc + 1)
                 room[cc] = !full[cc] && (isc[NSRC*cc +: NSRC] & cr & nsrc_mask) != {NSRC{1'b0}};
-            if (sl != 3'd4 && oc == 6'd0 && room == 4'd0) begin
+            if (!n_ph && sl != 3'd4 && oc == 6'd0 && room == 4'd0) begin
                 if (placed != 2'd0)
                     used = used + 3'd1;
                 sl = 3'd4;
@@ -676,6 +707,13 @@ module link #(
             b_app_src <= n_app_src;
             b_app_idx <= n_app_idx;
             b_dflit <= n_dflit;
+            b_ph <= n_ph;
+            b_a_found <= found;
+            b_a_oh <= ch_oh;
+            b_a_c <= c;
+            b_a_chs <= chs;
+            b_a_jn <= jn;
+            b_a_idx <= idx;
         end
     end
 
